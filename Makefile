@@ -1,0 +1,96 @@
+# bcbench: see README.md. `make demo`, `make check`, `make check SAN=1`.
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+PKGS := libsigrok libftdi1 libserialport libusb-1.0 libcjson libzip cmocka glib-2.0
+
+ifeq ($(SAN),1)
+BUILD ?= build/san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD ?= build
+SANFLAGS :=
+endif
+
+CC ?= cc
+OPT ?= -O2 -g
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS_ALL := -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
+	-Ibench $(PKG_CFLAGS) -DBN_VERSION='"$(VERSION)"' -MMD -MP $(SANFLAGS) $(CFLAGS)
+LDLIBS_ALL := $(PKG_LIBS) -ldl -lm $(LDLIBS)
+LDFLAGS_ALL := $(SANFLAGS) -rdynamic $(LDFLAGS)
+
+LIB_SRC := $(sort $(wildcard bench/*/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+MAIN_OBJ := $(BUILD)/obj/bench/main.o
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FW_SRC := $(sort $(wildcard tests/firmware/*.c))
+FW_SO := $(FW_SRC:tests/firmware/%.c=$(BUILD)/fw/%.so)
+
+all: $(BUILD)/bcbench $(FW_SO)
+
+# Install missing Debian packages only when pkg-config lacks something.
+deps:
+	@pkg-config --exists $(PKGS) || scripts/install-deps.sh
+	@command -v sigrok-cli >/dev/null && command -v xmllint >/dev/null || scripts/install-deps.sh
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fPIC -c $< -o $@
+
+$(BUILD)/libbcbench.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bcbench: $(MAIN_OBJ) $(BUILD)/libbcbench.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbcbench.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libbcbench.a $(LDLIBS_ALL)
+
+# Firmware under test built as shared objects (faulty variants, the
+# reference as a .so to prove loading by path).
+$(BUILD)/fw/%.so: tests/firmware/%.c bench/firmware/bcfw.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
+
+$(BUILD)/fw/reference.so: bench/firmware/ref_fw.c bench/firmware/ref_fw_entry.c bench/firmware/bcfw.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fPIC -shared -o $@ bench/firmware/ref_fw.c bench/firmware/ref_fw_entry.c
+
+check: deps
+	$(MAKE) all units $(BUILD)/fw/reference.so
+	@set -e; fails=0; for t in $(UNIT_BIN); do \
+		echo "== $$t"; $$t || fails=$$((fails+1)); done; \
+	echo "== integration"; BCBENCH=$(BUILD)/bcbench FWDIR=$(BUILD)/fw sh tests/integration/run.sh || fails=$$((fails+1)); \
+	if [ $$fails -ne 0 ]; then echo "make check: $$fails test program(s) failed"; exit 1; fi; \
+	echo "make check: all tests passed"
+
+units: $(UNIT_BIN)
+
+demo: deps
+	$(MAKE) all
+	sh scripts/demo.sh $(BUILD)/bcbench
+
+bench: all
+	sh scripts/bench.sh $(BUILD)/bcbench
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bcbench $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/bcbench $(DESTDIR)$(PREFIX)/bin/bcbench
+	cp -r profiles scripts fixtures $(DESTDIR)$(PREFIX)/share/bcbench/
+	install -m 644 docs/bcbench.1 $(DESTDIR)$(PREFIX)/share/man/man1/bcbench.1
+
+format:
+	clang-format -i bench/*/*.c bench/*/*.h bench/*.c tests/unit/*.c
+
+clean:
+	rm -rf build reports/*/
+
+.PHONY: all deps check units demo bench install clean format
+
+-include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

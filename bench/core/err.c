@@ -1,0 +1,55 @@
+#include "core/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int bn_err_set(struct bn_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || err->code != BN_OK)
+		return code;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void bn_err_clear(struct bn_err *err)
+{
+	err->code = BN_OK;
+	err->msg[0] = '\0';
+}
+
+const char *bn_strerror(int code)
+{
+	switch (code) {
+	case BN_OK: return "ok";
+	case BN_ERR_ARG: return "bad argument";
+	case BN_ERR_IO: return "input/output error";
+	case BN_ERR_TIMEOUT: return "timed out";
+	case BN_ERR_DATA: return "bad data";
+	case BN_ERR_NA: return "not supported";
+	case BN_ERR_NOMEM: return "out of memory";
+	case BN_ERR_FAULT: return "bench fault";
+	case BN_ERR_INTR: return "interrupted";
+	case BN_ERR_BUG: return "internal error";
+	}
+	return "unknown error";
+}
+
+int bn_err_exit_code(int code)
+{
+	switch (code) {
+	case BN_OK: return 0;
+	case BN_ERR_ARG:
+	case BN_ERR_DATA:
+	case BN_ERR_IO:
+	case BN_ERR_NA:
+		return 2;
+	default:
+		return 3;
+	}
+}

@@ -1,0 +1,22 @@
+/* Files: atomic writes (temp file in the same directory, fsync, rename),
+ * whole-file reads, hashes, directories. */
+#ifndef BN_CORE_FILE_H
+#define BN_CORE_FILE_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+
+/* Write data to path atomically: readers see the old file or the whole new
+ * one, never a torn one. */
+int bn_file_write_atomic(const char *path, const void *data, size_t len,
+			 struct bn_err *err);
+/* Read a whole file; *out is NUL-terminated and malloc'ed. */
+int bn_file_read(const char *path, char **out, size_t *len, struct bn_err *err);
+/* SHA-256 of a file as 64 hex digits (GLib's GChecksum). */
+int bn_file_sha256(const char *path, char hex[65], struct bn_err *err);
+void bn_sha256_hex(const void *data, size_t len, char hex[65]);
+/* mkdir -p */
+int bn_mkdir_p(const char *path, struct bn_err *err);
+
+#endif

@@ -1,0 +1,34 @@
+/* JSON files through cJSON, with errors that name the file, the line and
+ * column (parse errors) or the key (type errors). */
+#ifndef BN_CORE_JSON_H
+#define BN_CORE_JSON_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "core/err.h"
+#include "core/units.h"
+
+/* Read and parse a file. On a syntax error: BN_ERR_DATA,
+ * "FILE:LINE:COL: error: invalid JSON". Missing file: BN_ERR_IO naming it. */
+int bn_json_load(const char *path, cJSON **out, struct bn_err *err);
+
+/* Typed getters. 'what' names the object in messages (usually the file
+ * path plus a key path, e.g. "profiles/ports/sdp.json: network").
+ * required=false: absent keys leave *out untouched and return BN_OK.
+ * Wrong type: BN_ERR_DATA "WHAT: key \"k\": expected a number". */
+int bn_json_num(const cJSON *obj, const char *key, bool required, double *out,
+		const char *what, struct bn_err *err);
+int bn_json_bool(const cJSON *obj, const char *key, bool required, bool *out,
+		 const char *what, struct bn_err *err);
+/* Copies into buf (truncation is an error). */
+int bn_json_str(const cJSON *obj, const char *key, bool required, char *buf,
+		size_t len, const char *what, struct bn_err *err);
+/* A number in SI units, given either as a number in the key's implied
+ * unit (scale applied, e.g. key "r_ohm" scale 1) or as a string with a
+ * written unit ("15kohm") of dimension dim. */
+int bn_json_quantity(const cJSON *obj, const char *key, bool required,
+		     enum bn_dim dim, double scale, double *out,
+		     const char *what, struct bn_err *err);
+
+#endif

@@ -1,0 +1,38 @@
+/* Quantities with written units ("500mA", "4.75V", "250ms", "45min",
+ * "100kHz", "15k" for ohms is not accepted: write "15kohm").
+ * Values are converted to SI base units: V, A, ohm, s, Hz, Ah. */
+#ifndef BN_CORE_UNITS_H
+#define BN_CORE_UNITS_H
+
+enum bn_dim {
+	BN_DIM_NONE = 0, /* a plain number */
+	BN_DIM_V,
+	BN_DIM_A,
+	BN_DIM_OHM,
+	BN_DIM_S,
+	BN_DIM_HZ,
+	BN_DIM_AH,
+	BN_DIM_F,
+};
+
+/* Look up a unit symbol: "mV" -> BN_DIM_V, scale 1e-3. Accepts
+ * V mV uV, A mA uA, ohm kohm Mohm (also "Ω", "kΩ"), s ms us min h,
+ * Hz kHz MHz, Ah mAh, F nF pF uF. BN_ERR_DATA for an unknown symbol. */
+int bn_unit_lookup(const char *unit, enum bn_dim *dim, double *scale);
+
+/* Parse "<number><unit>" (no space, or one space) as dimension want.
+ * BN_DIM_NONE accepts a bare number only. Returns BN_OK, or BN_ERR_DATA
+ * with a short reason in why (may be NULL), e.g.
+ * "expected a current such as 500mA, got \"5V\"". */
+int bn_quantity_parse(const char *text, enum bn_dim want, double *out_si,
+		      char *why, unsigned why_len);
+
+/* Parse any quantity and report its dimension. */
+int bn_quantity_parse_any(const char *text, enum bn_dim *dim, double *out_si,
+			  char *why, unsigned why_len);
+
+/* "a voltage", "a current", ... for messages; base unit symbol "V", "A". */
+const char *bn_dim_name(enum bn_dim dim);
+const char *bn_dim_unit(enum bn_dim dim);
+
+#endif

@@ -1,0 +1,83 @@
+/* A port profile (profiles/ports/*.json): the data-line network and ID of
+ * what the device is plugged into, and what a correct device concludes.
+ * Pure data: the world turns it into network elements; nothing here
+ * branches on the port's name.
+ *
+ * {
+ *   "name": "cdp", "description": "...",
+ *   "expect": "cdp",                 // the detection result a correct device reaches (port enum)
+ *   "vbus": "external",              // "external": a charger supplies VBUS; "none": device must source (OTG)
+ *   "enumeration": "host",           // "host": the port's host enumerates the device;
+ *                                    // "device": the device is A-device and enumerates a peripheral;
+ *                                    // "none": nobody enumerates
+ *   "dp_pulldown": "15kohm",         // optional, each: absent = not fitted
+ *   "dm_pulldown": "15kohm",
+ *   "dp_dm_short": "200ohm",
+ *   "leakage": "1Mohm",              // per line to ground; default RDAT_LKG min from the limits
+ *   "capacitance": "1nF",            // informational
+ *   "id": "124kohm",                 // ID to ground; absent = floating
+ *   "dm_idle_source": { "v": "0.6V", "r": "1kohm" },   // ACA-Dock: VDM_SRC on D- while idle
+ *   "vdm_responder": {               // CDP: drives D- when D+ sits between two levels
+ *       "v": "0.6V", "r": "200ohm", "i_limit": "250uA",
+ *       "dp_low": "0.4V", "dp_high": "0.8V",        // default: VDAT_REF max, VLGC min
+ *       "on_delay": "20ms", "off_delay": "10ms",    // default: TVDMSRC_EN max, TVDMSRC_DIS max / 2
+ *       "reenable_delay": "200ms" }                  // after a connect: TCP_VDM_EN max
+ *   "peripheral": "dock"             // what the device enumerates when it is A-device
+ * } */
+#ifndef BN_SIM_PORT_H
+#define BN_SIM_PORT_H
+
+#include <stdbool.h>
+
+#include "core/err.h"
+#include "core/limits.h"
+#include "core/time.h"
+
+/* The one port enum used by scenarios, telemetry, reports and the CLI. */
+enum bn_port_type {
+	BN_PORT_UNKNOWN = 0,
+	BN_PORT_SDP,
+	BN_PORT_CDP,
+	BN_PORT_DCP,
+	BN_PORT_ACA_A,
+	BN_PORT_ACA_B,
+	BN_PORT_ACA_C,
+	BN_PORT_ACA_DOCK,
+	BN_PORT_OTG,
+	BN_PORT_FLOAT,
+	BN_PORT_COUNT
+};
+
+/* "sdp", "aca-dock", ...; "unknown" for BN_PORT_UNKNOWN. */
+const char *bn_port_name(enum bn_port_type t);
+/* BN_PORT_UNKNOWN when the name is not one of the enum's. */
+enum bn_port_type bn_port_from_name(const char *name);
+
+enum bn_port_vbus { BN_PORT_VBUS_EXTERNAL, BN_PORT_VBUS_NONE };
+enum bn_port_enum { BN_PORT_ENUM_NONE, BN_PORT_ENUM_HOST, BN_PORT_ENUM_DEVICE };
+
+struct bn_port_profile {
+	char name[48];
+	char path[256];
+	enum bn_port_type expect;
+	enum bn_port_vbus vbus;
+	enum bn_port_enum enumeration;
+	/* 0 = not fitted */
+	double dp_pulldown_ohm, dm_pulldown_ohm, dp_dm_short_ohm;
+	double leakage_ohm;
+	double capacitance_f;
+	double id_ohm;           /* 0 = floating */
+	bool has_dm_idle_source;
+	double dm_idle_v, dm_idle_r_ohm;
+	bool has_vdm_responder;
+	double resp_v, resp_r_ohm, resp_i_limit_a;
+	double resp_dp_low_v, resp_dp_high_v;
+	bn_time_us resp_on_delay_us, resp_off_delay_us, resp_reenable_us;
+	char peripheral[32];
+};
+
+/* Load and validate; defaults come from lim. Errors name the file and key. */
+int bn_port_load(const char *path, const struct bn_limits *lim,
+		 struct bn_port_profile *out, struct bn_err *err);
+
+#endif
