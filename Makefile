@@ -20,9 +20,9 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS_ALL := -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
 	-Ibench $(PKG_CFLAGS) -DBN_VERSION='"$(VERSION)"' -MMD -MP $(SANFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) -ldl -lm $(LDLIBS)
-LDFLAGS_ALL := $(SANFLAGS) -rdynamic $(LDFLAGS)
+LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
-LIB_SRC := $(sort $(wildcard bench/*/*.c))
+LIB_SRC := $(filter-out bench/firmware/ref_fw_so.c,$(sort $(wildcard bench/*/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ := $(BUILD)/obj/bench/main.o
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
@@ -58,9 +58,9 @@ $(BUILD)/fw/%.so: tests/firmware/%.c bench/firmware/bcfw.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
 
-$(BUILD)/fw/reference.so: bench/firmware/ref_fw.c bench/firmware/ref_fw_entry.c bench/firmware/bcfw.h
+$(BUILD)/fw/reference.so: bench/firmware/ref_fw.c bench/firmware/ref_fw_so.c bench/firmware/bcfw.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fPIC -shared -o $@ bench/firmware/ref_fw.c bench/firmware/ref_fw_entry.c
+	$(CC) $(CFLAGS_ALL) -fPIC -shared -o $@ bench/firmware/ref_fw.c bench/firmware/ref_fw_so.c
 
 check: deps
 	$(MAKE) all units $(BUILD)/fw/reference.so
