@@ -18,7 +18,7 @@ OPT ?= -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS_ALL := -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
-	-Ibench $(PKG_CFLAGS) -DBN_VERSION='"$(VERSION)"' -MMD -MP $(SANFLAGS) $(CFLAGS)
+	-Ibench $(PKG_CFLAGS) -DBN_VERSION='"$(VERSION)"' -DBN_DATADIR='"$(PREFIX)/share/bcbench"' -MMD -MP $(SANFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) -ldl -lm $(LDLIBS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
@@ -58,9 +58,9 @@ $(BUILD)/fw/%.so: tests/firmware/%.c bench/firmware/bcfw.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
 
-$(BUILD)/fw/reference.so: bench/firmware/ref_fw.c bench/firmware/ref_fw_so.c bench/firmware/bcfw.h
+$(BUILD)/fw/reference.so: bench/firmware/ref_fw.c bench/firmware/ref_ramp.c bench/firmware/ref_fw_so.c bench/firmware/bcfw.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fPIC -shared -o $@ bench/firmware/ref_fw.c bench/firmware/ref_fw_so.c
+	$(CC) $(CFLAGS_ALL) -fPIC -shared -fvisibility=hidden -o $@ bench/firmware/ref_fw.c bench/firmware/ref_ramp.c bench/firmware/ref_fw_so.c
 
 check: deps
 	$(MAKE) all units $(BUILD)/fw/reference.so

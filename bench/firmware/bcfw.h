@@ -70,6 +70,8 @@ struct bcfw_decl {
 	uint32_t otg_rating_ma;
 	uint32_t id_pullup_ohm;   /* the firmware's own ID pull-up, to turn a voltage into a resistance */
 	uint32_t id_pullup_mv;
+	uint32_t battery_dead_mv;  /* below: Dead Battery Provision (if dbp) */
+	uint32_t battery_weak_mv;  /* DBP ends once the battery is above this */
 };
 
 struct bcfw_hal {
@@ -85,6 +87,10 @@ struct bcfw_hal {
 	/* Charger IC input current limit; 0 = input off (draw only leakage). */
 	void (*set_input_limit_ma)(void *bench, uint32_t ma);
 	void (*source_vbus)(void *bench, int on);   /* OTG boost */
+	/* Power the device's system (SoC, display): its declared system load.
+	 * On at reset. A dead battery with no input keeps it off (PMIC lockout);
+	 * a firmware keeps it off to stay quiet under Dead Battery Provision. */
+	void (*system_power)(void *bench, int on);
 	void (*advertise)(void *bench, const struct bcfw_config *cfg, int n);
 	/* The host's choice: bConfigurationValue, 0 = unconfigured. */
 	int (*host_config)(void *bench);

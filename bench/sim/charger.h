@@ -1,5 +1,5 @@
 /* The charger behind a port: its V-I curve, the cable, and its shutdown
- * rule (profiles/chargers/*.json). Independent of the port type.
+ * rule (profiles/chargers/<name>.json). Independent of the port type.
  *
  * {
  *   "name": "dcp-1a", "description": "...",

@@ -1,4 +1,4 @@
-/* What a device declares (profiles/duts/*.json), and its PHY's physical
+/* What a device declares (profiles/duts/<name>.json), and its PHY's physical
  * values. The declaration is what the checks may rely on; the PHY values
  * are the sim's model of the device's silicon.
  * {

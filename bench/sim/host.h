@@ -1,4 +1,4 @@
-/* A host profile (profiles/hosts/*.json): how the sim host behind an SDP,
+/* A host profile (profiles/hosts/<name>.json): how the sim host behind an SDP,
  * CDP or ACA-C port treats a device that connects.
  * {
  *   "name": "root-500ma",

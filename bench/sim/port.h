@@ -1,4 +1,4 @@
-/* A port profile (profiles/ports/*.json): the data-line network and ID of
+/* A port profile (profiles/ports/<name>.json): the data-line network and ID of
  * what the device is plugged into, and what a correct device concludes.
  * Pure data: the world turns it into network elements; nothing here
  * branches on the port's name.

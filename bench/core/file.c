@@ -1,0 +1,308 @@
+/* Files: atomic replace, whole reads, SHA-256, mkdir -p. */
+#include "core/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define FILE_CHUNK_BYTES 65536
+
+/* write() until all of it is out. */
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The directory part of path, malloc'ed: "a/b/c" -> "a/b", "c" -> ".",
+ * "/c" -> "/". */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	while (slash > path && slash[-1] == '/')
+		slash--;
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = 0;
+
+	if (fd < 0)
+		return -1;
+	/* Some file systems cannot sync a directory; the rename stands. */
+	if (fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP)
+		rc = -1;
+	close(fd);
+	return rc;
+}
+
+int bn_file_write_atomic(const char *path, const void *data, size_t len,
+			 struct bn_err *err)
+{
+	const char *base;
+	char *dir = NULL, *tmp = NULL;
+	struct stat st;
+	mode_t mode = 0644; /* new files; an existing file keeps its mode */
+	size_t tmp_len;
+	int fd = -1, e;
+
+	if (!path || !path[0] || (len > 0 && !data))
+		return bn_err_set(err, BN_ERR_ARG, "write: bad arguments");
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (!base[0])
+		return bn_err_set(err, BN_ERR_ARG, "%s: not a file name", path);
+
+	dir = dir_of(path);
+	if (!dir)
+		goto nomem;
+	tmp_len = strlen(dir) + strlen(base) + sizeof("/..tmp-XXXXXX");
+	tmp = malloc(tmp_len);
+	if (!tmp)
+		goto nomem;
+	snprintf(tmp, tmp_len, "%s/.%s.tmp-XXXXXX", dir, base);
+	if (stat(path, &st) == 0)
+		mode = st.st_mode & 07777;
+
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		e = errno;
+		bn_err_set(err, BN_ERR_IO, "%s: cannot create a temporary file in %s: %s",
+			   path, dir, strerror(e));
+		free(tmp);
+		free(dir);
+		return BN_ERR_IO;
+	}
+	if (fchmod(fd, mode) != 0 || write_all(fd, data, len) != 0 ||
+	    fsync(fd) != 0) {
+		e = errno;
+		bn_err_set(err, BN_ERR_IO, "%s: write failed: %s", path, strerror(e));
+		goto fail;
+	}
+	if (close(fd) != 0) {
+		e = errno;
+		fd = -1;
+		bn_err_set(err, BN_ERR_IO, "%s: write failed: %s", path, strerror(e));
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0) {
+		e = errno;
+		bn_err_set(err, BN_ERR_IO, "%s: cannot replace: %s", path, strerror(e));
+		goto fail;
+	}
+	if (fsync_dir(dir) != 0) {
+		/* The new file is in place; only durability is in doubt. */
+		e = errno;
+		bn_err_set(err, BN_ERR_IO, "%s: cannot sync directory %s: %s", path,
+			   dir, strerror(e));
+		free(tmp);
+		free(dir);
+		return BN_ERR_IO;
+	}
+	free(tmp);
+	free(dir);
+	return BN_OK;
+
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	free(dir);
+	return BN_ERR_IO;
+nomem:
+	free(tmp);
+	free(dir);
+	return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
+}
+
+int bn_file_read(const char *path, char **out, size_t *len, struct bn_err *err)
+{
+	char *buf = NULL, *nbuf;
+	size_t cap = 0, used = 0;
+	struct stat st;
+	int fd, e;
+
+	if (!path || !out)
+		return bn_err_set(err, BN_ERR_ARG, "read: bad arguments");
+	*out = NULL;
+	if (len)
+		*len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		return bn_err_set(err, BN_ERR_IO, "%s: cannot open: %s", path,
+				  strerror(e));
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return bn_err_set(err, BN_ERR_IO, "%s: is a directory", path);
+	}
+	/* Read to EOF rather than trusting st_size (pipes, /proc, growth). */
+	for (;;) {
+		ssize_t n;
+
+		if (cap - used < FILE_CHUNK_BYTES + 1) {
+			cap = cap ? cap * 2 : FILE_CHUNK_BYTES + 1;
+			nbuf = realloc(buf, cap);
+			if (!nbuf) {
+				free(buf);
+				close(fd);
+				return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory",
+						  path);
+			}
+			buf = nbuf;
+		}
+		n = read(fd, buf + used, cap - used - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			free(buf);
+			close(fd);
+			return bn_err_set(err, BN_ERR_IO, "%s: read failed: %s", path,
+					  strerror(e));
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	buf[used] = '\0';
+	*out = buf;
+	if (len)
+		*len = used;
+	return BN_OK;
+}
+
+static void checksum_to_hex(GChecksum *ck, char hex[65])
+{
+	const gchar *s = g_checksum_get_string(ck);
+
+	g_strlcpy(hex, s ? s : "", 65);
+}
+
+void bn_sha256_hex(const void *data, size_t len, char hex[65])
+{
+	GChecksum *ck = g_checksum_new(G_CHECKSUM_SHA256);
+	const guchar *p = data;
+
+	/* g_checksum_update takes a gssize: feed huge buffers in pieces */
+	while (len > 0) {
+		size_t n = len > (size_t)G_MAXSSIZE ? (size_t)G_MAXSSIZE : len;
+
+		g_checksum_update(ck, p, (gssize)n);
+		p += n;
+		len -= n;
+	}
+	checksum_to_hex(ck, hex);
+	g_checksum_free(ck);
+}
+
+int bn_file_sha256(const char *path, char hex[65], struct bn_err *err)
+{
+	guchar buf[FILE_CHUNK_BYTES];
+	GChecksum *ck;
+	int fd, e;
+
+	if (!path || !hex)
+		return bn_err_set(err, BN_ERR_ARG, "sha256: bad arguments");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		return bn_err_set(err, BN_ERR_IO, "%s: cannot open: %s", path,
+				  strerror(e));
+	}
+	ck = g_checksum_new(G_CHECKSUM_SHA256);
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			g_checksum_free(ck);
+			close(fd);
+			return bn_err_set(err, BN_ERR_IO, "%s: read failed: %s", path,
+					  strerror(e));
+		}
+		if (n == 0)
+			break;
+		g_checksum_update(ck, buf, n);
+	}
+	close(fd);
+	checksum_to_hex(ck, hex);
+	g_checksum_free(ck);
+	return BN_OK;
+}
+
+/* mkdir one component; an existing directory is fine. */
+static int mkdir_one(const char *path, const char *whole, struct bn_err *err)
+{
+	struct stat st;
+	int e;
+
+	if (mkdir(path, 0777) == 0)
+		return BN_OK;
+	e = errno;
+	if (e == EEXIST) {
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return BN_OK;
+		return bn_err_set(err, BN_ERR_IO, "%s: cannot create directory: %s exists and is not a directory",
+				  whole, path);
+	}
+	return bn_err_set(err, BN_ERR_IO, "%s: cannot create directory %s: %s",
+			  whole, path, strerror(e));
+}
+
+int bn_mkdir_p(const char *path, struct bn_err *err)
+{
+	char *buf, *p;
+	int rc = BN_OK;
+
+	if (!path || !path[0])
+		return bn_err_set(err, BN_ERR_ARG, "mkdir: empty path");
+	buf = strdup(path);
+	if (!buf)
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
+	/* Each prefix ending before a '/' (skipping leading and doubled
+	 * slashes), then the whole path. */
+	for (p = buf + 1; *p && rc == BN_OK; p++) {
+		if (*p != '/' || p[-1] == '/')
+			continue;
+		*p = '\0';
+		rc = mkdir_one(buf, path, err);
+		*p = '/';
+	}
+	if (rc == BN_OK)
+		rc = mkdir_one(buf, path, err);
+	free(buf);
+	return rc;
+}

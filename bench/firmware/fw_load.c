@@ -1,0 +1,53 @@
+#include "firmware/fw_load.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+#include "firmware/ref_fw.h"
+
+int bn_fw_is_builtin(const char *spec)
+{
+	return !strcmp(spec, "reference");
+}
+
+int bn_fw_load(const char *spec, struct bn_fw_handle *out, struct bn_err *err)
+{
+	bcfw_entry_fn entry;
+	const struct bcfw_firmware *fw;
+	void *dl;
+
+	out->fw = NULL;
+	out->dl = NULL;
+	if (bn_fw_is_builtin(spec)) {
+		out->fw = ref_fw_get();
+		return BN_OK;
+	}
+	dl = dlopen(spec, RTLD_NOW | RTLD_LOCAL);
+	if (!dl)
+		return bn_err_set(err, BN_ERR_DATA, "firmware %s: cannot load: %s", spec, dlerror());
+	*(void **)&entry = dlsym(dl, "bcfw_entry");
+	if (!entry) {
+		dlclose(dl);
+		return bn_err_set(err, BN_ERR_DATA,
+				  "firmware %s: no bcfw_entry() symbol (see bench/firmware/bcfw.h)", spec);
+	}
+	fw = entry();
+	if (!fw || fw->abi_version != BCFW_ABI_VERSION || !fw->name || !fw->init || !fw->wake) {
+		dlclose(dl);
+		return bn_err_set(err, BN_ERR_DATA,
+				  "firmware %s: bcfw_entry() returned an incomplete table or ABI "
+				  "version %d (bench speaks %d)",
+				  spec, fw ? fw->abi_version : -1, BCFW_ABI_VERSION);
+	}
+	out->fw = fw;
+	out->dl = dl;
+	return BN_OK;
+}
+
+void bn_fw_unload(struct bn_fw_handle *h)
+{
+	if (h->dl)
+		dlclose(h->dl);
+	h->dl = NULL;
+	h->fw = NULL;
+}

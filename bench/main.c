@@ -1,0 +1,216 @@
+/* bcbench: the command line. Only this file and the report writers print
+ * to stdout. */
+#define BN_LOG_MODULE "bcbench"
+#include <getopt.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/conf.h"
+#include "core/err.h"
+#include "core/file.h"
+#include "core/log.h"
+#include "report/report.h"
+#include "scenario/runner.h"
+
+#ifndef BN_DATADIR
+#define BN_DATADIR "/usr/local/share/bcbench"
+#endif
+
+/* Set by the signal handler, read by the event loop between events. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+static const char usage_main[] =
+	"Usage: bcbench COMMAND [OPTIONS]\n"
+	"Test a device's USB charging against USB Battery Charging 1.2.\n"
+	"\n"
+	"Commands:\n"
+	"  run SCENARIO     run one scenario, write OUT/<scenario>/report.json\n"
+	"  help [COMMAND]   show help\n"
+	"  version          show the version\n"
+	"\n"
+	"Exit codes (every command):\n"
+	"  0  everything passed (inconclusive results alone do not fail a run)\n"
+	"  1  a rule or expectation failed\n"
+	"  2  bad input or usage: scenario, profile, limits, config files\n"
+	"  3  bench fault or abort: firmware livelock, interrupted; the report says which\n"
+	"\n"
+	"Run 'bcbench help run' or 'man bcbench' for more.\n";
+
+static const char usage_run[] =
+	"Usage: bcbench run SCENARIO [--conf FILE] [--out DIR] [--datadir DIR] [-v] [-q]\n"
+	"Run SCENARIO (.scn) on the configured bench (the simulated bench by default),\n"
+	"print each result as it is judged, and write DIR/report.json atomically\n"
+	"(schema bcbench-report/1). On SIGINT or SIGTERM the bench goes to its safe\n"
+	"state (VBUS off, load off, data lines open) and a partial report says why.\n"
+	"\n"
+	"  -c, --conf FILE     bench configuration (default ./bench.conf if present)\n"
+	"  -o, --out DIR       report directory (default <out>/<scenario name> from bench.conf)\n"
+	"  -d, --datadir DIR   where profiles/ live (default: the conf's directory, or\n"
+	"                      $BCBENCH_DATADIR, or " BN_DATADIR ")\n"
+	"  -v, --verbose       more log output (repeat for debug: every bench event)\n"
+	"  -q, --quiet         print only the summary\n"
+	"  -h, --help          this help\n"
+	"\n"
+	"Exit codes: 0 passed, 1 failed, 2 bad input, 3 bench fault or abort.\n";
+
+static void print_summary(const struct bn_report *rep, const char *report_path)
+{
+	int totals[BN_VERDICT_COUNT];
+	static const char *const status_names[] = { "completed", "aborted", "error" };
+
+	bn_report_totals(rep, totals);
+	printf("%s: %s — %d passed, %d failed, %d inconclusive, %d skipped, %d errors "
+	       "(%.1f s simulated in %.3f s)\n",
+	       rep->scenario_name[0] ? rep->scenario_name : "scenario", status_names[rep->status],
+	       totals[BN_VERDICT_PASS], totals[BN_VERDICT_FAIL], totals[BN_VERDICT_INCONCLUSIVE],
+	       totals[BN_VERDICT_SKIPPED], totals[BN_VERDICT_ERROR], rep->sim_s, rep->wall_s);
+	if (rep->reason[0])
+		printf("  reason: %s\n", rep->reason);
+	if (report_path)
+		printf("  report: %s\n", report_path);
+}
+
+static void scenario_stem(const char *path, char *out, size_t len)
+{
+	char buf[1024];
+	char *base, *dot;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	base = basename(buf);
+	dot = strrchr(base, '.');
+	if (dot && dot != base)
+		*dot = '\0';
+	snprintf(out, len, "%s", base);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "conf", required_argument, NULL, 'c' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "datadir", required_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL;
+	char conf_dir[1024], datadir_buf[1200], out_buf[1200], report_path[1400], stem[256];
+	struct bn_conf conf;
+	struct bn_err err = { 0 };
+	struct bn_report rep;
+	struct bn_run_opts ro;
+	struct sigaction sa;
+	int verbose = 0, quiet = 0, c, rc, exit_code;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:o:d:vqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': conf_path = optarg; break;
+		case 'o': out_dir = optarg; break;
+		case 'd': datadir = optarg; break;
+		case 'v': verbose++; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(usage_run, stdout); return 0;
+		default: fputs(usage_run, stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "bcbench run: expected one SCENARIO file\n%s", usage_run);
+		return 2;
+	}
+	bn_log_set_level(quiet ? BN_LOG_ERR : BN_LOG_WARN + verbose);
+
+	bn_conf_defaults(&conf);
+	if (!conf_path && access("bench.conf", R_OK) == 0)
+		conf_path = "bench.conf";
+	if (conf_path && bn_conf_load(conf_path, &conf, &err) < 0) {
+		fprintf(stderr, "bcbench: %s\n", err.msg);
+		return 2;
+	}
+	if (!datadir)
+		datadir = getenv("BCBENCH_DATADIR");
+	if (!datadir && conf.datadir[0])
+		datadir = conf.datadir;
+	if (!datadir && conf_path) {
+		snprintf(conf_dir, sizeof(conf_dir), "%s", conf_path);
+		snprintf(datadir_buf, sizeof(datadir_buf), "%s", dirname(conf_dir));
+		datadir = datadir_buf;
+	}
+	if (!datadir)
+		datadir = access("profiles", R_OK) == 0 ? "." : BN_DATADIR;
+	scenario_stem(argv[optind], stem, sizeof(stem));
+	if (!out_dir) {
+		snprintf(out_buf, sizeof(out_buf), "%s/%s", conf.out, stem);
+		out_dir = out_buf;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	ro = (struct bn_run_opts){
+		.scenario_path = argv[optind],
+		.datadir = datadir,
+		.limits_path = conf.limits[0] ? conf.limits : NULL,
+		.conf_path = conf_path,
+		.progress = quiet ? NULL : stdout,
+		.stop_flag = &stop_requested,
+	};
+	bn_report_init(&rep);
+	if (!quiet)
+		printf("bcbench %s: %s on the %s bench\n", BN_VERSION, argv[optind], conf.backend);
+	rc = bn_run_scenario(&ro, &rep, &err);
+	if (rc < 0) {
+		/* Bad input: nothing ran, no report claims anything. */
+		fprintf(stderr, "%s\n", err.msg);
+		bn_report_free(&rep);
+		return bn_err_exit_code(rc);
+	}
+	if (stop_requested)
+		snprintf(rep.reason, sizeof(rep.reason), "interrupted by %s at t=%.3f s; bench in safe state",
+			 stop_requested == SIGTERM ? "SIGTERM" : "SIGINT", rep.sim_s);
+	snprintf(report_path, sizeof(report_path), "%s/report.json", out_dir);
+	if (bn_mkdir_p(out_dir, &err) < 0 || bn_report_write_json(&rep, report_path, &err) < 0) {
+		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
+		print_summary(&rep, NULL);
+		bn_report_free(&rep);
+		return 3;
+	}
+	print_summary(&rep, report_path);
+	exit_code = bn_report_exit_code(&rep);
+	bn_report_free(&rep);
+	return exit_code;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd || !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		if (cmd && !strcmp(cmd, "help") && argc > 2 && !strcmp(argv[2], "run")) {
+			fputs(usage_run, stdout);
+			return 0;
+		}
+		fputs(usage_main, cmd ? stdout : stderr);
+		return cmd ? 0 : 2;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("bcbench %s\n", BN_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
+	fprintf(stderr, "bcbench: unknown command \"%s\"\n%s", cmd, usage_main);
+	return 2;
+}

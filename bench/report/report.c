@@ -1,0 +1,252 @@
+#include "report/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/channel.h"
+#include "core/file.h"
+
+#define REPORT_MAX_EVENTS 5000
+
+static const char *const verdict_names[BN_VERDICT_COUNT] = {
+	"pass", "fail", "inconclusive", "skipped", "error",
+};
+
+const char *bn_verdict_name(enum bn_verdict v)
+{
+	return (unsigned)v < BN_VERDICT_COUNT ? verdict_names[v] : "?";
+}
+
+void bn_report_init(struct bn_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	snprintf(r->backend, sizeof(r->backend), "sim");
+	r->events = cJSON_CreateArray();
+	r->telemetry = cJSON_CreateObject();
+	r->configs = cJSON_CreateArray();
+	r->status = BN_RUN_ERROR;
+}
+
+void bn_report_free(struct bn_report *r)
+{
+	free(r->results);
+	cJSON_Delete(r->events);
+	cJSON_Delete(r->telemetry);
+	cJSON_Delete(r->configs);
+	memset(r, 0, sizeof(*r));
+}
+
+struct bn_result *bn_report_add(struct bn_report *r)
+{
+	struct bn_result *res;
+
+	if (r->n_results == r->cap_results) {
+		int cap = r->cap_results ? r->cap_results * 2 : 16;
+		struct bn_result *v = realloc(r->results, sizeof(*v) * (size_t)cap);
+
+		if (!v)
+			return NULL;
+		r->results = v;
+		r->cap_results = cap;
+	}
+	res = &r->results[r->n_results++];
+	memset(res, 0, sizeof(*res));
+	res->limit_min = res->limit_max = NAN;
+	res->t0_us = res->t1_us = -1;
+	return res;
+}
+
+void bn_report_add_file(struct bn_report *r, const char *role, const char *path,
+			const char *name)
+{
+	struct bn_file_ref *f;
+	struct bn_err e = { 0 };
+
+	if (r->n_files == BN_REPORT_MAX_FILES || !path || !path[0])
+		return;
+	f = &r->files[r->n_files++];
+	snprintf(f->role, sizeof(f->role), "%s", role);
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	snprintf(f->name, sizeof(f->name), "%s", name ? name : "");
+	if (bn_file_sha256(path, f->sha256, &e) < 0)
+		f->sha256[0] = '\0';
+}
+
+void bn_report_event(struct bn_report *r, bn_time_us t, const char *kind, const char *detail)
+{
+	cJSON *ev;
+
+	r->n_events++;
+	if (cJSON_GetArraySize(r->events) >= REPORT_MAX_EVENTS) {
+		r->n_events_dropped++;
+		return;
+	}
+	ev = cJSON_CreateObject();
+	cJSON_AddNumberToObject(ev, "t_s", bn_time_to_s(t));
+	cJSON_AddStringToObject(ev, "kind", kind);
+	cJSON_AddStringToObject(ev, "detail", detail);
+	cJSON_AddItemToArray(r->events, ev);
+}
+
+void bn_report_totals(const struct bn_report *r, int totals[BN_VERDICT_COUNT])
+{
+	memset(totals, 0, sizeof(int) * BN_VERDICT_COUNT);
+	for (int i = 0; i < r->n_results; i++)
+		totals[r->results[i].verdict]++;
+}
+
+int bn_report_exit_code(const struct bn_report *r)
+{
+	int totals[BN_VERDICT_COUNT];
+
+	if (r->status != BN_RUN_COMPLETED)
+		return r->exit_code ? r->exit_code : 3;
+	bn_report_totals(r, totals);
+	if (totals[BN_VERDICT_ERROR])
+		return 3;
+	if (totals[BN_VERDICT_FAIL])
+		return 1;
+	return 0;
+}
+
+static void add_num_or_null(cJSON *o, const char *key, double v)
+{
+	if (isnan(v) || isinf(v))
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, v);
+}
+
+static cJSON *result_json(const struct bn_result *res)
+{
+	cJSON *o = cJSON_CreateObject(), *lim, *win;
+
+	cJSON_AddStringToObject(o, "id", res->id);
+	cJSON_AddStringToObject(o, "kind", res->kind);
+	if (res->task[0])
+		cJSON_AddStringToObject(o, "task", res->task);
+	else
+		cJSON_AddNullToObject(o, "task");
+	cJSON_AddStringToObject(o, "verdict", bn_verdict_name(res->verdict));
+	cJSON_AddStringToObject(o, "text", res->text);
+	if (res->line)
+		cJSON_AddNumberToObject(o, "line", res->line);
+	if (res->has_measured)
+		add_num_or_null(o, "measured", res->measured);
+	else if (res->measured_str[0])
+		cJSON_AddStringToObject(o, "measured", res->measured_str);
+	else
+		cJSON_AddNullToObject(o, "measured");
+	cJSON_AddStringToObject(o, "unit", res->unit);
+	lim = cJSON_AddObjectToObject(o, "limit");
+	cJSON_AddStringToObject(lim, "name", res->limit);
+	add_num_or_null(lim, "min", res->limit_min);
+	add_num_or_null(lim, "max", res->limit_max);
+	if (res->has_margin)
+		add_num_or_null(o, "margin", res->margin);
+	else
+		cJSON_AddNullToObject(o, "margin");
+	if (res->t0_us >= 0) {
+		win = cJSON_AddObjectToObject(o, "window");
+		cJSON_AddNumberToObject(win, "t0_s", bn_time_to_s(res->t0_us));
+		cJSON_AddNumberToObject(win, "t1_s", bn_time_to_s(res->t1_us));
+	} else {
+		cJSON_AddNullToObject(o, "window");
+	}
+	if (res->reason[0])
+		cJSON_AddStringToObject(o, "reason", res->reason);
+	return o;
+}
+
+cJSON *bn_report_to_json(const struct bn_report *r)
+{
+	static const char *const status_names[] = { "completed", "aborted", "error" };
+	cJSON *root = cJSON_CreateObject(), *o, *a;
+	int totals[BN_VERDICT_COUNT];
+
+	cJSON_AddStringToObject(root, "schema", BN_REPORT_SCHEMA);
+	o = cJSON_AddObjectToObject(root, "tool");
+	cJSON_AddStringToObject(o, "name", "bcbench");
+	cJSON_AddStringToObject(o, "version", BN_VERSION);
+	o = cJSON_AddObjectToObject(root, "bench");
+	cJSON_AddStringToObject(o, "backend", r->backend);
+	o = cJSON_AddObjectToObject(root, "scenario");
+	cJSON_AddStringToObject(o, "name", r->scenario_name);
+	o = cJSON_AddObjectToObject(root, "dut");
+	cJSON_AddStringToObject(o, "firmware", r->fw_name);
+	cJSON_AddStringToObject(o, "firmware_version", r->fw_version);
+	cJSON_AddItemToObject(o, "configurations", cJSON_Duplicate(r->configs, 1));
+	cJSON_AddItemToObject(o, "telemetry", cJSON_Duplicate(r->telemetry, 1));
+	o = cJSON_AddObjectToObject(root, "port");
+	cJSON_AddStringToObject(o, "profile", r->port_name);
+	cJSON_AddStringToObject(o, "expect", r->port_expect);
+	a = cJSON_AddArrayToObject(root, "files");
+	for (int i = 0; i < r->n_files; i++) {
+		cJSON *f = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(f, "role", r->files[i].role);
+		cJSON_AddStringToObject(f, "path", r->files[i].path);
+		cJSON_AddStringToObject(f, "sha256", r->files[i].sha256);
+		if (r->files[i].name[0])
+			cJSON_AddStringToObject(f, "name", r->files[i].name);
+		cJSON_AddItemToArray(a, f);
+	}
+	o = cJSON_AddObjectToObject(root, "capture");
+	cJSON_AddNumberToObject(o, "rate_hz", r->rate_hz);
+	a = cJSON_AddArrayToObject(o, "channels");
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		cJSON *c;
+
+		if (!(r->channel_mask & (1u << ch)))
+			continue;
+		c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", bn_chan_label(ch));
+		cJSON_AddStringToObject(c, "unit", bn_chan_unit(ch));
+		cJSON_AddStringToObject(c, "where", ch == BN_CH_IBUS ? "device input current, signed"
+						    : ch == BN_CH_VBUS ? "device receptacle"
+								       : "device receptacle, to GND");
+		cJSON_AddItemToArray(a, c);
+	}
+	cJSON_AddNumberToObject(o, "samples", (double)r->n_samples);
+	a = cJSON_AddArrayToObject(root, "results");
+	for (int i = 0; i < r->n_results; i++)
+		cJSON_AddItemToArray(a, result_json(&r->results[i]));
+	bn_report_totals(r, totals);
+	o = cJSON_AddObjectToObject(root, "totals");
+	for (int v = 0; v < BN_VERDICT_COUNT; v++)
+		cJSON_AddNumberToObject(o, bn_verdict_name(v), totals[v]);
+	o = cJSON_AddObjectToObject(root, "status");
+	cJSON_AddStringToObject(o, "state", status_names[r->status]);
+	if (r->reason[0])
+		cJSON_AddStringToObject(o, "reason", r->reason);
+	else
+		cJSON_AddNullToObject(o, "reason");
+	cJSON_AddNumberToObject(o, "exit_code", bn_report_exit_code(r));
+	o = cJSON_AddObjectToObject(root, "timing");
+	cJSON_AddNumberToObject(o, "sim_s", r->sim_s);
+	cJSON_AddNumberToObject(o, "wall_s", r->wall_s);
+	cJSON_AddNumberToObject(o, "firmware_wakes", (double)r->fw_wakes);
+	o = cJSON_AddObjectToObject(root, "events");
+	cJSON_AddNumberToObject(o, "count", (double)r->n_events);
+	cJSON_AddNumberToObject(o, "dropped", (double)r->n_events_dropped);
+	cJSON_AddItemToObject(o, "list", cJSON_Duplicate(r->events, 1));
+	o = cJSON_AddObjectToObject(root, "artifacts");
+	cJSON_AddStringToObject(o, "report", "report.json");
+	return root;
+}
+
+int bn_report_write_json(const struct bn_report *r, const char *path, struct bn_err *err)
+{
+	cJSON *root = bn_report_to_json(r);
+	char *text = root ? cJSON_Print(root) : NULL;
+	int rc;
+
+	cJSON_Delete(root);
+	if (!text)
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: cannot render the report", path);
+	rc = bn_file_write_atomic(path, text, strlen(text), err);
+	free(text);
+	return rc;
+}

@@ -1,0 +1,94 @@
+/* A run's record: what ran, on what, with which files (and their hashes),
+ * every result with its measured value, limit and margin, and how the run
+ * ended. report.json (schema "bcbench-report/1") is written from this, and
+ * is the record of truth other formats are rendered from. */
+#ifndef BN_REPORT_REPORT_H
+#define BN_REPORT_REPORT_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+
+#include "core/err.h"
+#include "core/time.h"
+
+#define BN_REPORT_SCHEMA "bcbench-report/1"
+
+enum bn_verdict {
+	BN_VERDICT_PASS,
+	BN_VERDICT_FAIL,
+	BN_VERDICT_INCONCLUSIVE,
+	BN_VERDICT_SKIPPED,
+	BN_VERDICT_ERROR,
+	BN_VERDICT_COUNT
+};
+
+const char *bn_verdict_name(enum bn_verdict v);
+
+struct bn_result {
+	char id[64];
+	char kind[16];        /* "expect", "check", "bench" */
+	char task[32];        /* the BC-1.2 device task judged (DESIGN.md section 1), "" if none */
+	enum bn_verdict verdict;
+	char text[200];       /* what was judged, as written */
+	int line;             /* scenario line, 0 if none */
+	bool has_measured;
+	double measured;      /* SI units */
+	char measured_str[48];/* for word values (telemetry) */
+	char unit[8];
+	char limit[64];       /* e.g. ">= 0.9 A" or a limit name */
+	double limit_min, limit_max; /* NAN when open */
+	bool has_margin;
+	double margin;        /* distance to the limit, positive inside */
+	bn_time_us t0_us, t1_us; /* window in the capture; -1 if none */
+	char reason[240];     /* why inconclusive / error / failed */
+};
+
+struct bn_file_ref {
+	char role[16];
+	char path[512];
+	char sha256[65];
+	char name[64];
+};
+
+#define BN_REPORT_MAX_FILES 10
+
+enum bn_run_status { BN_RUN_COMPLETED, BN_RUN_ABORTED, BN_RUN_ERROR };
+
+struct bn_report {
+	char backend[16];
+	char scenario_name[160];
+	char fw_name[64], fw_version[32];
+	char port_name[48], port_expect[16];
+	int n_files;
+	struct bn_file_ref files[BN_REPORT_MAX_FILES];
+	double rate_hz;
+	unsigned channel_mask;
+	long n_samples;
+	int n_results, cap_results;
+	struct bn_result *results;
+	cJSON *events;        /* array, owned */
+	long n_events, n_events_dropped;
+	cJSON *telemetry;     /* object, owned */
+	cJSON *configs;       /* array, owned */
+	enum bn_run_status status;
+	char reason[BN_ERR_MSG_LEN];
+	int exit_code;
+	double sim_s, wall_s;
+	long fw_wakes;
+};
+
+void bn_report_init(struct bn_report *r);
+void bn_report_free(struct bn_report *r);
+struct bn_result *bn_report_add(struct bn_report *r);
+void bn_report_add_file(struct bn_report *r, const char *role, const char *path,
+			const char *name);
+void bn_report_event(struct bn_report *r, bn_time_us t, const char *kind, const char *detail);
+/* Counts of each verdict. */
+void bn_report_totals(const struct bn_report *r, int totals[BN_VERDICT_COUNT]);
+/* Exit code by DESIGN.md section 7 from the results and the status. */
+int bn_report_exit_code(const struct bn_report *r);
+cJSON *bn_report_to_json(const struct bn_report *r);
+/* Atomic. */
+int bn_report_write_json(const struct bn_report *r, const char *path, struct bn_err *err);
+
+#endif

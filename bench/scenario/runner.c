@@ -1,0 +1,575 @@
+#define BN_LOG_MODULE "run"
+#include "scenario/runner.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/channel.h"
+#include "core/limits.h"
+#include "core/log.h"
+#include "firmware/fw_load.h"
+#include "scenario/scenario.h"
+#include "sim/charger.h"
+#include "sim/dut.h"
+#include "sim/host.h"
+#include "sim/port.h"
+#include "sim/world.h"
+
+/* A window of recent samples per channel, sized by the longest window
+ * any expect asks for: memory does not grow with the run's length. */
+struct run_window {
+	double *v[BN_CH_COUNT];
+	long cap, n, head; /* head: next write index */
+	long total;
+};
+
+struct run_ctx {
+	const struct bn_run_opts *o;
+	struct bn_scenario scn;
+	struct bn_limits lim;
+	struct bn_port_profile port;
+	struct bn_charger charger;
+	struct bn_host_profile host;
+	struct bn_dut_decl dut;
+	struct bn_fw_handle fw;
+	bool have_lim, have_scn, have_charger;
+	struct run_window win;
+	struct bn_report *rep;
+	struct bn_world *world;
+	char detected[32];
+	bn_time_us t_detected;
+};
+
+static double now_wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool file_exists(const char *p)
+{
+	return access(p, R_OK) == 0;
+}
+
+/* Bare names are profiles/<kind>/<name>.json under the data dir; paths
+ * are tried as written, then under the data dir. */
+static int resolve(struct run_ctx *c, const char *kind, const char *what, const char *spec,
+		   struct bn_scn_loc loc, char *out, size_t len, struct bn_err *err)
+{
+	const char *dd = c->o->datadir ? c->o->datadir : ".";
+	bool bare = !strchr(spec, '/') && !strstr(spec, ".json") && !strstr(spec, ".so");
+
+	if (bare)
+		snprintf(out, len, "%s/profiles/%s/%s.json", dd, kind, spec);
+	else if (file_exists(spec) || spec[0] == '/')
+		snprintf(out, len, "%s", spec);
+	else
+		snprintf(out, len, "%s/%s", dd, spec);
+	if (!file_exists(out))
+		return bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: cannot open %s \"%s\" (looked for %s)",
+				  c->scn.path, loc.line, loc.col, what, spec, out);
+	return BN_OK;
+}
+
+static int load_all(struct run_ctx *c, struct bn_err *err)
+{
+	char path[BN_SCN_PATH_LEN + 600];
+	struct bn_err e2 = { 0 };
+	struct bn_scenario *s = &c->scn;
+	const char *dd = c->o->datadir ? c->o->datadir : ".";
+	const char *fw_spec;
+	int rc;
+
+	rc = bn_scenario_parse_file(c->o->scenario_path, s, err);
+	if (rc < 0)
+		return rc;
+	c->have_scn = true;
+
+	if (s->limits[0]) {
+		rc = resolve(c, "limits", "limits file", s->limits, s->limits_loc, path, sizeof(path), err);
+		if (rc < 0)
+			return rc;
+	} else if (c->o->limits_path && c->o->limits_path[0]) {
+		snprintf(path, sizeof(path), "%s", c->o->limits_path);
+		if (!file_exists(path) && path[0] != '/')
+			snprintf(path, sizeof(path), "%s/%s", dd, c->o->limits_path);
+	} else {
+		snprintf(path, sizeof(path), "%s/profiles/limits/bc12.json", dd);
+	}
+	rc = bn_limits_load(path, &c->lim, err);
+	if (rc < 0)
+		return rc;
+	c->have_lim = true;
+	bn_report_add_file(c->rep, "limits", path, NULL);
+	bn_report_add_file(c->rep, "scenario", s->path, s->name);
+	if (c->o->conf_path)
+		bn_report_add_file(c->rep, "conf", c->o->conf_path, NULL);
+
+#define LOAD(field, kind, what, dflt, loader, target, role)                                    \
+	do {                                                                                    \
+		const char *spec = s->field[0] ? s->field : (dflt);                             \
+		rc = resolve(c, kind, what, spec, s->field##_loc, path, sizeof(path), err);     \
+		if (rc < 0)                                                                     \
+			return rc;                                                              \
+		rc = loader;                                                                    \
+		if (rc < 0) {                                                                   \
+			if (s->field##_loc.line)                                                \
+				return bn_err_set(err, rc, "%s:%d:%d: error: %s", s->path,      \
+						  s->field##_loc.line, s->field##_loc.col,      \
+						  e2.msg);                                      \
+			return bn_err_set(err, rc, "%s", e2.msg);                               \
+		}                                                                               \
+		bn_report_add_file(c->rep, role, path, (target)->name);                         \
+	} while (0)
+
+	LOAD(port, "ports", "port profile", "sdp", bn_port_load(path, &c->lim, &c->port, &e2),
+	     &c->port, "port");
+	if (c->port.vbus == BN_PORT_VBUS_EXTERNAL || s->charger[0]) {
+		LOAD(charger, "chargers", "charger profile", "ideal-5a",
+		     bn_charger_load(path, &c->charger, &e2), &c->charger, "charger");
+		c->have_charger = true;
+	}
+	if (s->host[0])
+		LOAD(host, "hosts", "host profile", "root-500ma",
+		     bn_host_load(path, &c->lim, &c->host, &e2), &c->host, "host");
+	else
+		bn_host_default(&c->lim, &c->host);
+	LOAD(dut, "duts", "device declaration", "phone", bn_dut_load(path, &c->lim, &c->dut, &e2),
+	     &c->dut, "dut");
+#undef LOAD
+
+	fw_spec = s->firmware[0] ? s->firmware : c->dut.firmware;
+	if (!bn_fw_is_builtin(fw_spec)) {
+		struct bn_scn_loc loc = s->firmware[0] ? s->firmware_loc : s->dut_loc;
+
+		rc = resolve(c, "firmware", "firmware", fw_spec, loc, path, sizeof(path), err);
+		if (rc < 0)
+			return rc;
+		fw_spec = path;
+	}
+	rc = bn_fw_load(fw_spec, &c->fw, &e2);
+	if (rc < 0)
+		return bn_err_set(err, rc, "%s:%d:%d: error: %s", s->path,
+				  s->firmware[0] ? s->firmware_loc.line : s->dut_loc.line,
+				  s->firmware[0] ? s->firmware_loc.col : s->dut_loc.col, e2.msg);
+	if (c->fw.dl)
+		bn_report_add_file(c->rep, "firmware", fw_spec, c->fw.fw->name);
+	return BN_OK;
+}
+
+/* ---- the sample window ---- */
+
+static int window_init(struct run_window *w, const struct bn_scenario *s)
+{
+	bn_time_us longest = 0;
+
+	for (int i = 0; i < s->n_steps; i++)
+		if (s->steps[i].kind == BN_STEP_EXPECT &&
+		    s->steps[i].expect.kind == BN_EXPECT_STAT &&
+		    s->steps[i].expect.window_us > longest)
+			longest = s->steps[i].expect.window_us;
+	w->cap = (long)ceil(bn_time_to_s(longest) * s->capture_rate_hz) + 2;
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		w->v[ch] = calloc((size_t)w->cap, sizeof(double));
+		if (!w->v[ch])
+			return BN_ERR_NOMEM;
+	}
+	return BN_OK;
+}
+
+static void window_free(struct run_window *w)
+{
+	for (int ch = 0; ch < BN_CH_COUNT; ch++)
+		free(w->v[ch]);
+}
+
+static void on_sample(void *user, bn_time_us t, const struct bn_sample *smp)
+{
+	struct run_ctx *c = user;
+	struct run_window *w = &c->win;
+
+	for (int ch = 0; ch < BN_CH_COUNT; ch++)
+		w->v[ch][w->head] = smp->v[ch];
+	w->head = (w->head + 1) % w->cap;
+	if (w->n < w->cap)
+		w->n++;
+	w->total++;
+	c->rep->n_samples++;
+}
+
+static void on_event(void *user, bn_time_us t, const char *kind, const char *detail)
+{
+	struct run_ctx *c = user;
+
+	bn_report_event(c->rep, t, kind, detail);
+	if (!strcmp(kind, "telemetry") && !strncmp(detail, "port=", 5) && strcmp(detail + 5, "none")) {
+		snprintf(c->detected, sizeof(c->detected), "%s", detail + 5);
+		c->t_detected = t;
+	}
+	bn_dbg("%10.6f %-14s %s", bn_time_to_s(t), kind, detail);
+}
+
+/* ---- expectations ---- */
+
+static bool compare(double a, enum bn_cmp_op op, double b)
+{
+	switch (op) {
+	case BN_OP_EQ: return a == b;
+	case BN_OP_NE: return a != b;
+	case BN_OP_LT: return a < b;
+	case BN_OP_LE: return a <= b;
+	case BN_OP_GT: return a > b;
+	case BN_OP_GE: return a >= b;
+	}
+	return false;
+}
+
+static void set_limit(struct bn_result *r, const struct bn_expect *ex, double v, const char *unit)
+{
+	snprintf(r->limit, sizeof(r->limit), "%s %g %s", bn_cmp_op_str(ex->op), v, unit);
+	if (ex->op == BN_OP_GE || ex->op == BN_OP_GT) {
+		r->limit_min = v;
+		r->has_margin = true;
+		r->margin = r->measured - v;
+	} else if (ex->op == BN_OP_LE || ex->op == BN_OP_LT) {
+		r->limit_max = v;
+		r->has_margin = true;
+		r->margin = v - r->measured;
+	} else {
+		r->limit_min = r->limit_max = v;
+	}
+}
+
+static void eval_stat(struct run_ctx *c, const struct bn_expect *ex, struct bn_result *r)
+{
+	struct run_window *w = &c->win;
+	long n = (long)llround(bn_time_to_s(ex->window_us) * c->scn.capture_rate_hz);
+	bn_time_us now = bn_world_now(c->world);
+	double acc = 0.0, dimv = ex->value;
+
+	if (n < 1)
+		n = 1;
+	snprintf(r->unit, sizeof(r->unit), "%s", bn_chan_unit(ex->chan));
+	r->t0_us = now - ex->window_us;
+	r->t1_us = now;
+	if (!(c->scn.capture_mask & (1u << ex->chan))) {
+		r->verdict = BN_VERDICT_INCONCLUSIVE;
+		snprintf(r->reason, sizeof(r->reason), "channel %s is not captured",
+			 bn_chan_name(ex->chan));
+		return;
+	}
+	if (n > w->n) {
+		r->verdict = BN_VERDICT_INCONCLUSIVE;
+		snprintf(r->reason, sizeof(r->reason),
+			 "window of %ld samples but only %ld captured so far", n, w->n);
+		return;
+	}
+	for (long i = 0; i < n; i++) {
+		double x = w->v[ex->chan][(w->head - 1 - i + w->cap) % w->cap];
+
+		if (i == 0 || ex->stat == BN_STAT_AVG)
+			acc = ex->stat == BN_STAT_AVG ? acc + x : x;
+		else if (ex->stat == BN_STAT_MIN)
+			acc = fmin(acc, x);
+		else
+			acc = fmax(acc, x);
+	}
+	if (ex->stat == BN_STAT_AVG)
+		acc /= (double)n;
+	r->has_measured = true;
+	r->measured = acc;
+	set_limit(r, ex, dimv, r->unit);
+	r->verdict = compare(acc, ex->op, dimv) ? BN_VERDICT_PASS : BN_VERDICT_FAIL;
+}
+
+/* Telemetry keys carry their unit in the name (ilim_ma, vbus_mv). */
+static double key_scale(const char *key, enum bn_dim *dim)
+{
+	size_t n = strlen(key);
+
+	if (n > 3 && !strcmp(key + n - 3, "_ma")) {
+		*dim = BN_DIM_A;
+		return 1e-3;
+	}
+	if (n > 3 && !strcmp(key + n - 3, "_mv")) {
+		*dim = BN_DIM_V;
+		return 1e-3;
+	}
+	*dim = BN_DIM_NONE;
+	return 1.0;
+}
+
+static void eval_telemetry(struct run_ctx *c, const struct bn_expect *ex, struct bn_result *r)
+{
+	const char *val = bn_world_telemetry(c->world, ex->key);
+	enum bn_dim kdim;
+	double scale = key_scale(ex->key, &kdim), x, want;
+	char *end;
+
+	r->t0_us = r->t1_us = bn_world_now(c->world);
+	if (!val) {
+		r->verdict = BN_VERDICT_FAIL;
+		snprintf(r->reason, sizeof(r->reason), "the device never reported \"%s\"", ex->key);
+		return;
+	}
+	snprintf(r->measured_str, sizeof(r->measured_str), "%s", val);
+	if (ex->is_word) {
+		bool eq = !strcmp(val, ex->word);
+
+		snprintf(r->limit, sizeof(r->limit), "%s %s", bn_cmp_op_str(ex->op), ex->word);
+		if (ex->op != BN_OP_EQ && ex->op != BN_OP_NE) {
+			r->verdict = BN_VERDICT_ERROR;
+			snprintf(r->reason, sizeof(r->reason), "operator %s needs a number",
+				 bn_cmp_op_str(ex->op));
+			return;
+		}
+		r->verdict = (ex->op == BN_OP_EQ) == eq ? BN_VERDICT_PASS : BN_VERDICT_FAIL;
+		return;
+	}
+	x = strtod(val, &end);
+	if (end == val || *end) {
+		r->verdict = BN_VERDICT_FAIL;
+		snprintf(r->reason, sizeof(r->reason), "\"%s\" is \"%s\", not a number", ex->key, val);
+		return;
+	}
+	want = ex->value;
+	if (ex->dim != BN_DIM_NONE) {
+		if (ex->dim != kdim) {
+			r->verdict = BN_VERDICT_ERROR;
+			snprintf(r->reason, sizeof(r->reason), "\"%s\" is not %s", ex->key,
+				 bn_dim_name(ex->dim));
+			return;
+		}
+		x *= scale;
+		snprintf(r->unit, sizeof(r->unit), "%s", bn_dim_unit(kdim));
+	}
+	r->measured_str[0] = '\0';
+	r->has_measured = true;
+	r->measured = x;
+	set_limit(r, ex, want, r->unit);
+	r->verdict = compare(x, ex->op, want) ? BN_VERDICT_PASS : BN_VERDICT_FAIL;
+}
+
+static void progress(struct run_ctx *c, const struct bn_result *r)
+{
+	FILE *f = c->o->progress;
+
+	if (!f)
+		return;
+	fprintf(f, "  %9.3f s  %-5s  %s", bn_time_to_s(r->t1_us >= 0 ? r->t1_us : 0),
+		r->verdict == BN_VERDICT_PASS ? "PASS" : r->verdict == BN_VERDICT_FAIL ? "FAIL"
+			: r->verdict == BN_VERDICT_INCONCLUSIVE ? "INCON" : r->verdict == BN_VERDICT_SKIPPED ? "SKIP" : "ERROR",
+		r->text);
+	if (r->has_measured)
+		fprintf(f, "  (measured %.4g %s", r->measured, r->unit);
+	else if (r->measured_str[0])
+		fprintf(f, "  (measured %s", r->measured_str);
+	if (r->has_measured || r->measured_str[0])
+		fprintf(f, r->has_margin ? ", margin %.4g)" : ")", r->margin);
+	if (r->reason[0])
+		fprintf(f, "  [%s]", r->reason);
+	fputc('\n', f);
+	fflush(f);
+}
+
+static void run_expect(struct run_ctx *c, const struct bn_step *st)
+{
+	struct bn_result *r = bn_report_add(c->rep);
+
+	if (!r)
+		return;
+	snprintf(r->id, sizeof(r->id), "expect.L%d", st->line);
+	snprintf(r->kind, sizeof(r->kind), "expect");
+	snprintf(r->text, sizeof(r->text), "%s", st->expect.text);
+	r->line = st->line;
+	if (st->expect.kind == BN_EXPECT_STAT)
+		eval_stat(c, &st->expect, r);
+	else
+		eval_telemetry(c, &st->expect, r);
+	progress(c, r);
+}
+
+static void run_check(struct run_ctx *c, const struct bn_step *st)
+{
+	for (int i = 0; i < st->n_checks; i++) {
+		struct bn_result *r = bn_report_add(c->rep);
+
+		if (!r)
+			return;
+		snprintf(r->id, sizeof(r->id), "%s", st->checks[i]);
+		snprintf(r->kind, sizeof(r->kind), "check");
+		snprintf(r->text, sizeof(r->text), "check %s", st->checks[i]);
+		r->line = st->line;
+		r->verdict = BN_VERDICT_INCONCLUSIVE;
+		r->t1_us = bn_world_now(c->world);
+		r->t0_us = 0;
+		snprintf(r->reason, sizeof(r->reason),
+			 "no compliance check named \"%s\" in this build: not judged", st->checks[i]);
+		progress(c, r);
+	}
+}
+
+static void add_detection_result(struct run_ctx *c)
+{
+	struct bn_result *r = bn_report_add(c->rep);
+
+	if (!r)
+		return;
+	snprintf(r->id, sizeof(r->id), "bench.detected_port");
+	snprintf(r->kind, sizeof(r->kind), "bench");
+	snprintf(r->task, sizeof(r->task), "1-detect-port");
+	snprintf(r->text, sizeof(r->text), "the device detects the port as its profile states (%s)",
+		 bn_port_name(c->port.expect));
+	snprintf(r->limit, sizeof(r->limit), "== %s", bn_port_name(c->port.expect));
+	if (!c->detected[0]) {
+		r->verdict = BN_VERDICT_FAIL;
+		snprintf(r->reason, sizeof(r->reason), "the device never reported a detected port");
+	} else {
+		snprintf(r->measured_str, sizeof(r->measured_str), "%s", c->detected);
+		r->t0_us = r->t1_us = c->t_detected;
+		r->verdict = bn_port_from_name(c->detected) == c->port.expect ? BN_VERDICT_PASS
+									 : BN_VERDICT_FAIL;
+	}
+	progress(c, r);
+}
+
+static int run_steps(struct run_ctx *c, struct bn_err *err)
+{
+	for (int i = 0; i < c->scn.n_steps; i++) {
+		const struct bn_step *st = &c->scn.steps[i];
+		int rc = BN_OK;
+
+		switch (st->kind) {
+		case BN_STEP_VBUS: bn_world_vbus(c->world, st->on); break;
+		case BN_STEP_PLUG: bn_world_plug(c->world); break;
+		case BN_STEP_UNPLUG: bn_world_unplug(c->world); break;
+		case BN_STEP_WAIT:
+			rc = bn_world_run_until(c->world, bn_world_now(c->world) + st->dur_us, err);
+			break;
+		case BN_STEP_LOAD: bn_world_load(c->world, st->load_off ? 0.0 : st->load_a); break;
+		case BN_STEP_SUSPEND: bn_world_bus_suspend(c->world, true); break;
+		case BN_STEP_RESUME: bn_world_bus_suspend(c->world, false); break;
+		case BN_STEP_MARK:
+			bn_report_event(c->rep, bn_world_now(c->world), "mark", st->mark);
+			break;
+		case BN_STEP_EXPECT: run_expect(c, st); break;
+		case BN_STEP_CHECK: run_check(c, st); break;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return BN_OK;
+}
+
+static void fill_report_meta(struct run_ctx *c)
+{
+	struct bn_report *rep = c->rep;
+	const struct bcfw_config *cfg;
+	int n;
+
+	snprintf(rep->scenario_name, sizeof(rep->scenario_name), "%s", c->scn.name);
+	snprintf(rep->fw_name, sizeof(rep->fw_name), "%s", c->fw.fw->name);
+	snprintf(rep->fw_version, sizeof(rep->fw_version), "%s",
+		 c->fw.fw->version ? c->fw.fw->version : "");
+	snprintf(rep->port_name, sizeof(rep->port_name), "%s", c->port.name);
+	snprintf(rep->port_expect, sizeof(rep->port_expect), "%s", bn_port_name(c->port.expect));
+	rep->rate_hz = c->scn.capture_rate_hz;
+	rep->channel_mask = c->scn.capture_mask;
+	n = bn_world_configs(c->world, &cfg);
+	for (int i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "bConfigurationValue", cfg[i].value);
+		cJSON_AddNumberToObject(o, "max_power_ma", cfg[i].max_power_ma);
+		cJSON_AddBoolToObject(o, "self_powered", cfg[i].self_powered);
+		cJSON_AddItemToArray(rep->configs, o);
+	}
+}
+
+static void snapshot_telemetry(struct run_ctx *c)
+{
+	static const char *const keys[] = { "port", "state", "ilim_ma", "backoffs", "ramp",
+					    "config", "bus", "dcd", "dbp", "peripheral",
+					    "trip_ceiling_ma" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = bn_world_telemetry(c->world, keys[i]);
+
+		if (v)
+			cJSON_AddStringToObject(c->rep->telemetry, keys[i], v);
+	}
+}
+
+int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct bn_err *err)
+{
+	struct run_ctx *c = calloc(1, sizeof(*c));
+	struct bn_world_cfg wc;
+	struct bn_err run_err = { 0 };
+	double t0 = now_wall_s();
+	int rc;
+
+	if (!c)
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	c->o = o;
+	c->rep = rep;
+	rc = load_all(c, err);
+	if (rc < 0)
+		goto out;
+	rc = window_init(&c->win, &c->scn);
+	if (rc < 0) {
+		bn_err_set(err, rc, "out of memory for the sample window");
+		goto out;
+	}
+	wc = (struct bn_world_cfg){
+		.lim = &c->lim,
+		.port = &c->port,
+		.charger = c->have_charger ? &c->charger : NULL,
+		.host = &c->host,
+		.dut = &c->dut,
+		.fw = c->fw.fw,
+		.battery_v = c->scn.has_battery_v ? c->scn.battery_v : NAN,
+		.data_delay_us = c->scn.data_delay_us,
+		.bounce_n = c->scn.bounce_n,
+		.bounce_us = c->scn.bounce_us,
+		.sample_rate_hz = c->scn.capture_rate_hz,
+		.sink = { .user = c, .sample = on_sample, .event = on_event },
+		.livelock_wakes = o->livelock_wakes,
+		.stop_flag = o->stop_flag,
+	};
+	rc = bn_world_new(&wc, &c->world, err);
+	if (rc < 0)
+		goto out;
+	fill_report_meta(c);
+
+	/* From here the bench runs: every outcome is in the report. */
+	rc = run_steps(c, &run_err);
+	bn_world_safe_state(c->world);
+	snapshot_telemetry(c);
+	if (rc == BN_OK) {
+		rep->status = BN_RUN_COMPLETED;
+		add_detection_result(c);
+	} else {
+		rep->status = rc == BN_ERR_INTR ? BN_RUN_ABORTED : BN_RUN_ERROR;
+		rep->exit_code = 3;
+		snprintf(rep->reason, sizeof(rep->reason), "%s", run_err.msg);
+	}
+	rep->sim_s = bn_time_to_s(bn_world_now(c->world));
+	rep->fw_wakes = bn_world_wakes(c->world);
+	rc = BN_OK;
+out:
+	rep->wall_s = now_wall_s() - t0;
+	bn_world_free(c->world);
+	window_free(&c->win);
+	bn_fw_unload(&c->fw);
+	if (c->have_lim)
+		bn_limits_free(&c->lim);
+	if (c->have_scn)
+		bn_scenario_free(&c->scn);
+	free(c);
+	return rc;
+}

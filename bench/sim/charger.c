@@ -1,0 +1,324 @@
+/* The charger behind a port: V-I curve, cable drop, shutdown rule, and the
+ * profile loader (profiles/chargers/<name>.json). See charger.h. */
+#include "sim/charger.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/json.h"
+
+double bn_charger_v_out(const struct bn_charger *c, double i_a)
+{
+	int n = c->n_points;
+
+	if (n <= 0)
+		return 0.0;
+	if (i_a <= c->i_a[0])
+		return c->v_v[0];
+	if (i_a > c->i_a[n - 1])
+		return 0.0;
+	for (int k = 1; k < n; k++) {
+		if (i_a <= c->i_a[k]) {
+			double i0 = c->i_a[k - 1], i1 = c->i_a[k];
+			double f = (i_a - i0) / (i1 - i0);
+
+			return c->v_v[k - 1] + f * (c->v_v[k] - c->v_v[k - 1]);
+		}
+	}
+	return c->v_v[n - 1];
+}
+
+double bn_charger_vbus(const struct bn_charger *c, const struct bn_charger_state *s,
+		       double i_a)
+{
+	double v;
+
+	if (s && s->off)
+		return 0.0;
+	if (c->n_points <= 0 || i_a > c->i_a[c->n_points - 1])
+		return 0.0;
+	if (i_a < 0.0)
+		i_a = 0.0; /* the charger cannot sink: treat reverse draw as none */
+	v = bn_charger_v_out(c, i_a) - i_a * c->cable_ohm;
+	return v > 0.0 ? v : 0.0;
+}
+
+/* Receptacle voltage at i_a ignoring the clamp at 0 (linear per segment). */
+static double rx_v(const struct bn_charger *c, double i_a)
+{
+	return bn_charger_v_out(c, i_a) - i_a * c->cable_ohm;
+}
+
+/* Largest i in [lo, hi] with f(i) >= v_min, f linear on the interval
+ * (f(lo)=flo, f(hi)=fhi). Returns -1 if none. */
+static double seg_max_i(double lo, double hi, double flo, double fhi, double v_min)
+{
+	if (fhi >= v_min)
+		return hi;
+	if (flo < v_min)
+		return -1.0;
+	/* flo >= v_min > fhi: the crossing lies inside */
+	return lo + (flo - v_min) / (flo - fhi) * (hi - lo);
+}
+
+double bn_charger_i_at_v(const struct bn_charger *c, double v_min)
+{
+	int n = c->n_points;
+	double best;
+
+	if (n <= 0)
+		return 0.0;
+	/* Scan segments from the highest current down: the first segment that
+	 * holds a point at or above v_min gives the largest such current. */
+	for (int k = n - 1; k >= 1; k--) {
+		double lo = c->i_a[k - 1], hi = c->i_a[k];
+
+		if (hi <= 0.0)
+			break;
+		if (lo < 0.0)
+			lo = 0.0;
+		best = seg_max_i(lo, hi, rx_v(c, lo), rx_v(c, hi), v_min);
+		if (best >= 0.0)
+			return best;
+	}
+	/* Below the first point the output is flat at v[0]; only the cable
+	 * drop varies. */
+	if (c->i_a[0] > 0.0) {
+		best = seg_max_i(0.0, c->i_a[0], c->v_v[0], rx_v(c, c->i_a[0]), v_min);
+		if (best >= 0.0)
+			return best;
+	}
+	return 0.0;
+}
+
+void bn_charger_state_init(struct bn_charger_state *s)
+{
+	s->off = false;
+	s->off_until_us = BN_TIME_NEVER;
+	s->over_since_us = BN_TIME_NEVER;
+}
+
+/* The draw i_a is taken as the current at 'now', held since the previous
+ * call while the over-threshold timer runs. The event loop calls this at
+ * every change of the draw and at bn_charger_next_event(). */
+bool bn_charger_update(const struct bn_charger *c, struct bn_charger_state *s,
+		       bn_time_us now, double i_a)
+{
+	bool changed = false;
+
+	if (s->off) {
+		if (now < s->off_until_us)
+			return false;
+		s->off = false;
+		s->off_until_us = BN_TIME_NEVER;
+		s->over_since_us = BN_TIME_NEVER;
+		changed = true;
+		/* fall through: time the new draw from the recovery */
+	}
+	if (!c->has_shutdown)
+		return changed;
+	if (!(i_a > c->shutdown_above_a)) {
+		s->over_since_us = BN_TIME_NEVER;
+		return changed;
+	}
+	if (s->over_since_us == BN_TIME_NEVER) {
+		s->over_since_us = now;
+		if (c->shutdown_after_us > 0)
+			return changed;
+	}
+	if (now - s->over_since_us >= c->shutdown_after_us) {
+		bn_time_us fired = s->over_since_us + c->shutdown_after_us;
+
+		s->off = true;
+		s->off_until_us = fired + c->recover_us;
+		s->over_since_us = BN_TIME_NEVER;
+		changed = true;
+	}
+	return changed;
+}
+
+bn_time_us bn_charger_next_event(const struct bn_charger *c,
+				 const struct bn_charger_state *s, double i_a)
+{
+	if (s->off)
+		return s->off_until_us;
+	if (!c->has_shutdown || !(i_a > c->shutdown_above_a))
+		return BN_TIME_NEVER;
+	if (s->over_since_us == BN_TIME_NEVER)
+		return BN_TIME_NEVER; /* timer starts at the next update */
+	return s->over_since_us + c->shutdown_after_us;
+}
+
+/* ---- loader ---- */
+
+static const char *const charger_keys[] = {
+	"name", "description", "curve", "cable", "shutdown", "rated", NULL
+};
+static const char *const shutdown_keys[] = { "above", "after", "recover", NULL };
+
+static int check_keys(const cJSON *obj, const char *const *keys, const char *what,
+		      struct bn_err *err)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, obj) {
+		bool known = false;
+
+		for (int k = 0; keys[k]; k++)
+			if (it->string && !strcmp(it->string, keys[k]))
+				known = true;
+		if (!known)
+			return bn_err_set(err, BN_ERR_DATA, "%s: unknown key \"%s\"", what,
+					  it->string ? it->string : "?");
+	}
+	return BN_OK;
+}
+
+static void stem_of(const char *path, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (n > 5 && !strcmp(base + n - 5, ".json"))
+		n -= 5;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, base, n);
+	buf[n] = '\0';
+}
+
+static int parse_curve(const cJSON *root, struct bn_charger *c, const char *path,
+		       struct bn_err *err)
+{
+	const cJSON *curve = cJSON_GetObjectItemCaseSensitive(root, "curve");
+	const cJSON *pt;
+	int n = 0;
+
+	if (!curve)
+		return bn_err_set(err, BN_ERR_DATA, "%s: missing key \"curve\"", path);
+	if (!cJSON_IsArray(curve))
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: key \"curve\": expected an array of [A, V] points", path);
+	cJSON_ArrayForEach(pt, curve) {
+		const cJSON *ji, *jv;
+
+		if (n >= BN_CHARGER_MAX_POINTS)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: key \"curve\": more than %d points", path,
+					  BN_CHARGER_MAX_POINTS);
+		ji = cJSON_GetArrayItem(pt, 0);
+		jv = cJSON_GetArrayItem(pt, 1);
+		if (!cJSON_IsArray(pt) || cJSON_GetArraySize(pt) != 2 || !cJSON_IsNumber(ji) ||
+		    !cJSON_IsNumber(jv))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: key \"curve\": point %d: expected [A, V] numbers",
+					  path, n);
+		c->i_a[n] = ji->valuedouble;
+		c->v_v[n] = jv->valuedouble;
+		if (!isfinite(c->i_a[n]) || !isfinite(c->v_v[n]) || c->i_a[n] < 0.0 ||
+		    c->v_v[n] < 0.0)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: key \"curve\": point %d: negative value [%g, %g]",
+					  path, n, c->i_a[n], c->v_v[n]);
+		if (n > 0 && !(c->i_a[n] > c->i_a[n - 1]))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: key \"curve\": point %d: currents not ascending "
+					  "(%g A after %g A)",
+					  path, n, c->i_a[n], c->i_a[n - 1]);
+		n++;
+	}
+	if (n < 2)
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: key \"curve\": needs at least 2 points, has %d", path, n);
+	c->n_points = n;
+	return BN_OK;
+}
+
+static int parse_shutdown(const cJSON *sd, struct bn_charger *c, const char *path,
+			  struct bn_err *err)
+{
+	char what[300];
+	double after_s = 0.0, recover_s = 0.0;
+	int rc;
+
+	snprintf(what, sizeof(what), "%s: shutdown", path);
+	if (!cJSON_IsObject(sd))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"shutdown\": expected an object",
+				  path);
+	rc = check_keys(sd, shutdown_keys, what, err);
+	if (rc)
+		return rc;
+	rc = bn_json_quantity(sd, "above", true, BN_DIM_A, 1.0, &c->shutdown_above_a, what, err);
+	if (!rc)
+		rc = bn_json_quantity(sd, "after", true, BN_DIM_S, 1.0, &after_s, what, err);
+	if (!rc)
+		rc = bn_json_quantity(sd, "recover", true, BN_DIM_S, 1.0, &recover_s, what, err);
+	if (rc)
+		return rc;
+	if (!(c->shutdown_above_a >= 0.0))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"above\": negative current", what);
+	if (!(after_s >= 0.0))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"after\": negative time", what);
+	if (!(recover_s >= 0.0))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"recover\": negative time", what);
+	c->has_shutdown = true;
+	c->shutdown_after_us = bn_time_from_s(after_s);
+	c->recover_us = bn_time_from_s(recover_s);
+	return BN_OK;
+}
+
+int bn_charger_load(const char *path, struct bn_charger *out, struct bn_err *err)
+{
+	struct bn_charger c;
+	cJSON *root = NULL;
+	const cJSON *sd, *desc;
+	int rc;
+
+	if (!path || !out)
+		return bn_err_set(err, BN_ERR_ARG, "bn_charger_load: no path or output");
+	memset(&c, 0, sizeof(c));
+	if (strlen(path) >= sizeof(c.path))
+		return bn_err_set(err, BN_ERR_ARG, "%s: path too long", path);
+	strcpy(c.path, path);
+	rc = bn_json_load(path, &root, err);
+	if (rc)
+		return rc;
+	if (!cJSON_IsObject(root)) {
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: expected a JSON object", path);
+		goto out;
+	}
+	rc = check_keys(root, charger_keys, path, err);
+	if (rc)
+		goto out;
+	stem_of(path, c.name, sizeof(c.name));
+	rc = bn_json_str(root, "name", false, c.name, sizeof(c.name), path, err);
+	desc = cJSON_GetObjectItemCaseSensitive(root, "description");
+	if (!rc && desc && !cJSON_IsString(desc))
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"description\": expected a string",
+				path);
+	if (!rc)
+		rc = parse_curve(root, &c, path, err);
+	if (!rc)
+		rc = bn_json_quantity(root, "cable", true, BN_DIM_OHM, 1.0, &c.cable_ohm, path, err);
+	if (!rc && !(c.cable_ohm >= 0.0))
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"cable\": negative resistance", path);
+	if (!rc)
+		rc = bn_json_quantity(root, "rated", false, BN_DIM_A, 1.0, &c.rated_a, path, err);
+	if (!rc && !(c.rated_a >= 0.0))
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"rated\": negative current", path);
+	if (rc)
+		goto out;
+	sd = cJSON_GetObjectItemCaseSensitive(root, "shutdown");
+	if (sd) {
+		rc = parse_shutdown(sd, &c, path, err);
+		if (rc)
+			goto out;
+	}
+	*out = c;
+out:
+	cJSON_Delete(root);
+	return rc;
+}

@@ -1,0 +1,81 @@
+/* The simulated bench: port, charger, cable, the device's PHY, charger IC
+ * and battery, the sim host, and the device's firmware under the HAL.
+ *
+ * Event driven on an integer-microsecond clock: bn_world_run_until()
+ * steps from event to event (firmware wake-ups, data-contact and bounce
+ * timers, the port's VDM responder, host enumeration and suspend, charger
+ * shutdown and recovery, charger-IC restart), integrates the battery in
+ * between, and hands a sample to the sink at every capture tick. The state
+ * is piecewise constant between events, so a sample costs a copy.
+ * A sample at time t shows the state after every event at t. */
+#ifndef BN_SIM_WORLD_H
+#define BN_SIM_WORLD_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "capture/channel.h"
+#include "core/err.h"
+#include "core/limits.h"
+#include "core/time.h"
+#include "firmware/bcfw.h"
+#include "sim/charger.h"
+#include "sim/dut.h"
+#include "sim/host.h"
+#include "sim/port.h"
+
+struct bn_world;
+
+struct bn_world_sink {
+	void *user;
+	/* Every capture tick. */
+	void (*sample)(void *user, bn_time_us t, const struct bn_sample *s);
+	/* Something happened: kind is a short word ("attach", "data_contact",
+	 * "connect", "config", "suspend", "telemetry", ...), detail free text. */
+	void (*event)(void *user, bn_time_us t, const char *kind, const char *detail);
+};
+
+struct bn_world_cfg {
+	const struct bn_limits *lim;
+	const struct bn_port_profile *port;
+	const struct bn_charger *charger;   /* may be NULL when the port has no VBUS */
+	const struct bn_host_profile *host;
+	const struct bn_dut_decl *dut;
+	const struct bcfw_firmware *fw;
+	double battery_v;                  /* NAN: the battery starts full-ish (3.9 V) */
+	bn_time_us data_delay_us;          /* < 0: the dut's default */
+	int bounce_n;
+	bn_time_us bounce_us;
+	double sample_rate_hz;
+	struct bn_world_sink sink;
+	/* Stop a firmware that asks to wake at the same instant this many times. */
+	int livelock_wakes;                /* 0: default 10000 */
+	volatile const sig_atomic_t *stop_flag; /* set by a signal handler: abort */
+};
+
+int bn_world_new(const struct bn_world_cfg *cfg, struct bn_world **out, struct bn_err *err);
+void bn_world_free(struct bn_world *w);
+
+/* Scenario actions, effective at the current time. */
+void bn_world_plug(struct bn_world *w);
+void bn_world_unplug(struct bn_world *w);
+void bn_world_vbus(struct bn_world *w, bool on);
+void bn_world_load(struct bn_world *w, double load_a);
+void bn_world_bus_suspend(struct bn_world *w, bool suspended);
+/* VBUS off, load off, data lines open: what the fixture does on any exit. */
+void bn_world_safe_state(struct bn_world *w);
+
+/* Advance to t_end (events before t_end are processed; samples with
+ * tick < t_end are emitted). BN_ERR_FAULT on a firmware livelock, with
+ * the cause in err; BN_ERR_INTR when stop_flag was set. */
+int bn_world_run_until(struct bn_world *w, bn_time_us t_end, struct bn_err *err);
+bn_time_us bn_world_now(const struct bn_world *w);
+
+/* Last value the firmware reported for key, NULL if never. */
+const char *bn_world_telemetry(const struct bn_world *w, const char *key);
+/* Count of firmware wake() calls (for benchmarks). */
+long bn_world_wakes(const struct bn_world *w);
+/* Advertised configurations (for reports). */
+int bn_world_configs(const struct bn_world *w, const struct bcfw_config **cfg);
+
+#endif
