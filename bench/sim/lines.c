@@ -80,8 +80,12 @@ int bn_lines_build(struct bn_net *net, const struct bn_port_profile *port,
 	if (!net || !port || !phy || !st || !(port->leakage_ohm > 0))
 		return BN_ERR_ARG;
 	bn_net_init(net, BN_LINE_COUNT);
-	for (int k = 0; k < BN_LINE_COUNT; k++)
-		chk(&rc, bn_net_add_res(net, k, BN_NET_GND, port->leakage_ohm, leak_label[k]));
+	for (int k = 0; k < BN_LINE_COUNT; k++) {
+		double r = k == BN_LINE_ID && port->id_leakage_ohm > 0 ? port->id_leakage_ohm
+									: port->leakage_ohm;
+
+		chk(&rc, bn_net_add_res(net, k, BN_NET_GND, r, leak_label[k]));
+	}
 	if (st->data_contact) {
 		add_port(net, port, &rc);
 		if (st->responder_on && port->has_vdm_responder)

@@ -46,7 +46,7 @@ enum bn_port_type bn_port_from_name(const char *name)
 
 static const char *const top_keys[] = {
 	"name", "description", "expect", "vbus", "enumeration", "dp_pulldown",
-	"dm_pulldown", "dp_dm_short", "leakage", "capacitance", "id",
+	"dm_pulldown", "dp_dm_short", "leakage", "id_leakage", "capacitance", "id",
 	"dm_idle_source", "vdm_responder", "peripheral", NULL,
 };
 static const char *const idle_keys[] = { "v", "r", NULL };
@@ -297,6 +297,8 @@ static int load_profile(const cJSON *root, const char *path, const struct bn_lim
 	rc = rc ? rc : res_opt(root, "dm_pulldown", &p->dm_pulldown_ohm, path, err);
 	rc = rc ? rc : res_opt(root, "dp_dm_short", &p->dp_dm_short_ohm, path, err);
 	rc = rc ? rc : res_opt(root, "leakage", &p->leakage_ohm, path, err);
+	p->id_leakage_ohm = BN_PORT_ID_LEAKAGE_OHM;
+	rc = rc ? rc : res_opt(root, "id_leakage", &p->id_leakage_ohm, path, err);
 	rc = rc ? rc : res_opt(root, "id", &p->id_ohm, path, err);
 	rc = rc ? rc : qty(root, "capacitance", BN_DIM_F, &p->capacitance_f, &present, path, err);
 	if (!rc && !(p->capacitance_f >= 0))

@@ -13,7 +13,10 @@
  *   "dp_pulldown": "15kohm",         // optional, each: absent = not fitted
  *   "dm_pulldown": "15kohm",
  *   "dp_dm_short": "200ohm",
- *   "leakage": "1Mohm",              // per line to ground; default RDAT_LKG min from the limits
+ *   "leakage": "1Mohm",              // D+ and D- to ground; default RDAT_LKG min from the limits
+ *   "id_leakage": "10Mohm",          // ID to ground; RDAT_LKG is a data-line figure, and
+ *                                    // 300 kohm on ID would read RID_A as RID_B through a
+ *                                    // 100 kohm pull-up: default BN_PORT_ID_LEAKAGE_OHM
  *   "capacitance": "1nF",            // informational
  *   "id": "124kohm",                 // ID to ground; absent = floating
  *   "dm_idle_source": { "v": "0.6V", "r": "1kohm" },   // ACA-Dock: VDM_SRC on D- while idle
@@ -53,6 +56,8 @@ const char *bn_port_name(enum bn_port_type t);
 /* BN_PORT_UNKNOWN when the name is not one of the enum's. */
 enum bn_port_type bn_port_from_name(const char *name);
 
+#define BN_PORT_ID_LEAKAGE_OHM 10e6
+
 enum bn_port_vbus { BN_PORT_VBUS_EXTERNAL, BN_PORT_VBUS_NONE };
 enum bn_port_enum { BN_PORT_ENUM_NONE, BN_PORT_ENUM_HOST, BN_PORT_ENUM_DEVICE };
 
@@ -65,6 +70,7 @@ struct bn_port_profile {
 	/* 0 = not fitted */
 	double dp_pulldown_ohm, dm_pulldown_ohm, dp_dm_short_ohm;
 	double leakage_ohm;
+	double id_leakage_ohm;   /* 0: use leakage_ohm */
 	double capacitance_f;
 	double id_ohm;           /* 0 = floating */
 	bool has_dm_idle_source;

@@ -292,6 +292,11 @@ static void test_lines__id_voltages(void **state)
 	/* before contact the ID resistor is not there: float */
 	v = solve(&port, BCFW_PHY_ID_PULLUP, false, false);
 	assert_near(v.id_v, 2.475, EPS_V);
+	/* ID's own leakage (10 Mohm, the port default): RID_A 124k || 10M =
+	 * 122481.4 ohm -> 3.3 x 122481.4 / 222481.4 = 1.816729 V. */
+	port.id_leakage_ohm = 10e6;
+	v = solve(&port, BCFW_PHY_ID_PULLUP, true, false);
+	assert_near(v.id_v, 1.816729, 1e-5);
 }
 
 /* ACA-Dock, idle (no PHY source): VDM_SRC 0.6 V through 1 kohm on D-,
