@@ -16,6 +16,7 @@
 /* The system load is declared as a VBUS-side current at nominal VBUS. */
 #define WORLD_NOMINAL_VBUS_V 5.0
 #define WORLD_DEFAULT_BATTERY_V 3.9
+#define WORLD_MAX_SLICE_US (BN_US_PER_S / 4)
 
 struct world_telem {
 	char key[32];
@@ -791,6 +792,17 @@ int bn_world_run_until(struct bn_world *w, bn_time_us t_end, struct bn_err *err)
 		if (rc < 0)
 			return rc;
 		next = next_event(w);
+		/* Long quiet stretches go in slices, so a stop request is seen
+		 * and slow dynamics (the battery) are integrated finely. */
+		if (next - w->now > WORLD_MAX_SLICE_US && w->now + WORLD_MAX_SLICE_US < t_end) {
+			bn_time_us t = w->now + WORLD_MAX_SLICE_US;
+
+			emit_samples(w, t);
+			integrate(w, t);
+			w->now = t;
+			recompute(w);
+			continue;
+		}
 		if (next >= t_end) {
 			emit_samples(w, t_end);
 			integrate(w, t_end);

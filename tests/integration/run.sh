@@ -1,0 +1,91 @@
+#!/bin/sh
+# CLI-level tests of build/bcbench: exit codes, messages, reports on disk,
+# signals. Run from the repository root by `make check`.
+# BCBENCH: the binary; FWDIR: where the test firmware .so files are.
+set -u
+BCBENCH=${BCBENCH:-build/bcbench}
+FWDIR=${FWDIR:-build/fw}
+TMP=$(mktemp -d /tmp/bcbench-it.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+
+# expect_exit NAME CODE CMD...: run CMD, check its exit code
+expect_exit() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok "$name (exit $got)"; else
+		bad "$name: exit $got, want $want"; sed 's/^/     | /' "$TMP/err" | head -5; fi
+}
+
+# expect_err NAME TEXT: the last command's stderr contains TEXT
+expect_err() {
+	if grep -qF -- "$2" "$TMP/err"; then ok "$1"; else
+		bad "$1: stderr lacks \"$2\""; sed 's/^/     | /' "$TMP/err" | head -5; fi
+}
+
+expect_exit "--version" 0 "$BCBENCH" --version
+grep -q "^bcbench [0-9]" "$TMP/out" && ok "--version prints the version" || bad "--version output"
+expect_exit "--help" 0 "$BCBENCH" --help
+grep -q "Exit codes" "$TMP/out" && ok "--help lists exit codes" || bad "--help lacks exit codes"
+expect_exit "run --help" 0 "$BCBENCH" run --help
+expect_exit "no command" 2 "$BCBENCH"
+expect_exit "unknown command" 2 "$BCBENCH" frobnicate
+expect_exit "run without scenario" 2 "$BCBENCH" run
+expect_exit "unknown option" 2 "$BCBENCH" run --bogus x.scn
+
+# A passing scenario writes its report atomically, with the schema.
+expect_exit "run dcp-weak" 0 "$BCBENCH" run --out "$TMP/weak" scripts/scenarios/dcp-weak.scn
+if grep -q '"schema":[[:space:]]*"bcbench-report/1"' "$TMP/weak/report.json"; then ok "report has its schema"; else bad "report schema"; fi
+grep -q '"state":[[:space:]]*"completed"' "$TMP/weak/report.json" && ok "report says completed" || bad "report status"
+[ -z "$(find "$TMP/weak" -name '.*tmp*')" ] && ok "no temporary file left" || bad "temporary file left"
+grep -q "PASS" "$TMP/out" && ok "progress lines printed" || bad "no progress lines"
+
+# Bad input: exit 2, a message naming file:line, and no report.
+for case in bad-step:4:1 bad-unit:4:6 missing-profile:3:1; do
+	f=${case%%:*}
+	loc=${case#*:}
+	expect_exit "bad input $f" 2 "$BCBENCH" run --out "$TMP/$f" "tests/data/scenarios/$f.scn"
+	expect_err "bad input $f names file:line:col" "tests/data/scenarios/$f.scn:$loc: error:"
+	[ ! -e "$TMP/$f/report.json" ] && ok "bad input $f writes no report" || bad "bad input $f wrote a report"
+done
+expect_exit "limits min > max" 2 "$BCBENCH" run --out "$TMP/lim" tests/data/scenarios/bad-limits.scn
+expect_err "limits error names file and key" 'min_gt_max.json: limits[3] "VDP_SRC": min 0.7 > max 0.5'
+[ ! -e "$TMP/lim/report.json" ] && ok "limits error writes no report" || bad "limits error wrote a report"
+expect_exit "missing scenario file" 2 "$BCBENCH" run tests/data/scenarios/no-such.scn
+expect_err "missing scenario is named" "no-such.scn"
+
+# bench.conf errors name file:line.
+printf 'backend = sim\nlimitz = x\n' >"$TMP/bad.conf"
+expect_exit "bad bench.conf" 2 "$BCBENCH" run --conf "$TMP/bad.conf" scripts/scenarios/float.scn
+expect_err "bench.conf error names file:line" "bad.conf:2: error: unknown key \"limitz\""
+
+# A failing expectation exits 1 and the report says which.
+sed 's/expect   avg(ibus, 250ms) <= 0.71A/expect   avg(ibus, 250ms) <= 0.3A/' scripts/scenarios/dcp-weak.scn >"$TMP/fails.scn"
+expect_exit "failed expectation" 1 "$BCBENCH" run -q --out "$TMP/fails" "$TMP/fails.scn"
+grep -q '"verdict":[[:space:]]*"fail"' "$TMP/fails/report.json" && ok "report records the failure" || bad "failure not in report"
+
+# A firmware that livelocks virtual time: exit 3 and the cause in the report.
+sed "s|^port.*|port sdp\nfirmware $FWDIR/livelock.so|" tests/data/scenarios/odd-port.scn >"$TMP/livelock.scn"
+expect_exit "livelock firmware" 3 "$BCBENCH" run -q --out "$TMP/ll" "$TMP/livelock.scn"
+grep -q 'livelocked virtual time' "$TMP/ll/report.json" && ok "report names the livelock" || bad "livelock not in report"
+
+# SIGINT during a long run: exit 3, a partial report that says why.
+"$BCBENCH" run -q --out "$TMP/long" tests/data/scenarios/long.scn >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+got=$?
+[ "$got" -eq 3 ] && ok "SIGINT exits 3" || bad "SIGINT: exit $got, want 3"
+grep -q '"state":[[:space:]]*"aborted"' "$TMP/long/report.json" 2>/dev/null && ok "SIGINT leaves an aborted report" || bad "no aborted report after SIGINT"
+grep -q 'interrupted by SIGINT' "$TMP/long/report.json" 2>/dev/null && ok "report says SIGINT" || bad "report lacks the signal"
+grep -q '"safe_state"' "$TMP/long/report.json" 2>/dev/null && ok "bench put in safe state" || bad "no safe state event"
+
+echo "integration: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
