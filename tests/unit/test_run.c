@@ -190,7 +190,7 @@ static void test_run__weak_dcp_settles_within_one_step_of_the_knee(void **state)
 	assert_non_null(backoffs);
 	ilim_a = atof(ilim) / 1000.0;
 	print_message("weak DCP: knee %.3f A, settled at %.3f A after %s back-off(s)\n", knee_a,
-		      ilim_a, backoffs);
+		      ilim_a, backoffs ? backoffs : "?");
 	assert_true(atoi(backoffs) >= 1);
 	assert_true(ilim_a <= knee_a);
 	assert_true(ilim_a >= knee_a - 0.064);
