@@ -78,7 +78,7 @@ grep -q 'livelocked virtual time' "$TMP/ll/report.json" && ok "report names the 
 # SIGINT during a long run: exit 3, a partial report that says why.
 "$BCBENCH" run -q --out "$TMP/long" tests/data/scenarios/long.scn >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-sleep 0.5
+sleep 1
 kill -INT $pid
 wait $pid
 got=$?
