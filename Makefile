@@ -14,6 +14,12 @@ SANFLAGS :=
 endif
 
 CC ?= cc
+# V=1 shows the full commands.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
 OPT ?= -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -39,31 +45,37 @@ deps:
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fPIC -c $< -o $@
+	@echo '  CC      $<'
+	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -c $< -o $@
 
 $(BUILD)/libbcbench.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	@echo '  AR      $@'
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/bcbench: $(MAIN_OBJ) $(BUILD)/libbcbench.a
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+	@echo '  LD      $@'
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbcbench.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libbcbench.a $(LDLIBS_ALL)
+	@echo '  TEST    $@'
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libbcbench.a $(LDLIBS_ALL)
 
 # Firmware under test built as shared objects (faulty variants, the
 # reference as a .so to prove loading by path).
 $(BUILD)/fw/%.so: tests/firmware/%.c bench/firmware/bcfw.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
+	@echo '  FW      $@'
+	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -shared -o $@ $<
 
 $(BUILD)/fw/reference.so: bench/firmware/ref_fw.c bench/firmware/ref_ramp.c bench/firmware/ref_fw_so.c bench/firmware/bcfw.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fPIC -shared -fvisibility=hidden -o $@ bench/firmware/ref_fw.c bench/firmware/ref_ramp.c bench/firmware/ref_fw_so.c
+	@echo '  FW      $@'
+	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -shared -fvisibility=hidden -o $@ bench/firmware/ref_fw.c bench/firmware/ref_ramp.c bench/firmware/ref_fw_so.c
 
 check: deps
-	$(MAKE) all units $(BUILD)/fw/reference.so
+	$(MAKE) --no-print-directory all units $(BUILD)/fw/reference.so
 	@set -e; fails=0; for t in $(UNIT_BIN); do \
 		echo "== $$t"; $$t || fails=$$((fails+1)); done; \
 	echo "== integration"; BCBENCH=$(BUILD)/bcbench FWDIR=$(BUILD)/fw sh tests/integration/run.sh || fails=$$((fails+1)); \
@@ -73,7 +85,7 @@ check: deps
 units: $(UNIT_BIN)
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) --no-print-directory all
 	sh scripts/demo.sh $(BUILD)/bcbench
 
 bench: all

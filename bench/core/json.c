@@ -257,3 +257,37 @@ int bn_json_quantity(const cJSON *obj, const char *key, bool required,
 			  what, key, bn_dim_name(dim), dim == BN_DIM_NONE ? "42" : "1",
 			  bn_dim_unit(dim), json_kind(it));
 }
+
+int bn_json_check_keys(const cJSON *obj, const char *const *known, const char *what,
+		       struct bn_err *err)
+{
+	const cJSON *it;
+
+	if (!cJSON_IsObject(obj))
+		return bn_err_set(err, BN_ERR_DATA, "%s: expected an object", what);
+	cJSON_ArrayForEach(it, obj) {
+		bool ok = false;
+
+		for (int i = 0; known[i] && !ok; i++)
+			ok = it->string && !strcmp(it->string, known[i]);
+		if (!ok)
+			return bn_err_set(err, BN_ERR_DATA, "%s: unknown key \"%s\"", what,
+					  it->string ? it->string : "");
+	}
+	return BN_OK;
+}
+
+void bn_json_stem(const char *path, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (n > 5 && !strcmp(base + n - 5, ".json"))
+		n -= 5;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, base, n);
+	buf[n] = '\0';
+}

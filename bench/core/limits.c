@@ -82,19 +82,6 @@ static bool name_ok(const char *s)
 	return true;
 }
 
-static int check_keys(const cJSON *obj, const char *const *allowed,
-		      const char *what, struct bn_err *err)
-{
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, obj) {
-		if (!it->string || !in_list(allowed, it->string))
-			return bn_err_set(err, BN_ERR_DATA, "%s: unknown key \"%s\"",
-					  what, it->string ? it->string : "");
-	}
-	return BN_OK;
-}
-
 /* A malloc'ed copy of the string at key; NULL in *out when absent and
  * optional. */
 static int dup_str(const cJSON *obj, const char *key, bool required,
@@ -184,7 +171,7 @@ static int parse_limit(const cJSON *o, size_t idx, const cJSON *sources,
 				  what, l->name);
 	snprintf(what, sizeof(what), "%s: limits[%zu] \"%s\"", path, idx, l->name);
 
-	rc = check_keys(o, limit_keys, what, err);
+	rc = bn_json_check_keys(o, limit_keys, what, err);
 	if (rc != BN_OK)
 		return rc;
 	rc = bn_json_str(o, "unit", true, l->unit, sizeof(l->unit), what, err);
@@ -247,7 +234,7 @@ static int check_header(const cJSON *root, const char *path,
 
 	if (!cJSON_IsObject(root))
 		return bn_err_set(err, BN_ERR_DATA, "%s: expected a JSON object", path);
-	rc = check_keys(root, top_keys, path, err);
+	rc = bn_json_check_keys(root, top_keys, path, err);
 	if (rc != BN_OK)
 		return rc;
 	schema = cJSON_GetObjectItemCaseSensitive(root, "schema");

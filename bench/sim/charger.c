@@ -157,39 +157,6 @@ static const char *const charger_keys[] = {
 };
 static const char *const shutdown_keys[] = { "above", "after", "recover", NULL };
 
-static int check_keys(const cJSON *obj, const char *const *keys, const char *what,
-		      struct bn_err *err)
-{
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, obj) {
-		bool known = false;
-
-		for (int k = 0; keys[k]; k++)
-			if (it->string && !strcmp(it->string, keys[k]))
-				known = true;
-		if (!known)
-			return bn_err_set(err, BN_ERR_DATA, "%s: unknown key \"%s\"", what,
-					  it->string ? it->string : "?");
-	}
-	return BN_OK;
-}
-
-static void stem_of(const char *path, char *buf, size_t len)
-{
-	const char *base = strrchr(path, '/');
-	size_t n;
-
-	base = base ? base + 1 : path;
-	n = strlen(base);
-	if (n > 5 && !strcmp(base + n - 5, ".json"))
-		n -= 5;
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, base, n);
-	buf[n] = '\0';
-}
-
 static int parse_curve(const cJSON *root, struct bn_charger *c, const char *path,
 		       struct bn_err *err)
 {
@@ -248,7 +215,7 @@ static int parse_shutdown(const cJSON *sd, struct bn_charger *c, const char *pat
 	if (!cJSON_IsObject(sd))
 		return bn_err_set(err, BN_ERR_DATA, "%s: key \"shutdown\": expected an object",
 				  path);
-	rc = check_keys(sd, shutdown_keys, what, err);
+	rc = bn_json_check_keys(sd, shutdown_keys, what, err);
 	if (rc)
 		return rc;
 	rc = bn_json_quantity(sd, "above", true, BN_DIM_A, 1.0, &c->shutdown_above_a, what, err);
@@ -290,10 +257,10 @@ int bn_charger_load(const char *path, struct bn_charger *out, struct bn_err *err
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: expected a JSON object", path);
 		goto out;
 	}
-	rc = check_keys(root, charger_keys, path, err);
+	rc = bn_json_check_keys(root, charger_keys, path, err);
 	if (rc)
 		goto out;
-	stem_of(path, c.name, sizeof(c.name));
+	bn_json_stem(path, c.name, sizeof(c.name));
 	rc = bn_json_str(root, "name", false, c.name, sizeof(c.name), path, err);
 	desc = cJSON_GetObjectItemCaseSensitive(root, "description");
 	if (!rc && desc && !cJSON_IsString(desc))

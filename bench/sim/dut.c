@@ -81,24 +81,6 @@ static const struct phy_key phy_keys[] = {
 };
 #define N_PHY_KEYS (sizeof(phy_keys) / sizeof(phy_keys[0]))
 
-static int check_keys(const cJSON *obj, const char *const *keys, const char *what,
-		      struct bn_err *err)
-{
-	const cJSON *it;
-
-	cJSON_ArrayForEach(it, obj) {
-		bool known = false;
-
-		for (int k = 0; keys[k]; k++)
-			if (it->string && !strcmp(it->string, keys[k]))
-				known = true;
-		if (!known)
-			return bn_err_set(err, BN_ERR_DATA, "%s: unknown key \"%s\"", what,
-					  it->string ? it->string : "?");
-	}
-	return BN_OK;
-}
-
 static int parse_phy(const cJSON *obj, struct bn_dut_phy *phy, const char *path,
 		     struct bn_err *err)
 {
@@ -130,21 +112,6 @@ static int parse_phy(const cJSON *obj, struct bn_dut_phy *phy, const char *path,
 	return BN_OK;
 }
 
-static void stem_of(const char *path, char *buf, size_t len)
-{
-	const char *base = strrchr(path, '/');
-	size_t n;
-
-	base = base ? base + 1 : path;
-	n = strlen(base);
-	if (n > 5 && !strcmp(base + n - 5, ".json"))
-		n -= 5;
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, base, n);
-	buf[n] = '\0';
-}
-
 static int check_droop(const struct bn_limits *lim, double v, const char *path,
 		       struct bn_err *err)
 {
@@ -173,7 +140,7 @@ static int parse_decl(const cJSON *root, const struct bn_limits *lim, struct bn_
 
 	if (!cJSON_IsObject(root))
 		return bn_err_set(err, BN_ERR_DATA, "%s: expected a JSON object", path);
-	rc = check_keys(root, dut_keys, path, err);
+	rc = bn_json_check_keys(root, dut_keys, path, err);
 	if (rc)
 		return rc;
 	rc = bn_json_str(root, "name", false, d->name, sizeof(d->name), path, err);
@@ -271,7 +238,7 @@ int bn_dut_load(const char *path, const struct bn_limits *lim,
 	if (strlen(path) >= sizeof(d.path))
 		return bn_err_set(err, BN_ERR_ARG, "%s: path too long", path);
 	strcpy(d.path, path);
-	stem_of(path, d.name, sizeof(d.name));
+	bn_json_stem(path, d.name, sizeof(d.name));
 	strcpy(d.firmware, BN_DUT_DEFAULT_FIRMWARE);
 	d.secondary_detection = true;
 	d.uvlo_v = BN_DUT_DEFAULT_UVLO_V;

@@ -34,25 +34,6 @@ void bn_host_default(const struct bn_limits *lim, struct bn_host_profile *out)
 	out->idle_suspend_us = bn_time_from_s(isfinite(idle) ? idle : HOST_FALLBACK_IDLE_S);
 }
 
-static int check_keys(const cJSON *obj, const char *path, struct bn_err *err)
-{
-	const cJSON *it;
-
-	if (!cJSON_IsObject(obj))
-		return bn_err_set(err, BN_ERR_DATA, "%s: expected an object", path);
-	cJSON_ArrayForEach(it, obj) {
-		bool ok = false;
-
-		for (int i = 0; host_keys[i]; i++)
-			if (it->string && !strcmp(it->string, host_keys[i]))
-				ok = true;
-		if (!ok)
-			return bn_err_set(err, BN_ERR_DATA, "%s: unknown key \"%s\"", path,
-					  it->string ? it->string : "");
-	}
-	return BN_OK;
-}
-
 /* A quantity written with its unit (bare numbers refused), >= 0. */
 static int qty(const cJSON *obj, const char *key, bool required, enum bn_dim dim, double *out,
 	       const char *path, struct bn_err *err)
@@ -76,21 +57,6 @@ static int qty(const cJSON *obj, const char *key, bool required, enum bn_dim dim
 	return BN_OK;
 }
 
-static void name_from_path(const char *path, char *buf, size_t len)
-{
-	const char *base = strrchr(path, '/');
-	size_t n;
-
-	base = base ? base + 1 : path;
-	n = strlen(base);
-	if (n > 5 && !strcmp(base + n - 5, ".json"))
-		n -= 5;
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, base, n);
-	buf[n] = '\0';
-}
-
 static int load_host(const cJSON *root, const char *path, const struct bn_limits *lim,
 		     struct bn_host_profile *h, struct bn_err *err)
 {
@@ -98,10 +64,10 @@ static int load_host(const cJSON *root, const char *path, const struct bn_limits
 	double s;
 	int rc;
 
-	rc = check_keys(root, path, err);
+	rc = bn_json_check_keys(root, host_keys, path, err);
 	if (rc)
 		return rc;
-	name_from_path(path, h->name, sizeof(h->name));
+	bn_json_stem(path, h->name, sizeof(h->name));
 	rc = bn_json_str(root, "name", false, h->name, sizeof(h->name), path, err);
 	if (rc)
 		return rc;

@@ -55,26 +55,6 @@ static const char *const resp_keys[] = {
 	"reenable_delay", NULL,
 };
 
-static int check_keys(const cJSON *obj, const char *const *known, const char *what,
-		      struct bn_err *err)
-{
-	const cJSON *it;
-
-	if (!cJSON_IsObject(obj))
-		return bn_err_set(err, BN_ERR_DATA, "%s: expected an object", what);
-	cJSON_ArrayForEach(it, obj) {
-		bool ok = false;
-
-		for (int i = 0; known[i]; i++)
-			if (it->string && !strcmp(it->string, known[i]))
-				ok = true;
-		if (!ok)
-			return bn_err_set(err, BN_ERR_DATA, "%s: unknown key \"%s\"", what,
-					  it->string ? it->string : "");
-	}
-	return BN_OK;
-}
-
 /* A quantity written with its unit; *present tells whether the key was
  * there. Bare numbers are refused: the key names carry no unit. */
 static int qty(const cJSON *obj, const char *key, enum bn_dim dim, double *out, bool *present,
@@ -142,7 +122,7 @@ static int load_idle(const cJSON *o, const char *path, struct bn_port_profile *p
 	int rc;
 
 	snprintf(what, sizeof(what), "%s: dm_idle_source", path);
-	rc = check_keys(o, idle_keys, what, err);
+	rc = bn_json_check_keys(o, idle_keys, what, err);
 	if (rc)
 		return rc;
 	rc = bn_json_quantity(o, "v", true, BN_DIM_V, 1.0, &p->dm_idle_v, what, err);
@@ -167,7 +147,7 @@ static int load_responder(const cJSON *o, const char *path, const struct bn_limi
 	int rc;
 
 	snprintf(what, sizeof(what), "%s: vdm_responder", path);
-	rc = check_keys(o, resp_keys, what, err);
+	rc = bn_json_check_keys(o, resp_keys, what, err);
 	if (rc)
 		return rc;
 	p->resp_v = bn_limits_typ(lim, "VDM_SRC");
@@ -205,22 +185,6 @@ static int load_responder(const cJSON *o, const char *path, const struct bn_limi
 		return rc;
 	p->has_vdm_responder = true;
 	return BN_OK;
-}
-
-/* "profiles/ports/sdp.json" -> "sdp" */
-static void name_from_path(const char *path, char *buf, size_t len)
-{
-	const char *base = strrchr(path, '/');
-	size_t n;
-
-	base = base ? base + 1 : path;
-	n = strlen(base);
-	if (n > 5 && !strcmp(base + n - 5, ".json"))
-		n -= 5;
-	if (n >= len)
-		n = len - 1;
-	memcpy(buf, base, n);
-	buf[n] = '\0';
 }
 
 static int load_words(const cJSON *root, const char *path, struct bn_port_profile *p,
@@ -273,10 +237,10 @@ static int load_profile(const cJSON *root, const char *path, const struct bn_lim
 	bool present;
 	int rc;
 
-	rc = check_keys(root, top_keys, path, err);
+	rc = bn_json_check_keys(root, top_keys, path, err);
 	if (rc)
 		return rc;
-	name_from_path(path, p->name, sizeof(p->name));
+	bn_json_stem(path, p->name, sizeof(p->name));
 	rc = bn_json_str(root, "name", false, p->name, sizeof(p->name), path, err);
 	if (rc)
 		return rc;
