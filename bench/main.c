@@ -46,7 +46,8 @@ static const char usage_main[] =
 	"Run 'bcbench help run' or 'man bcbench' for more.\n";
 
 static const char usage_run[] =
-	"Usage: bcbench run SCENARIO [--conf FILE] [--out DIR] [--datadir DIR] [-v] [-q]\n"
+	"Usage: bcbench run SCENARIO [--conf FILE] [--out DIR] [--datadir DIR]\n"
+	"                   [--limits FILE] [--firmware NAME|FILE.so] [-v] [-q]\n"
 	"Run SCENARIO (.scn) on the configured bench (the simulated bench by default),\n"
 	"print each result as it is judged, and write DIR/report.json atomically\n"
 	"(schema bcbench-report/1). On SIGINT or SIGTERM the bench goes to its safe\n"
@@ -56,6 +57,10 @@ static const char usage_run[] =
 	"  -o, --out DIR       report directory (default <out>/<scenario name> from bench.conf)\n"
 	"  -d, --datadir DIR   where profiles/ live (default: the conf's directory, or\n"
 	"                      $BCBENCH_DATADIR, or " BN_DATADIR ")\n"
+	"  -l, --limits FILE   judge against this limits file (e.g. a lab's stricter copy);\n"
+	"                      wins over the scenario's and bench.conf's\n"
+	"  -f, --firmware FW   run this firmware (\"reference\" or a .so) instead of the\n"
+	"                      scenario's or the device declaration's\n"
 	"  -v, --verbose       more log output (repeat for debug: every bench event)\n"
 	"  -q, --quiet         print only the summary\n"
 	"  -h, --help          this help\n"
@@ -98,12 +103,15 @@ static int cmd_run(int argc, char **argv)
 		{ "conf", required_argument, NULL, 'c' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "datadir", required_argument, NULL, 'd' },
+		{ "limits", required_argument, NULL, 'l' },
+		{ "firmware", required_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL;
+	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL, *limits = NULL,
+		   *firmware = NULL;
 	char conf_dir[1024], datadir_buf[1200], out_buf[1200], report_path[1400], stem[256];
 	struct bn_conf conf;
 	struct bn_err err = { 0 };
@@ -113,11 +121,13 @@ static int cmd_run(int argc, char **argv)
 	int verbose = 0, quiet = 0, c, rc, exit_code;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:o:d:vqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:o:d:l:f:vqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': conf_path = optarg; break;
 		case 'o': out_dir = optarg; break;
 		case 'd': datadir = optarg; break;
+		case 'l': limits = optarg; break;
+		case 'f': firmware = optarg; break;
 		case 'v': verbose++; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_run, stdout); return 0;
@@ -163,6 +173,8 @@ static int cmd_run(int argc, char **argv)
 		.scenario_path = argv[optind],
 		.datadir = datadir,
 		.limits_path = conf.limits[0] ? conf.limits : NULL,
+		.limits_override = limits,
+		.firmware_override = firmware,
 		.conf_path = conf_path,
 		.progress = quiet ? NULL : stdout,
 		.stop_flag = &stop_requested,

@@ -106,8 +106,9 @@ int bn_report_exit_code(const struct bn_report *r)
 	bn_report_totals(r, totals);
 	if (totals[BN_VERDICT_ERROR])
 		return 3;
-	if (totals[BN_VERDICT_FAIL])
-		return 1;
+	for (int i = 0; i < r->n_results; i++)
+		if (r->results[i].verdict == BN_VERDICT_FAIL && !r->results[i].warning)
+			return 1;
 	return 0;
 }
 
@@ -130,6 +131,12 @@ static cJSON *result_json(const struct bn_result *res)
 	else
 		cJSON_AddNullToObject(o, "task");
 	cJSON_AddStringToObject(o, "verdict", bn_verdict_name(res->verdict));
+	if (res->warning)
+		cJSON_AddStringToObject(o, "severity", "warning");
+	if (res->title[0])
+		cJSON_AddStringToObject(o, "title", res->title);
+	if (res->clause[0])
+		cJSON_AddStringToObject(o, "clause", res->clause);
 	cJSON_AddStringToObject(o, "text", res->text);
 	if (res->line)
 		cJSON_AddNumberToObject(o, "line", res->line);
@@ -144,6 +151,8 @@ static cJSON *result_json(const struct bn_result *res)
 	cJSON_AddStringToObject(lim, "name", res->limit);
 	add_num_or_null(lim, "min", res->limit_min);
 	add_num_or_null(lim, "max", res->limit_max);
+	if (res->limit_source[0])
+		cJSON_AddStringToObject(lim, "source", res->limit_source);
 	if (res->has_margin)
 		add_num_or_null(o, "margin", res->margin);
 	else
@@ -157,6 +166,16 @@ static cJSON *result_json(const struct bn_result *res)
 	}
 	if (res->reason[0])
 		cJSON_AddStringToObject(o, "reason", res->reason);
+	if (res->n_figures) {
+		cJSON *figs = cJSON_AddObjectToObject(o, "figures");
+
+		for (int i = 0; i < res->n_figures; i++) {
+			cJSON *f = cJSON_AddObjectToObject(figs, res->figures[i].name);
+
+			add_num_or_null(f, "value", res->figures[i].value);
+			cJSON_AddStringToObject(f, "unit", res->figures[i].unit);
+		}
+	}
 	return o;
 }
 

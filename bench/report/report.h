@@ -41,6 +41,16 @@ struct bn_result {
 	double margin;        /* distance to the limit, positive inside */
 	bn_time_us t0_us, t1_us; /* window in the capture; -1 if none */
 	char reason[240];     /* why inconclusive / error / failed */
+	char title[120];      /* compliance rules: what the rule says */
+	char clause[40];      /* compliance plan clause or tester tag */
+	char limit_source[80];/* where the limit comes from (limits file "source") */
+	bool warning;         /* a failure that is a warning: counted, does not fail the run */
+	int n_figures;        /* figures, not verdicts (e.g. time to settle) */
+	struct {
+		char name[32];
+		double value;
+		char unit[8];
+	} figures[4];
 };
 
 struct bn_file_ref {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "capture/channel.h"
+#include "checks/check.h"
 #include "core/limits.h"
 #include "core/log.h"
 #include "firmware/fw_load.h"
@@ -39,8 +40,7 @@ struct run_ctx {
 	struct run_window win;
 	struct bn_report *rep;
 	struct bn_world *world;
-	char detected[32];
-	bn_time_us t_detected;
+	struct bn_checks *checks;
 };
 
 static double now_wall_s(void)
@@ -90,7 +90,11 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 		return rc;
 	c->have_scn = true;
 
-	if (s->limits[0]) {
+	if (c->o->limits_override) {
+		snprintf(path, sizeof(path), "%s", c->o->limits_override);
+		if (!file_exists(path))
+			return bn_err_set(err, BN_ERR_IO, "cannot open limits file \"%s\"", path);
+	} else if (s->limits[0]) {
 		rc = resolve(c, "limits", "limits file", s->limits, s->limits_loc, path, sizeof(path), err);
 		if (rc < 0)
 			return rc;
@@ -144,13 +148,31 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 #undef LOAD
 
 	fw_spec = s->firmware[0] ? s->firmware : c->dut.firmware;
-	if (!bn_fw_is_builtin(fw_spec)) {
+	if (c->o->firmware_override) {
+		fw_spec = c->o->firmware_override;
+		if (!bn_fw_is_builtin(fw_spec) && !file_exists(fw_spec))
+			return bn_err_set(err, BN_ERR_IO, "cannot open firmware \"%s\"", fw_spec);
+		if (!bn_fw_is_builtin(fw_spec)) {
+			snprintf(path, sizeof(path), "%s", fw_spec);
+			fw_spec = path;
+		}
+	} else if (!bn_fw_is_builtin(fw_spec)) {
 		struct bn_scn_loc loc = s->firmware[0] ? s->firmware_loc : s->dut_loc;
 
 		rc = resolve(c, "firmware", "firmware", fw_spec, loc, path, sizeof(path), err);
 		if (rc < 0)
 			return rc;
 		fw_spec = path;
+	}
+	for (int i = 0; i < s->n_steps; i++) {
+		const struct bn_step *st = &s->steps[i];
+
+		for (int k = 0; st->kind == BN_STEP_CHECK && k < st->n_checks; k++)
+			if (!bn_rule_name_known(st->checks[k]))
+				return bn_err_set(err, BN_ERR_DATA,
+						  "%s:%d:%d: error: unknown check \"%s\" (expected a rule id "
+						  "or family such as bc12.det; see bcbench(1))",
+						  s->path, st->line, st->col, st->checks[k]);
 	}
 	rc = bn_fw_load(fw_spec, &c->fw, &e2);
 	if (rc < 0)
@@ -200,6 +222,23 @@ static void on_sample(void *user, bn_time_us t, const struct bn_sample *smp)
 		w->n++;
 	w->total++;
 	c->rep->n_samples++;
+	if (c->checks) {
+		struct bn_sample seen = *smp;
+
+		/* Checks see only the captured channels. */
+		for (int ch = 0; ch < BN_CH_COUNT; ch++)
+			if (!(c->scn.capture_mask & (1u << ch)))
+				seen.v[ch] = NAN;
+		bn_checks_sample(c->checks, t, &seen);
+	}
+}
+
+static void on_cev(void *user, const struct bn_cev *ev)
+{
+	struct run_ctx *c = user;
+
+	if (c->checks)
+		bn_checks_event(c->checks, ev);
 }
 
 static void on_event(void *user, bn_time_us t, const char *kind, const char *detail)
@@ -207,10 +246,6 @@ static void on_event(void *user, bn_time_us t, const char *kind, const char *det
 	struct run_ctx *c = user;
 
 	bn_report_event(c->rep, t, kind, detail);
-	if (!strcmp(kind, "telemetry") && !strncmp(detail, "port=", 5) && strcmp(detail + 5, "none")) {
-		snprintf(c->detected, sizeof(c->detected), "%s", detail + 5);
-		c->t_detected = t;
-	}
 	bn_dbg("%10.6f %-14s %s", bn_time_to_s(t), kind, detail);
 }
 
@@ -394,48 +429,12 @@ static void run_expect(struct run_ctx *c, const struct bn_step *st)
 	progress(c, r);
 }
 
+/* The rules run over the whole stream; a check step only names what the
+ * scenario is about (validated when it was loaded). */
 static void run_check(struct run_ctx *c, const struct bn_step *st)
 {
-	for (int i = 0; i < st->n_checks; i++) {
-		struct bn_result *r = bn_report_add(c->rep);
-
-		if (!r)
-			return;
-		snprintf(r->id, sizeof(r->id), "%s", st->checks[i]);
-		snprintf(r->kind, sizeof(r->kind), "check");
-		snprintf(r->text, sizeof(r->text), "check %s", st->checks[i]);
-		r->line = st->line;
-		r->verdict = BN_VERDICT_INCONCLUSIVE;
-		r->t1_us = bn_world_now(c->world);
-		r->t0_us = 0;
-		snprintf(r->reason, sizeof(r->reason),
-			 "no compliance check named \"%s\" in this build: not judged", st->checks[i]);
-		progress(c, r);
-	}
-}
-
-static void add_detection_result(struct run_ctx *c)
-{
-	struct bn_result *r = bn_report_add(c->rep);
-
-	if (!r)
-		return;
-	snprintf(r->id, sizeof(r->id), "bench.detected_port");
-	snprintf(r->kind, sizeof(r->kind), "bench");
-	snprintf(r->task, sizeof(r->task), "1-detect-port");
-	snprintf(r->text, sizeof(r->text), "the device detects the port as its profile states (%s)",
-		 bn_port_name(c->port.expect));
-	snprintf(r->limit, sizeof(r->limit), "== %s", bn_port_name(c->port.expect));
-	if (!c->detected[0]) {
-		r->verdict = BN_VERDICT_FAIL;
-		snprintf(r->reason, sizeof(r->reason), "the device never reported a detected port");
-	} else {
-		snprintf(r->measured_str, sizeof(r->measured_str), "%s", c->detected);
-		r->t0_us = r->t1_us = c->t_detected;
-		r->verdict = bn_port_from_name(c->detected) == c->port.expect ? BN_VERDICT_PASS
-									 : BN_VERDICT_FAIL;
-	}
-	progress(c, r);
+	for (int i = 0; i < st->n_checks; i++)
+		bn_report_event(c->rep, bn_world_now(c->world), "check", st->checks[i]);
 }
 
 static int run_steps(struct run_ctx *c, struct bn_err *err)
@@ -454,9 +453,14 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 		case BN_STEP_LOAD: bn_world_load(c->world, st->load_off ? 0.0 : st->load_a); break;
 		case BN_STEP_SUSPEND: bn_world_bus_suspend(c->world, true); break;
 		case BN_STEP_RESUME: bn_world_bus_suspend(c->world, false); break;
-		case BN_STEP_MARK:
-			bn_report_event(c->rep, bn_world_now(c->world), "mark", st->mark);
+		case BN_STEP_MARK: {
+			struct bn_cev ev = { .kind = BN_CEV_MARK, .t_us = bn_world_now(c->world),
+					     .text = st->mark };
+
+			bn_report_event(c->rep, ev.t_us, "mark", st->mark);
+			on_cev(c, &ev);
 			break;
+		}
 		case BN_STEP_EXPECT: run_expect(c, st); break;
 		case BN_STEP_CHECK: run_check(c, st); break;
 		}
@@ -488,6 +492,61 @@ static void fill_report_meta(struct run_ctx *c)
 		cJSON_AddNumberToObject(o, "max_power_ma", cfg[i].max_power_ma);
 		cJSON_AddBoolToObject(o, "self_powered", cfg[i].self_powered);
 		cJSON_AddItemToArray(rep->configs, o);
+	}
+}
+
+static int start_checks(struct run_ctx *c, struct bn_err *err)
+{
+	struct bn_check_ctx ctx = {
+		.lim = &c->lim,
+		.port = c->port.expect,
+		.port_name = c->port.name,
+		.dp_pulldown_ohm = c->port.dp_pulldown_ohm,
+		.dm_pulldown_ohm = c->port.dm_pulldown_ohm,
+		.dp_dm_short_ohm = c->port.dp_dm_short_ohm,
+		.droop_threshold_v = c->dut.droop_threshold_v,
+		.otg_rating_a = c->dut.otg_rating_a,
+		.rate_hz = c->scn.capture_rate_hz,
+		.channels = c->scn.capture_mask,
+		.events = BN_CEV_ALL,
+	};
+	const struct bcfw_config *cfg;
+	int n = bn_world_configs(c->world, &cfg);
+
+	if (c->dut.battery_powered)
+		ctx.decl |= BN_DECL_BATTERY;
+	if (c->dut.dbp)
+		ctx.decl |= BN_DECL_DBP;
+	if (c->dut.has_battery && c->scn.has_battery_v && c->scn.battery_v < c->dut.battery.dead_v)
+		ctx.decl |= BN_DECL_DEAD_BATTERY;
+	if (c->dut.otg_rating_a > 0)
+		ctx.decl |= BN_DECL_OTG;
+	if (c->dut.secondary_detection)
+		ctx.decl |= BN_DECL_SECONDARY;
+	if (c->dut.droop_threshold_v > 0)
+		ctx.decl |= BN_DECL_DROOP;
+	ctx.configs_known = true;
+	for (int i = 0; i < n && i < 8; i++) {
+		ctx.config_value[i] = cfg[i].value;
+		ctx.config_max_power_a[i] = cfg[i].max_power_ma / 1000.0;
+	}
+	ctx.n_configs = n < 8 ? n : 8;
+	return bn_checks_new(&ctx, &c->checks, err);
+}
+
+/* The run broke: no rule can claim a verdict on a partial stream. */
+static void end_checks_broken(struct run_ctx *c, struct bn_report *rep)
+{
+	int first = rep->n_results;
+
+	bn_checks_end(c->checks, bn_world_now(c->world), rep);
+	for (int i = first; i < rep->n_results; i++) {
+		struct bn_result *r = &rep->results[i];
+
+		if (r->verdict == BN_VERDICT_SKIPPED)
+			continue;
+		r->verdict = BN_VERDICT_ERROR;
+		snprintf(r->reason, sizeof(r->reason), "the run ended early: %.200s", rep->reason);
 	}
 }
 
@@ -537,7 +596,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		.bounce_n = c->scn.bounce_n,
 		.bounce_us = c->scn.bounce_us,
 		.sample_rate_hz = c->scn.capture_rate_hz,
-		.sink = { .user = c, .sample = on_sample, .event = on_event },
+		.sink = { .user = c, .sample = on_sample, .event = on_event, .cev = on_cev },
 		.livelock_wakes = o->livelock_wakes,
 		.stop_flag = o->stop_flag,
 	};
@@ -545,6 +604,9 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	if (rc < 0)
 		goto out;
 	fill_report_meta(c);
+	rc = start_checks(c, err);
+	if (rc < 0)
+		goto out;
 
 	/* From here the bench runs: every outcome is in the report. */
 	rc = run_steps(c, &run_err);
@@ -552,17 +614,19 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	snapshot_telemetry(c);
 	if (rc == BN_OK) {
 		rep->status = BN_RUN_COMPLETED;
-		add_detection_result(c);
+		bn_checks_end(c->checks, bn_world_now(c->world), rep);
 	} else {
 		rep->status = rc == BN_ERR_INTR ? BN_RUN_ABORTED : BN_RUN_ERROR;
 		rep->exit_code = 3;
 		snprintf(rep->reason, sizeof(rep->reason), "%s", run_err.msg);
+		end_checks_broken(c, rep);
 	}
 	rep->sim_s = bn_time_to_s(bn_world_now(c->world));
 	rep->fw_wakes = bn_world_wakes(c->world);
 	rc = BN_OK;
 out:
 	rep->wall_s = now_wall_s() - t0;
+	bn_checks_free(c->checks);
 	bn_world_free(c->world);
 	window_free(&c->win);
 	bn_fw_unload(&c->fw);

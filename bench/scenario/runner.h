@@ -19,6 +19,8 @@ struct bn_run_opts {
 	const char *scenario_path;
 	const char *datadir;        /* where profiles/ live */
 	const char *limits_path;    /* from bench.conf; NULL: datadir default */
+	const char *limits_override;/* --limits: wins over the scenario's and the conf's */
+	const char *firmware_override; /* --firmware: wins over the scenario's and the dut's */
 	const char *conf_path;      /* for the report; may be NULL */
 	FILE *progress;             /* one line per step result; NULL: silent */
 	volatile const sig_atomic_t *stop_flag;

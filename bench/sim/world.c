@@ -31,6 +31,8 @@ struct bn_world {
 	/* what touches what */
 	bool plugged;      /* VBUS and GND pins in contact */
 	bool vbus_switch;  /* the fixture's VBUS switch */
+	bool bench_vbus_on;
+	bool data_contact_seen;
 	bool data_contact; /* D+, D-, ID in contact */
 	bn_time_us t_data_toggle;
 	int toggles_left;
@@ -111,6 +113,28 @@ static void emit(struct bn_world *w, const char *kind, const char *fmt, ...)
 	vsnprintf(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
 	w->cfg.sink.event(w->cfg.sink.user, w->now, kind, detail);
+}
+
+static void cev(struct bn_world *w, enum bn_cev_kind kind, int value, double num,
+		const char *key, const char *text)
+{
+	struct bn_cev ev = {
+		.kind = kind, .t_us = w->now, .value = value, .num = num, .key = key, .text = text,
+	};
+
+	if (w->cfg.sink.cev)
+		w->cfg.sink.cev(w->cfg.sink.user, &ev);
+}
+
+/* The bench's own view of VBUS: it applied it, or not. */
+static void bench_vbus(struct bn_world *w)
+{
+	bool on = w->plugged && w->vbus_switch && w->cfg.port->vbus == BN_PORT_VBUS_EXTERNAL;
+
+	if (on != w->bench_vbus_on) {
+		w->bench_vbus_on = on;
+		cev(w, on ? BN_CEV_VBUS_ON : BN_CEV_VBUS_OFF, 0, 0.0, NULL, NULL);
+	}
 }
 
 static bn_time_us tmin(bn_time_us a, bn_time_us b)
@@ -221,6 +245,7 @@ static void update_host(struct bn_world *w)
 		w->host_config = 0;
 		w->bus_suspended = false;
 		emit(w, "connect", "host sees D+ pull-up (D+ %.2f V)", w->lines.dp_v);
+		cev(w, BN_CEV_CONNECT, 0, 0.0, NULL, NULL);
 		if (h->enumerates)
 			w->t_enum = w->now + h->enum_delay_us;
 		else
@@ -231,6 +256,7 @@ static void update_host(struct bn_world *w)
 		w->bus_suspended = false;
 		w->t_enum = w->t_idle_suspend = BN_TIME_NEVER;
 		emit(w, "disconnect", "D+ pull-up gone");
+		cev(w, BN_CEV_DISCONNECT, 0, 0.0, NULL, NULL);
 	}
 	/* The CDP's responder stays off while a device is connected. */
 	if (pp->has_vdm_responder) {
@@ -443,6 +469,7 @@ static void telem_set(struct bn_world *w, const char *key, const char *val)
 	}
 	snprintf(w->telem[i].val, sizeof(w->telem[i].val), "%s", val);
 	emit(w, "telemetry", "%s=%s", key, val);
+	cev(w, BN_CEV_TELEMETRY, 0, 0.0, w->telem[i].key, w->telem[i].val);
 }
 
 static void hal_telemetry_str(void *b, const char *key, const char *value)
@@ -574,6 +601,7 @@ void bn_world_plug(struct bn_world *w)
 	w->t_data_toggle = w->now + delay;
 	bn_charger_state_init(&w->chg);
 	emit(w, "attach", "VBUS contact; data lines in %.1f ms", delay / 1000.0);
+	bench_vbus(w);
 	recompute(w);
 }
 
@@ -586,6 +614,10 @@ void bn_world_unplug(struct bn_world *w)
 	w->t_data_toggle = BN_TIME_NEVER;
 	w->periph_done = false;
 	emit(w, "detach", "plug removed");
+	if (w->data_contact_seen)
+		cev(w, BN_CEV_DATA_CONTACT, 0, 0.0, NULL, NULL);
+	w->data_contact_seen = false;
+	bench_vbus(w);
 	recompute(w);
 }
 
@@ -600,6 +632,7 @@ void bn_world_vbus(struct bn_world *w, bool on)
 		return;
 	w->vbus_switch = on;
 	emit(w, on ? "vbus_on" : "vbus_off", "fixture VBUS switch %s", on ? "closed" : "open");
+	bench_vbus(w);
 	recompute(w);
 }
 
@@ -607,6 +640,7 @@ void bn_world_load(struct bn_world *w, double load_a)
 {
 	w->load_a = load_a > 0.0 ? load_a : 0.0;
 	emit(w, "load", "%.1f mA", w->load_a * 1000.0);
+	cev(w, BN_CEV_LOAD, 0, w->load_a, NULL, NULL);
 	recompute(w);
 }
 
@@ -624,6 +658,7 @@ void bn_world_bus_suspend(struct bn_world *w, bool suspended)
 	w->fw_pending |= suspended ? BCFW_EV_SUSPEND : BCFW_EV_RESUME;
 	emit(w, suspended ? "suspend" : "resume", "host %s the bus",
 	     suspended ? "suspends" : "resumes");
+	cev(w, suspended ? BN_CEV_SUSPEND : BN_CEV_RESUME, 0, 0.0, NULL, NULL);
 }
 
 void bn_world_safe_state(struct bn_world *w)
@@ -634,6 +669,10 @@ void bn_world_safe_state(struct bn_world *w)
 	w->data_contact = false;
 	w->t_data_toggle = BN_TIME_NEVER;
 	emit(w, "safe_state", "VBUS off, load off, data lines open");
+	if (w->data_contact_seen)
+		cev(w, BN_CEV_DATA_CONTACT, 0, 0.0, NULL, NULL);
+	w->data_contact_seen = false;
+	bench_vbus(w);
 	recompute(w);
 }
 
@@ -649,6 +688,8 @@ static void process_timers(struct bn_world *w)
 		w->t_data_toggle = w->toggles_left > 0 ? t + w->cfg.bounce_us : BN_TIME_NEVER;
 		emit(w, w->data_contact ? "data_contact" : "data_break", "data lines %s",
 		     w->data_contact ? "make contact" : "bounce open");
+		w->data_contact_seen = w->data_contact;
+		cev(w, BN_CEV_DATA_CONTACT, 0, w->data_contact ? 1.0 : 0.0, NULL, NULL);
 	}
 	if (t >= w->resp_at) {
 		w->resp_on = w->resp_to;
@@ -669,6 +710,8 @@ static void process_timers(struct bn_world *w)
 			    (!best || w->cfgs[i].max_power_ma > best->max_power_ma))
 				best = &w->cfgs[i];
 		w->host_config = best ? best->value : 0;
+		cev(w, BN_CEV_CONFIG, w->host_config, best ? best->max_power_ma / 1000.0 : 0.0, NULL,
+		    NULL);
 		w->fw_pending |= BCFW_EV_BUS_RESET | BCFW_EV_CONFIG;
 		if (best)
 			emit(w, "config", "host (budget %.0f mA) sets configuration %d (%u mA)",
@@ -684,12 +727,14 @@ static void process_timers(struct bn_world *w)
 		w->bus_suspended = true;
 		w->fw_pending |= BCFW_EV_SUSPEND;
 		emit(w, "suspend", "no enumeration: port suspends");
+		cev(w, BN_CEV_SUSPEND, 0, 0.0, NULL, NULL);
 	}
 	if (t >= w->t_periph) {
 		w->t_periph = BN_TIME_NEVER;
 		w->periph_wait = false;
 		w->periph_done = true;
 		w->fw_pending |= BCFW_EV_PERIPHERAL;
+		cev(w, BN_CEV_PERIPHERAL, 0, 0.0, NULL, NULL);
 		emit(w, "peripheral", "%s enumerated by the device",
 		     w->cfg.port->peripheral[0] ? w->cfg.port->peripheral : "peripheral");
 	}

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "capture/channel.h"
+#include "checks/event.h"
 #include "core/err.h"
 #include "core/limits.h"
 #include "core/time.h"
@@ -33,6 +34,8 @@ struct bn_world_sink {
 	/* Something happened: kind is a short word ("attach", "data_contact",
 	 * "connect", "config", "suspend", "telemetry", ...), detail free text. */
 	void (*event)(void *user, bn_time_us t, const char *kind, const char *detail);
+	/* The same, structured, for the checks: only what a bench can know. */
+	void (*cev)(void *user, const struct bn_cev *ev);
 };
 
 struct bn_world_cfg {

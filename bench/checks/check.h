@@ -1,0 +1,121 @@
+/* Compliance checks: each BC-1.2 device rule is a streaming check that
+ * sees the samples (VBUS, IBUS, DP, DM, ID at the capture rate) and the
+ * events of a run in one pass, with memory that does not depend on the
+ * run's length. It never sees the simulator: the same code judges a
+ * capture from a sigrok device or a file.
+ *
+ * A rule declares its inputs (channels, events, minimum sample rate) and
+ * where it applies (ports, device declarations). The engine (engine.c)
+ * decides before the run: a rule that does not apply is skipped with why;
+ * one whose inputs are missing is inconclusive with what was missing;
+ * only the rest get begin/sample/event/end. A rule's end() may itself say
+ * inconclusive (for example: the phase it judges never happened). Nothing
+ * passes on missing data. */
+#ifndef BN_CHECKS_CHECK_H
+#define BN_CHECKS_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "capture/channel.h"
+#include "checks/event.h"
+#include "core/limits.h"
+#include "core/time.h"
+#include "report/report.h"
+#include "sim/port.h"
+
+/* The five tasks of a BC-1.2 portable device (DESIGN.md section 1). */
+#define BN_TASK_DETECT "1-detect-port"
+#define BN_TASK_ADVERTISE "2-advertise-configurations"
+#define BN_TASK_HOST_CHOICE "3-obey-host-choice"
+#define BN_TASK_CURRENT "4-current-within-range"
+#define BN_TASK_DBP "5-dead-battery"
+
+/* Declarations a rule may need (bits of bn_rule.needs_decl / excludes_decl). */
+enum bn_decl_bit {
+	BN_DECL_BATTERY = 1u << 0,      /* battery powered */
+	BN_DECL_DBP = 1u << 1,          /* supports Dead Battery Provision */
+	BN_DECL_DEAD_BATTERY = 1u << 2, /* the battery starts dead (below its dead threshold) */
+	BN_DECL_OTG = 1u << 3,          /* declares an OTG output rating > 0 */
+	BN_DECL_SECONDARY = 1u << 4,    /* does secondary detection */
+	BN_DECL_DROOP = 1u << 5,        /* declares a droop threshold */
+};
+
+#define BN_PORT_BIT(t) (1u << (t))
+
+/* What a check knows before the first sample. */
+struct bn_check_ctx {
+	const struct bn_limits *lim;
+	enum bn_port_type port;     /* the port as a correct device classifies it */
+	const char *port_name;      /* the profile's name */
+	/* The port's known network, for rules that compute currents from
+	 * voltages (0 = not fitted / unknown). */
+	double dp_pulldown_ohm, dm_pulldown_ohm, dp_dm_short_ohm;
+	/* The device's declaration. */
+	unsigned decl;              /* enum bn_decl_bit */
+	double droop_threshold_v;
+	double otg_rating_a;
+	/* Advertised USB configurations (max power in A). */
+	int n_configs;
+	int config_value[8];
+	double config_max_power_a[8];
+	bool configs_known;
+	/* The capture. */
+	double rate_hz;
+	unsigned channels;          /* bits of enum bn_chan */
+	unsigned events;            /* BN_CEV_BIT()s the source provides */
+	bn_time_us t_start_us;
+};
+
+struct bn_rule {
+	const char *id;       /* stable: "bc12.<family>.<rule>" */
+	const char *task;     /* BN_TASK_* */
+	const char *title;
+	const char *clause;   /* compliance plan clause or tester tag, NULL if none */
+	const char *limit;    /* the limits-file name judged against, NULL if none */
+	unsigned needs_channels;
+	unsigned needs_events;
+	double min_rate_hz;   /* 0: any */
+	unsigned ports;       /* BN_PORT_BIT()s where it applies; 0: every port */
+	unsigned needs_decl;  /* all of these must be declared */
+	unsigned excludes_decl; /* none of these may be declared */
+	size_t priv_size;
+	/* priv is zeroed. */
+	void (*begin)(void *priv, const struct bn_check_ctx *ctx);
+	void (*sample)(void *priv, bn_time_us t_us, const struct bn_sample *s);
+	void (*event)(void *priv, const struct bn_cev *ev);
+	/* Fill verdict, measured/unit, limit_min/max, margin, window, reason.
+	 * id, task, title and limit name are filled by the engine. */
+	void (*end)(void *priv, bn_time_us t_end_us, struct bn_result *res);
+};
+
+/* Every rule, in report order: bn_rule_at(0 .. bn_rules_count()-1). */
+int bn_rules_count(void);
+const struct bn_rule *bn_rule_at(int idx);
+const struct bn_rule *bn_rule_find(const char *id);
+/* True if name is a rule id or a family prefix ("bc12.dcd"), for check steps. */
+bool bn_rule_name_known(const char *name);
+
+/* Result helpers for rules. */
+void bn_result_measured(struct bn_result *res, double v, const char *unit);
+/* Judge v against [min, max] (NAN: open): sets verdict, limits and the
+ * margin (signed distance to the nearest bound, positive inside). */
+void bn_result_judge(struct bn_result *res, double v, double min, double max, const char *unit);
+void bn_result_window(struct bn_result *res, bn_time_us t0_us, bn_time_us t1_us);
+void bn_result_inconclusive(struct bn_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void bn_result_fail(struct bn_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- the engine: runs every rule over one stream ---- */
+
+struct bn_checks;
+
+int bn_checks_new(const struct bn_check_ctx *ctx, struct bn_checks **out, struct bn_err *err);
+void bn_checks_sample(struct bn_checks *c, bn_time_us t_us, const struct bn_sample *s);
+void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev);
+/* Append one result per rule to the report (in table order). */
+void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *rep);
+void bn_checks_free(struct bn_checks *c);
+
+#endif

@@ -1,0 +1,269 @@
+#include "checks/check.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const cev_names[BN_CEV_COUNT] = {
+	"vbus_on", "vbus_off", "data_contact", "connect", "disconnect", "config",
+	"suspend", "resume", "peripheral", "load", "telemetry", "mark",
+};
+
+const char *bn_cev_name(enum bn_cev_kind k)
+{
+	return (unsigned)k < BN_CEV_COUNT ? cev_names[k] : "?";
+}
+
+/* ---- result helpers ---- */
+
+void bn_result_measured(struct bn_result *res, double v, const char *unit)
+{
+	res->has_measured = true;
+	res->measured = v;
+	snprintf(res->unit, sizeof(res->unit), "%s", unit);
+}
+
+void bn_result_judge(struct bn_result *res, double v, double min, double max, const char *unit)
+{
+	double m = INFINITY;
+
+	bn_result_measured(res, v, unit);
+	res->limit_min = min;
+	res->limit_max = max;
+	if (!isnan(min))
+		m = fmin(m, v - min);
+	if (!isnan(max))
+		m = fmin(m, max - v);
+	res->has_margin = !isinf(m);
+	res->margin = res->has_margin ? m : NAN;
+	res->verdict = (isnan(min) || v >= min) && (isnan(max) || v <= max) ? BN_VERDICT_PASS
+									     : BN_VERDICT_FAIL;
+}
+
+void bn_result_window(struct bn_result *res, bn_time_us t0_us, bn_time_us t1_us)
+{
+	res->t0_us = t0_us;
+	res->t1_us = t1_us;
+}
+
+void bn_result_inconclusive(struct bn_result *res, const char *fmt, ...)
+{
+	va_list ap;
+
+	res->verdict = BN_VERDICT_INCONCLUSIVE;
+	va_start(ap, fmt);
+	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+	va_end(ap);
+}
+
+void bn_result_fail(struct bn_result *res, const char *fmt, ...)
+{
+	va_list ap;
+
+	res->verdict = BN_VERDICT_FAIL;
+	va_start(ap, fmt);
+	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the engine ---- */
+
+struct rule_inst {
+	const struct bn_rule *rule;
+	enum bn_verdict pre;  /* SKIPPED / INCONCLUSIVE decided up front, or PASS = active */
+	char why[200];
+	void *priv;
+};
+
+struct bn_checks {
+	struct bn_check_ctx ctx;
+	int n;
+	struct rule_inst *v;
+	/* the active ones, for the per-sample loop */
+	int n_active;
+	struct rule_inst **active;
+};
+
+static void list_bits(char *buf, size_t len, unsigned bits, int n, const char *(*name)(int))
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		if (bits & (1u << i))
+			used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+						 used ? ", " : "", name(i));
+}
+
+static const char *chan_name_i(int i)
+{
+	return bn_chan_name((enum bn_chan)i);
+}
+
+static const char *cev_name_i(int i)
+{
+	return bn_cev_name((enum bn_cev_kind)i);
+}
+
+static const char *port_name_i(int i)
+{
+	return bn_port_name((enum bn_port_type)i);
+}
+
+static const char *decl_name_i(int i)
+{
+	static const char *const names[] = { "battery powered", "Dead Battery Provision",
+					    "a dead battery", "an OTG output rating",
+					    "secondary detection", "a droop threshold" };
+
+	return (size_t)i < sizeof(names) / sizeof(names[0]) ? names[i] : "?";
+}
+
+static void decide(struct rule_inst *ri, const struct bn_check_ctx *ctx)
+{
+	const struct bn_rule *r = ri->rule;
+	char list[160];
+	unsigned missing;
+
+	ri->pre = BN_VERDICT_PASS;
+	if (r->ports && !(r->ports & BN_PORT_BIT(ctx->port))) {
+		list_bits(list, sizeof(list), r->ports, BN_PORT_COUNT, port_name_i);
+		ri->pre = BN_VERDICT_SKIPPED;
+		snprintf(ri->why, sizeof(ri->why), "applies on %s; this port is %s", list,
+			 bn_port_name(ctx->port));
+		return;
+	}
+	missing = r->needs_decl & ~ctx->decl;
+	if (missing) {
+		list_bits(list, sizeof(list), missing, 6, decl_name_i);
+		ri->pre = BN_VERDICT_SKIPPED;
+		snprintf(ri->why, sizeof(ri->why), "applies to a device with %s", list);
+		return;
+	}
+	if (r->excludes_decl & ctx->decl) {
+		list_bits(list, sizeof(list), r->excludes_decl & ctx->decl, 6, decl_name_i);
+		ri->pre = BN_VERDICT_SKIPPED;
+		snprintf(ri->why, sizeof(ri->why), "does not apply to a device with %s", list);
+		return;
+	}
+	missing = r->needs_channels & ~ctx->channels;
+	if (missing) {
+		list_bits(list, sizeof(list), missing, BN_CH_COUNT, chan_name_i);
+		ri->pre = BN_VERDICT_INCONCLUSIVE;
+		snprintf(ri->why, sizeof(ri->why), "needs channel(s) %s, not captured", list);
+		return;
+	}
+	missing = r->needs_events & ~ctx->events;
+	if (missing) {
+		list_bits(list, sizeof(list), missing, BN_CEV_COUNT, cev_name_i);
+		ri->pre = BN_VERDICT_INCONCLUSIVE;
+		snprintf(ri->why, sizeof(ri->why), "needs event(s) %s, not known to this source",
+			 list);
+		return;
+	}
+	if (r->min_rate_hz > 0 && ctx->rate_hz < r->min_rate_hz) {
+		ri->pre = BN_VERDICT_INCONCLUSIVE;
+		snprintf(ri->why, sizeof(ri->why), "needs a sample rate of at least %g Hz, captured at %g Hz",
+			 r->min_rate_hz, ctx->rate_hz);
+	}
+}
+
+int bn_checks_new(const struct bn_check_ctx *ctx, struct bn_checks **out, struct bn_err *err)
+{
+	struct bn_checks *c = calloc(1, sizeof(*c));
+	int n = bn_rules_count();
+
+	if (!c)
+		return bn_err_set(err, BN_ERR_NOMEM, "checks: out of memory");
+	c->ctx = *ctx;
+	c->v = calloc((size_t)n + 1, sizeof(*c->v));
+	c->active = calloc((size_t)n + 1, sizeof(*c->active));
+	if (!c->v || !c->active) {
+		bn_checks_free(c);
+		return bn_err_set(err, BN_ERR_NOMEM, "checks: out of memory");
+	}
+	c->n = n;
+	for (int i = 0; i < n; i++) {
+		struct rule_inst *ri = &c->v[i];
+		const struct bn_rule *rule = bn_rule_at(i);
+
+		ri->rule = rule;
+		decide(ri, &c->ctx);
+		if (ri->pre != BN_VERDICT_PASS)
+			continue;
+		ri->priv = calloc(1, rule->priv_size ? rule->priv_size : 1);
+		if (!ri->priv) {
+			bn_checks_free(c);
+			return bn_err_set(err, BN_ERR_NOMEM, "checks: out of memory");
+		}
+		if (rule->begin)
+			rule->begin(ri->priv, &c->ctx);
+		c->active[c->n_active++] = ri;
+	}
+	*out = c;
+	return BN_OK;
+}
+
+void bn_checks_sample(struct bn_checks *c, bn_time_us t_us, const struct bn_sample *s)
+{
+	for (int i = 0; i < c->n_active; i++)
+		if (c->active[i]->rule->sample)
+			c->active[i]->rule->sample(c->active[i]->priv, t_us, s);
+}
+
+void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev)
+{
+	if (!(c->ctx.events & BN_CEV_BIT(ev->kind)))
+		return;
+	for (int i = 0; i < c->n_active; i++)
+		if (c->active[i]->rule->event)
+			c->active[i]->rule->event(c->active[i]->priv, ev);
+}
+
+void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *rep)
+{
+	for (int i = 0; i < c->n; i++) {
+		struct rule_inst *ri = &c->v[i];
+		const struct bn_rule *r = ri->rule;
+		struct bn_result *res = bn_report_add(rep);
+		const struct bn_limit *lim = r->limit ? bn_limits_find(c->ctx.lim, r->limit) : NULL;
+
+		if (!res)
+			return;
+		snprintf(res->id, sizeof(res->id), "%s", r->id);
+		snprintf(res->kind, sizeof(res->kind), "check");
+		snprintf(res->task, sizeof(res->task), "%s", r->task);
+		snprintf(res->title, sizeof(res->title), "%s", r->title);
+		snprintf(res->text, sizeof(res->text), "%s", r->title);
+		if (r->clause)
+			snprintf(res->clause, sizeof(res->clause), "%s", r->clause);
+		if (r->limit)
+			snprintf(res->limit, sizeof(res->limit), "%s", r->limit);
+		if (lim && lim->source)
+			snprintf(res->limit_source, sizeof(res->limit_source), "%s", lim->source);
+		if (ri->pre != BN_VERDICT_PASS) {
+			res->verdict = ri->pre;
+			snprintf(res->reason, sizeof(res->reason), "%s", ri->why);
+			continue;
+		}
+		/* A rule that says nothing has judged nothing. */
+		res->verdict = BN_VERDICT_INCONCLUSIVE;
+		snprintf(res->reason, sizeof(res->reason), "the rule reached no verdict");
+		r->end(ri->priv, t_end_us, res);
+		if (res->verdict != BN_VERDICT_INCONCLUSIVE && !strcmp(res->reason, "the rule reached no verdict"))
+			res->reason[0] = '\0';
+	}
+}
+
+void bn_checks_free(struct bn_checks *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < c->n && c->v; i++)
+		free(c->v[i].priv);
+	free(c->v);
+	free(c->active);
+	free(c);
+}
