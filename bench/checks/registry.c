@@ -1,5 +1,5 @@
 /* Every rule, family by family, in report order. One family a file:
- * detection.c (task 1), advertise.c (task 2), host_choice.c (task 3),
+ * detection.c and aca_otg.c (task 1), advertise.c (task 2), host_choice.c (task 3),
  * current.c (task 4), dbp.c (task 5). */
 #include <string.h>
 
@@ -7,7 +7,7 @@
 #include "checks/rules.h"
 
 static const struct bn_rule *const *const families[] = {
-	bn_rules_detection, bn_rules_advertise, bn_rules_host_choice, bn_rules_current, bn_rules_dbp,
+	bn_rules_detection, bn_rules_aca_otg, bn_rules_advertise, bn_rules_host_choice, bn_rules_current, bn_rules_dbp,
 };
 
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))

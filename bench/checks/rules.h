@@ -5,6 +5,7 @@
 #include "checks/check.h"
 
 extern const struct bn_rule *const bn_rules_detection[];
+extern const struct bn_rule *const bn_rules_aca_otg[];
 extern const struct bn_rule *const bn_rules_advertise[];
 extern const struct bn_rule *const bn_rules_host_choice[];
 extern const struct bn_rule *const bn_rules_current[];

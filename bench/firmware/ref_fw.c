@@ -31,6 +31,7 @@ const struct ref_fw_tunables ref_fw_tunables = {
 	.rid_a_max_ohm = 175000,
 	.cfg_high_ma = 500,
 	.cfg_low_ma = 100,
+	.dbp_ma = 100,
 };
 
 enum ref_state {
@@ -54,6 +55,7 @@ enum ref_id { ID_FLOAT, ID_GND, ID_A, ID_B, ID_C };
 
 struct ref_fw {
 	const struct bcfw_hal *hal;
+	struct ref_fw_tunables t;
 	struct bcfw_decl decl;
 	enum ref_state st;
 	uint64_t t_attach, t_state, dcd_low_since;
@@ -116,7 +118,7 @@ static uint32_t cmp(const struct ref_fw *f)
 
 static enum ref_id read_id(const struct ref_fw *f)
 {
-	const struct ref_fw_tunables *t = &ref_fw_tunables;
+	const struct ref_fw_tunables *t = &f->t;
 	uint64_t v = f->hal->id_mv(f->hal->bench), vpu = f->decl.id_pullup_mv, r;
 
 	if (!vpu || v >= vpu)
@@ -152,7 +154,7 @@ static void go_off(struct ref_fw *f)
 	f->hal->system_power(f->hal->bench, 1);
 	set_port(f, "none");
 	set_state(f, ST_OFF);
-	wake_in(f, ref_fw_tunables.id_poll_us);
+	wake_in(f, f->t.id_poll_us);
 }
 
 static void start_charging(struct ref_fw *f, const char *port, uint32_t phy, uint32_t start_ma,
@@ -165,8 +167,8 @@ static void start_charging(struct ref_fw *f, const char *port, uint32_t phy, uin
 	f->connected = !!(phy & BCFW_PHY_RDP_UP);
 	if (f->trip_ceiling && now(f) - f->t_lost < RAMP_TRIP_MEMORY_US)
 		ceiling = f->trip_ceiling;
-	ref_ramp_start(&f->ramp, start_ma, ref_fw_tunables.idev_chg_ma, ceiling,
-		       f->decl.droop_threshold_mv, now(f));
+	ref_ramp_start(&f->ramp, start_ma, f->t.idev_chg_ma, ceiling,
+		       f->t.ignore_droop ? 0 : f->decl.droop_threshold_mv, now(f));
 	f->ramping = 1;
 	set_ilim(f, f->ramp.ilim_ma);
 	set_state(f, st);
@@ -176,10 +178,12 @@ static void start_charging(struct ref_fw *f, const char *port, uint32_t phy, uin
 /* SDP (and the end of DBP): connect, draw by the host's choice. */
 static uint32_t sdp_allowance(const struct ref_fw *f)
 {
-	const struct ref_fw_tunables *t = &ref_fw_tunables;
+	const struct ref_fw_tunables *t = &f->t;
 
-	if (f->suspended)
+	if (f->suspended && !t->ignore_suspend)
 		return t->isusp_ma;
+	if (t->ignore_config && f->config)
+		return t->cfg_high_ma;
 	if (f->config == 1)
 		return t->cfg_high_ma;
 	if (f->config == 2)
@@ -201,23 +205,31 @@ static void start_sdp(struct ref_fw *f)
 static void after_id(struct ref_fw *f)
 {
 	enum ref_id id = read_id(f);
-	const struct ref_fw_tunables *t = &ref_fw_tunables;
+	const struct ref_fw_tunables *t = &f->t;
 
 	switch (id) {
 	case ID_A:
+		if (t->otg_despite_vbus)
+			f->hal->source_vbus(f->hal->bench, 1);
 		/* ACA-Dock drives VDM_SRC on D- while the lines are idle. */
 		if (cmp(f) & BCFW_CMP_DM_VDAT_REF)
 			start_charging(f, "aca-dock", BCFW_PHY_HOST_PD, t->cdp_start_ma, ST_AHOST);
 		else
-			start_charging(f, "aca-a", BCFW_PHY_HOST_PD, t->aca_start_ma, ST_AHOST);
+			start_charging(f, "aca-a",
+				       BCFW_PHY_HOST_PD | (t->pullup_on_aca_a ? BCFW_PHY_RDP_UP : 0),
+				       t->aca_start_ma, ST_AHOST);
 		return;
 	case ID_B:
-		start_charging(f, "aca-b", 0, t->aca_start_ma, ST_CHARGE);
+		start_charging(f, "aca-b", t->connect_on_aca_b ? BCFW_PHY_RDP_UP : 0, t->aca_start_ma,
+			       ST_CHARGE);
 		return;
 	case ID_C:
 		start_charging(f, "aca-c", BCFW_PHY_RDP_UP, t->aca_start_ma, ST_CHARGE);
 		return;
 	case ID_GND:  /* grounded ID with VBUS from outside: never source; treat as B-device */
+		if (t->otg_despite_vbus)
+			f->hal->source_vbus(f->hal->bench, 1);
+		break;
 	case ID_FLOAT:
 		break;
 	}
@@ -230,14 +242,21 @@ static void on_attach(struct ref_fw *f)
 {
 	f->t_attach = now(f);
 	f->dcd_low = 0;
+	if (f->t.no_dcd) {
+		/* Straight to the ID check and primary detection. */
+		set_phy(f, 0);
+		set_state(f, ST_ID);
+		wake_in(f, f->t.dcd_poll_us);
+		return;
+	}
 	set_phy(f, BCFW_PHY_IDP_SRC | BCFW_PHY_RDM_DWN);
 	set_state(f, ST_DCD);
-	wake_in(f, ref_fw_tunables.dcd_poll_us);
+	wake_in(f, f->t.dcd_poll_us);
 }
 
 static void step_dcd(struct ref_fw *f)
 {
-	const struct ref_fw_tunables *t = &ref_fw_tunables;
+	const struct ref_fw_tunables *t = &f->t;
 	uint64_t tn = now(f);
 
 	if (!(cmp(f) & BCFW_CMP_DP_VLGC)) {
@@ -266,7 +285,7 @@ done:
 
 static void after_primary(struct ref_fw *f)
 {
-	const struct ref_fw_tunables *t = &ref_fw_tunables;
+	const struct ref_fw_tunables *t = &f->t;
 
 	if (cmp(f) & BCFW_CMP_DM_VDAT_REF) {
 		if (f->decl.secondary_detection) {
@@ -279,13 +298,13 @@ static void after_primary(struct ref_fw *f)
 		start_charging(f, "dcp", BCFW_PHY_VDP_SRC, t->dcp_start_ma, ST_CHARGE);
 		return;
 	}
-	if (f->decl.dbp && battery_dead(f)) {
+	if (f->decl.dbp && battery_dead(f) && !t->no_dbp) {
 		/* Dead Battery Provision: hold D+ at VDP_SRC, draw a unit load
 		 * unconnected until the battery can run the system. */
 		set_port(f, "sdp");
 		f->hal->system_power(f->hal->bench, 0);
 		set_phy(f, BCFW_PHY_VDP_SRC);
-		set_ilim(f, t->iunit_ma);
+		set_ilim(f, t->dbp_ma);
 		f->dbp_quiet = 0;
 		set_state(f, ST_DBP);
 		wake_in(f, t->dbp_poll_us);
@@ -296,18 +315,20 @@ static void after_primary(struct ref_fw *f)
 
 static void after_secondary(struct ref_fw *f)
 {
-	const struct ref_fw_tunables *t = &ref_fw_tunables;
+	const struct ref_fw_tunables *t = &f->t;
 
 	if (cmp(f) & BCFW_CMP_DP_VDAT_REF)
 		/* A DCP: keep D+ at VDP_SRC while drawing more than ISUSP. */
-		start_charging(f, "dcp", BCFW_PHY_VDP_SRC, t->dcp_start_ma, ST_CHARGE);
+		start_charging(f, "dcp", t->dcp_drop_dp ? 0 : BCFW_PHY_VDP_SRC, t->dcp_start_ma,
+			       ST_CHARGE);
 	else
-		start_charging(f, "cdp", BCFW_PHY_RDP_UP, t->cdp_start_ma, ST_CHARGE);
+		start_charging(f, t->report_cdp_as_dcp ? "dcp" : "cdp", BCFW_PHY_RDP_UP,
+			       t->cdp_start_ma, ST_CHARGE);
 }
 
 static void step_dbp(struct ref_fw *f)
 {
-	const struct ref_fw_tunables *t = &ref_fw_tunables;
+	const struct ref_fw_tunables *t = &f->t;
 
 	if (f->dbp_quiet) {
 		wake_in(f, t->dbp_poll_us);
@@ -349,7 +370,7 @@ static void step_off(struct ref_fw *f)
 		f->hal->source_vbus(f->hal->bench, 1);
 		set_state(f, ST_OTG);
 	}
-	wake_in(f, ref_fw_tunables.id_poll_us);
+	wake_in(f, f->t.id_poll_us);
 }
 
 static void step_otg(struct ref_fw *f)
@@ -358,7 +379,7 @@ static void step_otg(struct ref_fw *f)
 		go_off(f);
 		return;
 	}
-	wake_in(f, ref_fw_tunables.id_poll_us);
+	wake_in(f, f->t.id_poll_us);
 }
 
 static void on_vbus_lost(struct ref_fw *f)
@@ -373,15 +394,19 @@ static void on_vbus_lost(struct ref_fw *f)
 	go_off(f);
 }
 
-static int ref_init(void *ctx, const struct bcfw_hal *hal, const struct bcfw_decl *decl)
+_Static_assert(sizeof(struct ref_fw) <= REF_FW_CTX_SIZE, "REF_FW_CTX_SIZE too small");
+
+int ref_fw_init_with(void *ctx, const struct bcfw_hal *hal, const struct bcfw_decl *decl,
+		     const struct ref_fw_tunables *t)
 {
 	struct ref_fw *f = ctx;
 	const struct bcfw_config cfgs[] = {
-		{ .value = 1, .max_power_ma = ref_fw_tunables.cfg_high_ma },
-		{ .value = 2, .max_power_ma = ref_fw_tunables.cfg_low_ma },
+		{ .value = 1, .max_power_ma = t->cfg_high_ma },
+		{ .value = 2, .max_power_ma = t->cfg_low_ma },
 	};
 
 	f->hal = hal;
+	f->t = *t;
 	f->decl = *decl;
 	hal->advertise(hal->bench, cfgs, (int)(sizeof(cfgs) / sizeof(cfgs[0])));
 	return 0;
@@ -407,7 +432,12 @@ static void usb_events(struct ref_fw *f, uint32_t ev)
 		f->hal->telemetry_str(f->hal->bench, "bus", f->suspended ? "suspended" : "active");
 }
 
-static void ref_wake(void *ctx, uint32_t ev)
+static int ref_init(void *ctx, const struct bcfw_hal *hal, const struct bcfw_decl *decl)
+{
+	return ref_fw_init_with(ctx, hal, decl, &ref_fw_tunables);
+}
+
+void ref_fw_wake(void *ctx, uint32_t ev)
 {
 	struct ref_fw *f = ctx;
 	int vbus = !!(cmp(f) & BCFW_CMP_SESS_VLD);
@@ -452,9 +482,9 @@ static const struct bcfw_firmware ref_fw = {
 	.abi_version = BCFW_ABI_VERSION,
 	.name = "reference",
 	.version = "1.0",
-	.ctx_size = sizeof(struct ref_fw),
+	.ctx_size = REF_FW_CTX_SIZE,
 	.init = ref_init,
-	.wake = ref_wake,
+	.wake = ref_fw_wake,
 };
 
 const struct bcfw_firmware *ref_fw_get(void)

@@ -16,6 +16,7 @@
 /* The system load is declared as a VBUS-side current at nominal VBUS. */
 #define WORLD_NOMINAL_VBUS_V 5.0
 #define WORLD_DEFAULT_BATTERY_V 3.9
+#define WORLD_BACKFEED_A 0.5
 #define WORLD_MAX_SLICE_US (BN_US_PER_S / 4)
 
 struct world_telem {
@@ -192,9 +193,14 @@ static void solve_vbus(struct bn_world *w)
 			i_dev = 0.0;
 			v = bn_charger_vbus(w->cfg.charger, &w->chg, w->load_a);
 		}
-		if (w->otg_on && !w->otg_conflict_seen) {
-			w->otg_conflict_seen = true;
-			emit(w, "otg_conflict", "device sources VBUS while VBUS is supplied");
+		if (w->otg_on) {
+			/* Two sources on VBUS: the device's boost pushes its
+			 * rated current back into the charger. */
+			i_dev = -(d->otg_rating_a > 0.0 ? d->otg_rating_a : WORLD_BACKFEED_A);
+			if (!w->otg_conflict_seen) {
+				w->otg_conflict_seen = true;
+				emit(w, "otg_conflict", "device sources VBUS while VBUS is supplied");
+			}
 		}
 	} else if (w->otg_on) {
 		const struct bn_dut_phy *p = w->phy_hw;
