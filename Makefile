@@ -79,7 +79,7 @@ $(BUILD)/fw/reference.so: bench/firmware/ref_fw.c bench/firmware/ref_ramp.c benc
 check: deps
 	$(MAKE) --no-print-directory all units $(BUILD)/fw/reference.so
 	@set -e; fails=0; for t in $(UNIT_BIN); do \
-		echo "== $$t"; $$t || fails=$$((fails+1)); done; \
+		echo "== $$t"; BN_FWDIR=$(BUILD)/fw $$t || fails=$$((fails+1)); done; \
 	echo "== integration"; BCBENCH=$(BUILD)/bcbench FWDIR=$(BUILD)/fw sh tests/integration/run.sh || fails=$$((fails+1)); \
 	if [ $$fails -ne 0 ]; then echo "make check: $$fails test program(s) failed"; exit 1; fi; \
 	echo "make check: all tests passed"

@@ -185,6 +185,9 @@ static void test_golden__reference_fails_nothing_anywhere(void **state)
 		dot = strrchr(scn, '.');
 		if (dot)
 			*dot = '\0';
+		/* Scenarios with a deliberately faulty device have golden rows. */
+		if (!strncmp(scn, "faulty-", 7))
+			continue;
 		run(scn, "reference", &rep);
 		for (int k = 0; k < rep.n_results; k++) {
 			const struct bn_result *res = &rep.results[k];

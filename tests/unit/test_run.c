@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checks/check.h"
 #include "core/limits.h"
 #include "report/report.h"
 #include "scenario/runner.h"
@@ -111,8 +112,11 @@ static void test_run__every_scenario_passes_and_detects_its_port(void **state)
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		struct run r;
 		const struct bn_result *det;
-		int totals[BN_VERDICT_COUNT];
+		int totals[BN_VERDICT_COUNT], n_checks = 0;
 
+		/* A deliberately faulty device is the golden matrix's business. */
+		if (strstr(g.gl_pathv[i], "/faulty-"))
+			continue;
 		run_file(g.gl_pathv[i], &r, NULL);
 		if (r.rc != BN_OK)
 			fail_msg("%s: %s", g.gl_pathv[i], r.err.msg);
@@ -134,6 +138,10 @@ static void test_run__every_scenario_passes_and_detects_its_port(void **state)
 		assert_int_equal(det->verdict, BN_VERDICT_PASS);
 		assert_string_equal(det->measured_str, r.rep.port_expect);
 		assert_int_equal(bn_report_exit_code(&r.rep), 0);
+		/* Every rule is in every report, with its verdict. */
+		for (int k = 0; k < r.rep.n_results; k++)
+			n_checks += !strcmp(r.rep.results[k].kind, "check");
+		assert_int_equal(n_checks, bn_rules_count());
 		bn_report_free(&r.rep);
 	}
 	globfree(&g);
@@ -346,6 +354,71 @@ static void test_run__bad_input_is_refused_before_the_bench_runs(void **state)
 	}
 }
 
+/* A stricter limits file really judges: TVDPSRC_ON min 60 ms makes the
+ * reference's 45 ms VDP_SRC hold fail bc12.det.vdp_src. */
+static void test_run__stricter_limits_file_flips_the_verdict(void **state)
+{
+	char src[1024], strict[64] = "/tmp/bn_strict_XXXXXX", scn[1024];
+	struct bn_run_opts o = { .datadir = srcdir() };
+	struct bn_report rep;
+	struct bn_err err = { 0 };
+	const struct bn_result *res;
+	cJSON *root, *it;
+	char *text;
+	FILE *f;
+	int fd;
+	bool found = false;
+
+	(void)state;
+	if (!bn_rule_find("bc12.det.vdp_src"))
+		skip();
+	snprintf(src, sizeof(src), "%s/profiles/limits/bc12.json", srcdir());
+	f = fopen(src, "r");
+	assert_non_null(f);
+	text = calloc(1, 1 << 20);
+	assert_non_null(text);
+	assert_true(fread(text, 1, (1 << 20) - 1, f) > 0);
+	fclose(f);
+	root = cJSON_Parse(text);
+	free(text);
+	assert_non_null(root);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(root, "limits")) {
+		if (strcmp(cJSON_GetObjectItem(it, "name")->valuestring, "TVDPSRC_ON"))
+			continue;
+		cJSON_ReplaceItemInObject(it, "min", cJSON_CreateNumber(60));
+		cJSON_ReplaceItemInObject(it, "unit", cJSON_CreateString("ms"));
+		cJSON_DeleteItemFromObject(it, "typ");
+		found = true;
+	}
+	assert_true(found);
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	fd = mkstemp(strict);
+	assert_true(fd >= 0);
+	assert_true(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	free(text);
+
+	snprintf(scn, sizeof(scn), "%s/scripts/scenarios/dcp.scn", srcdir());
+	o.scenario_path = scn;
+	bn_report_init(&rep);
+	assert_int_equal(bn_run_scenario(&o, &rep, &err), BN_OK);
+	res = find_result(&rep, "bc12.det.vdp_src");
+	assert_non_null(res);
+	assert_int_equal(res->verdict, BN_VERDICT_PASS);
+	bn_report_free(&rep);
+
+	o.limits_override = strict;
+	bn_report_init(&rep);
+	assert_int_equal(bn_run_scenario(&o, &rep, &err), BN_OK);
+	res = find_result(&rep, "bc12.det.vdp_src");
+	assert_non_null(res);
+	assert_int_equal(res->verdict, BN_VERDICT_FAIL);
+	assert_true(res->limit_min > 0.059 && res->limit_min < 0.061);
+	bn_report_free(&rep);
+	unlink(strict);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +431,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_run__livelocked_firmware_is_stopped_as_a_fault),
 		cmocka_unit_test(test_run__stop_flag_aborts_with_partial_report),
 		cmocka_unit_test(test_run__bad_input_is_refused_before_the_bench_runs),
+		cmocka_unit_test(test_run__stricter_limits_file_flips_the_verdict),
 	};
 
 	if (argc > 1)
