@@ -36,7 +36,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FW_SRC := $(sort $(wildcard tests/firmware/*.c))
 FW_SO := $(FW_SRC:tests/firmware/%.c=$(BUILD)/fw/%.so)
 
-all: $(BUILD)/bcbench $(FW_SO)
+all: $(BUILD)/bcbench $(FW_SO) $(BUILD)/fw/reference.so
 
 # Install missing Debian packages only when pkg-config lacks something.
 deps:
