@@ -396,16 +396,21 @@ static void progress(struct run_ctx *c, const struct bn_result *r)
 
 	if (!f)
 		return;
-	fprintf(f, "  %9.3f s  %-5s  %s", bn_time_to_s(r->t1_us >= 0 ? r->t1_us : 0),
+	fprintf(f, "  %9.3f s  %-5s  %s%s%s", bn_time_to_s(r->t1_us >= 0 ? r->t1_us : 0),
 		r->verdict == BN_VERDICT_PASS ? "PASS" : r->verdict == BN_VERDICT_FAIL ? "FAIL"
 			: r->verdict == BN_VERDICT_INCONCLUSIVE ? "INCON" : r->verdict == BN_VERDICT_SKIPPED ? "SKIP" : "ERROR",
-		r->text);
+		r->kind[0] == 'c' ? r->id : "", r->kind[0] == 'c' ? ": " : "", r->text);
 	if (r->has_measured)
 		fprintf(f, "  (measured %.4g %s", r->measured, r->unit);
 	else if (r->measured_str[0])
 		fprintf(f, "  (measured %s", r->measured_str);
-	if (r->has_measured || r->measured_str[0])
-		fprintf(f, r->has_margin ? ", margin %.4g)" : ")", r->margin);
+	if (r->has_measured || r->measured_str[0]) {
+		if (r->has_margin)
+			fprintf(f, ", margin %.4g", r->margin);
+		fputc(')', f);
+	}
+	if (r->warning)
+		fputs(" [warning]", f);
 	if (r->reason[0])
 		fprintf(f, "  [%s]", r->reason);
 	fputc('\n', f);
@@ -613,8 +618,13 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	bn_world_safe_state(c->world);
 	snapshot_telemetry(c);
 	if (rc == BN_OK) {
+		int first = rep->n_results;
+
 		rep->status = BN_RUN_COMPLETED;
 		bn_checks_end(c->checks, bn_world_now(c->world), rep);
+		for (int i = first; i < rep->n_results; i++)
+			if (rep->results[i].verdict != BN_VERDICT_SKIPPED)
+				progress(c, &rep->results[i]);
 	} else {
 		rep->status = rc == BN_ERR_INTR ? BN_RUN_ABORTED : BN_RUN_ERROR;
 		rep->exit_code = 3;
