@@ -1,0 +1,362 @@
+/* bc12.cur rules (checks/current.c) on synthetic streams through the whole
+ * engine: for each rule a stream that passes, one that fails, one with an
+ * input removed (inconclusive, never pass); and memory that does not grow
+ * with the run's length. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <malloc.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/check.h"
+#include "core/limits.h"
+#include "report/report.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+/* ---- shared by the check tests: a synthetic stream through the whole engine ---- */
+static struct bn_limits lim;
+
+static int setup(void **state)
+{
+	char path[1024];
+	const char *d = getenv("BN_SRCDIR");
+	struct bn_err err = { 0 };
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/profiles/limits/bc12.json", d ? d : ".");
+	if (bn_limits_load(path, &lim, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	bn_limits_free(&lim);
+	return 0;
+}
+
+/* A stream: samples from gen() at rate_hz for dur_s, VBUS on at 0, the
+ * listed connect/disconnect times, VBUS off at the end. */
+struct stream {
+	double dur_s, rate_hz;
+	void (*gen)(double t, struct bn_sample *s);
+	double connect_s, disconnect_s; /* < 0: none */
+	unsigned drop_channels, drop_events;
+};
+
+static void ctx_init(struct bn_check_ctx *ctx, enum bn_port_type port, unsigned decl, double rate_hz)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->lim = &lim;
+	ctx->port = port;
+	ctx->port_name = bn_port_name(port);
+	ctx->decl = decl;
+	ctx->droop_threshold_v = 4.5;
+	ctx->rate_hz = rate_hz;
+	ctx->channels = BN_CH_ALL;
+	ctx->events = BN_CEV_ALL;
+}
+
+static void ev_at(struct bn_checks *c, enum bn_cev_kind k, double t_s)
+{
+	struct bn_cev ev = { .kind = k, .t_us = bn_time_from_s(t_s) };
+
+	bn_checks_event(c, &ev);
+}
+
+/* Run the stream; return the verdict of rule id (and its result in *out). */
+static enum bn_verdict run_stream(const struct stream *st, enum bn_port_type port, unsigned decl,
+				  const char *id, struct bn_result *out)
+{
+	struct bn_check_ctx ctx;
+	struct bn_checks *c = NULL;
+	struct bn_err err = { 0 };
+	struct bn_report rep;
+	long n = (long)(st->dur_s * st->rate_hz);
+	bool conn = false, disc = false;
+	enum bn_verdict v = BN_VERDICT_ERROR;
+
+	ctx_init(&ctx, port, decl, st->rate_hz);
+	ctx.channels &= ~st->drop_channels;
+	ctx.events &= ~st->drop_events;
+	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
+	ev_at(c, BN_CEV_VBUS_ON, 0.0);
+	for (long i = 0; i < n; i++) {
+		double t = (double)i / st->rate_hz;
+		struct bn_sample s = { { 0 } };
+
+		if (!conn && st->connect_s >= 0 && t >= st->connect_s) {
+			ev_at(c, BN_CEV_CONNECT, st->connect_s);
+			conn = true;
+		}
+		if (!disc && st->disconnect_s >= 0 && t >= st->disconnect_s) {
+			ev_at(c, BN_CEV_DISCONNECT, st->disconnect_s);
+			disc = true;
+		}
+		st->gen(t, &s);
+		bn_checks_sample(c, bn_time_from_s(t), &s);
+	}
+	ev_at(c, BN_CEV_VBUS_OFF, st->dur_s);
+	bn_report_init(&rep);
+	bn_checks_end(c, bn_time_from_s(st->dur_s), &rep);
+	for (int k = 0; k < rep.n_results; k++)
+		if (!strcmp(rep.results[k].id, id)) {
+			v = rep.results[k].verdict;
+			if (out)
+				*out = rep.results[k];
+		}
+	bn_report_free(&rep);
+	bn_checks_free(c);
+	return v;
+}
+
+struct tcase {
+	const char *rule;
+	const char *name;
+	struct stream st;
+	enum bn_verdict expect;
+};
+
+static void run_table(const struct tcase *tc, size_t n, enum bn_port_type port, unsigned decl)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct bn_result r = { 0 };
+		enum bn_verdict v = run_stream(&tc[i].st, port, decl, tc[i].rule, &r);
+
+		if (v != tc[i].expect) {
+			print_error("%s / %s: %s, expected %s (%s)\n", tc[i].rule, tc[i].name,
+				    bn_verdict_name(v), bn_verdict_name(tc[i].expect), r.reason);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* ---- generators: a DCP charge at 1 A, and faults in it ---- */
+
+static void g_steady(double t, struct bn_sample *s)
+{
+	(void)t;
+	s->v[BN_CH_VBUS] = 5.0;
+	s->v[BN_CH_IBUS] = 1.0;
+	s->v[BN_CH_DP] = 0.6;
+	s->v[BN_CH_DM] = 0.6;
+}
+
+static void g_over_idev(double t, struct bn_sample *s)
+{
+	g_steady(t, s);
+	if (t >= 2.0 && t < 2.002)
+		s->v[BN_CH_IBUS] = 1.6;   /* a 2 ms excursion: instantaneous reading */
+}
+
+static void g_sag_long(double t, struct bn_sample *s)
+{
+	g_steady(t, s);
+	if (t >= 2.0 && t < 3.0)
+		s->v[BN_CH_VBUS] = 4.3;   /* 1 s below 4.5 V while drawing 1 A */
+}
+
+static void g_sag_short(double t, struct bn_sample *s)
+{
+	g_steady(t, s);
+	if (t >= 2.0 && t < 2.25)
+		s->v[BN_CH_VBUS] = 4.3;   /* one window: the device backs off in time */
+}
+
+static void g_charger_off(double t, struct bn_sample *s)
+{
+	g_steady(t, s);
+	if (t >= 2.0 && t < 3.5) {    /* the port shut down: no draw, no VBUS */
+		s->v[BN_CH_VBUS] = 0.0;
+		s->v[BN_CH_IBUS] = 0.0;
+	}
+}
+
+static void g_collapse(double t, struct bn_sample *s)
+{
+	g_steady(t, s);
+	if (t >= 2.0 && t < 2.01) {   /* the device pulls VBUS to 1.5 V drawing 0.9 A */
+		s->v[BN_CH_VBUS] = 1.5;
+		s->v[BN_CH_IBUS] = 0.9;
+	}
+}
+
+static void g_dp_late_drop(double t, struct bn_sample *s)
+{
+	g_steady(t, s);
+	if (t >= 1.5)
+		s->v[BN_CH_DP] = 0.0;
+}
+
+static void g_dp_early_low(double t, struct bn_sample *s)
+{
+	g_steady(t, s);
+	if (t < 0.9)
+		s->v[BN_CH_DP] = 0.0;     /* detection: inside the 1 s grace */
+}
+
+#define STX(g, dur, rate, ...) { .dur_s = dur, .rate_hz = rate, .gen = g, .connect_s = -1, .disconnect_s = -1, __VA_ARGS__ }
+#define ST(g, ...) STX(g, 5.0, 10000.0, __VA_ARGS__)
+#define NO_CH(ch) .drop_channels = 1u << (ch)
+#define SESSION (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF))
+
+static const struct tcase current_cases[] = {
+	{ "bc12.cur.idev_chg", "steady 1 A", ST(g_steady), BN_VERDICT_PASS },
+	{ "bc12.cur.idev_chg", "2 ms at 1.6 A", ST(g_over_idev), BN_VERDICT_FAIL },
+	{ "bc12.cur.idev_chg", "no ibus channel", ST(g_over_idev, NO_CH(BN_CH_IBUS)), BN_VERDICT_INCONCLUSIVE },
+	{ "bc12.cur.idev_chg", "500 Hz capture", STX(g_steady, 5.0, 500.0), BN_VERDICT_INCONCLUSIVE },
+	{ "bc12.cur.droop", "steady 5 V", ST(g_steady), BN_VERDICT_PASS },
+	{ "bc12.cur.droop", "250 ms sag", ST(g_sag_short), BN_VERDICT_PASS },
+	{ "bc12.cur.droop", "charger shut down", ST(g_charger_off), BN_VERDICT_PASS },
+	{ "bc12.cur.droop", "1 s sag", ST(g_sag_long), BN_VERDICT_FAIL },
+	{ "bc12.cur.droop", "no vbus channel", ST(g_sag_long, NO_CH(BN_CH_VBUS)), BN_VERDICT_INCONCLUSIVE },
+	{ "bc12.cur.droop", "no session events", ST(g_sag_long, .drop_events = SESSION), BN_VERDICT_INCONCLUSIVE },
+	{ "bc12.cur.vdcp_shtdwn", "steady", ST(g_steady), BN_VERDICT_PASS },
+	{ "bc12.cur.vdcp_shtdwn", "charger shut down", ST(g_charger_off), BN_VERDICT_PASS },
+	{ "bc12.cur.vdcp_shtdwn", "pulled to 1.5 V", ST(g_collapse), BN_VERDICT_FAIL },
+	{ "bc12.cur.vdcp_shtdwn", "500 Hz capture", STX(g_collapse, 5.0, 500.0), BN_VERDICT_INCONCLUSIVE },
+	{ "bc12.cur.vdcp_shtdwn", "no ibus channel", ST(g_collapse, NO_CH(BN_CH_IBUS)), BN_VERDICT_INCONCLUSIVE },
+	{ "bc12.cur.dcp_dp_hold", "D+ held", ST(g_steady), BN_VERDICT_PASS },
+	{ "bc12.cur.dcp_dp_hold", "D+ low in the grace second", ST(g_dp_early_low), BN_VERDICT_PASS },
+	{ "bc12.cur.dcp_dp_hold", "D+ drops at 1.5 s", ST(g_dp_late_drop), BN_VERDICT_FAIL },
+	{ "bc12.cur.dcp_dp_hold", "no session events", ST(g_dp_late_drop, .drop_events = SESSION), BN_VERDICT_INCONCLUSIVE },
+	{ "bc12.cur.dcp_dp_hold", "no dp channel", ST(g_dp_late_drop, NO_CH(BN_CH_DP)), BN_VERDICT_INCONCLUSIVE },
+};
+
+static void test_checks_current__table(void **state)
+{
+	(void)state;
+	run_table(current_cases, sizeof(current_cases) / sizeof(current_cases[0]), BN_PORT_DCP,
+		  BN_DECL_BATTERY | BN_DECL_DROOP | BN_DECL_SECONDARY);
+}
+
+/* Ports and declarations: the rules apply on DCP, CDP and the ACA ports;
+ * droop needs a declared threshold. */
+static void test_checks_current__applicability(void **state)
+{
+	const struct stream st = ST(g_steady);
+
+	(void)state;
+	assert_int_equal(run_stream(&st, BN_PORT_SDP, BN_DECL_DROOP, "bc12.cur.idev_chg", NULL),
+			 BN_VERDICT_SKIPPED);
+	assert_int_equal(run_stream(&st, BN_PORT_ACA_DOCK, BN_DECL_DROOP, "bc12.cur.idev_chg", NULL),
+			 BN_VERDICT_PASS);
+	assert_int_equal(run_stream(&st, BN_PORT_CDP, BN_DECL_DROOP, "bc12.cur.dcp_dp_hold", NULL),
+			 BN_VERDICT_SKIPPED);
+	assert_int_equal(run_stream(&st, BN_PORT_DCP, 0, "bc12.cur.droop", NULL), BN_VERDICT_SKIPPED);
+}
+
+/* The measured values, the settle-time limit and the figures. */
+static void ramp_gen(double t, struct bn_sample *s)
+{
+	/* 0.5 A, +64 mA every 500 ms to 0.756 A at 2 s, back to 0.692 A at 2.25 s */
+	double i = t < 2.0 ? 0.5 + 0.064 * floor(t / 0.5) : t < 2.25 ? 0.756 : 0.692;
+
+	s->v[BN_CH_VBUS] = i > 0.75 ? 4.4 : 4.6;
+	s->v[BN_CH_IBUS] = i;
+	s->v[BN_CH_DP] = s->v[BN_CH_DM] = 0.6;
+}
+
+static void test_checks_current__droop_figures(void **state)
+{
+	const struct stream st = STX(ramp_gen, 6.0, 1000.0);
+	struct bn_result r;
+	double settle = -1, current = -1, backoffs = -1;
+
+	(void)state;
+	assert_int_equal(run_stream(&st, BN_PORT_DCP, BN_DECL_DROOP, "bc12.cur.droop", &r),
+			 BN_VERDICT_PASS);
+	assert_true(r.has_measured);
+	assert_string_equal(r.unit, "s");
+	assert_true(fabs(r.limit_max - 2 * bn_limits_max(&lim, "TVBUS_AVG")) < 1e-9);
+	for (int i = 0; i < r.n_figures; i++) {
+		if (!strcmp(r.figures[i].name, "time_to_settle"))
+			settle = r.figures[i].value;
+		if (!strcmp(r.figures[i].name, "settled_current"))
+			current = r.figures[i].value;
+		if (!strcmp(r.figures[i].name, "backoffs"))
+			backoffs = r.figures[i].value;
+	}
+	assert_true(fabs(current - 0.692) < 1e-6);
+	assert_true(backoffs == 1);
+	assert_true(settle > 0.9 && settle <= 2.5);
+}
+
+/* ---- memory does not depend on the run's length ---- */
+
+static void test_checks_current__memory_flat_over_10m_samples(void **state)
+{
+	struct bn_check_ctx ctx;
+	struct bn_checks *c = NULL;
+	struct bn_err err = { 0 };
+	struct bn_report rep;
+	const double rate = 10000.0;
+	const long n = 10 * 1000 * 1000;
+	size_t at_1m = 0, at_10m = 0;
+
+	(void)state;
+	ctx_init(&ctx, BN_PORT_DCP, BN_DECL_BATTERY | BN_DECL_DROOP | BN_DECL_SECONDARY, rate);
+	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
+	ev_at(c, BN_CEV_VBUS_ON, 0.0);
+	for (long i = 0; i < n; i++) {
+		struct bn_sample s = { { 0 } };
+		bn_time_us t = (bn_time_us)i * 100; /* 10 kHz */
+
+		g_steady(0.0, &s);
+		s.v[BN_CH_IBUS] = 1.0 + 1e-3 * (double)(i % 7); /* not quite constant */
+		bn_checks_sample(c, t, &s);
+		if (i == n / 10 - 1)
+			at_1m = mallinfo2().uordblks;
+	}
+	at_10m = mallinfo2().uordblks;
+	ev_at(c, BN_CEV_VBUS_OFF, (double)n / rate);
+	bn_report_init(&rep);
+	bn_checks_end(c, (bn_time_us)n * 100, &rep);
+	for (int k = 0; k < rep.n_results; k++)
+		if (!strncmp(rep.results[k].id, "bc12.cur.", 9))
+			assert_int_equal(rep.results[k].verdict, BN_VERDICT_PASS);
+	bn_report_free(&rep);
+	bn_checks_free(c);
+	print_message("allocated: %zu bytes after 1 M samples, %zu after 10 M\n", at_1m, at_10m);
+	if (UNDER_ASAN) {
+		print_message("(ASan replaces malloc: the comparison is skipped)\n");
+		return;
+	}
+	/* within 4 KiB: nothing per sample */
+	assert_true(at_10m <= at_1m + 4096 && at_1m <= at_10m + 4096);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_checks_current__table),
+		cmocka_unit_test(test_checks_current__applicability),
+		cmocka_unit_test(test_checks_current__droop_figures),
+		cmocka_unit_test(test_checks_current__memory_flat_over_10m_samples),
+	};
+
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
