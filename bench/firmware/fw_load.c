@@ -1,6 +1,7 @@
 #include "firmware/fw_load.h"
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "firmware/ref_fw.h"
@@ -22,7 +23,11 @@ int bn_fw_load(const char *spec, struct bn_fw_handle *out, struct bn_err *err)
 		out->fw = ref_fw_get();
 		return BN_OK;
 	}
-	dl = dlopen(spec, RTLD_NOW | RTLD_LOCAL);
+	char path[1024];
+
+	/* Without a slash dlopen searches the library path, not here. */
+	snprintf(path, sizeof(path), "%s%s", strchr(spec, '/') ? "" : "./", spec);
+	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!dl)
 		return bn_err_set(err, BN_ERR_DATA, "firmware %s: cannot load: %s", spec, dlerror());
 	*(void **)&entry = dlsym(dl, "bcfw_entry");

@@ -266,7 +266,8 @@ static bool compare(double a, enum bn_cmp_op op, double b)
 
 static void set_limit(struct bn_result *r, const struct bn_expect *ex, double v, const char *unit)
 {
-	snprintf(r->limit, sizeof(r->limit), "%s %g %s", bn_cmp_op_str(ex->op), v, unit);
+	snprintf(r->limit, sizeof(r->limit), "%s %g%s%s", bn_cmp_op_str(ex->op), v, unit[0] ? " " : "",
+		 unit);
 	if (ex->op == BN_OP_GE || ex->op == BN_OP_GT) {
 		r->limit_min = v;
 		r->has_margin = true;
@@ -401,7 +402,7 @@ static void progress(struct run_ctx *c, const struct bn_result *r)
 			: r->verdict == BN_VERDICT_INCONCLUSIVE ? "INCON" : r->verdict == BN_VERDICT_SKIPPED ? "SKIP" : "ERROR",
 		r->kind[0] == 'c' ? r->id : "", r->kind[0] == 'c' ? ": " : "", r->text);
 	if (r->has_measured)
-		fprintf(f, "  (measured %.4g %s", r->measured, r->unit);
+		fprintf(f, "  (measured %.4g%s%s", r->measured, r->unit[0] ? " " : "", r->unit);
 	else if (r->measured_str[0])
 		fprintf(f, "  (measured %s", r->measured_str);
 	if (r->has_measured || r->measured_str[0]) {
