@@ -76,6 +76,8 @@ static int resolve(struct run_ctx *c, const char *kind, const char *what, const 
 	return BN_OK;
 }
 
+static double key_scale(const char *key, enum bn_dim *dim);
+
 static int load_all(struct run_ctx *c, struct bn_err *err)
 {
 	char path[BN_SCN_PATH_LEN + 600];
@@ -166,7 +168,19 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	}
 	for (int i = 0; i < s->n_steps; i++) {
 		const struct bn_step *st = &s->steps[i];
+		enum bn_dim kdim;
 
+		/* A quantity compared with a telemetry key of another unit. */
+		if (st->kind == BN_STEP_EXPECT && st->expect.kind == BN_EXPECT_TELEMETRY &&
+		    !st->expect.is_word && st->expect.dim != BN_DIM_NONE) {
+			key_scale(st->expect.key, &kdim);
+			if (kdim != st->expect.dim)
+				return bn_err_set(err, BN_ERR_DATA,
+						  "%s:%d:%d: error: dut.%s is not %s (expected a key ending "
+						  "in _ma for a current or _mv for a voltage, or a bare number)",
+						  s->path, st->line, st->col, st->expect.key,
+						  bn_dim_name(st->expect.dim));
+		}
 		for (int k = 0; st->kind == BN_STEP_CHECK && k < st->n_checks; k++)
 			if (!bn_rule_name_known(st->checks[k]))
 				return bn_err_set(err, BN_ERR_DATA,

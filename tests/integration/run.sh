@@ -47,7 +47,7 @@ grep -q '"state":[[:space:]]*"completed"' "$TMP/weak/report.json" && ok "report 
 grep -q "PASS" "$TMP/out" && ok "progress lines printed" || bad "no progress lines"
 
 # Bad input: exit 2, a message naming file:line, and no report.
-for case in bad-step:4:1 bad-unit:4:6 missing-profile:3:1; do
+for case in bad-step:4:1 bad-unit:4:6 missing-profile:3:1 bad-telemetry-unit:5:1; do
 	f=${case%%:*}
 	loc=${case#*:}
 	expect_exit "bad input $f" 2 "$BCBENCH" run --out "$TMP/$f" "tests/data/scenarios/$f.scn"
