@@ -66,10 +66,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbcbench.a
 # reference as a .so to prove loading by path).
 # Variants link the reference firmware's code and change its tunables.
 REF_FW_SRC := bench/firmware/ref_fw.c bench/firmware/ref_ramp.c
-$(BUILD)/fw/%.so: tests/firmware/%.c $(REF_FW_SRC) bench/firmware/bcfw.h bench/firmware/ref_fw.h bench/firmware/ref_ramp.h
+VARIANT_SRC := tests/firmware/lib/variant.c
+$(BUILD)/fw/%.so: tests/firmware/%.c $(REF_FW_SRC) $(VARIANT_SRC) tests/firmware/lib/variant.h bench/firmware/bcfw.h bench/firmware/ref_fw.h bench/firmware/ref_ramp.h
 	@mkdir -p $(dir $@)
 	@echo '  FW      $@'
-	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -shared -fvisibility=hidden -o $@ $< $(REF_FW_SRC)
+	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -shared -fvisibility=hidden -o $@ $< $(REF_FW_SRC) $(VARIANT_SRC)
 
 $(BUILD)/fw/reference.so: bench/firmware/ref_fw.c bench/firmware/ref_ramp.c bench/firmware/ref_fw_so.c bench/firmware/bcfw.h
 	@mkdir -p $(dir $@)

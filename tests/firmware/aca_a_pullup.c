@@ -1,27 +1,10 @@
 /* Faulty: keeps its D+ pull-up on as the A-device on ACA-A (RID_A).
  * Breaks bc12.aca.a_no_pullup (on aca-a). */
-#include "firmware/ref_fw.h"
+#include "lib/variant.h"
 
-static int variant_init(void *ctx, const struct bcfw_hal *hal, const struct bcfw_decl *decl)
+static void tune(struct ref_fw_tunables *t)
 {
-	struct ref_fw_tunables t = ref_fw_tunables;
-
-	t.pullup_on_aca_a = 1;
-	return ref_fw_init_with(ctx, hal, decl, &t);
+	t->pullup_on_aca_a = 1;
 }
 
-static const struct bcfw_firmware variant = {
-	.abi_version = BCFW_ABI_VERSION,
-	.name = "aca_a_pullup",
-	.version = "faulty",
-	.ctx_size = REF_FW_CTX_SIZE,
-	.init = variant_init,
-	.wake = ref_fw_wake,
-};
-
-__attribute__((visibility("default"))) const struct bcfw_firmware *bcfw_entry(void);
-
-const struct bcfw_firmware *bcfw_entry(void)
-{
-	return &variant;
-}
+FW_TUNED_VARIANT("aca_a_pullup", tune)

@@ -1,27 +1,10 @@
 /* Faulty: pulls D+ up on ACA-B (RID_B), where a B-device must not connect.
  * Breaks bc12.aca.b_no_connect (on aca-b). */
-#include "firmware/ref_fw.h"
+#include "lib/variant.h"
 
-static int variant_init(void *ctx, const struct bcfw_hal *hal, const struct bcfw_decl *decl)
+static void tune(struct ref_fw_tunables *t)
 {
-	struct ref_fw_tunables t = ref_fw_tunables;
-
-	t.connect_on_aca_b = 1;
-	return ref_fw_init_with(ctx, hal, decl, &t);
+	t->connect_on_aca_b = 1;
 }
 
-static const struct bcfw_firmware variant = {
-	.abi_version = BCFW_ABI_VERSION,
-	.name = "aca_b_connect",
-	.version = "faulty",
-	.ctx_size = REF_FW_CTX_SIZE,
-	.init = variant_init,
-	.wake = ref_fw_wake,
-};
-
-__attribute__((visibility("default"))) const struct bcfw_firmware *bcfw_entry(void);
-
-const struct bcfw_firmware *bcfw_entry(void)
-{
-	return &variant;
-}
+FW_TUNED_VARIANT("aca_b_connect", tune)

@@ -2,100 +2,47 @@
  * the HAL shim learns the port from the reference's own "port" telemetry
  * and masks the D+ pull-up (BCFW_PHY_RDP_UP) while it is aca-c.
  * Breaks bc12.aca.c_connect (on aca-c). */
-#include <stddef.h>
-#include <stdint.h>
 #include <string.h>
 
-#include "firmware/ref_fw.h"
+#include "lib/variant.h"
 
-/* The variant's context: the reference's area, then the shim. */
-struct shim {
-	_Alignas(max_align_t) unsigned char ref[REF_FW_CTX_SIZE];
-	struct bcfw_hal hal;          /* what the reference sees */
-	const struct bcfw_hal *real;  /* the bench's */
-	int on_aca_c;
+struct variant {
+	struct fw_shim shim; /* first: the HAL's bench pointer is the variant */
+	bool on_aca_c;
 };
 
-#define REAL(s) ((struct shim *)(s))->real
-#define B(s) REAL(s)->bench
-
-static uint64_t sh_now_us(void *s) { return REAL(s)->now_us(B(s)); }
-static void sh_wake_at(void *s, uint64_t t) { REAL(s)->wake_at(B(s), t); }
-static uint32_t sh_vbus_mv(void *s) { return REAL(s)->vbus_mv(B(s)); }
-static uint32_t sh_battery_mv(void *s) { return REAL(s)->battery_mv(B(s)); }
-static uint32_t sh_id_mv(void *s) { return REAL(s)->id_mv(B(s)); }
-static uint32_t sh_comparators(void *s) { return REAL(s)->comparators(B(s)); }
-static void sh_set_input_limit_ma(void *s, uint32_t ma) { REAL(s)->set_input_limit_ma(B(s), ma); }
-static void sh_system_power(void *s, int on) { REAL(s)->system_power(B(s), on); }
-static void sh_advertise(void *s, const struct bcfw_config *c, int n) { REAL(s)->advertise(B(s), c, n); }
-static int sh_host_config(void *s) { return REAL(s)->host_config(B(s)); }
-static int sh_bus_suspended(void *s) { return REAL(s)->bus_suspended(B(s)); }
-static void sh_telemetry_int(void *s, const char *k, long v) { REAL(s)->telemetry_int(B(s), k, v); }
-
-static void sh_source_vbus(void *s, int on) { REAL(s)->source_vbus(B(s), on); }
-
-static void sh_telemetry_str(void *vs, const char *k, const char *v)
+static void s_telemetry_str(void *b, const char *k, const char *val)
 {
-	struct shim *s = vs;
+	struct variant *v = b;
 
 	if (!strcmp(k, "port"))
-		s->on_aca_c = !strcmp(v, "aca-c");
-	s->real->telemetry_str(s->real->bench, k, v);
+		v->on_aca_c = !strcmp(val, "aca-c");
+	v->shim.real->telemetry_str(v->shim.real->bench, k, val);
 }
 
 /* The fault: no pull-up on ACA-C. */
-static void sh_phy_set(void *vs, uint32_t phy)
+static void s_phy_set(void *b, uint32_t phy)
 {
-	struct shim *s = vs;
+	struct variant *v = b;
 
-	if (s->on_aca_c)
+	if (v->on_aca_c)
 		phy &= ~(uint32_t)BCFW_PHY_RDP_UP;
-	s->real->phy_set(s->real->bench, phy);
-}
-
-static void variant_wake(void *ctx, uint32_t events)
-{
-	ref_fw_wake(((struct shim *)ctx)->ref, events);
+	v->shim.real->phy_set(v->shim.real->bench, phy);
 }
 
 static int variant_init(void *ctx, const struct bcfw_hal *hal, const struct bcfw_decl *decl)
 {
-	struct shim *s = ctx;
+	struct variant *v = ctx;
 
-	s->real = hal;
-	s->hal = (struct bcfw_hal){
-		.bench = s,
-		.now_us = sh_now_us,
-		.wake_at = sh_wake_at,
-		.vbus_mv = sh_vbus_mv,
-		.battery_mv = sh_battery_mv,
-		.id_mv = sh_id_mv,
-		.comparators = sh_comparators,
-		.phy_set = sh_phy_set,
-		.set_input_limit_ma = sh_set_input_limit_ma,
-		.source_vbus = sh_source_vbus,
-		.system_power = sh_system_power,
-		.advertise = sh_advertise,
-		.host_config = sh_host_config,
-		.bus_suspended = sh_bus_suspended,
-		.telemetry_str = sh_telemetry_str,
-		.telemetry_int = sh_telemetry_int,
-	};
-	return ref_fw_init_with(s->ref, &s->hal, decl, &ref_fw_tunables);
+	fw_shim_setup(&v->shim, hal);
+	v->shim.hal.telemetry_str = s_telemetry_str;
+	v->shim.hal.phy_set = s_phy_set;
+	return fw_shim_start(&v->shim, decl, &ref_fw_tunables);
 }
 
-static const struct bcfw_firmware variant = {
-	.abi_version = BCFW_ABI_VERSION,
-	.name = "aca_c_no_connect",
-	.version = "faulty",
-	.ctx_size = sizeof(struct shim),
-	.init = variant_init,
-	.wake = variant_wake,
-};
-
-__attribute__((visibility("default"))) const struct bcfw_firmware *bcfw_entry(void);
-
-const struct bcfw_firmware *bcfw_entry(void)
+static void variant_wake(void *ctx, uint32_t ev)
 {
-	return &variant;
+	fw_shim_wake(ctx, ev);
 }
+
+FW_VARIANT_EXPORT("aca_c_no_connect", sizeof(struct variant), variant_init, variant_wake)

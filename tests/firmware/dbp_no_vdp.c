@@ -4,169 +4,30 @@
  * and with it bc12.dbp.vdp_src_on (no VDP_SRC at 1 s) and
  * bc12.dbp.vdpsrc_con (primary detection's VDP_SRC goes off and no connect
  * follows for minutes). */
-#include <stddef.h>
-
-#include "firmware/ref_fw.h"
-
-struct vctx {
-	_Alignas(max_align_t) unsigned char ref[REF_FW_CTX_SIZE];
-	struct bcfw_hal shim;
-	const struct bcfw_hal *hal;   /* the bench's */
-};
-
-static uint64_t s_now_us(void *b)
-{
-	struct vctx *v = b;
-
-	return v->hal->now_us(v->hal->bench);
-}
-
-static void s_wake_at(void *b, uint64_t t)
-{
-	struct vctx *v = b;
-
-	v->hal->wake_at(v->hal->bench, t);
-}
-
-static uint32_t s_vbus_mv(void *b)
-{
-	struct vctx *v = b;
-
-	return v->hal->vbus_mv(v->hal->bench);
-}
-
-static uint32_t s_battery_mv(void *b)
-{
-	struct vctx *v = b;
-
-	return v->hal->battery_mv(v->hal->bench);
-}
-
-static uint32_t s_id_mv(void *b)
-{
-	struct vctx *v = b;
-
-	return v->hal->id_mv(v->hal->bench);
-}
-
-static uint32_t s_comparators(void *b)
-{
-	struct vctx *v = b;
-
-	return v->hal->comparators(v->hal->bench);
-}
+#include "lib/variant.h"
 
 static void s_phy_set(void *b, uint32_t phy)
 {
-	struct vctx *v = b;
+	struct fw_shim *s = b;
 
 	/* VDP_SRC alone (no IDM_SINK): the DBP hold. */
 	if ((phy & ~(uint32_t)BCFW_PHY_ID_PULLUP) == BCFW_PHY_VDP_SRC)
 		phy &= ~(uint32_t)BCFW_PHY_VDP_SRC;
-	v->hal->phy_set(v->hal->bench, phy);
-}
-
-static void s_set_input_limit_ma(void *b, uint32_t ma)
-{
-	struct vctx *v = b;
-
-	v->hal->set_input_limit_ma(v->hal->bench, ma);
-}
-
-static void s_source_vbus(void *b, int on)
-{
-	struct vctx *v = b;
-
-	v->hal->source_vbus(v->hal->bench, on);
-}
-
-static void s_system_power(void *b, int on)
-{
-	struct vctx *v = b;
-
-	v->hal->system_power(v->hal->bench, on);
-}
-
-static void s_advertise(void *b, const struct bcfw_config *cfg, int n)
-{
-	struct vctx *v = b;
-
-	v->hal->advertise(v->hal->bench, cfg, n);
-}
-
-static int s_host_config(void *b)
-{
-	struct vctx *v = b;
-
-	return v->hal->host_config(v->hal->bench);
-}
-
-static int s_bus_suspended(void *b)
-{
-	struct vctx *v = b;
-
-	return v->hal->bus_suspended(v->hal->bench);
-}
-
-static void s_telemetry_str(void *b, const char *key, const char *value)
-{
-	struct vctx *v = b;
-
-	v->hal->telemetry_str(v->hal->bench, key, value);
-}
-
-static void s_telemetry_int(void *b, const char *key, long value)
-{
-	struct vctx *v = b;
-
-	v->hal->telemetry_int(v->hal->bench, key, value);
+	s->real->phy_set(s->real->bench, phy);
 }
 
 static int variant_init(void *ctx, const struct bcfw_hal *hal, const struct bcfw_decl *decl)
 {
-	struct vctx *v = ctx;
-	struct ref_fw_tunables t = ref_fw_tunables;
+	struct fw_shim *s = ctx;
 
-
-	v->hal = hal;
-	v->shim = (struct bcfw_hal){
-		.bench = v,
-		.now_us = s_now_us,
-		.wake_at = s_wake_at,
-		.vbus_mv = s_vbus_mv,
-		.battery_mv = s_battery_mv,
-		.id_mv = s_id_mv,
-		.comparators = s_comparators,
-		.phy_set = s_phy_set,
-		.set_input_limit_ma = s_set_input_limit_ma,
-		.source_vbus = s_source_vbus,
-		.system_power = s_system_power,
-		.advertise = s_advertise,
-		.host_config = s_host_config,
-		.bus_suspended = s_bus_suspended,
-		.telemetry_str = s_telemetry_str,
-		.telemetry_int = s_telemetry_int,
-	};
-	return ref_fw_init_with(v->ref, &v->shim, decl, &t);
+	fw_shim_setup(s, hal);
+	s->hal.phy_set = s_phy_set;
+	return fw_shim_start(s, decl, &ref_fw_tunables);
 }
 
-static void variant_wake(void *ctx, uint32_t events)
+static void variant_wake(void *ctx, uint32_t ev)
 {
-	ref_fw_wake(((struct vctx *)ctx)->ref, events);
+	fw_shim_wake(ctx, ev);
 }
 
-static const struct bcfw_firmware variant = {
-	.abi_version = BCFW_ABI_VERSION,
-	.name = "dbp_no_vdp",
-	.version = "faulty",
-	.ctx_size = sizeof(struct vctx),
-	.init = variant_init,
-	.wake = variant_wake,
-};
-
-__attribute__((visibility("default"))) const struct bcfw_firmware *bcfw_entry(void);
-
-const struct bcfw_firmware *bcfw_entry(void)
-{
-	return &variant;
-}
+FW_VARIANT_EXPORT("dbp_no_vdp", sizeof(struct fw_shim), variant_init, variant_wake)

@@ -1,27 +1,10 @@
 /* Faulty: declares Dead Battery Provision but never uses it: with a dead
  * battery on an SDP it connects at once. Breaks bc12.dbp.vdp_src_on. */
-#include "firmware/ref_fw.h"
+#include "lib/variant.h"
 
-static int variant_init(void *ctx, const struct bcfw_hal *hal, const struct bcfw_decl *decl)
+static void tune(struct ref_fw_tunables *t)
 {
-	struct ref_fw_tunables t = ref_fw_tunables;
-
-	t.no_dbp = 1;
-	return ref_fw_init_with(ctx, hal, decl, &t);
+	t->no_dbp = 1;
 }
 
-static const struct bcfw_firmware variant = {
-	.abi_version = BCFW_ABI_VERSION,
-	.name = "no_dbp",
-	.version = "faulty",
-	.ctx_size = REF_FW_CTX_SIZE,
-	.init = variant_init,
-	.wake = ref_fw_wake,
-};
-
-__attribute__((visibility("default"))) const struct bcfw_firmware *bcfw_entry(void);
-
-const struct bcfw_firmware *bcfw_entry(void)
-{
-	return &variant;
-}
+FW_TUNED_VARIANT("no_dbp", tune)

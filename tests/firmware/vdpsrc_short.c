@@ -1,27 +1,10 @@
 /* Faulty: VDP_SRC held 20 ms in primary detection, shorter than
  * TVDPSRC_ON min. Breaks bc12.det.vdp_src. */
-#include "firmware/ref_fw.h"
+#include "lib/variant.h"
 
-static int variant_init(void *ctx, const struct bcfw_hal *hal, const struct bcfw_decl *decl)
+static void tune(struct ref_fw_tunables *t)
 {
-	struct ref_fw_tunables t = ref_fw_tunables;
-
-	t.vdpsrc_on_us = 20000;
-	return ref_fw_init_with(ctx, hal, decl, &t);
+	t->vdpsrc_on_us = 20000;
 }
 
-static const struct bcfw_firmware variant = {
-	.abi_version = BCFW_ABI_VERSION,
-	.name = "vdpsrc_short",
-	.version = "faulty",
-	.ctx_size = REF_FW_CTX_SIZE,
-	.init = variant_init,
-	.wake = ref_fw_wake,
-};
-
-__attribute__((visibility("default"))) const struct bcfw_firmware *bcfw_entry(void);
-
-const struct bcfw_firmware *bcfw_entry(void)
-{
-	return &variant;
-}
+FW_TUNED_VARIANT("vdpsrc_short", tune)
