@@ -57,10 +57,11 @@ $(BUILD)/bcbench: $(MAIN_OBJ) $(BUILD)/libbcbench.a
 	@echo '  LD      $@'
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbcbench.a
+TEST_LIB_SRC := $(sort $(wildcard tests/unit/lib/*.c))
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbcbench.a $(TEST_LIB_SRC) $(wildcard tests/unit/lib/*.h)
 	@mkdir -p $(dir $@)
 	@echo '  TEST    $@'
-	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libbcbench.a $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(TEST_LIB_SRC) $(BUILD)/libbcbench.a $(LDLIBS_ALL)
 
 # Firmware under test built as shared objects (faulty variants, the
 # reference as a .so to prove loading by path).

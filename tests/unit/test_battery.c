@@ -11,29 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/harness.h"
 #include "core/json.h"
 #include "sim/battery.h"
-
-#define assert_near(a, b, eps)                                                      \
-	do {                                                                        \
-		double a_ = (a), b_ = (b);                                          \
-		if (!(fabs(a_ - b_) <= (eps)))                                      \
-			fail_msg("%s = %.9g, expected %.9g (+-%g)", #a, a_, b_,     \
-				 (double)(eps));                                    \
-	} while (0)
-
-#define assert_msg_has(err, s)                                                      \
-	do {                                                                        \
-		if (!strstr((err)->msg, (s)))                                       \
-			fail_msg("message \"%s\" lacks \"%s\"", (err)->msg, (s));   \
-	} while (0)
-
-static void src_path(const char *rel, char *buf, size_t len)
-{
-	const char *root = getenv("BN_SRCDIR");
-
-	snprintf(buf, len, "%s/%s", root && *root ? root : ".", rel);
-}
 
 /* 1 Ah; 3.0 V empty, 3.7 V half, 4.2 V full; dead 3.1, weak 3.4; 1 A max. */
 static void simple_profile(struct bn_battery_profile *p)
@@ -270,7 +250,7 @@ static void test_battery__parse_phone(void **state)
 	cJSON *root = NULL;
 	int rc;
 
-	src_path("profiles/duts/phone.json", path, sizeof(path));
+	bn_test_path("profiles/duts/phone.json", path, sizeof(path));
 	rc = bn_json_load(path, &root, &err);
 	if (rc)
 		fail_msg("%s", err.msg);
@@ -371,7 +351,7 @@ static void test_battery__small_cell_dbp_recovery_time(void **state)
 	cJSON *root = NULL;
 	int rc, t_s = 0;
 
-	src_path("profiles/duts/phone-dbp-small.json", path, sizeof(path));
+	bn_test_path("profiles/duts/phone-dbp-small.json", path, sizeof(path));
 	rc = bn_json_load(path, &root, &err);
 	if (rc)
 		fail_msg("%s", err.msg);

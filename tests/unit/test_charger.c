@@ -11,28 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/harness.h"
 #include "sim/charger.h"
-
-#define assert_near(a, b, eps)                                                      \
-	do {                                                                        \
-		double a_ = (a), b_ = (b);                                          \
-		if (!(fabs(a_ - b_) <= (eps)))                                      \
-			fail_msg("%s = %.9g, expected %.9g (+-%g)", #a, a_, b_,     \
-				 (double)(eps));                                    \
-	} while (0)
-
-#define assert_msg_has(err, s)                                                      \
-	do {                                                                        \
-		if (!strstr((err)->msg, (s)))                                       \
-			fail_msg("message \"%s\" lacks \"%s\"", (err)->msg, (s));   \
-	} while (0)
-
-static void src_path(const char *rel, char *buf, size_t len)
-{
-	const char *root = getenv("BN_SRCDIR");
-
-	snprintf(buf, len, "%s/%s", root && *root ? root : ".", rel);
-}
 
 static void load_ok(const char *rel, struct bn_charger *c)
 {
@@ -40,7 +20,7 @@ static void load_ok(const char *rel, struct bn_charger *c)
 	char path[512];
 	int rc;
 
-	src_path(rel, path, sizeof(path));
+	bn_test_path(rel, path, sizeof(path));
 	rc = bn_charger_load(path, c, &err);
 	if (rc != BN_OK)
 		fail_msg("loading %s: %s", path, err.msg);
@@ -340,7 +320,7 @@ static void test_charger__load_rejects_broken(void **state)
 		char path[512];
 		int rc;
 
-		src_path(cases[k].file, path, sizeof(path));
+		bn_test_path(cases[k].file, path, sizeof(path));
 		memset(&c, 0x5a, sizeof(c));
 		c.n_points = -7;
 		rc = bn_charger_load(path, &c, &err);

@@ -17,138 +17,8 @@
 #include "checks/check.h"
 #include "core/limits.h"
 #include "report/report.h"
-
-#define MS(x) ((bn_time_us)((x) * 1000.0))
-
-struct seg {
-	double t0_ms, t1_ms;
-	enum bn_chan ch;
-	double v;
-};
-
-struct ev {
-	double t_ms;
-	enum bn_cev_kind kind;
-	int value;
-	double num;
-};
-
-struct stream {
-	const struct seg *segs;
-	int n_segs;
-	const struct ev *evs;
-	int n_evs;
-	double end_ms;
-};
-
-#define STREAM(segs_, evs_, end_)                                                             \
-	((struct stream){ .segs = (segs_), .n_segs = (int)(sizeof(segs_) / sizeof((segs_)[0])), \
-			  .evs = (evs_), .n_evs = (int)(sizeof(evs_) / sizeof((evs_)[0])),      \
-			  .end_ms = (end_) })
-
-static struct bn_limits g_lim;
-
-static int setup(void **state)
-{
-	char path[1024];
-	const char *root = getenv("BN_SRCDIR");
-	struct bn_err err = { 0 };
-
-	(void)state;
-	snprintf(path, sizeof(path), "%s/profiles/limits/bc12.json", root && *root ? root : ".");
-	if (bn_limits_load(path, &g_lim, &err) != BN_OK) {
-		print_error("%s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	bn_limits_free(&g_lim);
-	return 0;
-}
-
-static struct bn_check_ctx base_ctx(enum bn_port_type port)
-{
-	struct bn_check_ctx c = {
-		.lim = &g_lim,
-		.port = port,
-		.port_name = bn_port_name(port),
-		.decl = BN_DECL_BATTERY | BN_DECL_OTG | BN_DECL_SECONDARY | BN_DECL_DROOP,
-		.droop_threshold_v = 4.5,
-		.otg_rating_a = 0.5,
-		.n_configs = 2,
-		.config_value = { 1, 2 },
-		.config_max_power_a = { 0.5, 0.1 },
-		.configs_known = true,
-		.rate_hz = 10000.0,
-		.channels = BN_CH_ALL,
-		.events = BN_CEV_ALL,
-	};
-
-	return c;
-}
-
-/* Run the stream through every rule; copy out the result of rule id. */
-static struct bn_result run(const struct bn_check_ctx *ctx, const struct stream *s, const char *id)
-{
-	struct bn_checks *c = NULL;
-	struct bn_err err = { 0 };
-	struct bn_report rep;
-	struct bn_result out;
-	bool found = false;
-	bn_time_us dt = (bn_time_us)llround(1e6 / ctx->rate_hz), t_end = MS(s->end_ms);
-	int ei = 0;
-
-	assert_int_equal(bn_checks_new(ctx, &c, &err), BN_OK);
-	for (bn_time_us t = 0; t < t_end; t += dt) {
-		struct bn_sample smp = { { 0 } };
-
-		while (ei < s->n_evs && MS(s->evs[ei].t_ms) <= t) {
-			struct bn_cev e = { .kind = s->evs[ei].kind, .t_us = MS(s->evs[ei].t_ms),
-					    .value = s->evs[ei].value, .num = s->evs[ei].num };
-
-			bn_checks_event(c, &e);
-			ei++;
-		}
-		for (int k = 0; k < s->n_segs; k++)
-			if (t >= MS(s->segs[k].t0_ms) && t < MS(s->segs[k].t1_ms))
-				smp.v[s->segs[k].ch] = s->segs[k].v;
-		for (int ch = 0; ch < BN_CH_COUNT; ch++)
-			if (!(ctx->channels & (1u << ch)))
-				smp.v[ch] = NAN;
-		bn_checks_sample(c, t, &smp);
-	}
-	for (; ei < s->n_evs; ei++) {
-		struct bn_cev e = { .kind = s->evs[ei].kind, .t_us = MS(s->evs[ei].t_ms),
-				    .value = s->evs[ei].value, .num = s->evs[ei].num };
-
-		bn_checks_event(c, &e);
-	}
-	bn_report_init(&rep);
-	bn_checks_end(c, t_end, &rep);
-	for (int i = 0; i < rep.n_results; i++)
-		if (!strcmp(rep.results[i].id, id)) {
-			out = rep.results[i];
-			found = true;
-		}
-	bn_report_free(&rep);
-	bn_checks_free(c);
-	if (!found)
-		fail_msg("no result %s", id);
-	return out;
-}
-
-#define assert_verdict(res, v)                                                                \
-	do {                                                                                  \
-		if ((res).verdict != (v)) {                                                   \
-			print_error("%s: %s, expected %s (%s)\n", (res).id,                   \
-				    bn_verdict_name((res).verdict), bn_verdict_name(v), (res).reason); \
-			fail();                                                               \
-		}                                                                             \
-	} while (0)
+#include "lib/harness.h"
+#include "lib/seg_stream.h"
 
 /* ---- bc12.aca.b_no_connect ---- */
 
@@ -174,7 +44,7 @@ static void test_checks_aca_otg__b_no_connect_pass(void **state)
 	assert_true(r.has_measured);
 	assert_true(fabs(r.measured - 0.005) < 1e-6);
 	assert_string_equal(r.unit, "s");
-	assert_true(fabs(r.limit_max - bn_limits_max(&g_lim, "TSRP_PULSE")) < 1e-12);
+	assert_true(fabs(r.limit_max - bn_limits_max(&bn_test_lim, "TSRP_PULSE")) < 1e-12);
 }
 
 static const struct seg b_pullup_segs[] = {
@@ -293,7 +163,7 @@ static void test_checks_aca_otg__c_connect_pass(void **state)
 	(void)state;
 	assert_verdict(r, BN_VERDICT_PASS);
 	assert_true(fabs(r.measured - 0.018) < 1e-9);
-	assert_true(fabs(r.limit_max - bn_limits_max(&g_lim, "TSVLD_CON_PWD")) < 1e-12);
+	assert_true(fabs(r.limit_max - bn_limits_max(&bn_test_lim, "TSVLD_CON_PWD")) < 1e-12);
 }
 
 static const struct ev c_late_evs[] = {
@@ -389,7 +259,7 @@ static void test_checks_aca_otg__a_no_pullup_pass(void **state)
 	(void)state;
 	assert_verdict(r, BN_VERDICT_PASS);
 	assert_true(fabs(r.measured - 0.005) < 1e-6);
-	assert_true(fabs(r.limit_max - bn_limits_min(&g_lim, "TDCD_DBNC")) < 1e-12);
+	assert_true(fabs(r.limit_max - bn_limits_min(&bn_test_lim, "TDCD_DBNC")) < 1e-12);
 }
 
 static void test_checks_aca_otg__a_no_pullup_pass_dock(void **state)
@@ -482,7 +352,7 @@ static void test_checks_aca_otg__sources_vbus_pass(void **state)
 	assert_verdict(r, BN_VERDICT_PASS);
 	assert_true(fabs(r.measured - 4.9) < 1e-9);
 	assert_string_equal(r.unit, "V");
-	assert_true(fabs(r.limit_min - bn_limits_max(&g_lim, "VOTG_SESS_VLD")) < 1e-12);
+	assert_true(fabs(r.limit_min - bn_limits_max(&bn_test_lim, "VOTG_SESS_VLD")) < 1e-12);
 }
 
 /* Above the rating the device may fold: those samples are not judged. */
@@ -606,7 +476,7 @@ static void test_checks_aca_otg__no_backfeed_pass(void **state)
 	(void)state;
 	assert_verdict(r, BN_VERDICT_PASS);
 	assert_true(fabs(r.measured) < 1e-12);
-	assert_true(fabs(r.limit_min + bn_limits_max(&g_lim, "ISUSP")) < 1e-12);
+	assert_true(fabs(r.limit_min + bn_limits_max(&bn_test_lim, "ISUSP")) < 1e-12);
 }
 
 static const struct seg bf_bad_segs[] = {
@@ -716,5 +586,5 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, bn_test_setup_limits, bn_test_teardown_limits);
 }

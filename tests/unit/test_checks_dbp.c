@@ -16,130 +16,8 @@
 #include "checks/check.h"
 #include "core/limits.h"
 #include "report/report.h"
-
-/* ---- shared by the check tests: a synthetic stream through the whole engine ---- */
-static struct bn_limits lim;
-
-static int setup(void **state)
-{
-	char path[1024];
-	const char *d = getenv("BN_SRCDIR");
-	struct bn_err err = { 0 };
-
-	(void)state;
-	snprintf(path, sizeof(path), "%s/profiles/limits/bc12.json", d ? d : ".");
-	if (bn_limits_load(path, &lim, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	bn_limits_free(&lim);
-	return 0;
-}
-
-/* A stream: samples from gen() at rate_hz for dur_s, VBUS on at 0, the
- * listed connect/disconnect times, VBUS off at the end. */
-struct stream {
-	double dur_s, rate_hz;
-	void (*gen)(double t, struct bn_sample *s);
-	double connect_s, disconnect_s; /* < 0: none */
-	unsigned drop_channels, drop_events;
-};
-
-static void ctx_init(struct bn_check_ctx *ctx, enum bn_port_type port, unsigned decl, double rate_hz)
-{
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->lim = &lim;
-	ctx->port = port;
-	ctx->port_name = bn_port_name(port);
-	ctx->decl = decl;
-	ctx->droop_threshold_v = 4.5;
-	ctx->rate_hz = rate_hz;
-	ctx->channels = BN_CH_ALL;
-	ctx->events = BN_CEV_ALL;
-}
-
-static void ev_at(struct bn_checks *c, enum bn_cev_kind k, double t_s)
-{
-	struct bn_cev ev = { .kind = k, .t_us = bn_time_from_s(t_s) };
-
-	bn_checks_event(c, &ev);
-}
-
-/* Run the stream; return the verdict of rule id (and its result in *out). */
-static enum bn_verdict run_stream(const struct stream *st, enum bn_port_type port, unsigned decl,
-				  const char *id, struct bn_result *out)
-{
-	struct bn_check_ctx ctx;
-	struct bn_checks *c = NULL;
-	struct bn_err err = { 0 };
-	struct bn_report rep;
-	long n = (long)(st->dur_s * st->rate_hz);
-	bool conn = false, disc = false;
-	enum bn_verdict v = BN_VERDICT_ERROR;
-
-	ctx_init(&ctx, port, decl, st->rate_hz);
-	ctx.channels &= ~st->drop_channels;
-	ctx.events &= ~st->drop_events;
-	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
-	ev_at(c, BN_CEV_VBUS_ON, 0.0);
-	for (long i = 0; i < n; i++) {
-		double t = (double)i / st->rate_hz;
-		struct bn_sample s = { { 0 } };
-
-		if (!conn && st->connect_s >= 0 && t >= st->connect_s) {
-			ev_at(c, BN_CEV_CONNECT, st->connect_s);
-			conn = true;
-		}
-		if (!disc && st->disconnect_s >= 0 && t >= st->disconnect_s) {
-			ev_at(c, BN_CEV_DISCONNECT, st->disconnect_s);
-			disc = true;
-		}
-		st->gen(t, &s);
-		bn_checks_sample(c, bn_time_from_s(t), &s);
-	}
-	ev_at(c, BN_CEV_VBUS_OFF, st->dur_s);
-	bn_report_init(&rep);
-	bn_checks_end(c, bn_time_from_s(st->dur_s), &rep);
-	for (int k = 0; k < rep.n_results; k++)
-		if (!strcmp(rep.results[k].id, id)) {
-			v = rep.results[k].verdict;
-			if (out)
-				*out = rep.results[k];
-		}
-	bn_report_free(&rep);
-	bn_checks_free(c);
-	return v;
-}
-
-struct tcase {
-	const char *rule;
-	const char *name;
-	struct stream st;
-	enum bn_verdict expect;
-};
-
-static void run_table(const struct tcase *tc, size_t n, enum bn_port_type port, unsigned decl)
-{
-	int bad = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		struct bn_result r = { 0 };
-		enum bn_verdict v = run_stream(&tc[i].st, port, decl, tc[i].rule, &r);
-
-		if (v != tc[i].expect) {
-			print_error("%s / %s: %s, expected %s (%s)\n", tc[i].rule, tc[i].name,
-				    bn_verdict_name(v), bn_verdict_name(tc[i].expect), r.reason);
-			bad++;
-		}
-	}
-	assert_int_equal(bad, 0);
-}
+#include "lib/gen_stream.h"
+#include "lib/harness.h"
 
 /* The DBP ends at DBP_END_S: D+ goes to the pull-up and the host sees a
  * connect then. */
@@ -245,7 +123,7 @@ static void test_checks_dbp__table(void **state)
  * nothing more). */
 static void test_checks_dbp__con_wkb(void **state)
 {
-	struct bn_limit *l = (struct bn_limit *)bn_limits_find(&lim, "TSVLD_CON_WKB");
+	struct bn_limit *l = (struct bn_limit *)bn_limits_find(&bn_test_lim, "TSVLD_CON_WKB");
 	double saved;
 	static const struct tcase cases[] = {
 		{ "bc12.dbp.con_wkb", "connects at 5 s", STX(g_dbp, 12.0, 1000.0, DBP_END_S), BN_VERDICT_PASS },
@@ -290,7 +168,7 @@ static void test_checks_dbp__measured(void **state)
 	(void)state;
 	assert_int_equal(run_stream(&st, BN_PORT_SDP, decl, "bc12.dbp.vdpsrc_con", &r), BN_VERDICT_FAIL);
 	assert_true(fabs(r.measured - 2.0) < 2e-3);
-	assert_true(fabs(r.limit_max - bn_limits_max(&lim, "TDBP_VDPSRC_CON")) < 1e-9);
+	assert_true(fabs(r.limit_max - bn_limits_max(&bn_test_lim, "TDBP_VDPSRC_CON")) < 1e-9);
 	assert_true(r.reason[0]);
 	assert_int_equal(run_stream(&st, BN_PORT_SDP, decl, "bc12.dbp.vdp_src_on", &r), BN_VERDICT_PASS);
 	assert_true(fabs(r.measured - 0.02) < 2e-3);
@@ -307,5 +185,5 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, bn_test_setup_limits, bn_test_teardown_limits);
 }

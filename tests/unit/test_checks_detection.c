@@ -12,12 +12,11 @@
 
 #include <cmocka.h>
 
+#include "lib/harness.h"
 #include "checks/check.h"
 #include "core/err.h"
 #include "core/limits.h"
 #include "report/report.h"
-
-static struct bn_limits lim;
 
 /* A piecewise-constant stream: each segment lasts ms at these levels. */
 struct seg {
@@ -29,7 +28,7 @@ struct seg {
 static struct bn_check_ctx ctx_for(enum bn_port_type port)
 {
 	struct bn_check_ctx c = {
-		.lim = &lim,
+		.lim = &bn_test_lim,
 		.port = port,
 		.port_name = bn_port_name(port),
 		.rate_hz = 10000,
@@ -422,28 +421,6 @@ static void test_checks_detection__no_attach_is_inconclusive(void **state)
 		assert_int_equal(run(&c, off, N(off), 0, ids[i], NULL), BN_VERDICT_INCONCLUSIVE);
 }
 
-static int setup(void **state)
-{
-	char path[512];
-	const char *d = getenv("BN_SRCDIR");
-	struct bn_err err = { 0 };
-
-	(void)state;
-	snprintf(path, sizeof(path), "%s/profiles/limits/bc12.json", d ? d : ".");
-	if (bn_limits_load(path, &lim, &err) != BN_OK) {
-		fprintf(stderr, "%s: %s\n", path, err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	bn_limits_free(&lim);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,5 +448,5 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, bn_test_setup_limits, bn_test_teardown_limits);
 }

@@ -11,32 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/harness.h"
 #include "checks/check.h"
 #include "report/report.h"
-
-static struct bn_limits lim;
-
-static int setup(void **state)
-{
-	char path[1024];
-	const char *d = getenv("BN_SRCDIR");
-	struct bn_err err = { 0 };
-
-	(void)state;
-	snprintf(path, sizeof(path), "%s/profiles/limits/bc12.json", d ? d : ".");
-	if (bn_limits_load(path, &lim, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	bn_limits_free(&lim);
-	return 0;
-}
 
 /* ---- a synthetic stream: events and a piecewise-constant IBUS ---- */
 
@@ -102,7 +79,7 @@ static struct opts sdp(void)
 static struct bn_result run(const struct opts *o, const struct stream *s, const char *id)
 {
 	struct bn_check_ctx ctx = {
-		.lim = &lim,
+		.lim = &bn_test_lim,
 		.port = o->port,
 		.port_name = bn_port_name(o->port),
 		.dp_pulldown_ohm = o->dp_pulldown_ohm,
@@ -186,7 +163,7 @@ static void test_checks_host_choice__unconnected_pass(void **state)
 
 	(void)state;
 	expect_verdict(&r, BN_VERDICT_PASS);
-	assert_true(r.has_measured && r.measured <= bn_limits_max(&lim, "ISUSP"));
+	assert_true(r.has_measured && r.measured <= bn_limits_max(&bn_test_lim, "ISUSP"));
 	assert_int_equal(r.t0_us, 0);
 	assert_int_equal(r.t1_us, MS(63));
 }
@@ -261,7 +238,7 @@ static void test_checks_host_choice__suspend_pass(void **state)
 	expect_verdict(&r, BN_VERDICT_PASS);
 	assert_true(fabs(r.measured - 0.002) < 1e-9);
 	/* judged from TSUSP_ENTER after bus idle */
-	assert_int_equal(r.t0_us, MS(1500) + bn_time_from_s(bn_limits_max(&lim, "TSUSP_ENTER")));
+	assert_int_equal(r.t0_us, MS(1500) + bn_time_from_s(bn_limits_max(&bn_test_lim, "TSUSP_ENTER")));
 	assert_int_equal(r.t1_us, MS(1800));
 }
 
@@ -276,7 +253,7 @@ static void test_checks_host_choice__suspend_fail_slow_to_enter(void **state)
 
 	(void)state;
 	expect_verdict(&r, BN_VERDICT_FAIL);
-	assert_true(r.measured > bn_limits_max(&lim, "ISUSP"));
+	assert_true(r.measured > bn_limits_max(&bn_test_lim, "ISUSP"));
 }
 
 static void test_checks_host_choice__suspend_fail_ignored(void **state)
@@ -326,7 +303,7 @@ static void test_checks_host_choice__unconfigured_pass(void **state)
 	(void)state;
 	/* exactly IUNIT is inside */
 	expect_verdict(&r, BN_VERDICT_PASS);
-	assert_true(r.measured <= bn_limits_max(&lim, "IUNIT"));
+	assert_true(r.measured <= bn_limits_max(&bn_test_lim, "IUNIT"));
 }
 
 /* A host that never configures: the testers' window, 150 ms after D+
@@ -419,7 +396,7 @@ static void test_checks_host_choice__configured_fail_above_icfg_max(void **state
 
 	(void)state;
 	expect_verdict(&r, BN_VERDICT_FAIL);
-	assert_true(fabs(r.limit_max - bn_limits_max(&lim, "ICFG_MAX")) < 1e-9);
+	assert_true(fabs(r.limit_max - bn_limits_max(&bn_test_lim, "ICFG_MAX")) < 1e-9);
 }
 
 static void test_checks_host_choice__configured_inconclusive_without_config_events(void **state)
@@ -570,5 +547,5 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, bn_test_setup_limits, bn_test_teardown_limits);
 }

@@ -11,29 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/harness.h"
 #include "core/limits.h"
 #include "sim/dut.h"
-
-#define assert_near(a, b, eps)                                                      \
-	do {                                                                        \
-		double a_ = (a), b_ = (b);                                          \
-		if (!(fabs(a_ - b_) <= (eps)))                                      \
-			fail_msg("%s = %.9g, expected %.9g (+-%g)", #a, a_, b_,     \
-				 (double)(eps));                                    \
-	} while (0)
-
-#define assert_msg_has(err, s)                                                      \
-	do {                                                                        \
-		if (!strstr((err)->msg, (s)))                                       \
-			fail_msg("message \"%s\" lacks \"%s\"", (err)->msg, (s));   \
-	} while (0)
-
-static void src_path(const char *rel, char *buf, size_t len)
-{
-	const char *root = getenv("BN_SRCDIR");
-
-	snprintf(buf, len, "%s/%s", root && *root ? root : ".", rel);
-}
 
 static int setup_limits(void **state)
 {
@@ -43,7 +23,7 @@ static int setup_limits(void **state)
 
 	if (!lim)
 		return -1;
-	src_path("profiles/limits/bc12.json", path, sizeof(path));
+	bn_test_path("profiles/limits/bc12.json", path, sizeof(path));
 	if (bn_limits_load(path, lim, &err) != BN_OK) {
 		fprintf(stderr, "loading %s: %s\n", path, err.msg);
 		free(lim);
@@ -67,7 +47,7 @@ static void load_ok(const char *rel, const struct bn_limits *lim, struct bn_dut_
 	struct bn_err err = { 0 };
 	char path[512];
 
-	src_path(rel, path, sizeof(path));
+	bn_test_path(rel, path, sizeof(path));
 	if (bn_dut_load(path, lim, d, &err) != BN_OK)
 		fail_msg("loading %s: %s", path, err.msg);
 }
@@ -220,7 +200,7 @@ static void test_dut__load_rejects_broken(void **state)
 		int rc;
 
 		snprintf(rel, sizeof(rel), "tests/data/duts/%s", cases[k].file);
-		src_path(rel, path, sizeof(path));
+		bn_test_path(rel, path, sizeof(path));
 		memset(&d, 0, sizeof(d));
 		d.uvlo_v = -42.0;
 		rc = bn_dut_load(path, lim, &d, &err);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/harness.h"
 #include "checks/check.h"
 #include "report/report.h"
 #include "scenario/runner.h"
@@ -33,13 +34,6 @@ struct matrix {
 	struct row rows[MAX_ROWS];
 };
 
-static const char *srcdir(void)
-{
-	const char *d = getenv("BN_SRCDIR");
-
-	return d ? d : ".";
-}
-
 static const char *fwdir(void)
 {
 	const char *d = getenv("BN_FWDIR");
@@ -53,7 +47,7 @@ static void load_matrix(struct matrix *m)
 	glob_t g;
 
 	m->n = 0;
-	snprintf(pattern, sizeof(pattern), "%s/tests/golden/*.tsv", srcdir());
+	snprintf(pattern, sizeof(pattern), "%s/tests/golden/*.tsv", bn_test_srcdir());
 	if (glob(pattern, 0, NULL, &g))
 		fail_msg("no golden files under %s", pattern);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
@@ -100,9 +94,9 @@ static void run(const char *scn, const char *fw, struct bn_report *rep)
 {
 	char path[512];
 	struct bn_err err = { 0 };
-	struct bn_run_opts o = { .datadir = srcdir() };
+	struct bn_run_opts o = { .datadir = bn_test_srcdir() };
 
-	snprintf(path, sizeof(path), "%s/scripts/scenarios/%s.scn", srcdir(), scn);
+	snprintf(path, sizeof(path), "%s/scripts/scenarios/%s.scn", bn_test_srcdir(), scn);
 	o.scenario_path = path;
 	o.firmware_override = fw;
 	bn_report_init(rep);
@@ -174,7 +168,7 @@ static void test_golden__reference_fails_nothing_anywhere(void **state)
 	int bad = 0;
 
 	(void)state;
-	snprintf(pattern, sizeof(pattern), "%s/scripts/scenarios/*.scn", srcdir());
+	snprintf(pattern, sizeof(pattern), "%s/scripts/scenarios/*.scn", bn_test_srcdir());
 	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		char scn[128], *base = strrchr(g.gl_pathv[i], '/'), *dot;

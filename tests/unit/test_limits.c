@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "lib/harness.h"
 #include "core/err.h"
 #include "core/file.h"
 #include "core/json.h"
@@ -36,23 +37,13 @@
 		}                                                             \
 	} while (0)
 
-static void src_path(const char *rel, char *buf, size_t len)
-{
-	const char *root = getenv("BN_SRCDIR");
-
-	if (root && *root)
-		snprintf(buf, len, "%s/%s", root, rel);
-	else
-		snprintf(buf, len, "%s", rel);
-}
-
 static void load_shipped(struct bn_limits *lim)
 {
 	struct bn_err err = { 0 };
 	char path[1024];
 	int rc;
 
-	src_path("profiles/limits/bc12.json", path, sizeof(path));
+	bn_test_path("profiles/limits/bc12.json", path, sizeof(path));
 	rc = bn_limits_load(path, lim, &err);
 	if (rc != BN_OK) {
 		print_error("%s\n", err.msg);
@@ -69,7 +60,7 @@ static void expect_rejected(const char *name, const char *const *subs)
 	char rel[256], path[1024];
 
 	snprintf(rel, sizeof(rel), "tests/data/limits/%s", name);
-	src_path(rel, path, sizeof(path));
+	bn_test_path(rel, path, sizeof(path));
 	memset(&lim, 0xa5, sizeof(lim));
 	assert_int_equal(bn_limits_load(path, &lim, &err), BN_ERR_DATA);
 	assert_int_equal(err.code, BN_ERR_DATA);
@@ -260,7 +251,7 @@ static void test_limits__bad_syntax(void **state)
 
 	expect_rejected("bad_syntax.json", subs);
 	/* the exact position: line 6, the "unit" after 2.0 with no comma */
-	src_path("tests/data/limits/bad_syntax.json", path, sizeof(path));
+	bn_test_path("tests/data/limits/bad_syntax.json", path, sizeof(path));
 	assert_int_equal(bn_limits_load(path, &lim, &err), BN_ERR_DATA);
 	snprintf(prefix, sizeof(prefix), "%s:6:46: error: invalid JSON near '\"unit\"", path);
 	if (strncmp(err.msg, prefix, strlen(prefix)) != 0) {

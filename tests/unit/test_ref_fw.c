@@ -9,33 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/harness.h"
 #include "core/limits.h"
 #include "firmware/ref_fw.h"
 #include "firmware/ref_ramp.h"
-
-static struct bn_limits lim;
-
-static int setup(void **state)
-{
-	char path[1024];
-	const char *d = getenv("BN_SRCDIR");
-	struct bn_err err = { 0 };
-
-	(void)state;
-	snprintf(path, sizeof(path), "%s/profiles/limits/bc12.json", d ? d : ".");
-	if (bn_limits_load(path, &lim, &err) < 0) {
-		fprintf(stderr, "%s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	bn_limits_free(&lim);
-	return 0;
-}
 
 static double us(uint64_t t)
 {
@@ -47,34 +24,34 @@ static void test_ref_fw__tunables_inside_bc12_limits(void **state)
 	const struct ref_fw_tunables *t = &ref_fw_tunables;
 
 	(void)state;
-	assert_true(us(t->dcd_dbnc_us) >= bn_limits_min(&lim, "TDCD_DBNC"));
-	assert_true(us(t->dcd_timeout_us) >= bn_limits_min(&lim, "TDCD_TIMEOUT"));
+	assert_true(us(t->dcd_dbnc_us) >= bn_limits_min(&bn_test_lim, "TDCD_DBNC"));
+	assert_true(us(t->dcd_timeout_us) >= bn_limits_min(&bn_test_lim, "TDCD_TIMEOUT"));
 	/* DCD time-out plus the last poll stays inside the max */
-	assert_true(us(t->dcd_timeout_us + t->dcd_poll_us) <= bn_limits_max(&lim, "TDCD_TIMEOUT"));
-	assert_true(us(t->vdpsrc_on_us) >= bn_limits_min(&lim, "TVDPSRC_ON"));
-	assert_true(us(t->vdmsrc_on_us) >= bn_limits_min(&lim, "TVDMSRC_ON"));
+	assert_true(us(t->dcd_timeout_us + t->dcd_poll_us) <= bn_limits_max(&bn_test_lim, "TDCD_TIMEOUT"));
+	assert_true(us(t->vdpsrc_on_us) >= bn_limits_min(&bn_test_lim, "TVDPSRC_ON"));
+	assert_true(us(t->vdmsrc_on_us) >= bn_limits_min(&bn_test_lim, "TVDMSRC_ON"));
 	/* the CDP must have answered within TVDMSRC_EN before D- is read */
-	assert_true(us(t->vdpsrc_on_us) > bn_limits_max(&lim, "TVDMSRC_EN"));
-	assert_true(t->iunit_ma / 1000.0 <= bn_limits_max(&lim, "IUNIT"));
-	assert_true(t->isusp_ma / 1000.0 <= bn_limits_max(&lim, "ISUSP"));
-	assert_true(t->idev_chg_ma / 1000.0 <= bn_limits_max(&lim, "IDEV_CHG"));
-	assert_true(t->dcp_start_ma / 1000.0 >= bn_limits_min(&lim, "IDCP"));
-	assert_true(t->cdp_start_ma / 1000.0 >= bn_limits_min(&lim, "ICDP"));
-	assert_true(t->cfg_high_ma / 1000.0 <= bn_limits_max(&lim, "ICFG_MAX"));
-	assert_true(t->cfg_low_ma / 1000.0 <= bn_limits_max(&lim, "IUNIT"));
-	assert_true(us(t->dbp_attach_us) <= bn_limits_max(&lim, "TDBP_ATT_VDPSRC"));
-	assert_true((double)t->dbp_give_up_us / 1e6 < bn_limits_max(&lim, "TSVLD_CON_WKB"));
+	assert_true(us(t->vdpsrc_on_us) > bn_limits_max(&bn_test_lim, "TVDMSRC_EN"));
+	assert_true(t->iunit_ma / 1000.0 <= bn_limits_max(&bn_test_lim, "IUNIT"));
+	assert_true(t->isusp_ma / 1000.0 <= bn_limits_max(&bn_test_lim, "ISUSP"));
+	assert_true(t->idev_chg_ma / 1000.0 <= bn_limits_max(&bn_test_lim, "IDEV_CHG"));
+	assert_true(t->dcp_start_ma / 1000.0 >= bn_limits_min(&bn_test_lim, "IDCP"));
+	assert_true(t->cdp_start_ma / 1000.0 >= bn_limits_min(&bn_test_lim, "ICDP"));
+	assert_true(t->cfg_high_ma / 1000.0 <= bn_limits_max(&bn_test_lim, "ICFG_MAX"));
+	assert_true(t->cfg_low_ma / 1000.0 <= bn_limits_max(&bn_test_lim, "IUNIT"));
+	assert_true(us(t->dbp_attach_us) <= bn_limits_max(&bn_test_lim, "TDBP_ATT_VDPSRC"));
+	assert_true((double)t->dbp_give_up_us / 1e6 < bn_limits_max(&bn_test_lim, "TSVLD_CON_WKB"));
 	/* 10 x 25 ms: the averaging window is TVBUS_AVG */
-	assert_true(fabs(us(RAMP_AVG_N * RAMP_SAMPLE_US) - bn_limits_max(&lim, "TVBUS_AVG")) < 1e-9);
+	assert_true(fabs(us(RAMP_AVG_N * RAMP_SAMPLE_US) - bn_limits_max(&bn_test_lim, "TVBUS_AVG")) < 1e-9);
 	/* ID windows: each RID range falls inside its window */
-	assert_true(bn_limits_max(&lim, "RID_GND") < t->rid_gnd_max_ohm);
-	assert_true(bn_limits_min(&lim, "RID_C") > t->rid_gnd_max_ohm);
-	assert_true(bn_limits_max(&lim, "RID_C") < t->rid_c_max_ohm);
-	assert_true(bn_limits_min(&lim, "RID_B") > t->rid_c_max_ohm);
-	assert_true(bn_limits_max(&lim, "RID_B") < t->rid_b_max_ohm);
-	assert_true(bn_limits_min(&lim, "RID_A") > t->rid_b_max_ohm);
-	assert_true(bn_limits_max(&lim, "RID_A") < t->rid_a_max_ohm);
-	assert_true(bn_limits_min(&lim, "RID_FLOAT") > t->rid_a_max_ohm);
+	assert_true(bn_limits_max(&bn_test_lim, "RID_GND") < t->rid_gnd_max_ohm);
+	assert_true(bn_limits_min(&bn_test_lim, "RID_C") > t->rid_gnd_max_ohm);
+	assert_true(bn_limits_max(&bn_test_lim, "RID_C") < t->rid_c_max_ohm);
+	assert_true(bn_limits_min(&bn_test_lim, "RID_B") > t->rid_c_max_ohm);
+	assert_true(bn_limits_max(&bn_test_lim, "RID_B") < t->rid_b_max_ohm);
+	assert_true(bn_limits_min(&bn_test_lim, "RID_A") > t->rid_b_max_ohm);
+	assert_true(bn_limits_max(&bn_test_lim, "RID_A") < t->rid_a_max_ohm);
+	assert_true(bn_limits_min(&bn_test_lim, "RID_FLOAT") > t->rid_a_max_ohm);
 }
 
 /* A charger that holds 5.0 V up to knee_ma and sags 4 mV per mA past it. */
@@ -176,5 +153,5 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, bn_test_setup_limits, bn_test_teardown_limits);
 }

@@ -14,19 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/harness.h"
 #include "checks/check.h"
 #include "core/limits.h"
 #include "report/report.h"
 #include "scenario/runner.h"
 #include "sim/charger.h"
 #include "sim/dut.h"
-
-static const char *srcdir(void)
-{
-	const char *d = getenv("BN_SRCDIR");
-
-	return d ? d : ".";
-}
 
 static const char *fwdir(void)
 {
@@ -45,7 +39,7 @@ static void run_file(const char *path, struct run *r, volatile sig_atomic_t *sto
 {
 	struct bn_run_opts o = {
 		.scenario_path = path,
-		.datadir = srcdir(),
+		.datadir = bn_test_srcdir(),
 		.stop_flag = stop,
 	};
 
@@ -106,7 +100,7 @@ static void test_run__every_scenario_passes_and_detects_its_port(void **state)
 	glob_t g;
 
 	(void)state;
-	snprintf(pattern, sizeof(pattern), "%s/scripts/scenarios/*.scn", srcdir());
+	snprintf(pattern, sizeof(pattern), "%s/scripts/scenarios/*.scn", bn_test_srcdir());
 	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
 	assert_true(g.gl_pathc >= 15);
 	for (size_t i = 0; i < g.gl_pathc; i++) {
@@ -154,7 +148,7 @@ static void test_run__json_only_port_with_odd_values_detects_right(void **state)
 	const struct bn_result *det;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/tests/data/scenarios/odd-port.scn", srcdir());
+	snprintf(path, sizeof(path), "%s/tests/data/scenarios/odd-port.scn", bn_test_srcdir());
 	run_file(path, &r, NULL);
 	assert_int_equal(r.rc, BN_OK);
 	assert_int_equal(r.rep.status, BN_RUN_COMPLETED);
@@ -180,16 +174,16 @@ static void test_run__weak_dcp_settles_within_one_step_of_the_knee(void **state)
 	const char *ilim, *backoffs;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/profiles/limits/bc12.json", srcdir());
+	snprintf(path, sizeof(path), "%s/profiles/limits/bc12.json", bn_test_srcdir());
 	assert_int_equal(bn_limits_load(path, &lim, &err), BN_OK);
-	snprintf(path, sizeof(path), "%s/profiles/duts/phone.json", srcdir());
+	snprintf(path, sizeof(path), "%s/profiles/duts/phone.json", bn_test_srcdir());
 	assert_int_equal(bn_dut_load(path, &lim, &dut, &err), BN_OK);
-	snprintf(path, sizeof(path), "%s/profiles/chargers/dcp-weak.json", srcdir());
+	snprintf(path, sizeof(path), "%s/profiles/chargers/dcp-weak.json", bn_test_srcdir());
 	assert_int_equal(bn_charger_load(path, &ch, &err), BN_OK);
 	knee_a = bn_charger_i_at_v(&ch, dut.droop_threshold_v);
 	assert_true(knee_a > 0.6 && knee_a < 0.8);
 
-	snprintf(path, sizeof(path), "%s/scripts/scenarios/dcp-weak.scn", srcdir());
+	snprintf(path, sizeof(path), "%s/scripts/scenarios/dcp-weak.scn", bn_test_srcdir());
 	run_file(path, &r, NULL);
 	assert_int_equal(r.rc, BN_OK);
 	ilim = telemetry(&r.rep, "ilim_ma");
@@ -214,7 +208,7 @@ static void test_run__shutdown_dcp_recovers_and_settles_below_trip(void **state)
 	const char *ilim;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/scripts/scenarios/dcp-shutdown.scn", srcdir());
+	snprintf(path, sizeof(path), "%s/scripts/scenarios/dcp-shutdown.scn", bn_test_srcdir());
 	run_file(path, &r, NULL);
 	assert_int_equal(r.rc, BN_OK);
 	assert_true(has_event(&r.rep, "charger_shutdown"));
@@ -233,7 +227,7 @@ static void test_run__dead_battery_runs_45_minutes_then_enumerates(void **state)
 	struct run r;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/scripts/scenarios/dbp.scn", srcdir());
+	snprintf(path, sizeof(path), "%s/scripts/scenarios/dbp.scn", bn_test_srcdir());
 	run_file(path, &r, NULL);
 	assert_int_equal(r.rc, BN_OK);
 	assert_int_equal(r.rep.status, BN_RUN_COMPLETED);
@@ -309,7 +303,7 @@ static void test_run__stop_flag_aborts_with_partial_report(void **state)
 	volatile sig_atomic_t stop = SIGINT;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/tests/data/scenarios/long.scn", srcdir());
+	snprintf(path, sizeof(path), "%s/tests/data/scenarios/long.scn", bn_test_srcdir());
 	run_file(path, &r, &stop);
 	assert_int_equal(r.rc, BN_OK);
 	assert_int_equal(r.rep.status, BN_RUN_ABORTED);
@@ -335,7 +329,7 @@ static void test_run__bad_input_is_refused_before_the_bench_runs(void **state)
 	};
 
 	(void)state;
-	if (strcmp(srcdir(), "."))
+	if (strcmp(bn_test_srcdir(), "."))
 		skip();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char path[512];
@@ -359,7 +353,7 @@ static void test_run__bad_input_is_refused_before_the_bench_runs(void **state)
 static void test_run__stricter_limits_file_flips_the_verdict(void **state)
 {
 	char src[1024], strict[64] = "/tmp/bn_strict_XXXXXX", scn[1024];
-	struct bn_run_opts o = { .datadir = srcdir() };
+	struct bn_run_opts o = { .datadir = bn_test_srcdir() };
 	struct bn_report rep;
 	struct bn_err err = { 0 };
 	const struct bn_result *res;
@@ -372,7 +366,7 @@ static void test_run__stricter_limits_file_flips_the_verdict(void **state)
 	(void)state;
 	if (!bn_rule_find("bc12.det.vdp_src"))
 		skip();
-	snprintf(src, sizeof(src), "%s/profiles/limits/bc12.json", srcdir());
+	snprintf(src, sizeof(src), "%s/profiles/limits/bc12.json", bn_test_srcdir());
 	f = fopen(src, "r");
 	assert_non_null(f);
 	text = calloc(1, 1 << 20);
@@ -399,7 +393,7 @@ static void test_run__stricter_limits_file_flips_the_verdict(void **state)
 	close(fd);
 	free(text);
 
-	snprintf(scn, sizeof(scn), "%s/scripts/scenarios/dcp.scn", srcdir());
+	snprintf(scn, sizeof(scn), "%s/scripts/scenarios/dcp.scn", bn_test_srcdir());
 	o.scenario_path = scn;
 	bn_report_init(&rep);
 	assert_int_equal(bn_run_scenario(&o, &rep, &err), BN_OK);

@@ -1,0 +1,41 @@
+/* What the unit tests share: where the tree is, the shipped limits file
+ * as a group fixture, and two ways of feeding the check engine a
+ * synthetic stream (lib/seg_stream.h, lib/gen_stream.h). Linked into
+ * every test binary by the Makefile. */
+#ifndef BN_TESTS_UNIT_HARNESS_H
+#define BN_TESTS_UNIT_HARNESS_H
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "core/limits.h"
+
+/* $BN_SRCDIR, or "." (tests run from the repository root). */
+const char *bn_test_srcdir(void);
+
+/* buf = the source tree's path rel. */
+void bn_test_path(const char *rel, char *buf, size_t len);
+
+/* a within eps of b, naming the expression when not. */
+#define assert_near(a, b, eps)                                                      \
+	do {                                                                        \
+		double a_ = (a), b_ = (b);                                          \
+		if (!(fabs(a_ - b_) <= (eps)))                                      \
+			fail_msg("%s = %.9g, expected %.9g (+-%g)", #a, a_, b_,     \
+				 (double)(eps));                                    \
+	} while (0)
+
+/* The error message contains s. */
+#define assert_msg_has(err, s)                                                      \
+	do {                                                                        \
+		if (!strstr((err)->msg, (s)))                                       \
+			fail_msg("message \"%s\" lacks \"%s\"", (err)->msg, (s));   \
+	} while (0)
+
+/* profiles/limits/bc12.json, loaded by the group setup. */
+extern struct bn_limits bn_test_lim;
+int bn_test_setup_limits(void **state);
+int bn_test_teardown_limits(void **state);
+
+#endif
