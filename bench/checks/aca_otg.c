@@ -25,28 +25,6 @@
  * the limits file, pet-scripts). A measurement resolution, not a limit. */
 #define ACA_OTG_MIN_RATE_HZ 1000.0
 
-static bn_time_us us_of(double s)
-{
-	return bn_time_from_s(s);
-}
-
-static double ms_of(bn_time_us t)
-{
-	return (double)t / 1000.0;
-}
-
-static void add_figure(struct bn_result *res, const char *name, double v, const char *unit)
-{
-	int i = res->n_figures;
-
-	if (i >= (int)(sizeof(res->figures) / sizeof(res->figures[0])))
-		return;
-	snprintf(res->figures[i].name, sizeof(res->figures[i].name), "%s", name);
-	res->figures[i].value = v;
-	snprintf(res->figures[i].unit, sizeof(res->figures[i].unit), "%s", unit);
-	res->n_figures++;
-}
-
 /* The longest run of a condition over the samples (its start: the first
  * sample that met it; its end: the first that did not, or the window's
  * end). */
@@ -104,8 +82,8 @@ static void b_begin(void *priv, const struct bn_check_ctx *ctx)
 	struct b_priv *p = priv;
 
 	p->vdat_ref = bn_limits_max(ctx->lim, "VDAT_REF");
-	p->grace_us = us_of(bn_limits_max(ctx->lim, "TSVLD_CON_PWD"));
-	p->pulse_us = us_of(bn_limits_max(ctx->lim, "TSRP_PULSE"));
+	p->grace_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSVLD_CON_PWD"));
+	p->pulse_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSRP_PULSE"));
 	p->max_dp = -INFINITY;
 }
 
@@ -157,7 +135,7 @@ static void b_end(void *priv, bn_time_us t_end, struct bn_result *res)
 			       bn_time_to_s(p->t_connect));
 		bn_result_window(res, p->t_connect, p->t_connect);
 		if (p->n_judged)
-			add_figure(res, "longest_dp_high", bn_time_to_s(p->hi.longest), "s");
+			bn_result_figure(res, "longest_dp_high", bn_time_to_s(p->hi.longest), "s");
 		return;
 	}
 	if (!p->any_on) {
@@ -168,18 +146,18 @@ static void b_end(void *priv, bn_time_us t_end, struct bn_result *res)
 		bn_result_inconclusive(res,
 				       "VBUS was never on for longer than the detection grace "
 				       "(TSVLD_CON_PWD max, %.0f ms); no D+ sample judged",
-				       ms_of(p->grace_us));
+				       bn_time_to_ms(p->grace_us));
 		return;
 	}
 	bn_result_judge(res, bn_time_to_s(p->hi.longest), NAN, bn_time_to_s(p->pulse_us), "s");
-	add_figure(res, "max_dp", p->max_dp, "V");
-	add_figure(res, "dp_excursions", p->hi.count, "");
+	bn_result_figure(res, "max_dp", p->max_dp, "V");
+	bn_result_figure(res, "dp_excursions", p->hi.count, "");
 	if (res->verdict == BN_VERDICT_FAIL) {
 		bn_result_fail(res,
 			       "D+ above VDAT_REF max (%.3f V) for %.1f ms from %.3f s: longer than "
 			       "an SRP pulse (TSRP_PULSE max %.1f ms); the device connected or drove D+",
-			       p->vdat_ref, ms_of(p->hi.longest), bn_time_to_s(p->hi.longest_t0),
-			       ms_of(p->pulse_us));
+			       p->vdat_ref, bn_time_to_ms(p->hi.longest), bn_time_to_s(p->hi.longest_t0),
+			       bn_time_to_ms(p->pulse_us));
 		bn_result_window(res, p->hi.longest_t0, p->hi.longest_t0 + p->hi.longest);
 	} else {
 		bn_result_window(res, p->j0, p->j1);
@@ -230,7 +208,7 @@ static void c_begin(void *priv, const struct bn_check_ctx *ctx)
 {
 	struct c_priv *p = priv;
 
-	p->tcon_us = us_of(bn_limits_max(ctx->lim, "TSVLD_CON_PWD"));
+	p->tcon_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSVLD_CON_PWD"));
 	p->worst_us = -1;
 	p->t_enum_s = NAN;
 }
@@ -318,13 +296,13 @@ static void c_end(void *priv, bn_time_us t_end, struct bn_result *res)
 		bn_result_inconclusive(res,
 				       "VBUS was never on for TSVLD_CON_PWD max (%.0f ms) and the device "
 				       "did not connect in the time it had (%d short attach(es))",
-				       ms_of(p->tcon_us), p->short_windows);
+				       bn_time_to_ms(p->tcon_us), p->short_windows);
 		return;
 	}
 	bn_result_judge(res, bn_time_to_s(p->worst_us), NAN, bn_time_to_s(p->tcon_us), "s");
 	bn_result_window(res, p->w0, p->w1);
 	if (!isnan(p->t_enum_s))
-		add_figure(res, "connect_to_config", p->t_enum_s, "s");
+		bn_result_figure(res, "connect_to_config", p->t_enum_s, "s");
 	if (p->never) {
 		bn_result_fail(res, "the device never connected in the %.3f s VBUS was on (from %.3f s)",
 			       bn_time_to_s(p->worst_us), bn_time_to_s(p->w0));
@@ -332,7 +310,7 @@ static void c_end(void *priv, bn_time_us t_end, struct bn_result *res)
 	}
 	if (res->verdict == BN_VERDICT_FAIL) {
 		bn_result_fail(res, "connected %.1f ms after VBUS on: later than TSVLD_CON_PWD max (%.0f ms)",
-			       ms_of(p->worst_us), ms_of(p->tcon_us));
+			       bn_time_to_ms(p->worst_us), bn_time_to_ms(p->tcon_us));
 		return;
 	}
 	if (p->not_enum) {
@@ -391,8 +369,8 @@ static void a_begin(void *priv, const struct bn_check_ctx *ctx)
 	struct a_priv *p = priv;
 
 	p->vlgc = bn_limits_min(ctx->lim, "VLGC");
-	p->grace_us = us_of(bn_limits_max(ctx->lim, "TSVLD_CON_PWD"));
-	p->glitch_us = us_of(bn_limits_min(ctx->lim, "TDCD_DBNC"));
+	p->grace_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSVLD_CON_PWD"));
+	p->glitch_us = bn_time_from_s(bn_limits_min(ctx->lim, "TDCD_DBNC"));
 	p->max_dp = -INFINITY;
 }
 
@@ -464,19 +442,19 @@ static void a_end(void *priv, bn_time_us t_end, struct bn_result *res)
 		bn_result_inconclusive(res,
 				       "VBUS was never on for longer than the detection grace "
 				       "(TSVLD_CON_PWD max, %.0f ms)",
-				       ms_of(p->grace_us));
+				       bn_time_to_ms(p->grace_us));
 		return;
 	}
 	bn_result_judge(res, bn_time_to_s(p->hi.longest), NAN, bn_time_to_s(p->glitch_us), "s");
-	add_figure(res, "max_dp", p->max_dp, "V");
+	bn_result_figure(res, "max_dp", p->max_dp, "V");
 	if (p->any_periph)
-		add_figure(res, "vbus_to_peripheral", bn_time_to_s(p->t_periph_first), "s");
+		bn_result_figure(res, "vbus_to_peripheral", bn_time_to_s(p->t_periph_first), "s");
 	if (res->verdict == BN_VERDICT_FAIL) {
 		bn_result_fail(res,
 			       "D+ above VLGC min (%.2f V) for %.1f ms from %.3f s (glitch time "
 			       "TDCD_DBNC min %.0f ms): a D+ pull-up while the device is the A-device",
-			       p->vlgc, ms_of(p->hi.longest), bn_time_to_s(p->hi.longest_t0),
-			       ms_of(p->glitch_us));
+			       p->vlgc, bn_time_to_ms(p->hi.longest), bn_time_to_s(p->hi.longest_t0),
+			       bn_time_to_ms(p->glitch_us));
 		bn_result_window(res, p->hi.longest_t0, p->hi.longest_t0 + p->hi.longest);
 		return;
 	}
@@ -550,7 +528,7 @@ static void otg_begin(void *priv, const struct bn_check_ctx *ctx)
 	struct otg_priv *p = priv;
 
 	p->thr = bn_limits_max(ctx->lim, "VOTG_SESS_VLD");
-	p->act_us = us_of(bn_limits_max(ctx->lim, "TDCD_TIMEOUT"));
+	p->act_us = bn_time_from_s(bn_limits_max(ctx->lim, "TDCD_TIMEOUT"));
 	p->rating = ctx->otg_rating_a;
 	p->min_v = INFINITY;
 	p->never_max_v = -INFINITY;
@@ -635,7 +613,7 @@ static void otg_end(void *priv, bn_time_us t_end, struct bn_result *res)
 			bn_result_inconclusive(res,
 					       "the OTG plug was never in for TDCD_TIMEOUT max (%.0f ms) "
 					       "and VBUS did not rise meanwhile",
-					       ms_of(p->act_us));
+					       bn_time_to_ms(p->act_us));
 		else
 			bn_result_inconclusive(res, "the OTG plug never made contact (no data_contact "
 						    "event)");
@@ -657,10 +635,10 @@ static void otg_end(void *priv, bn_time_us t_end, struct bn_result *res)
 	}
 	bn_result_judge(res, p->min_v, p->thr, NAN, "V");
 	bn_result_window(res, p->t_rose, p->t_min);
-	add_figure(res, "max_load_judged", p->max_load_judged, "A");
-	add_figure(res, "otg_rating", p->rating, "A");
+	bn_result_figure(res, "max_load_judged", p->max_load_judged, "A");
+	bn_result_figure(res, "otg_rating", p->rating, "A");
 	if (!isnan(p->rise_s))
-		add_figure(res, "contact_to_vbus", p->rise_s, "s");
+		bn_result_figure(res, "contact_to_vbus", p->rise_s, "s");
 	if (res->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(res,
 			       "VBUS fell to %.3f V at %.3f s (load %.0f mA, rating %.0f mA): below "
@@ -764,7 +742,7 @@ static void bf_end(void *priv, bn_time_us t_end, struct bn_result *res)
 			       "IBUS %.1f mA at %.3f s while the bench supplied VBUS: the device "
 			       "sourced VBUS (below -ISUSP max, %.1f mA) for %.1f ms",
 			       p->min_i * 1000.0, bn_time_to_s(p->t_min), p->lim * 1000.0,
-			       ms_of(p->neg.longest));
+			       bn_time_to_ms(p->neg.longest));
 		bn_result_window(res, p->neg.longest_t0, p->neg.longest_t0 + p->neg.longest);
 	} else {
 		bn_result_window(res, p->j0, p->j1);

@@ -80,10 +80,7 @@ static void max_power_end(void *priv, bn_time_us t_end, struct bn_result *res)
 	k = adv_extreme(p, true);
 	bn_result_judge(res, p->max_power_a[k], NAN, p->icfg_max, "A");
 	bn_result_window(res, p->t0, p->t0);
-	res->figures[0].value = p->n;
-	snprintf(res->figures[0].name, sizeof(res->figures[0].name), "configurations");
-	res->figures[0].unit[0] = '\0';
-	res->n_figures = 1;
+	bn_result_figure(res, "configurations", p->n, "");
 	if (res->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(res, "configuration %d advertises bMaxPower %.0f mA, above ICFG_MAX max "
 				    "(%.0f mA)",

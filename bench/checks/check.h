@@ -102,6 +102,9 @@ void bn_result_measured(struct bn_result *res, double v, const char *unit);
  * margin (signed distance to the nearest bound, positive inside). */
 void bn_result_judge(struct bn_result *res, double v, double min, double max, const char *unit);
 void bn_result_window(struct bn_result *res, bn_time_us t0_us, bn_time_us t1_us);
+/* A figure (not a verdict), e.g. time to settle; dropped when the result's
+ * figures are full. */
+void bn_result_figure(struct bn_result *res, const char *name, double v, const char *unit);
 void bn_result_inconclusive(struct bn_result *res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void bn_result_fail(struct bn_result *res, const char *fmt, ...)

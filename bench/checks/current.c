@@ -181,18 +181,6 @@ static void idev_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	slide_add(&p->avg, t, i, 0.0, idev_avg, p);
 }
 
-static void add_figure(struct bn_result *res, const char *name, double v, const char *unit)
-{
-	int k = res->n_figures;
-
-	if (k >= (int)(sizeof(res->figures) / sizeof(res->figures[0])))
-		return;
-	snprintf(res->figures[k].name, sizeof(res->figures[k].name), "%s", name);
-	res->figures[k].value = v;
-	snprintf(res->figures[k].unit, sizeof(res->figures[k].unit), "%s", unit);
-	res->n_figures = k + 1;
-}
-
 static void idev_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct idev_priv *p = priv;
@@ -205,7 +193,7 @@ static void idev_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	bn_result_judge(res, p->max_i, NAN, p->imax_a, "A");
 	bn_result_window(res, p->t_first, p->t_last);
 	if (!isinf(p->max_avg))
-		add_figure(res, "max_avg_tvbus_avg", p->max_avg, "A");
+		bn_result_figure(res, "max_avg_tvbus_avg", p->max_avg, "A");
 	if (res->verdict == BN_VERDICT_FAIL) {
 		bn_result_window(res, p->t_max, p->t_max);
 		bn_result_fail(res,
@@ -389,9 +377,9 @@ static void droop_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	else
 		bn_result_window(res, p->t_first, p->t_last);
 	if (p->have_blk) {
-		add_figure(res, "time_to_settle", bn_time_to_s(p->t_change - p->t_on), "s");
-		add_figure(res, "settled_current", p->last_blk, "A");
-		add_figure(res, "backoffs", p->backoffs, "");
+		bn_result_figure(res, "time_to_settle", bn_time_to_s(p->t_change - p->t_on), "s");
+		bn_result_figure(res, "settled_current", p->last_blk, "A");
+		bn_result_figure(res, "backoffs", p->backoffs, "");
 	}
 	if (res->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(res,

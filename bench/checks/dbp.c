@@ -106,18 +106,6 @@ static void win_start(struct win1s *w, bn_time_us t0)
 	w->open = true;
 }
 
-static void add_figure(struct bn_result *res, const char *name, double v, const char *unit)
-{
-	int k = res->n_figures;
-
-	if (k >= (int)(sizeof(res->figures) / sizeof(res->figures[0])))
-		return;
-	snprintf(res->figures[k].name, sizeof(res->figures[k].name), "%s", name);
-	res->figures[k].value = v;
-	snprintf(res->figures[k].unit, sizeof(res->figures[k].unit), "%s", unit);
-	res->n_figures = k + 1;
-}
-
 /* ---- bc12.dbp.vdp_src_on ---- */
 
 struct vdpon_priv {
@@ -396,7 +384,7 @@ static void isusp_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 		bn_result_window(res, 0, t_end_us);
 		return;
 	}
-	add_figure(res, "windows", (double)p->windows, "");
+	bn_result_figure(res, "windows", (double)p->windows, "");
 	bn_result_judge(res, p->worst, NAN, p->isusp, "A");
 	bn_result_window(res, p->worst_t0, p->worst_t1);
 	if (res->verdict == BN_VERDICT_FAIL)

@@ -412,11 +412,6 @@ static void det_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	}
 }
 
-static double ms(bn_time_us t)
-{
-	return bn_time_to_s(t) * 1e3;
-}
-
 /* ---- bc12.dcd.idp_src ---- */
 
 static void idp_src_judge(const struct det_priv *p, const struct det_session *s, struct bn_result *r)
@@ -482,14 +477,14 @@ static void debounce_judge(const struct det_priv *p, const struct det_session *s
 
 	if (!s->pri_seen) {
 		bn_result_inconclusive(r, "no primary detection seen after the attach at %.1f ms",
-				       ms(s->t_attach));
+				       bn_time_to_ms(s->t_attach));
 		bn_result_window(r, s->t_attach, s->t_close);
 		return;
 	}
 	if (!s->contact) {
 		bn_result_inconclusive(r, "DCD saw no data contact: D+ was not held low at a DCD level "
 				       "up to primary detection at %.1f ms (DCD timed out, or no DCD)",
-				       ms(s->pri_t0));
+				       bn_time_to_ms(s->pri_t0));
 		bn_result_window(r, s->t_attach, s->pri_t0);
 		return;
 	}
@@ -499,7 +494,7 @@ static void debounce_judge(const struct det_priv *p, const struct det_session *s
 	if (r->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(r, "primary detection started %.1f ms after D+ went low (data contact "
 			       "at %.1f ms): debounce shorter than %.0f ms (+-1 sample)",
-			       d * 1e3, ms(s->contact_t), lo * 1e3);
+			       d * 1e3, bn_time_to_ms(s->contact_t), lo * 1e3);
 }
 
 static void debounce_begin(void *priv, const struct bn_check_ctx *ctx)
@@ -537,10 +532,10 @@ static void primary_start_judge(const struct det_priv *p, const struct det_sessi
 		if (d > hi) {
 			bn_result_judge(r, d, NAN, hi, "s");
 			bn_result_fail(r, "no primary detection (D+ at VDP_SRC) within %.0f ms of the "
-				       "attach at %.1f ms", hi * 1e3, ms(s->t_attach));
+				       "attach at %.1f ms", hi * 1e3, bn_time_to_ms(s->t_attach));
 		} else {
 			bn_result_inconclusive(r, "the attach at %.1f ms lasted %.1f ms, without primary "
-					       "detection", ms(s->t_attach), d * 1e3);
+					       "detection", bn_time_to_ms(s->t_attach), d * 1e3);
 		}
 		return;
 	}
@@ -589,7 +584,7 @@ static void vdp_src_judge(const struct det_priv *p, const struct det_session *s,
 
 	if (!s->pri_seen) {
 		bn_result_inconclusive(r, "no primary detection seen after the attach at %.1f ms",
-				       ms(s->t_attach));
+				       bn_time_to_ms(s->t_attach));
 		bn_result_window(r, s->t_attach, s->t_close);
 		return;
 	}
@@ -639,7 +634,7 @@ static void idm_sink_judge(const struct det_priv *p, const struct det_session *s
 
 	if (!s->pri_seen) {
 		bn_result_inconclusive(r, "no primary detection seen after the attach at %.1f ms",
-				       ms(s->t_attach));
+				       bn_time_to_ms(s->t_attach));
 		bn_result_window(r, s->t_attach, s->t_close);
 		return;
 	}
@@ -696,7 +691,7 @@ static void vdm_src_judge(const struct det_priv *p, const struct det_session *s,
 
 	if (!s->pri_seen) {
 		bn_result_inconclusive(r, "no primary detection seen after the attach at %.1f ms",
-				       ms(s->t_attach));
+				       bn_time_to_ms(s->t_attach));
 		bn_result_window(r, s->t_attach, s->t_close);
 		return;
 	}
@@ -717,7 +712,7 @@ static void vdm_src_judge(const struct det_priv *p, const struct det_session *s,
 		bn_result_judge(r, 0.0, ton, NAN, "s");
 		bn_result_window(r, s->pri_t1, s->t_close);
 		bn_result_fail(r, "declares secondary detection, but no VDM_SRC on D- followed primary "
-			       "detection (ended at %.1f ms)", ms(s->pri_t1));
+			       "detection (ended at %.1f ms)", bn_time_to_ms(s->pri_t1));
 		return;
 	}
 	hold = bn_time_to_s(s->sec_t1 - s->sec_t0);

@@ -48,6 +48,18 @@ void bn_result_window(struct bn_result *res, bn_time_us t0_us, bn_time_us t1_us)
 	res->t1_us = t1_us;
 }
 
+void bn_result_figure(struct bn_result *res, const char *name, double v, const char *unit)
+{
+	int k = res->n_figures;
+
+	if (k >= (int)(sizeof(res->figures) / sizeof(res->figures[0])))
+		return;
+	snprintf(res->figures[k].name, sizeof(res->figures[k].name), "%s", name);
+	res->figures[k].value = v;
+	snprintf(res->figures[k].unit, sizeof(res->figures[k].unit), "%s", unit);
+	res->n_figures = k + 1;
+}
+
 void bn_result_inconclusive(struct bn_result *res, const char *fmt, ...)
 {
 	va_list ap;

@@ -11,3 +11,8 @@ double bn_time_to_s(bn_time_us t)
 {
 	return (double)t / 1e6;
 }
+
+double bn_time_to_ms(bn_time_us t)
+{
+	return (double)t / 1e3;
+}

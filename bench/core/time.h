@@ -13,5 +13,6 @@ typedef int64_t bn_time_us;
 /* Seconds (double) to microseconds, rounded to nearest. */
 bn_time_us bn_time_from_s(double s);
 double bn_time_to_s(bn_time_us t);
+double bn_time_to_ms(bn_time_us t);
 
 #endif
