@@ -366,11 +366,15 @@ static void det_sample(void *priv, bn_time_us t, const struct bn_sample *smp)
 		det_close(p, t);
 		return;
 	}
-	if (s->have_prev) {
+	/* A repeated sample adds nothing the estimate has not seen (the
+	 * divisor already divides dp - dm): skip the gcd on the hot path. */
+	if (!s->have_prev) {
+		det_res_add(s, dp - dm);
+	} else if (dp != s->prev_dp || dm != s->prev_dm) {
 		det_res_add(s, dp - s->prev_dp);
 		det_res_add(s, dm - s->prev_dm);
+		det_res_add(s, dp - dm);
 	}
-	det_res_add(s, dp - dm);
 	s->have_prev = true;
 	s->prev_dp = dp;
 	s->prev_dm = dm;
