@@ -78,6 +78,15 @@ $(BUILD)/fw/reference.so: bench/firmware/ref_fw.c bench/firmware/ref_ramp.c benc
 	@echo '  FW      $@'
 	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -shared -fvisibility=hidden -o $@ bench/firmware/ref_fw.c bench/firmware/ref_ramp.c bench/firmware/ref_fw_so.c
 
+# Benchmark programs (tests/bench/*.c, plain main, no cmocka), run by
+# scripts/bench.sh.
+BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+$(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libbcbench.a
+	@mkdir -p $(dir $@)
+	@echo '  BENCH   $@'
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libbcbench.a $(LDLIBS_ALL)
+
 check: deps
 	$(MAKE) --no-print-directory all units $(BUILD)/fw/reference.so
 	@set -e; fails=0; for t in $(UNIT_BIN); do \
@@ -92,7 +101,7 @@ demo: deps
 	$(MAKE) --no-print-directory all
 	sh scripts/demo.sh $(BUILD)/bcbench
 
-bench: all
+bench: all $(BENCH_BIN)
 	sh scripts/bench.sh $(BUILD)/bcbench
 
 install: all

@@ -13,6 +13,9 @@
 #include "core/err.h"
 #include "core/file.h"
 #include "core/log.h"
+#include "capture/chanmap.h"
+#include "capture/events.h"
+#include "capture/replay.h"
 #include "report/report.h"
 #include "scenario/runner.h"
 
@@ -33,17 +36,19 @@ static const char usage_main[] =
 	"Test a device's USB charging against USB Battery Charging 1.2.\n"
 	"\n"
 	"Commands:\n"
-	"  run SCENARIO     run one scenario, write OUT/<scenario>/report.json\n"
+	"  run SCENARIO     run one scenario, write OUT/<scenario>/report.json,\n"
+	"                   capture.sr and events.json\n"
+	"  replay FILE.sr   re-judge a capture (this tool's or any sigrok device's)\n"
 	"  help [COMMAND]   show help\n"
 	"  version          show the version\n"
 	"\n"
 	"Exit codes (every command):\n"
 	"  0  everything passed (inconclusive results alone do not fail a run)\n"
 	"  1  a rule or expectation failed\n"
-	"  2  bad input or usage: scenario, profile, limits, config files\n"
+	"  2  bad input or usage: scenario, profile, limits, config, capture files\n"
 	"  3  bench fault or abort: firmware livelock, interrupted; the report says which\n"
 	"\n"
-	"Run 'bcbench help run' or 'man bcbench' for more.\n";
+	"Run 'bcbench help run', 'bcbench help replay' or 'man bcbench' for more.\n";
 
 static const char usage_run[] =
 	"Usage: bcbench run SCENARIO [--conf FILE] [--out DIR] [--datadir DIR]\n"
@@ -69,6 +74,37 @@ static const char usage_run[] =
 	"\n"
 	"Exit codes: 0 passed, 1 failed, 2 bad input, 3 bench fault or abort.\n";
 
+static const char usage_replay[] =
+	"Usage: bcbench replay FILE.sr [--events FILE] [--events-from ORIGINS]\n"
+	"                      [--port PORT] [--dut DECL] [--map MAP] [--limits FILE]\n"
+	"                      [--out DIR] [--conf FILE] [--datadir DIR] [-v] [-q]\n"
+	"Re-judge a capture with the checks a live run uses, and write DIR/report.json\n"
+	"whose source is the file (with its SHA-256). Channels are found by name (VBUS,\n"
+	"IBUS, DP, DM, ID) unless --map says otherwise. Replay needs VBUS, and IBUS or\n"
+	"DP; any other missing channel makes the rules that need it inconclusive.\n"
+	"\n"
+	"  -e, --events FILE       the capture's sidecar (events.json from bcbench run):\n"
+	"                          events with times, the port, the device's declaration.\n"
+	"                          Without it, attach and removal are inferred from VBUS\n"
+	"                          crossing VOTG_SESS_VLD min, connect and disconnect from\n"
+	"                          D+ crossing VLGC; what cannot be inferred is inconclusive\n"
+	"      --events-from LIST  use only events of these origins: fixture (VBUS, data\n"
+	"                          contact, e-load, marks), host (connect, configuration,\n"
+	"                          suspend), dut (the device's console); e.g. fixture,host\n"
+	"                          for what a real bench knows without the device's help\n"
+	"  -p, --port PORT         the port the capture was taken on (profile name or file);\n"
+	"                          wins over the sidecar's\n"
+	"  -u, --dut DECL          the device's declaration (name or file); wins over the\n"
+	"                          sidecar's\n"
+	"  -m, --map MAP           channel map, e.g. VBUS=A0,IBUS=A1:scale=10:unit=A,DP=A2\n"
+	"                          (IBUS from a shunt voltage: scale = 1/R_shunt)\n"
+	"  -l, --limits FILE       judge against this limits file\n"
+	"  -o, --out DIR           report directory (default <out>/replay-<name>)\n"
+	"  -c, --conf FILE, -d, --datadir DIR, -v, -q, -h: as for run\n"
+	"\n"
+	"Exit codes: 0 passed, 1 failed, 2 bad input (a capture that is broken or lacks\n"
+	"the minimum channels), 3 interrupted.\n";
+
 static void print_summary(const struct bn_report *rep, const char *report_path)
 {
 	int totals[BN_VERDICT_COUNT];
@@ -76,10 +112,11 @@ static void print_summary(const struct bn_report *rep, const char *report_path)
 
 	bn_report_totals(rep, totals);
 	printf("%s: %s — %d passed, %d failed, %d inconclusive, %d skipped, %d errors "
-	       "(%.1f s simulated in %.3f s)\n",
+	       "(%.1f s %s in %.3f s)\n",
 	       rep->scenario_name[0] ? rep->scenario_name : "scenario", status_names[rep->status],
 	       totals[BN_VERDICT_PASS], totals[BN_VERDICT_FAIL], totals[BN_VERDICT_INCONCLUSIVE],
-	       totals[BN_VERDICT_SKIPPED], totals[BN_VERDICT_ERROR], rep->sim_s, rep->wall_s);
+	       totals[BN_VERDICT_SKIPPED], totals[BN_VERDICT_ERROR], rep->sim_s,
+	       strcmp(rep->backend, "replay") ? "simulated" : "of capture replayed", rep->wall_s);
 	if (rep->reason[0])
 		printf("  reason: %s\n", rep->reason);
 	if (report_path)
@@ -119,6 +156,7 @@ static int cmd_run(int argc, char **argv)
 	struct bn_err err = { 0 };
 	struct bn_report rep;
 	struct bn_run_opts ro;
+	struct bn_sigrok_cap_opts dev = { 0 };
 	struct sigaction sa;
 	int verbose = 0, quiet = 0, c, rc, exit_code;
 
@@ -178,12 +216,28 @@ static int cmd_run(int argc, char **argv)
 		.limits_override = limits,
 		.firmware_override = firmware,
 		.conf_path = conf_path,
+		.out_dir = out_dir,
 		.progress = quiet ? NULL : stdout,
 		.stop_flag = &stop_requested,
 	};
+	if (conf.capture_driver[0]) {
+		char what[600];
+
+		dev.driver = conf.capture_driver;
+		dev.conn = conf.capture_conn[0] ? conf.capture_conn : NULL;
+		dev.rate_hz = conf.capture_rate_hz;
+		bn_chanmap_default(&dev.map);
+		snprintf(what, sizeof(what), "%s:%d: error: capture_map", conf.path, conf.capture_map_line);
+		if (conf.capture_map[0] && bn_chanmap_parse(conf.capture_map, &dev.map, what, &err) < 0) {
+			fprintf(stderr, "bcbench: %s\n", err.msg);
+			return 2;
+		}
+		ro.capture_dev = &dev;
+	}
 	bn_report_init(&rep);
 	if (!quiet)
-		printf("bcbench %s: %s on the %s bench\n", BN_VERSION, argv[optind], conf.backend);
+		printf("bcbench %s: %s on the %s bench%s%s\n", BN_VERSION, argv[optind], conf.backend,
+		       conf.capture_driver[0] ? ", captured by sigrok:" : "", conf.capture_driver);
 	rc = bn_run_scenario(&ro, &rep, &err);
 	if (rc < 0) {
 		/* Bad input: nothing ran, no report claims anything. */
@@ -207,6 +261,145 @@ static int cmd_run(int argc, char **argv)
 	return exit_code;
 }
 
+/* reports/dcp/capture.sr -> "dcp"; x/long.sr -> "long". */
+static void capture_stem(const char *path, char *out, size_t len)
+{
+	char buf[1024], *base, *dir;
+
+	scenario_stem(path, out, len);
+	if (strcmp(out, "capture"))
+		return;
+	snprintf(buf, sizeof(buf), "%s", path);
+	dir = dirname(buf);
+	base = basename(dir);
+	if (strcmp(base, ".") && strcmp(base, "/"))
+		snprintf(out, len, "%s", base);
+}
+
+static int cmd_replay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "events-from", required_argument, NULL, 'E' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "dut", required_argument, NULL, 'u' },
+		{ "map", required_argument, NULL, 'm' },
+		{ "limits", required_argument, NULL, 'l' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "conf", required_argument, NULL, 'c' },
+		{ "datadir", required_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bn_replay_opts ro = { 0 };
+	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL;
+	char conf_dir[1024], datadir_buf[1200], out_buf[1200], report_path[1400], stem[256],
+		beside[1100];
+	struct bn_conf conf;
+	struct bn_err err = { 0 };
+	struct bn_report rep;
+	struct sigaction sa;
+	int verbose = 0, quiet = 0, c, rc, exit_code;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "e:p:u:m:l:o:c:d:vqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': ro.events_path = optarg; break;
+		case 'E':
+			if (bn_origins_parse(optarg, &ro.origins, "--events-from", &err) < 0) {
+				fprintf(stderr, "bcbench replay: %s\n", err.msg);
+				return 2;
+			}
+			break;
+		case 'p': ro.port = optarg; break;
+		case 'u': ro.dut = optarg; break;
+		case 'm': ro.map = optarg; break;
+		case 'l': ro.limits_path = optarg; break;
+		case 'o': out_dir = optarg; break;
+		case 'c': conf_path = optarg; break;
+		case 'd': datadir = optarg; break;
+		case 'v': verbose++; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(usage_replay, stdout); return 0;
+		default: fputs(usage_replay, stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "bcbench replay: expected one capture FILE.sr\n%s", usage_replay);
+		return 2;
+	}
+	ro.capture_path = argv[optind];
+	bn_log_set_level(quiet ? BN_LOG_ERR : BN_LOG_WARN + verbose);
+	bn_conf_defaults(&conf);
+	if (!conf_path && access("bench.conf", R_OK) == 0)
+		conf_path = "bench.conf";
+	if (conf_path && bn_conf_load(conf_path, &conf, &err) < 0) {
+		fprintf(stderr, "bcbench: %s\n", err.msg);
+		return 2;
+	}
+	if (!datadir)
+		datadir = getenv("BCBENCH_DATADIR");
+	if (!datadir && conf.datadir[0])
+		datadir = conf.datadir;
+	if (!datadir && conf_path) {
+		snprintf(conf_dir, sizeof(conf_dir), "%s", conf_path);
+		snprintf(datadir_buf, sizeof(datadir_buf), "%s", dirname(conf_dir));
+		datadir = datadir_buf;
+	}
+	if (!datadir)
+		datadir = access("profiles", R_OK) == 0 ? "." : BN_DATADIR;
+	ro.datadir = datadir;
+	if (!ro.limits_path && conf.limits[0])
+		ro.limits_path = conf.limits;
+	capture_stem(ro.capture_path, stem, sizeof(stem));
+	if (!out_dir) {
+		snprintf(out_buf, sizeof(out_buf), "%s/replay-%s", conf.out, stem);
+		out_dir = out_buf;
+	}
+	if (!ro.events_path) {
+		char buf[1024];
+
+		snprintf(buf, sizeof(buf), "%s", ro.capture_path);
+		snprintf(beside, sizeof(beside), "%s/events.json", dirname(buf));
+		if (access(beside, R_OK) == 0 && !quiet)
+			fprintf(stderr, "bcbench replay: note: %s is beside the capture; give --events %s "
+					"to judge with its events (inferring from the samples)\n",
+				beside, beside);
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	ro.progress = quiet ? NULL : stdout;
+	ro.stop_flag = &stop_requested;
+
+	bn_report_init(&rep);
+	if (!quiet)
+		printf("bcbench %s: replay of %s\n", BN_VERSION, ro.capture_path);
+	rc = bn_replay(&ro, &rep, &err);
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		bn_report_free(&rep);
+		return bn_err_exit_code(rc);
+	}
+	if (stop_requested)
+		snprintf(rep.reason, sizeof(rep.reason), "interrupted by %s at t=%.3f s of the capture",
+			 stop_requested == SIGTERM ? "SIGTERM" : "SIGINT", rep.sim_s);
+	snprintf(report_path, sizeof(report_path), "%s/report.json", out_dir);
+	if (bn_mkdir_p(out_dir, &err) < 0 || bn_report_write_json(&rep, report_path, &err) < 0) {
+		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
+		print_summary(&rep, NULL);
+		bn_report_free(&rep);
+		return 3;
+	}
+	print_summary(&rep, report_path);
+	exit_code = bn_report_exit_code(&rep);
+	bn_report_free(&rep);
+	return exit_code;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -214,6 +407,10 @@ int main(int argc, char **argv)
 	if (!cmd || !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		if (cmd && !strcmp(cmd, "help") && argc > 2 && !strcmp(argv[2], "run")) {
 			fputs(usage_run, stdout);
+			return 0;
+		}
+		if (cmd && !strcmp(cmd, "help") && argc > 2 && !strcmp(argv[2], "replay")) {
+			fputs(usage_replay, stdout);
 			return 0;
 		}
 		fputs(usage_main, cmd ? stdout : stderr);
@@ -225,6 +422,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "replay"))
+		return cmd_replay(argc - 1, argv + 1);
 	fprintf(stderr, "bcbench: unknown command \"%s\"\n%s", cmd, usage_main);
 	return 2;
 }

@@ -47,12 +47,14 @@ enum bn_decl_bit {
 struct bn_check_ctx {
 	const struct bn_limits *lim;
 	enum bn_port_type port;     /* the port as a correct device classifies it */
+	bool port_unknown;          /* a replay without --port or events: port rules are inconclusive */
 	const char *port_name;      /* the profile's name */
 	/* The port's known network, for rules that compute currents from
 	 * voltages (0 = not fitted / unknown). */
 	double dp_pulldown_ohm, dm_pulldown_ohm, dp_dm_short_ohm;
 	/* The device's declaration. */
 	unsigned decl;              /* enum bn_decl_bit */
+	bool decl_unknown;          /* no declaration given: rules that depend on one are inconclusive */
 	double droop_threshold_v;
 	double otg_rating_a;
 	/* Advertised USB configurations (max power in A). */
@@ -64,6 +66,7 @@ struct bn_check_ctx {
 	double rate_hz;
 	unsigned channels;          /* bits of enum bn_chan */
 	unsigned events;            /* BN_CEV_BIT()s the source provides */
+	bool no_hold;               /* feed every sample one by one (tests of hold()) */
 	bn_time_us t_start_us;
 };
 
@@ -79,10 +82,20 @@ struct bn_rule {
 	unsigned ports;       /* BN_PORT_BIT()s where it applies; 0: every port */
 	unsigned needs_decl;  /* all of these must be declared */
 	unsigned excludes_decl; /* none of these may be declared */
+	/* The rule reads ctx->port or ctx->decl itself (beyond ports and
+	 * needs_decl): it cannot judge when they are unknown. */
+	bool uses_port, uses_decl;
 	size_t priv_size;
 	/* priv is zeroed. */
 	void (*begin)(void *priv, const struct bn_check_ctx *ctx);
 	void (*sample)(void *priv, bn_time_us t_us, const struct bn_sample *s);
+	/* n more samples equal to the last one sample() saw (every channel,
+	 * bitwise), at the increasing times t[0..n-1]: a capture holds still
+	 * for long stretches (a simulated one almost always), and the engine
+	 * hands such a run over at once. It must leave the rule as n calls of
+	 * sample() would; sums may be formed as n * v (the same within
+	 * rounding). NULL: the engine calls sample() n times. */
+	void (*hold)(void *priv, const bn_time_us *t, long n, const struct bn_sample *s);
 	void (*event)(void *priv, const struct bn_cev *ev);
 	/* Fill verdict, measured/unit, limit_min/max, margin, window, reason.
 	 * id, task, title and limit name are filled by the engine. */

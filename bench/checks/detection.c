@@ -57,6 +57,7 @@ static const struct bn_rule rule_port_type = {
 	.title = "the detected port type is the one a correct device reaches on this port",
 	.clause = "CP 6.6-6.13",
 	.needs_events = BN_CEV_BIT(BN_CEV_TELEMETRY),
+	.uses_port = true,
 	.priv_size = sizeof(struct port_type_priv),
 	.begin = port_type_begin,
 	.event = port_type_event,

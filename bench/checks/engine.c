@@ -89,13 +89,35 @@ struct rule_inst {
 	void *priv;
 };
 
+/* Samples equal to the previous one are held back and handed to the
+ * rules as one run (bn_rule.hold), up to this many at a time. */
+#define HOLD_MAX 4096
+
+struct active_rule {
+	void (*sample)(void *priv, bn_time_us t_us, const struct bn_sample *s);
+	void (*hold)(void *priv, const bn_time_us *t, long n, const struct bn_sample *s);
+	void *priv;
+};
+
 struct bn_checks {
 	struct bn_check_ctx ctx;
 	int n;
 	struct rule_inst *v;
-	/* the active ones, for the per-sample loop */
+	/* the active ones with a sample(), for the per-sample loop */
 	int n_active;
-	struct rule_inst **active;
+	struct active_rule *active;
+	int n_evented;
+	struct rule_inst **evented;
+	bool have_prev;
+	struct bn_sample prev;
+	/* Each channel's extremes, and where they fall outside what a port
+	 * can show (the CAPTURE_* entries of the limits file). */
+	double plaus_lo[BN_CH_COUNT], plaus_hi[BN_CH_COUNT];
+	bn_time_us bad_t[BN_CH_COUNT];
+	double bad_v[BN_CH_COUNT];
+	unsigned implausible;
+	long hold_n;
+	bn_time_us hold_t[HOLD_MAX];
 };
 
 static void list_bits(char *buf, size_t len, unsigned bits, int n, const char *(*name)(int))
@@ -140,6 +162,18 @@ static void decide(struct rule_inst *ri, const struct bn_check_ctx *ctx)
 	unsigned missing;
 
 	ri->pre = BN_VERDICT_PASS;
+	if ((r->ports || r->uses_port) && ctx->port_unknown) {
+		ri->pre = BN_VERDICT_INCONCLUSIVE;
+		snprintf(ri->why, sizeof(ri->why),
+			 "depends on the port type, which is not known (give --port)");
+		return;
+	}
+	if ((r->needs_decl || r->excludes_decl || r->uses_decl) && ctx->decl_unknown) {
+		ri->pre = BN_VERDICT_INCONCLUSIVE;
+		snprintf(ri->why, sizeof(ri->why),
+			 "depends on the device's declaration, which is not known (give --dut)");
+		return;
+	}
 	if (r->ports && !(r->ports & BN_PORT_BIT(ctx->port))) {
 		list_bits(list, sizeof(list), r->ports, BN_PORT_COUNT, port_name_i);
 		ri->pre = BN_VERDICT_SKIPPED;
@@ -192,11 +226,21 @@ int bn_checks_new(const struct bn_check_ctx *ctx, struct bn_checks **out, struct
 	c->ctx = *ctx;
 	c->v = calloc((size_t)n + 1, sizeof(*c->v));
 	c->active = calloc((size_t)n + 1, sizeof(*c->active));
-	if (!c->v || !c->active) {
+	c->evented = calloc((size_t)n + 1, sizeof(*c->evented));
+	if (!c->v || !c->active || !c->evented) {
 		bn_checks_free(c);
 		return bn_err_set(err, BN_ERR_NOMEM, "checks: out of memory");
 	}
 	c->n = n;
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		const char *name = ch == BN_CH_VBUS ? "CAPTURE_VBUS"
+				   : ch == BN_CH_IBUS ? "CAPTURE_IBUS" : "CAPTURE_DATA_LINE";
+		const struct bn_limit *l = ctx->lim ? bn_limits_find(ctx->lim, name) : NULL;
+
+		/* A limits file without them (a lab's older copy) gates nothing. */
+		c->plaus_lo[ch] = l && !isnan(l->min) ? l->min : -INFINITY;
+		c->plaus_hi[ch] = l && !isnan(l->max) ? l->max : INFINITY;
+	}
 	for (int i = 0; i < n; i++) {
 		struct rule_inst *ri = &c->v[i];
 		const struct bn_rule *rule = bn_rule_at(i);
@@ -212,30 +256,72 @@ int bn_checks_new(const struct bn_check_ctx *ctx, struct bn_checks **out, struct
 		}
 		if (rule->begin)
 			rule->begin(ri->priv, &c->ctx);
-		c->active[c->n_active++] = ri;
+		if (rule->sample)
+			c->active[c->n_active++] = (struct active_rule){
+				.sample = rule->sample, .hold = rule->hold, .priv = ri->priv
+			};
+		if (rule->event)
+			c->evented[c->n_evented++] = ri;
 	}
 	*out = c;
 	return BN_OK;
 }
 
+static void flush_hold(struct bn_checks *c)
+{
+	if (!c->hold_n)
+		return;
+	for (int i = 0; i < c->n_active; i++) {
+		const struct active_rule *a = &c->active[i];
+
+		if (a->hold) {
+			a->hold(a->priv, c->hold_t, c->hold_n, &c->prev);
+		} else {
+			for (long k = 0; k < c->hold_n; k++)
+				a->sample(a->priv, c->hold_t[k], &c->prev);
+		}
+	}
+	c->hold_n = 0;
+}
+
 void bn_checks_sample(struct bn_checks *c, bn_time_us t_us, const struct bn_sample *s)
 {
+	if (c->have_prev && !memcmp(s, &c->prev, sizeof(*s)) && !c->ctx.no_hold) {
+		c->hold_t[c->hold_n++] = t_us;
+		if (c->hold_n == HOLD_MAX)
+			flush_hold(c);
+		return;
+	}
+	flush_hold(c);
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		double v = s->v[ch];
+
+		if (!(v >= c->plaus_lo[ch] && v <= c->plaus_hi[ch]) && !isnan(v) &&
+		    !(c->implausible & (1u << ch))) {
+			c->implausible |= 1u << ch;
+			c->bad_t[ch] = t_us;
+			c->bad_v[ch] = v;
+		}
+	}
 	for (int i = 0; i < c->n_active; i++)
-		if (c->active[i]->rule->sample)
-			c->active[i]->rule->sample(c->active[i]->priv, t_us, s);
+		c->active[i].sample(c->active[i].priv, t_us, s);
+	c->prev = *s;
+	c->have_prev = true;
 }
 
 void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev)
 {
 	if (!(c->ctx.events & BN_CEV_BIT(ev->kind)))
 		return;
-	for (int i = 0; i < c->n_active; i++)
-		if (c->active[i]->rule->event)
-			c->active[i]->rule->event(c->active[i]->priv, ev);
+	/* Events fall between samples: the held ones come first. */
+	flush_hold(c);
+	for (int i = 0; i < c->n_evented; i++)
+		c->evented[i]->rule->event(c->evented[i]->priv, ev);
 }
 
 void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *rep)
 {
+	flush_hold(c);
 	for (int i = 0; i < c->n; i++) {
 		struct rule_inst *ri = &c->v[i];
 		const struct bn_rule *r = ri->rule;
@@ -266,6 +352,18 @@ void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *r
 		r->end(ri->priv, t_end_us, res);
 		if (res->verdict != BN_VERDICT_INCONCLUSIVE && !strcmp(res->reason, "the rule reached no verdict"))
 			res->reason[0] = '\0';
+		if ((r->needs_channels & c->implausible) &&
+		    (res->verdict == BN_VERDICT_PASS || res->verdict == BN_VERDICT_FAIL)) {
+			int ch = __builtin_ctz(r->needs_channels & c->implausible);
+
+			res->verdict = BN_VERDICT_INCONCLUSIVE;
+			res->warning = false;
+			snprintf(res->reason, sizeof(res->reason),
+				 "the capture is not plausible: %s %.4g %s at %.6f s, outside what a USB "
+				 "port shows (%g .. %g %s): a wrong channel map or scale?",
+				 bn_chan_label(ch), c->bad_v[ch], bn_chan_unit(ch), bn_time_to_s(c->bad_t[ch]),
+				 c->plaus_lo[ch], c->plaus_hi[ch], bn_chan_unit(ch));
+		}
 	}
 }
 
@@ -277,5 +375,6 @@ void bn_checks_free(struct bn_checks *c)
 		free(c->v[i].priv);
 	free(c->v);
 	free(c->active);
+	free(c->evented);
 	free(c);
 }

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/chanmap.h"
 #include "core/file.h"
+#include "core/units.h"
 
 void bn_conf_defaults(struct bn_conf *c)
 {
@@ -24,6 +26,36 @@ static char *trim(char *s)
 	while (e > s && isspace((unsigned char)e[-1]))
 		*--e = '\0';
 	return s;
+}
+
+/* "sim" or "sigrok:DRIVER[:conn=SPEC]". */
+static int parse_capture(struct bn_conf *c, const char *val, const char *path, int lineno,
+			 struct bn_err *err)
+{
+	const char *drv, *colon;
+
+	if (!strcmp(val, "sim")) {
+		c->capture_driver[0] = '\0';
+		return BN_OK;
+	}
+	if (strncmp(val, "sigrok:", 7) || !val[7] || val[7] == ':')
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s:%d: error: capture \"%s\": expected sim or sigrok:DRIVER[:conn=SPEC]",
+				  path, lineno, val);
+	drv = val + 7;
+	colon = strchr(drv, ':');
+	snprintf(c->capture_driver, sizeof(c->capture_driver), "%.*s",
+		 (int)(colon ? (size_t)(colon - drv) : strlen(drv)), drv);
+	c->capture_conn[0] = '\0';
+	if (colon) {
+		if (strncmp(colon + 1, "conn=", 5) || !colon[6])
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s:%d: error: capture \"%s\": after the driver, expected "
+					  ":conn=SPEC (e.g. sigrok:rigol-ds:conn=tcp-raw/192.168.1.5/5555)",
+					  path, lineno, val);
+		snprintf(c->capture_conn, sizeof(c->capture_conn), "%s", colon + 6);
+	}
+	return BN_OK;
 }
 
 int bn_conf_load(const char *path, struct bn_conf *c, struct bn_err *err)
@@ -74,9 +106,31 @@ int bn_conf_load(const char *path, struct bn_conf *c, struct bn_err *err)
 			snprintf(c->datadir, sizeof(c->datadir), "%s", val);
 		} else if (!strcmp(key, "out")) {
 			snprintf(c->out, sizeof(c->out), "%s", val);
+		} else if (!strcmp(key, "capture")) {
+			rc = parse_capture(c, val, path, lineno, err);
+		} else if (!strcmp(key, "capture_map")) {
+			struct bn_chanmap m;
+			char what[600];
+
+			snprintf(what, sizeof(what), "%s:%d: error: capture_map", path, lineno);
+			bn_chanmap_default(&m);
+			rc = bn_chanmap_parse(val, &m, what, err);
+			snprintf(c->capture_map, sizeof(c->capture_map), "%s", val);
+			c->capture_map_line = lineno;
+		} else if (!strcmp(key, "capture_rate")) {
+			char why[160] = "";
+			double hz = 0;
+
+			if (bn_quantity_parse(val, BN_DIM_HZ, &hz, why, sizeof(why)) < 0 || !(hz > 0))
+				rc = bn_err_set(err, BN_ERR_DATA,
+						"%s:%d: error: capture_rate \"%s\": expected a rate such as 20kHz",
+						path, lineno, val);
+			else
+				c->capture_rate_hz = hz;
 		} else {
 			rc = bn_err_set(err, BN_ERR_DATA,
-					"%s:%d: error: unknown key \"%s\" (expected backend, limits, datadir, out)",
+					"%s:%d: error: unknown key \"%s\" (expected backend, limits, datadir, out, "
+					"capture, capture_map, capture_rate)",
 					path, lineno, key);
 		}
 	}

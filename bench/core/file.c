@@ -306,3 +306,63 @@ int bn_mkdir_p(const char *path, struct bn_err *err)
 	free(buf);
 	return rc;
 }
+
+int bn_afile_open(struct bn_afile *a, const char *path, struct bn_err *err)
+{
+	char *dir = dir_of(path);
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	memset(a, 0, sizeof(*a));
+	if (!dir)
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
+	snprintf(a->path, sizeof(a->path), "%s", path);
+	snprintf(a->tmp, sizeof(a->tmp), "%s/.%s.tmp-XXXXXX", dir, slash ? slash + 1 : path);
+	free(dir);
+	fd = mkstemp(a->tmp);
+	if (fd < 0)
+		return bn_err_set(err, BN_ERR_IO, "%s: cannot create a temporary file: %s", path,
+				  strerror(errno));
+	fchmod(fd, 0644);
+	a->f = fdopen(fd, "w");
+	if (!a->f) {
+		close(fd);
+		unlink(a->tmp);
+		return bn_err_set(err, BN_ERR_IO, "%s: %s", path, strerror(errno));
+	}
+	return BN_OK;
+}
+
+int bn_afile_commit(struct bn_afile *a, struct bn_err *err)
+{
+	int bad;
+
+	if (!a->f)
+		return bn_err_set(err, BN_ERR_BUG, "%s: not open", a->path);
+	bad = ferror(a->f) || fflush(a->f) != 0 || fsync(fileno(a->f)) != 0;
+	if (fclose(a->f) != 0)
+		bad = 1;
+	a->f = NULL;
+	if (bad) {
+		int e = errno;
+
+		unlink(a->tmp);
+		return bn_err_set(err, BN_ERR_IO, "%s: write failed: %s", a->path, strerror(e));
+	}
+	if (rename(a->tmp, a->path) != 0) {
+		int e = errno;
+
+		unlink(a->tmp);
+		return bn_err_set(err, BN_ERR_IO, "%s: cannot replace: %s", a->path, strerror(e));
+	}
+	return BN_OK;
+}
+
+void bn_afile_discard(struct bn_afile *a)
+{
+	if (a->f) {
+		fclose(a->f);
+		a->f = NULL;
+		unlink(a->tmp);
+	}
+}

@@ -4,6 +4,7 @@
 #define BN_CORE_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "core/err.h"
 
@@ -11,6 +12,17 @@
  * one, never a torn one. */
 int bn_file_write_atomic(const char *path, const void *data, size_t len,
 			 struct bn_err *err);
+/* A file written as a stream and renamed into place at commit (the same
+ * guarantee as bn_file_write_atomic, for data that does not fit in one
+ * buffer). discard removes the temporary file. */
+struct bn_afile {
+	FILE *f;
+	char path[1024];
+	char tmp[1100];
+};
+int bn_afile_open(struct bn_afile *a, const char *path, struct bn_err *err);
+int bn_afile_commit(struct bn_afile *a, struct bn_err *err);
+void bn_afile_discard(struct bn_afile *a);
 /* Read a whole file; *out is NUL-terminated and malloc'ed. */
 int bn_file_read(const char *path, char **out, size_t *len, struct bn_err *err);
 /* SHA-256 of a file as 64 hex digits (GLib's GChecksum). */

@@ -213,6 +213,8 @@ cJSON *bn_report_to_json(const struct bn_report *r)
 		cJSON_AddItemToArray(a, f);
 	}
 	o = cJSON_AddObjectToObject(root, "capture");
+	cJSON_AddStringToObject(o, "source", r->capture_source[0] ? r->capture_source
+				: !strcmp(r->backend, "replay") ? "file" : r->backend);
 	cJSON_AddNumberToObject(o, "rate_hz", r->rate_hz);
 	a = cJSON_AddArrayToObject(o, "channels");
 	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
@@ -253,7 +255,41 @@ cJSON *bn_report_to_json(const struct bn_report *r)
 	cJSON_AddItemToObject(o, "list", cJSON_Duplicate(r->events, 1));
 	o = cJSON_AddObjectToObject(root, "artifacts");
 	cJSON_AddStringToObject(o, "report", "report.json");
+	for (int i = 0; i < r->n_artifacts; i++)
+		cJSON_AddStringToObject(o, r->artifacts[i].role, r->artifacts[i].name);
 	return root;
+}
+
+void bn_report_artifact(struct bn_report *r, const char *role, const char *name)
+{
+	if (r->n_artifacts >= BN_REPORT_MAX_ARTIFACTS)
+		return;
+	snprintf(r->artifacts[r->n_artifacts].role, sizeof(r->artifacts[0].role), "%s", role);
+	snprintf(r->artifacts[r->n_artifacts].name, sizeof(r->artifacts[0].name), "%s", name);
+	r->n_artifacts++;
+}
+
+void bn_result_print(FILE *f, const struct bn_result *r)
+{
+	fprintf(f, "  %9.3f s  %-5s  %s%s%s", bn_time_to_s(r->t1_us >= 0 ? r->t1_us : 0),
+		r->verdict == BN_VERDICT_PASS ? "PASS" : r->verdict == BN_VERDICT_FAIL ? "FAIL"
+			: r->verdict == BN_VERDICT_INCONCLUSIVE ? "INCON" : r->verdict == BN_VERDICT_SKIPPED ? "SKIP" : "ERROR",
+		r->kind[0] == 'c' ? r->id : "", r->kind[0] == 'c' ? ": " : "", r->text);
+	if (r->has_measured)
+		fprintf(f, "  (measured %.4g%s%s", r->measured, r->unit[0] ? " " : "", r->unit);
+	else if (r->measured_str[0])
+		fprintf(f, "  (measured %s", r->measured_str);
+	if (r->has_measured || r->measured_str[0]) {
+		if (r->has_margin)
+			fprintf(f, ", margin %.4g", r->margin);
+		fputc(')', f);
+	}
+	if (r->warning)
+		fputs(" [warning]", f);
+	if (r->reason[0])
+		fprintf(f, "  [%s]", r->reason);
+	fputc('\n', f);
+	fflush(f);
 }
 
 int bn_report_write_json(const struct bn_report *r, const char *path, struct bn_err *err)

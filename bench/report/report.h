@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "core/err.h"
 #include "core/time.h"
@@ -61,6 +62,7 @@ struct bn_file_ref {
 };
 
 #define BN_REPORT_MAX_FILES 10
+#define BN_REPORT_MAX_ARTIFACTS 6
 
 enum bn_run_status { BN_RUN_COMPLETED, BN_RUN_ABORTED, BN_RUN_ERROR };
 
@@ -73,6 +75,7 @@ struct bn_report {
 	struct bn_file_ref files[BN_REPORT_MAX_FILES];
 	double rate_hz;
 	unsigned channel_mask;
+	char capture_source[96];  /* "" : the bench's own samples; "sigrok:demo (...)" */
 	long n_samples;
 	int n_results, cap_results;
 	struct bn_result *results;
@@ -85,6 +88,12 @@ struct bn_report {
 	int exit_code;
 	double sim_s, wall_s;
 	long fw_wakes;
+	/* Files written beside report.json (names relative to it). */
+	int n_artifacts;
+	struct {
+		char role[16];
+		char name[64];
+	} artifacts[BN_REPORT_MAX_ARTIFACTS];
 };
 
 void bn_report_init(struct bn_report *r);
@@ -92,7 +101,10 @@ void bn_report_free(struct bn_report *r);
 struct bn_result *bn_report_add(struct bn_report *r);
 void bn_report_add_file(struct bn_report *r, const char *role, const char *path,
 			const char *name);
+void bn_report_artifact(struct bn_report *r, const char *role, const char *name);
 void bn_report_event(struct bn_report *r, bn_time_us t, const char *kind, const char *detail);
+/* One line: time, verdict, id, text, measured, margin, reason. */
+void bn_result_print(FILE *f, const struct bn_result *r);
 /* Counts of each verdict. */
 void bn_report_totals(const struct bn_report *r, int totals[BN_VERDICT_COUNT]);
 /* Exit code by DESIGN.md section 7 from the results and the status. */

@@ -8,10 +8,14 @@
 #include <unistd.h>
 
 #include "capture/channel.h"
+#include "capture/events.h"
+#include "capture/srzip_write.h"
 #include "checks/check.h"
+#include "core/file.h"
 #include "core/limits.h"
 #include "core/log.h"
 #include "firmware/fw_load.h"
+#include "hil/sigrok_cap.h"
 #include "scenario/scenario.h"
 #include "sim/charger.h"
 #include "sim/dut.h"
@@ -40,7 +44,24 @@ struct run_ctx {
 	struct run_window win;
 	struct bn_report *rep;
 	struct bn_world *world;
+	struct bn_check_ctx cctx;
 	struct bn_checks *checks;
+	/* The capture files (out_dir): the captured channels in bn_chan order. */
+	struct bn_srw *srw;
+	struct bn_evlog *evlog;
+	int n_cap, cap_ch[BN_CH_COUNT];
+	struct bn_err cap_err;
+	/* The stream the checks judge: the simulated bench's samples, or a
+	 * capture device's frames (then the scenario runs in real time). */
+	double rate_hz;
+	unsigned chan_mask;
+	struct bn_sigrok_cap *dev;
+	int64_t dev_k;               /* frames taken from the device */
+	double wall0_s;              /* wall time of world time 0 */
+	struct bn_cev *evq;          /* world events waiting for the device's frames */
+	int evq_n, evq_cap, evq_head;
+	char **evq_str;              /* their key/text copies */
+	int evq_nstr;
 };
 
 static double now_wall_s(void)
@@ -200,7 +221,7 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 
 /* ---- the sample window ---- */
 
-static int window_init(struct run_window *w, const struct bn_scenario *s)
+static int window_init(struct run_window *w, const struct bn_scenario *s, double rate_hz)
 {
 	bn_time_us longest = 0;
 
@@ -209,7 +230,7 @@ static int window_init(struct run_window *w, const struct bn_scenario *s)
 		    s->steps[i].expect.kind == BN_EXPECT_STAT &&
 		    s->steps[i].expect.window_us > longest)
 			longest = s->steps[i].expect.window_us;
-	w->cap = (long)ceil(bn_time_to_s(longest) * s->capture_rate_hz) + 2;
+	w->cap = (long)ceil(bn_time_to_s(longest) * rate_hz) + 2;
 	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
 		w->v[ch] = calloc((size_t)w->cap, sizeof(double));
 		if (!w->v[ch])
@@ -224,9 +245,9 @@ static void window_free(struct run_window *w)
 		free(w->v[ch]);
 }
 
-static void on_sample(void *user, bn_time_us t, const struct bn_sample *smp)
+/* One frame of the judged stream: the window, the capture file, the checks. */
+static void take_frame(struct run_ctx *c, bn_time_us t, const struct bn_sample *smp)
 {
-	struct run_ctx *c = user;
 	struct run_window *w = &c->win;
 
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
@@ -236,23 +257,160 @@ static void on_sample(void *user, bn_time_us t, const struct bn_sample *smp)
 		w->n++;
 	w->total++;
 	c->rep->n_samples++;
+	if (c->srw) {
+		double v[BN_CH_COUNT];
+
+		for (int i = 0; i < c->n_cap; i++)
+			v[i] = smp->v[c->cap_ch[i]];
+		if (bn_srw_frame(c->srw, v) < 0 && !c->cap_err.code)
+			bn_err_set(&c->cap_err, BN_ERR_IO, "capture.sr: cannot write: spool failed");
+	}
 	if (c->checks) {
 		struct bn_sample seen = *smp;
 
 		/* Checks see only the captured channels. */
 		for (int ch = 0; ch < BN_CH_COUNT; ch++)
-			if (!(c->scn.capture_mask & (1u << ch)))
+			if (!(c->chan_mask & (1u << ch)))
 				seen.v[ch] = NAN;
 		bn_checks_sample(c->checks, t, &seen);
 	}
+}
+
+static void on_sample(void *user, bn_time_us t, const struct bn_sample *smp)
+{
+	struct run_ctx *c = user;
+
+	/* With a capture device, its frames are the evidence, not the model's. */
+	if (!c->dev)
+		take_frame(c, t, smp);
+}
+
+static void deliver_cev(struct run_ctx *c, const struct bn_cev *ev)
+{
+	if (c->checks)
+		bn_checks_event(c->checks, ev);
+	bn_evlog_add(c->evlog, ev);
+}
+
+static char *keep_str(struct run_ctx *c, const char *s)
+{
+	char **v;
+
+	if (!s)
+		return NULL;
+	v = realloc(c->evq_str, (size_t)(c->evq_nstr + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	c->evq_str = v;
+	v[c->evq_nstr] = strdup(s);
+	return v[c->evq_nstr] ? v[c->evq_nstr++] : NULL;
+}
+
+/* With a capture device, the bench's events wait for the frames of their
+ * time, so the checks see both in time order. */
+static void queue_cev(struct run_ctx *c, const struct bn_cev *ev)
+{
+	struct bn_cev e = *ev;
+
+	if (c->evq_n == c->evq_cap) {
+		int cap = c->evq_cap ? 2 * c->evq_cap : 64;
+		struct bn_cev *q = realloc(c->evq, (size_t)cap * sizeof(*q));
+
+		if (!q) {
+			bn_err_log("out of memory for the event queue: event %s dropped",
+				   bn_cev_name(ev->kind));
+			return;
+		}
+		c->evq = q;
+		c->evq_cap = cap;
+	}
+	e.key = keep_str(c, ev->key);
+	if (ev->key && !e.key)
+		return;
+	e.text = keep_str(c, ev->text);
+	if (ev->text && !e.text)
+		return;
+	c->evq[c->evq_n++] = e;
+}
+
+static void flush_cevs(struct run_ctx *c, bn_time_us upto)
+{
+	while (c->evq_head < c->evq_n && c->evq[c->evq_head].t_us <= upto)
+		deliver_cev(c, &c->evq[c->evq_head++]);
 }
 
 static void on_cev(void *user, const struct bn_cev *ev)
 {
 	struct run_ctx *c = user;
 
-	if (c->checks)
-		bn_checks_event(c->checks, ev);
+	if (c->dev)
+		queue_cev(c, ev);
+	else
+		deliver_cev(c, ev);
+}
+
+/* Take what the capture device has aligned so far. */
+static int drain_device(struct run_ctx *c, struct bn_err *err)
+{
+	struct bn_sample buf[1024];
+	long n;
+
+	while ((n = bn_sigrok_cap_poll(c->dev, buf, 1024, err)) > 0) {
+		for (long i = 0; i < n; i++, c->dev_k++) {
+			bn_time_us t = (bn_time_us)llround((double)c->dev_k * 1e6 / c->rate_hz);
+
+			flush_cevs(c, t);
+			take_frame(c, t, &buf[i]);
+		}
+	}
+	return n < 0 ? (int)n : BN_OK;
+}
+
+static void sleep_until_wall(double t_s)
+{
+	double d = t_s - now_wall_s();
+
+	if (d > 0) {
+		struct timespec ts = { .tv_sec = (time_t)d, .tv_nsec = (long)((d - floor(d)) * 1e9) };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* A wait on a real capture device runs in real time, 10 ms at a step. */
+static int wait_paced(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
+{
+	bn_time_us end = bn_world_now(c->world) + dur;
+	int rc = BN_OK;
+
+	while (rc == BN_OK && bn_world_now(c->world) < end) {
+		bn_time_us step = bn_world_now(c->world) + 10000;
+
+		if (step > end)
+			step = end;
+		rc = bn_world_run_until(c->world, step, err);
+		if (rc < 0)
+			break;
+		sleep_until_wall(c->wall0_s + bn_time_to_s(step));
+		rc = drain_device(c, err);
+	}
+	return rc;
+}
+
+/* Before judging a window: the device's frames up to now (they lag by a
+ * packet or two), for at most a second. */
+static int sync_device(struct run_ctx *c, struct bn_err *err)
+{
+	double give_up = now_wall_s() + 1.0;
+	bn_time_us now = bn_world_now(c->world);
+	int rc = BN_OK;
+
+	while (rc == BN_OK && now_wall_s() < give_up &&
+	       (bn_time_us)llround((double)c->dev_k * 1e6 / c->rate_hz) < now) {
+		sleep_until_wall(now_wall_s() + 0.005);
+		rc = drain_device(c, err);
+	}
+	return rc;
 }
 
 static void on_event(void *user, bn_time_us t, const char *kind, const char *detail)
@@ -298,7 +456,7 @@ static void set_limit(struct bn_result *r, const struct bn_expect *ex, double v,
 static void eval_stat(struct run_ctx *c, const struct bn_expect *ex, struct bn_result *r)
 {
 	struct run_window *w = &c->win;
-	long n = (long)llround(bn_time_to_s(ex->window_us) * c->scn.capture_rate_hz);
+	long n = (long)llround(bn_time_to_s(ex->window_us) * c->rate_hz);
 	bn_time_us now = bn_world_now(c->world);
 	double acc = 0.0, dimv = ex->value;
 
@@ -307,7 +465,7 @@ static void eval_stat(struct run_ctx *c, const struct bn_expect *ex, struct bn_r
 	snprintf(r->unit, sizeof(r->unit), "%s", bn_chan_unit(ex->chan));
 	r->t0_us = now - ex->window_us;
 	r->t1_us = now;
-	if (!(c->scn.capture_mask & (1u << ex->chan))) {
+	if (!(c->chan_mask & (1u << ex->chan))) {
 		r->verdict = BN_VERDICT_INCONCLUSIVE;
 		snprintf(r->reason, sizeof(r->reason), "channel %s is not captured",
 			 bn_chan_name(ex->chan));
@@ -407,29 +565,8 @@ static void eval_telemetry(struct run_ctx *c, const struct bn_expect *ex, struct
 
 static void progress(struct run_ctx *c, const struct bn_result *r)
 {
-	FILE *f = c->o->progress;
-
-	if (!f)
-		return;
-	fprintf(f, "  %9.3f s  %-5s  %s%s%s", bn_time_to_s(r->t1_us >= 0 ? r->t1_us : 0),
-		r->verdict == BN_VERDICT_PASS ? "PASS" : r->verdict == BN_VERDICT_FAIL ? "FAIL"
-			: r->verdict == BN_VERDICT_INCONCLUSIVE ? "INCON" : r->verdict == BN_VERDICT_SKIPPED ? "SKIP" : "ERROR",
-		r->kind[0] == 'c' ? r->id : "", r->kind[0] == 'c' ? ": " : "", r->text);
-	if (r->has_measured)
-		fprintf(f, "  (measured %.4g%s%s", r->measured, r->unit[0] ? " " : "", r->unit);
-	else if (r->measured_str[0])
-		fprintf(f, "  (measured %s", r->measured_str);
-	if (r->has_measured || r->measured_str[0]) {
-		if (r->has_margin)
-			fprintf(f, ", margin %.4g", r->margin);
-		fputc(')', f);
-	}
-	if (r->warning)
-		fputs(" [warning]", f);
-	if (r->reason[0])
-		fprintf(f, "  [%s]", r->reason);
-	fputc('\n', f);
-	fflush(f);
+	if (c->o->progress)
+		bn_result_print(c->o->progress, r);
 }
 
 static void run_expect(struct run_ctx *c, const struct bn_step *st)
@@ -468,7 +605,11 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 		case BN_STEP_PLUG: bn_world_plug(c->world); break;
 		case BN_STEP_UNPLUG: bn_world_unplug(c->world); break;
 		case BN_STEP_WAIT:
-			rc = bn_world_run_until(c->world, bn_world_now(c->world) + st->dur_us, err);
+			if (c->dev)
+				rc = wait_paced(c, st->dur_us, err);
+			else
+				rc = bn_world_run_until(c->world, bn_world_now(c->world) + st->dur_us,
+							err);
 			break;
 		case BN_STEP_LOAD: bn_world_load(c->world, st->load_off ? 0.0 : st->load_a); break;
 		case BN_STEP_SUSPEND: bn_world_bus_suspend(c->world, true); break;
@@ -481,7 +622,11 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 			on_cev(c, &ev);
 			break;
 		}
-		case BN_STEP_EXPECT: run_expect(c, st); break;
+		case BN_STEP_EXPECT:
+			if (c->dev)
+				rc = sync_device(c, err);
+			run_expect(c, st);
+			break;
 		case BN_STEP_CHECK: run_check(c, st); break;
 		}
 		if (rc < 0)
@@ -502,8 +647,8 @@ static void fill_report_meta(struct run_ctx *c)
 		 c->fw.fw->version ? c->fw.fw->version : "");
 	snprintf(rep->port_name, sizeof(rep->port_name), "%s", c->port.name);
 	snprintf(rep->port_expect, sizeof(rep->port_expect), "%s", bn_port_name(c->port.expect));
-	rep->rate_hz = c->scn.capture_rate_hz;
-	rep->channel_mask = c->scn.capture_mask;
+	rep->rate_hz = c->rate_hz;
+	rep->channel_mask = c->chan_mask;
 	n = bn_world_configs(c->world, &cfg);
 	for (int i = 0; i < n; i++) {
 		cJSON *o = cJSON_CreateObject();
@@ -526,9 +671,10 @@ static int start_checks(struct run_ctx *c, struct bn_err *err)
 		.dp_dm_short_ohm = c->port.dp_dm_short_ohm,
 		.droop_threshold_v = c->dut.droop_threshold_v,
 		.otg_rating_a = c->dut.otg_rating_a,
-		.rate_hz = c->scn.capture_rate_hz,
-		.channels = c->scn.capture_mask,
+		.rate_hz = c->rate_hz,
+		.channels = c->chan_mask,
 		.events = BN_CEV_ALL,
+		.no_hold = c->o->checks_no_hold,
 	};
 	const struct bcfw_config *cfg;
 	int n = bn_world_configs(c->world, &cfg);
@@ -551,7 +697,68 @@ static int start_checks(struct run_ctx *c, struct bn_err *err)
 		ctx.config_max_power_a[i] = cfg[i].max_power_ma / 1000.0;
 	}
 	ctx.n_configs = n < 8 ? n : 8;
+	c->cctx = ctx;
 	return bn_checks_new(&ctx, &c->checks, err);
+}
+
+/* capture.sr and events.json in out_dir, for the captured channels. */
+static int start_capture(struct run_ctx *c, struct bn_err *err)
+{
+	char path[1200];
+	struct bn_srw_opts so = { .rate_hz = c->rate_hz };
+	struct bn_evlog_meta m = { .capture_file = "capture.sr", .port_profile = c->port.name,
+				   .dut_name = c->dut.name, .scenario = c->scn.name };
+	int rc;
+
+	if (!c->o->out_dir)
+		return BN_OK;
+	rc = bn_mkdir_p(c->o->out_dir, err);
+	if (rc < 0)
+		return rc;
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		if (!(c->chan_mask & (1u << ch)))
+			continue;
+		c->cap_ch[c->n_cap] = ch;
+		so.names[c->n_cap] = bn_chan_label(ch);
+		so.units[c->n_cap] = bn_chan_unit(ch);
+		c->n_cap++;
+	}
+	so.n_ch = c->n_cap;
+	snprintf(path, sizeof(path), "%s/capture.sr", c->o->out_dir);
+	rc = bn_srw_open(path, &so, &c->srw, err);
+	if (rc < 0)
+		return rc;
+	snprintf(path, sizeof(path), "%s/events.json", c->o->out_dir);
+	return bn_evlog_open(path, &c->cctx, &m, &c->evlog, err);
+}
+
+/* Finish both files whatever happened; the first failure is in err. */
+static int finish_capture(struct run_ctx *c, const char *status, struct bn_err *err)
+{
+	int64_t frames = c->srw ? bn_srw_frames(c->srw) : 0;
+	int rc = BN_OK, rc2;
+
+	if (c->srw) {
+		if (c->cap_err.code) {
+			bn_srw_discard(c->srw);
+			rc = bn_err_set(err, c->cap_err.code, "%s", c->cap_err.msg);
+		} else {
+			rc = bn_srw_close(c->srw, err);
+		}
+		c->srw = NULL;
+		if (rc == BN_OK)
+			bn_report_artifact(c->rep, "capture", "capture.sr");
+	}
+	if (c->evlog) {
+		rc2 = bn_evlog_close(c->evlog, c->world ? bn_world_now(c->world) : 0, frames, status,
+				     err);
+		c->evlog = NULL;
+		if (rc2 == BN_OK)
+			bn_report_artifact(c->rep, "events", "events.json");
+		else if (rc == BN_OK)
+			rc = rc2;
+	}
+	return rc;
 }
 
 /* The run broke: no rule can claim a verdict on a partial stream. */
@@ -599,7 +806,22 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	rc = load_all(c, err);
 	if (rc < 0)
 		goto out;
-	rc = window_init(&c->win, &c->scn);
+	c->rate_hz = c->scn.capture_rate_hz;
+	c->chan_mask = c->scn.capture_mask;
+	if (o->capture_dev) {
+		struct bn_sigrok_cap_opts dev_o = *o->capture_dev;
+
+		if (!(dev_o.rate_hz > 0))
+			dev_o.rate_hz = c->scn.capture_rate_hz;
+		rc = bn_sigrok_cap_open(&dev_o, &c->dev, err);
+		if (rc < 0)
+			goto out;
+		c->rate_hz = bn_sigrok_cap_rate(c->dev);
+		c->chan_mask = bn_sigrok_cap_channels(c->dev);
+		snprintf(rep->capture_source, sizeof(rep->capture_source), "sigrok:%.30s (%.50s)",
+			 o->capture_dev->driver, bn_sigrok_cap_describe(c->dev));
+	}
+	rc = window_init(&c->win, &c->scn, c->rate_hz);
 	if (rc < 0) {
 		bn_err_set(err, rc, "out of memory for the sample window");
 		goto out;
@@ -627,10 +849,36 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	rc = start_checks(c, err);
 	if (rc < 0)
 		goto out;
+	rc = start_capture(c, err);
+	if (rc < 0)
+		goto out;
+
+	if (c->dev) {
+		rc = bn_sigrok_cap_start(c->dev, err);
+		if (rc < 0)
+			goto out;
+		c->wall0_s = now_wall_s();
+	}
 
 	/* From here the bench runs: every outcome is in the report. */
 	rc = run_steps(c, &run_err);
 	bn_world_safe_state(c->world);
+	if (c->dev) {
+		struct bn_err derr = { 0 };
+		int rc2 = bn_sigrok_cap_stop(c->dev, &derr);
+		int64_t dropped;
+
+		if (rc2 == BN_OK)
+			rc2 = drain_device(c, &derr);
+		flush_cevs(c, INT64_MAX);
+		dropped = bn_sigrok_cap_dropped(c->dev);
+		if (rc2 < 0 && rc == BN_OK)
+			rc = bn_err_set(&run_err, BN_ERR_FAULT, "capture device: %s", derr.msg);
+		else if (dropped > 0 && rc == BN_OK)
+			rc = bn_err_set(&run_err, BN_ERR_FAULT,
+					"capture device: %lld frames lost (the run could not keep up)",
+					(long long)dropped);
+	}
 	snapshot_telemetry(c);
 	if (rc == BN_OK) {
 		int first = rep->n_results;
@@ -648,8 +896,32 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	}
 	rep->sim_s = bn_time_to_s(bn_world_now(c->world));
 	rep->fw_wakes = bn_world_wakes(c->world);
+	{
+		static const char *const status_names[] = { "completed", "aborted", "error" };
+		struct bn_err cerr = { 0 };
+
+		/* A run whose evidence is lost cannot stand as completed. */
+		if (finish_capture(c, status_names[rep->status], &cerr) < 0) {
+			if (rep->status == BN_RUN_COMPLETED) {
+				rep->status = BN_RUN_ERROR;
+				rep->exit_code = 3;
+				snprintf(rep->reason, sizeof(rep->reason), "%s", cerr.msg);
+			}
+			bn_err_log("%s", cerr.msg);
+		}
+	}
 	rc = BN_OK;
 out:
+	if (c->dev)
+		bn_sigrok_cap_close(c->dev);
+	for (int i = 0; i < c->evq_nstr; i++)
+		free(c->evq_str[i]);
+	free(c->evq_str);
+	free(c->evq);
+	if (c->srw)
+		bn_srw_discard(c->srw);
+	if (c->evlog)
+		bn_evlog_discard(c->evlog);
 	rep->wall_s = now_wall_s() - t0;
 	bn_checks_free(c->checks);
 	bn_world_free(c->world);

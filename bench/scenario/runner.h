@@ -5,14 +5,18 @@
  * (BN_ERR_DATA / BN_ERR_IO, "FILE:LINE:COL: error: ...") and the bench is
  * never touched. Once the bench runs, the function returns BN_OK and the
  * report says how the run ended (completed, aborted, error) and why; the
- * bench is left in its safe state on every path. */
+ * bench is left in its safe state on every path. With out_dir, the run's
+ * capture (capture.sr, srzip) and its sidecar (events.json) are finished
+ * on every path too: an interrupted run leaves readable files. */
 #ifndef BN_SCENARIO_RUNNER_H
 #define BN_SCENARIO_RUNNER_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "core/err.h"
+#include "hil/sigrok_cap.h"
 #include "report/report.h"
 
 struct bn_run_opts {
@@ -22,9 +26,17 @@ struct bn_run_opts {
 	const char *limits_override;/* --limits: wins over the scenario's and the conf's */
 	const char *firmware_override; /* --firmware: wins over the scenario's and the dut's */
 	const char *conf_path;      /* for the report; may be NULL */
+	/* Where report.json will go: capture.sr and events.json are written
+	 * there (created if needed). NULL: no capture files. */
+	const char *out_dir;
+	/* A capture device through libsigrok: its frames, not the model's,
+	 * are judged, and the scenario runs in real time. NULL: the
+	 * simulated bench's samples. */
+	const struct bn_sigrok_cap_opts *capture_dev;
 	FILE *progress;             /* one line per step result; NULL: silent */
 	volatile const sig_atomic_t *stop_flag;
 	int livelock_wakes;         /* 0: default */
+	bool checks_no_hold;        /* feed the checks sample by sample (tests of bn_rule.hold) */
 };
 
 int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct bn_err *err);

@@ -86,6 +86,47 @@ got=$?
 grep -q '"state":[[:space:]]*"aborted"' "$TMP/long/report.json" 2>/dev/null && ok "SIGINT leaves an aborted report" || bad "no aborted report after SIGINT"
 grep -q 'interrupted by SIGINT' "$TMP/long/report.json" 2>/dev/null && ok "report says SIGINT" || bad "report lacks the signal"
 grep -q '"safe_state"' "$TMP/long/report.json" 2>/dev/null && ok "bench put in safe state" || bad "no safe state event"
+# The interrupted run's capture is whole: sigrok-cli and replay read it.
+if sigrok-cli -i "$TMP/long/capture.sr" --show >"$TMP/show" 2>&1 && grep -q "VBUS" "$TMP/show"; then
+	ok "capture.sr of an interrupted run is readable"
+else bad "capture.sr of an interrupted run"; sed 's/^/     | /' "$TMP/show" | head -5; fi
+grep -q '"status": "aborted"' "$TMP/long/events.json" && ok "events.json says aborted" || bad "events.json status"
+[ -z "$(find "$TMP/long" -name '.*')" ] && ok "no spool or temporary file left after SIGINT" || bad "spool left: $(find "$TMP/long" -name '.*')"
+
+# Every run leaves capture.sr and events.json beside its report.
+[ -s "$TMP/weak/capture.sr" ] && [ -s "$TMP/weak/events.json" ] && ok "run writes capture.sr and events.json" || bad "capture files missing"
+grep -q '"capture":[[:space:]]*"capture.sr"' "$TMP/weak/report.json" && ok "report lists the capture" || bad "report lacks the capture artifact"
+sigrok-cli -i "$TMP/weak/capture.sr" --show >"$TMP/show" 2>&1
+for want in VBUS IBUS DP DM "Samplerate: 10000" "Analog sample count: 80000"; do
+	grep -q "$want" "$TMP/show" && ok "sigrok-cli --show: $want" || bad "sigrok-cli --show lacks $want"
+done
+
+# Replay with the sidecar: the live run's rule verdicts, a report whose source is the file.
+expect_exit "replay dcp-weak" 0 "$BCBENCH" replay -q --events "$TMP/weak/events.json" --out "$TMP/rw" "$TMP/weak/capture.sr"
+grep -q '"backend":[[:space:]]*"replay"' "$TMP/rw/report.json" && ok "replay report backend" || bad "replay backend"
+sha=$(sha256sum "$TMP/weak/capture.sr" | cut -d' ' -f1)
+grep -q "$sha" "$TMP/rw/report.json" && ok "replay report carries the capture's sha256" || bad "no capture hash in replay report"
+verdicts() { grep -o '"id":[[:space:]]*"[^"]*"\|"verdict":[[:space:]]*"[a-z]*"' "$1" | paste - - | grep bc12; }
+verdicts "$TMP/weak/report.json" >"$TMP/v.live"
+verdicts "$TMP/rw/report.json" >"$TMP/v.replay"
+if [ -s "$TMP/v.live" ] && cmp -s "$TMP/v.live" "$TMP/v.replay"; then ok "replay verdicts equal the live run's"; else
+	bad "replay verdicts differ"; diff "$TMP/v.live" "$TMP/v.replay" | head -5; fi
+# Without the sidecar: a hint, inferred events, no failure invented.
+"$BCBENCH" replay --out "$TMP/ri" "$TMP/weak/capture.sr" >"$TMP/out" 2>"$TMP/err"
+got=$?
+[ "$got" -eq 0 ] && ok "replay without events (exit 0)" || bad "replay without events: exit $got"
+expect_err "replay hints at the sidecar" "events.json is beside the capture"
+grep -q '"inconclusive"' "$TMP/ri/report.json" && ok "unknowns are inconclusive" || bad "no inconclusive without events"
+# Bad input: exit 2, the file named.
+printf 'not a zip\n' >"$TMP/junk.sr"
+expect_exit "replay of a non-zip" 2 "$BCBENCH" replay -q --out "$TMP/rj" "$TMP/junk.sr"
+expect_err "replay error names the file" "junk.sr"
+[ ! -e "$TMP/rj/report.json" ] && ok "broken capture writes no report" || bad "broken capture wrote a report"
+expect_exit "replay, bad map" 2 "$BCBENCH" replay -q --map VBUS=NOPE --out "$TMP/rm" "$TMP/weak/capture.sr"
+expect_err "bad map names the channel" "NOPE"
+expect_exit "replay, bad origin" 2 "$BCBENCH" replay -q --events-from fixture,cloud "$TMP/weak/capture.sr"
+expect_err "bad origin is named" '"cloud"'
+expect_exit "replay --help" 0 "$BCBENCH" replay --help
 
 echo "integration: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

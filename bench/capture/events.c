@@ -1,0 +1,556 @@
+#include "capture/events.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "capture/channel.h"
+#include "core/file.h"
+#include "core/json.h"
+
+static const enum bn_cev_origin kind_origin[BN_CEV_COUNT] = {
+	[BN_CEV_VBUS_ON] = BN_ORIGIN_FIXTURE,    [BN_CEV_VBUS_OFF] = BN_ORIGIN_FIXTURE,
+	[BN_CEV_DATA_CONTACT] = BN_ORIGIN_FIXTURE, [BN_CEV_CONNECT] = BN_ORIGIN_HOST,
+	[BN_CEV_DISCONNECT] = BN_ORIGIN_HOST,    [BN_CEV_CONFIG] = BN_ORIGIN_HOST,
+	[BN_CEV_SUSPEND] = BN_ORIGIN_HOST,       [BN_CEV_RESUME] = BN_ORIGIN_HOST,
+	[BN_CEV_PERIPHERAL] = BN_ORIGIN_HOST,    [BN_CEV_LOAD] = BN_ORIGIN_FIXTURE,
+	[BN_CEV_TELEMETRY] = BN_ORIGIN_DUT,      [BN_CEV_MARK] = BN_ORIGIN_FIXTURE,
+};
+
+static const char *const origin_names[BN_ORIGIN_COUNT] = { "fixture", "host", "dut" };
+
+/* Declaration bits by name, in enum bn_decl_bit order. */
+static const char *const decl_names[] = { "battery", "dbp", "dead_battery",
+					  "otg", "secondary_detection", "droop" };
+#define N_DECL ((int)(sizeof(decl_names) / sizeof(decl_names[0])))
+
+enum bn_cev_origin bn_cev_origin(enum bn_cev_kind k)
+{
+	return (unsigned)k < BN_CEV_COUNT ? kind_origin[k] : BN_ORIGIN_DUT;
+}
+
+const char *bn_origin_name(enum bn_cev_origin o)
+{
+	return (unsigned)o < BN_ORIGIN_COUNT ? origin_names[o] : "?";
+}
+
+unsigned bn_origin_kinds(unsigned origin_mask)
+{
+	unsigned kinds = 0;
+
+	for (int k = 0; k < BN_CEV_COUNT; k++)
+		if (origin_mask & (1u << kind_origin[k]))
+			kinds |= BN_CEV_BIT(k);
+	return kinds;
+}
+
+int bn_origins_parse(const char *list, unsigned *mask, const char *what, struct bn_err *err)
+{
+	char buf[256], *save = NULL, *tok;
+
+	*mask = 0;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int o;
+
+		for (o = 0; o < BN_ORIGIN_COUNT; o++)
+			if (!strcmp(tok, origin_names[o]))
+				break;
+		if (o == BN_ORIGIN_COUNT)
+			return bn_err_set(err, BN_ERR_ARG,
+					  "%s: unknown event origin \"%s\" (expected fixture, host "
+					  "or dut, comma-separated)",
+					  what, tok);
+		*mask |= 1u << o;
+	}
+	if (!*mask)
+		return bn_err_set(err, BN_ERR_ARG, "%s: expected fixture, host or dut", what);
+	return BN_OK;
+}
+
+int bn_cev_from_name(const char *name)
+{
+	for (int k = 0; k < BN_CEV_COUNT; k++)
+		if (!strcmp(name, bn_cev_name(k)))
+			return k;
+	return -1;
+}
+
+/* ---- writer ---- */
+
+struct bn_evlog {
+	struct bn_afile af;
+	long n;
+	unsigned known;
+};
+
+static const char *chan_where(int ch)
+{
+	switch (ch) {
+	case BN_CH_VBUS: return "device receptacle, after the cable";
+	case BN_CH_IBUS: return "device input current, signed (negative when the device sources VBUS)";
+	default: return "device receptacle, to GND";
+	}
+}
+
+static cJSON *kinds_json(unsigned kinds)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int k = 0; k < BN_CEV_COUNT; k++)
+		if (kinds & BN_CEV_BIT(k))
+			cJSON_AddItemToArray(a, cJSON_CreateString(bn_cev_name(k)));
+	return a;
+}
+
+static cJSON *header_json(const struct bn_check_ctx *ctx, const struct bn_evlog_meta *m)
+{
+	cJSON *root = cJSON_CreateObject(), *o, *a, *port, *dut;
+
+	cJSON_AddStringToObject(root, "schema", BN_EVENTS_SCHEMA);
+	if (m->scenario)
+		cJSON_AddStringToObject(root, "scenario", m->scenario);
+	o = cJSON_AddObjectToObject(root, "capture");
+	if (m->capture_file)
+		cJSON_AddStringToObject(o, "file", m->capture_file);
+	else
+		cJSON_AddNullToObject(o, "file");
+	cJSON_AddNumberToObject(o, "rate_hz", ctx->rate_hz);
+	cJSON_AddNumberToObject(o, "t0_us", (double)ctx->t_start_us);
+	a = cJSON_AddArrayToObject(o, "channels");
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		cJSON *c;
+
+		if (!(ctx->channels & (1u << ch)))
+			continue;
+		c = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", bn_chan_label(ch));
+		cJSON_AddStringToObject(c, "unit", bn_chan_unit(ch));
+		cJSON_AddStringToObject(c, "where", chan_where(ch));
+		cJSON_AddItemToArray(a, c);
+	}
+	port = cJSON_AddObjectToObject(root, "port");
+	cJSON_AddStringToObject(port, "profile", m->port_profile ? m->port_profile : "");
+	cJSON_AddStringToObject(port, "type", bn_port_name(ctx->port));
+	cJSON_AddNumberToObject(port, "dp_pulldown_ohm", ctx->dp_pulldown_ohm);
+	cJSON_AddNumberToObject(port, "dm_pulldown_ohm", ctx->dm_pulldown_ohm);
+	cJSON_AddNumberToObject(port, "dp_dm_short_ohm", ctx->dp_dm_short_ohm);
+	dut = cJSON_AddObjectToObject(root, "dut");
+	cJSON_AddStringToObject(dut, "name", m->dut_name ? m->dut_name : "");
+	a = cJSON_AddArrayToObject(dut, "declares");
+	for (int i = 0; i < N_DECL; i++)
+		if (ctx->decl & (1u << i))
+			cJSON_AddItemToArray(a, cJSON_CreateString(decl_names[i]));
+	cJSON_AddNumberToObject(dut, "droop_threshold_v", ctx->droop_threshold_v);
+	cJSON_AddNumberToObject(dut, "otg_rating_a", ctx->otg_rating_a);
+	if (ctx->configs_known) {
+		a = cJSON_AddArrayToObject(dut, "configurations");
+		for (int i = 0; i < ctx->n_configs; i++) {
+			cJSON *c = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(c, "value", ctx->config_value[i]);
+			cJSON_AddNumberToObject(c, "max_power_a", ctx->config_max_power_a[i]);
+			cJSON_AddItemToArray(a, c);
+		}
+	}
+	cJSON_AddItemToObject(root, "known", kinds_json(ctx->events));
+	return root;
+}
+
+int bn_evlog_open(const char *path, const struct bn_check_ctx *ctx, const struct bn_evlog_meta *m,
+		  struct bn_evlog **out, struct bn_err *err)
+{
+	struct bn_evlog *l = calloc(1, sizeof(*l));
+	cJSON *h;
+	char *text;
+	size_t len;
+	int rc;
+
+	if (!l)
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
+	rc = bn_afile_open(&l->af, path, err);
+	if (rc < 0) {
+		free(l);
+		return rc;
+	}
+	l->known = ctx->events;
+	h = header_json(ctx, m);
+	text = h ? cJSON_Print(h) : NULL;
+	cJSON_Delete(h);
+	if (!text) {
+		bn_afile_discard(&l->af);
+		free(l);
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
+	}
+	/* The header object, left open for the streamed events. */
+	len = strlen(text);
+	while (len > 0 && text[len - 1] != '}')
+		len--;
+	fwrite(text, 1, len ? len - 1 : 0, l->af.f);
+	fputs(",\n\t\"events\": [", l->af.f);
+	free(text);
+	*out = l;
+	return BN_OK;
+}
+
+void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev)
+{
+	cJSON *o;
+	char *text;
+
+	if (!l || !(l->known & BN_CEV_BIT(ev->kind)))
+		return;
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "t_us", (double)ev->t_us);
+	cJSON_AddStringToObject(o, "kind", bn_cev_name(ev->kind));
+	cJSON_AddStringToObject(o, "origin", bn_origin_name(bn_cev_origin(ev->kind)));
+	switch (ev->kind) {
+	case BN_CEV_CONFIG:
+		cJSON_AddNumberToObject(o, "value", ev->value);
+		cJSON_AddNumberToObject(o, "max_power_a", ev->num);
+		break;
+	case BN_CEV_LOAD:
+		cJSON_AddNumberToObject(o, "load_a", ev->num);
+		break;
+	case BN_CEV_DATA_CONTACT:
+		cJSON_AddBoolToObject(o, "made", ev->num != 0.0);
+		break;
+	case BN_CEV_TELEMETRY:
+		cJSON_AddStringToObject(o, "key", ev->key ? ev->key : "");
+		cJSON_AddStringToObject(o, "value", ev->text ? ev->text : "");
+		break;
+	case BN_CEV_MARK:
+		cJSON_AddStringToObject(o, "text", ev->text ? ev->text : "");
+		break;
+	default:
+		break;
+	}
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (text) {
+		fprintf(l->af.f, "%s\n\t\t%s", l->n ? "," : "", text);
+		l->n++;
+		free(text);
+	}
+}
+
+int bn_evlog_close(struct bn_evlog *l, bn_time_us t_end_us, int64_t frames, const char *status,
+		   struct bn_err *err)
+{
+	int rc;
+
+	if (!l)
+		return BN_OK;
+	fprintf(l->af.f, "\n\t],\n\t\"t_end_us\": %lld,\n\t\"frames\": %lld,\n\t\"status\": \"%s\"\n}\n",
+		(long long)t_end_us, (long long)frames, status ? status : "completed");
+	rc = bn_afile_commit(&l->af, err);
+	free(l);
+	return rc;
+}
+
+void bn_evlog_discard(struct bn_evlog *l)
+{
+	if (!l)
+		return;
+	bn_afile_discard(&l->af);
+	free(l);
+}
+
+/* ---- reader ---- */
+
+static int keep_string(struct bn_evrec *r, const char *s, const char **out)
+{
+	char **v = realloc(r->strings, (size_t)(r->n_strings + 1) * sizeof(*v));
+
+	if (!v)
+		return BN_ERR_NOMEM;
+	r->strings = v;
+	v[r->n_strings] = strdup(s);
+	if (!v[r->n_strings])
+		return BN_ERR_NOMEM;
+	*out = v[r->n_strings++];
+	return BN_OK;
+}
+
+static int load_port(const cJSON *root, struct bn_evrec *r, const char *path, struct bn_err *err)
+{
+	static const char *const keys[] = { "profile", "type", "dp_pulldown_ohm", "dm_pulldown_ohm",
+					    "dp_dm_short_ohm", NULL };
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(root, "port");
+	char what[600], type[32] = "";
+	int rc;
+
+	snprintf(what, sizeof(what), "%s: port", path);
+	if (!port) {
+		r->ctx.port_unknown = true;
+		return BN_OK;
+	}
+	if ((rc = bn_json_check_keys(port, keys, what, err)) < 0 ||
+	    (rc = bn_json_str(port, "profile", false, r->port_profile, sizeof(r->port_profile), what,
+			      err)) < 0 ||
+	    (rc = bn_json_str(port, "type", true, type, sizeof(type), what, err)) < 0 ||
+	    (rc = bn_json_num(port, "dp_pulldown_ohm", false, &r->ctx.dp_pulldown_ohm, what, err)) < 0 ||
+	    (rc = bn_json_num(port, "dm_pulldown_ohm", false, &r->ctx.dm_pulldown_ohm, what, err)) < 0 ||
+	    (rc = bn_json_num(port, "dp_dm_short_ohm", false, &r->ctx.dp_dm_short_ohm, what, err)) < 0)
+		return rc;
+	r->ctx.port = bn_port_from_name(type);
+	if (r->ctx.port == BN_PORT_UNKNOWN && strcmp(type, "unknown"))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"type\": unknown port type \"%s\"", what,
+				  type);
+	r->ctx.port_unknown = r->ctx.port == BN_PORT_UNKNOWN;
+	return BN_OK;
+}
+
+static int load_dut(const cJSON *root, struct bn_evrec *r, const char *path, struct bn_err *err)
+{
+	static const char *const keys[] = { "name", "declares", "droop_threshold_v", "otg_rating_a",
+					    "configurations", NULL };
+	const cJSON *dut = cJSON_GetObjectItemCaseSensitive(root, "dut"), *a, *it;
+	char what[600];
+	int rc, i = 0;
+
+	snprintf(what, sizeof(what), "%s: dut", path);
+	if (!dut) {
+		r->ctx.decl_unknown = true;
+		return BN_OK;
+	}
+	if ((rc = bn_json_check_keys(dut, keys, what, err)) < 0 ||
+	    (rc = bn_json_str(dut, "name", false, r->dut_name, sizeof(r->dut_name), what, err)) < 0 ||
+	    (rc = bn_json_num(dut, "droop_threshold_v", false, &r->ctx.droop_threshold_v, what, err)) < 0 ||
+	    (rc = bn_json_num(dut, "otg_rating_a", false, &r->ctx.otg_rating_a, what, err)) < 0)
+		return rc;
+	a = cJSON_GetObjectItemCaseSensitive(dut, "declares");
+	if (!a) {
+		r->ctx.decl_unknown = true;
+	} else if (!cJSON_IsArray(a)) {
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"declares\": expected an array of names",
+				  what);
+	}
+	cJSON_ArrayForEach(it, a) {
+		int b;
+
+		for (b = 0; b < N_DECL; b++)
+			if (cJSON_IsString(it) && !strcmp(it->valuestring, decl_names[b]))
+				break;
+		if (b == N_DECL)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: declares[%d]: expected one of battery, dbp, "
+					  "dead_battery, otg, secondary_detection, droop",
+					  what, i);
+		r->ctx.decl |= 1u << b;
+		i++;
+	}
+	a = cJSON_GetObjectItemCaseSensitive(dut, "configurations");
+	if (!a)
+		return BN_OK;
+	if (!cJSON_IsArray(a))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"configurations\": expected an array",
+				  what);
+	i = 0;
+	cJSON_ArrayForEach(it, a) {
+		double v = 0, p = 0;
+		char w2[640];
+
+		snprintf(w2, sizeof(w2), "%s: configurations[%d]", what, i);
+		if (i >= 8)
+			return bn_err_set(err, BN_ERR_DATA, "%s: at most 8 configurations", w2);
+		if ((rc = bn_json_num(it, "value", true, &v, w2, err)) < 0 ||
+		    (rc = bn_json_num(it, "max_power_a", true, &p, w2, err)) < 0)
+			return rc;
+		r->ctx.config_value[i] = (int)v;
+		r->ctx.config_max_power_a[i] = p;
+		i++;
+	}
+	r->ctx.n_configs = i;
+	r->ctx.configs_known = true;
+	return BN_OK;
+}
+
+static int load_capture(const cJSON *root, struct bn_evrec *r, const char *path, struct bn_err *err)
+{
+	const cJSON *cap = cJSON_GetObjectItemCaseSensitive(root, "capture"), *a, *it;
+	char what[600];
+	double t0 = 0;
+	int rc, i = 0;
+
+	snprintf(what, sizeof(what), "%s: capture", path);
+	if (!cap)
+		return BN_OK;
+	if ((rc = bn_json_num(cap, "rate_hz", false, &r->ctx.rate_hz, what, err)) < 0 ||
+	    (rc = bn_json_num(cap, "t0_us", false, &t0, what, err)) < 0)
+		return rc;
+	r->ctx.t_start_us = (bn_time_us)llround(t0);
+	a = cJSON_GetObjectItemCaseSensitive(cap, "channels");
+	cJSON_ArrayForEach(it, a) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
+		int ch = cJSON_IsString(n) ? bn_chan_from_name(n->valuestring) : -1;
+
+		if (ch < 0)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: channels[%d]: expected a name VBUS, IBUS, DP, DM or ID",
+					  what, i);
+		r->ctx.channels |= 1u << ch;
+		i++;
+	}
+	return BN_OK;
+}
+
+static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *path,
+		      struct bn_err *err)
+{
+	static const char *const keys[] = { "t_us", "kind", "origin", "value", "max_power_a",
+					    "load_a", "made", "key", "text", NULL };
+	struct bn_cev *ev = &r->ev[r->n];
+	char what[600], kind[32];
+	const cJSON *v;
+	double t;
+	int rc, k;
+
+	snprintf(what, sizeof(what), "%s: events[%d]", path, idx);
+	memset(ev, 0, sizeof(*ev));
+	if ((rc = bn_json_check_keys(it, keys, what, err)) < 0 ||
+	    (rc = bn_json_num(it, "t_us", true, &t, what, err)) < 0 ||
+	    (rc = bn_json_str(it, "kind", true, kind, sizeof(kind), what, err)) < 0)
+		return rc;
+	k = bn_cev_from_name(kind);
+	if (k < 0)
+		return bn_err_set(err, BN_ERR_DATA, "%s: unknown kind \"%s\"", what, kind);
+	if (!(t >= 0) || t > 9e15)
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"t_us\": expected a time >= 0", what);
+	ev->kind = k;
+	ev->t_us = (bn_time_us)llround(t);
+	if (r->n > 0 && ev->t_us < r->ev[r->n - 1].t_us)
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: t_us %lld is before the previous event's (expected events in time order)",
+				  what, (long long)ev->t_us);
+	switch (k) {
+	case BN_CEV_CONFIG: {
+		double val = 0;
+
+		if ((rc = bn_json_num(it, "value", true, &val, what, err)) < 0 ||
+		    (rc = bn_json_num(it, "max_power_a", true, &ev->num, what, err)) < 0)
+			return rc;
+		ev->value = (int)val;
+		break;
+	}
+	case BN_CEV_LOAD:
+		if ((rc = bn_json_num(it, "load_a", true, &ev->num, what, err)) < 0)
+			return rc;
+		break;
+	case BN_CEV_DATA_CONTACT: {
+		bool made = true;
+
+		if ((rc = bn_json_bool(it, "made", false, &made, what, err)) < 0)
+			return rc;
+		ev->num = made ? 1.0 : 0.0;
+		break;
+	}
+	case BN_CEV_TELEMETRY:
+		v = cJSON_GetObjectItemCaseSensitive(it, "key");
+		if (!cJSON_IsString(v))
+			return bn_err_set(err, BN_ERR_DATA, "%s: key \"key\": expected a string", what);
+		if (keep_string(r, v->valuestring, &ev->key) < 0)
+			return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", what);
+		v = cJSON_GetObjectItemCaseSensitive(it, "value");
+		if (!cJSON_IsString(v))
+			return bn_err_set(err, BN_ERR_DATA, "%s: key \"value\": expected a string", what);
+		if (keep_string(r, v->valuestring, &ev->text) < 0)
+			return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", what);
+		break;
+	case BN_CEV_MARK:
+		v = cJSON_GetObjectItemCaseSensitive(it, "text");
+		if (keep_string(r, cJSON_IsString(v) ? v->valuestring : "", &ev->text) < 0)
+			return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", what);
+		break;
+	default:
+		break;
+	}
+	r->n++;
+	return BN_OK;
+}
+
+int bn_evrec_load(const char *path, struct bn_evrec *r, struct bn_err *err)
+{
+	static const char *const keys[] = { "schema", "scenario", "capture", "port", "dut", "known",
+					    "events", "t_end_us", "frames", "status", NULL };
+	cJSON *root = NULL;
+	const cJSON *a, *it;
+	char schema[64] = "";
+	double t_end = -1;
+	int rc, i;
+
+	memset(r, 0, sizeof(*r));
+	r->t_end_us = -1;
+	rc = bn_json_load(path, &root, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = bn_json_check_keys(root, keys, path, err)) < 0 ||
+	    (rc = bn_json_str(root, "schema", true, schema, sizeof(schema), path, err)) < 0)
+		goto out;
+	if (strcmp(schema, BN_EVENTS_SCHEMA)) {
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: schema \"%s\" (expected \"%s\")", path, schema,
+				BN_EVENTS_SCHEMA);
+		goto out;
+	}
+	if ((rc = bn_json_str(root, "scenario", false, r->scenario, sizeof(r->scenario), path,
+			      err)) < 0 ||
+	    (rc = bn_json_num(root, "t_end_us", false, &t_end, path, err)) < 0 ||
+	    (rc = load_capture(root, r, path, err)) < 0 || (rc = load_port(root, r, path, err)) < 0 ||
+	    (rc = load_dut(root, r, path, err)) < 0)
+		goto out;
+	r->t_end_us = t_end >= 0 ? (bn_time_us)llround(t_end) : -1;
+	a = cJSON_GetObjectItemCaseSensitive(root, "events");
+	if (a && !cJSON_IsArray(a)) {
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"events\": expected an array", path);
+		goto out;
+	}
+	r->ev = calloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(*r->ev));
+	if (!r->ev) {
+		rc = bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
+		goto out;
+	}
+	i = 0;
+	cJSON_ArrayForEach(it, a) {
+		rc = load_event(it, i++, r, path, err);
+		if (rc < 0)
+			goto out;
+	}
+	/* What the record can say: "known", else the kinds it holds. */
+	a = cJSON_GetObjectItemCaseSensitive(root, "known");
+	if (a) {
+		i = 0;
+		cJSON_ArrayForEach(it, a) {
+			int k = cJSON_IsString(it) ? bn_cev_from_name(it->valuestring) : -1;
+
+			if (k < 0) {
+				rc = bn_err_set(err, BN_ERR_DATA,
+						"%s: known[%d]: expected an event kind (vbus_on, "
+						"connect, config, telemetry, ...)",
+						path, i);
+				goto out;
+			}
+			r->ctx.events |= BN_CEV_BIT(k);
+			i++;
+		}
+	} else {
+		for (i = 0; i < r->n; i++)
+			r->ctx.events |= BN_CEV_BIT(r->ev[i].kind);
+	}
+	rc = BN_OK;
+out:
+	cJSON_Delete(root);
+	if (rc < 0)
+		bn_evrec_free(r);
+	return rc;
+}
+
+void bn_evrec_free(struct bn_evrec *r)
+{
+	for (int i = 0; i < r->n_strings; i++)
+		free(r->strings[i]);
+	free(r->strings);
+	free(r->ev);
+	r->strings = NULL;
+	r->ev = NULL;
+	r->n = r->n_strings = 0;
+}

@@ -1,0 +1,76 @@
+/* events.json, the sidecar of capture.sr (schema "bcbench-events/1"):
+ * what srzip cannot keep. The bench context the checks need (the port as
+ * a correct device classifies it, its known network, the device's
+ * declaration and configurations), each channel's unit and where it was
+ * measured, and every event of the run with its time and its origin:
+ *
+ *   fixture  what the bench itself did: VBUS on/off, data contact, e-load,
+ *            scenario marks
+ *   host     what the bench's USB side saw: connect, disconnect,
+ *            configuration, suspend, resume, the accessory enumerated
+ *   dut      the device's own console (telemetry)
+ *
+ * "known" lists the event kinds the record holds, so a kind that never
+ * happened is told apart from one the source could not see. The writer
+ * streams (memory does not grow with the run) to a temporary file that is
+ * renamed into place at close, so an interrupted run still leaves a whole
+ * file. */
+#ifndef BN_CAPTURE_EVENTS_H
+#define BN_CAPTURE_EVENTS_H
+
+#include <stdint.h>
+
+#include "checks/check.h"
+#include "core/err.h"
+
+#define BN_EVENTS_SCHEMA "bcbench-events/1"
+
+enum bn_cev_origin { BN_ORIGIN_FIXTURE = 0, BN_ORIGIN_HOST, BN_ORIGIN_DUT, BN_ORIGIN_COUNT };
+
+enum bn_cev_origin bn_cev_origin(enum bn_cev_kind k);
+const char *bn_origin_name(enum bn_cev_origin o);
+/* BN_CEV_BIT()s of every kind from the origins in mask (bits 1 << origin). */
+unsigned bn_origin_kinds(unsigned origin_mask);
+/* "fixture,host" -> origin bits; what names the option in errors. */
+int bn_origins_parse(const char *list, unsigned *mask, const char *what, struct bn_err *err);
+/* "vbus_on" -> kind; -1 if unknown. */
+int bn_cev_from_name(const char *name);
+
+struct bn_evlog_meta {
+	const char *capture_file; /* "capture.sr", or NULL when none was written */
+	const char *port_profile; /* the port profile's name */
+	const char *dut_name;
+	const char *scenario;
+};
+
+struct bn_evlog;
+
+/* ctx: the checks' context of the run (lim is not stored). */
+int bn_evlog_open(const char *path, const struct bn_check_ctx *ctx, const struct bn_evlog_meta *m,
+		  struct bn_evlog **out, struct bn_err *err);
+void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev);
+/* Write the trailer, rename into place, free l (on any result). */
+int bn_evlog_close(struct bn_evlog *l, bn_time_us t_end_us, int64_t frames, const char *status,
+		   struct bn_err *err);
+
+void bn_evlog_discard(struct bn_evlog *l);
+
+/* A loaded events.json. */
+struct bn_evrec {
+	struct bn_check_ctx ctx;  /* lim NULL; channels/rate as recorded */
+	char port_profile[64];
+	char dut_name[64];
+	char scenario[200];
+	bn_time_us t_end_us;      /* -1 when the file does not say */
+	int n;
+	struct bn_cev *ev;        /* time-ordered; key/text point into owned strings */
+	char **strings;
+	int n_strings;
+};
+
+/* Errors name the file, the event's index and the key, and what was
+ * expected (BN_ERR_DATA); an unknown schema is refused. */
+int bn_evrec_load(const char *path, struct bn_evrec *out, struct bn_err *err);
+void bn_evrec_free(struct bn_evrec *r);
+
+#endif

@@ -1,0 +1,436 @@
+#define BN_LOG_MODULE "replay"
+#include "capture/replay.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capture/chanmap.h"
+#include "capture/channel.h"
+#include "capture/events.h"
+#include "capture/srzip_read.h"
+#include "checks/check.h"
+#include "core/limits.h"
+#include "core/log.h"
+#include "sim/dut.h"
+#include "sim/port.h"
+
+/* Frames per read: big enough to amortise the reader's call, small
+ * enough to stay in cache (5 floats each). */
+#define REPLAY_BLOCK_FRAMES 4096
+
+/* Events inferred from the samples when there is no sidecar. */
+struct infer {
+	bool on;                 /* which inferences run */
+	bool vbus_on, connected;
+	double vbus_on_v;        /* VOTG_SESS_VLD min */
+	double dp_high_v;        /* VLGC max */
+	double dp_low_v;         /* VLGC min */
+	bool use_dp;
+};
+
+struct replay {
+	const struct bn_replay_opts *o;
+	struct bn_limits lim;
+	bool have_lim, have_evrec;
+	struct bn_evrec evrec;
+	struct bn_srr *srr;
+	struct bn_chanmap map;
+	struct bn_check_ctx ctx;
+	struct bn_checks *checks;
+	int n_sel, sel_ch[BN_CH_COUNT], sel_src[BN_CH_COUNT];
+	double gain[BN_CH_COUNT];
+	struct infer inf;
+	char port_name[64];
+};
+
+static double now_wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A bare name is profiles/<kind>/<name>.json under the data dir. */
+static void resolve(const struct bn_replay_opts *o, const char *kind, const char *spec, char *out,
+		    size_t len)
+{
+	const char *dd = o->datadir ? o->datadir : ".";
+
+	if (!strchr(spec, '/') && !strstr(spec, ".json"))
+		snprintf(out, len, "%s/profiles/%s/%s.json", dd, kind, spec);
+	else
+		snprintf(out, len, "%s", spec);
+}
+
+static int load_limits(struct replay *r, struct bn_report *rep, struct bn_err *err)
+{
+	char path[1200];
+	int rc;
+
+	if (r->o->limits_path)
+		snprintf(path, sizeof(path), "%s", r->o->limits_path);
+	else
+		snprintf(path, sizeof(path), "%s/profiles/limits/bc12.json",
+			 r->o->datadir ? r->o->datadir : ".");
+	rc = bn_limits_load(path, &r->lim, err);
+	if (rc < 0)
+		return rc;
+	r->have_lim = true;
+	bn_report_add_file(rep, "limits", path, NULL);
+	return BN_OK;
+}
+
+static void list_channels(const struct bn_srr_info *in, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < in->n_ch && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s%s", used ? ", " : "",
+					 in->ch[i].name, in->ch[i].analog ? "" : " (logic)");
+	if (!in->n_ch)
+		snprintf(buf, len, "no channels");
+}
+
+/* Which file channel feeds each bench channel, and the gain to SI. */
+static int map_channels(struct replay *r, struct bn_err *err)
+{
+	const char *path = r->o->capture_path;
+	const struct bn_srr_info *in = bn_srr_info(r->srr);
+	char have[600];
+	int rc;
+
+	list_channels(in, have, sizeof(have));
+	if (in->n_analog == 0)
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: error: no analog channels (%s): replay needs VBUS, and IBUS or "
+				  "DP, as analog samples",
+				  path, have);
+	bn_chanmap_default(&r->map);
+	if (r->o->map) {
+		rc = bn_chanmap_parse(r->o->map, &r->map, "--map", err);
+		if (rc < 0)
+			return rc;
+	}
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		const struct bn_chanmap_entry *e = &r->map.e[ch];
+		int idx = bn_srr_find(r->srr, e->src);
+		const char *funit;
+
+		if (idx < 0) {
+			if (e->set)
+				return bn_err_set(err, BN_ERR_DATA,
+						  "%s: error: --map %s=%s: the file has no channel "
+						  "\"%s\" (it has: %s)",
+						  path, bn_chan_label(ch), e->src, e->src, have);
+			continue;
+		}
+		if (!in->ch[idx].analog)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: error: %s <- %s: a logic channel (expected an analog one)",
+					  path, bn_chan_label(ch), e->src);
+		/* A file that states its units must agree with the map, unless
+		 * the map says what the numbers are. */
+		funit = in->ch[idx].unit;
+		if (funit[0] && !(e->set && e->scale != 1.0) &&
+		    strcasecmp(funit, e->unit) && !(strlen(funit) == 2 && tolower(funit[0]) == 'm' &&
+						     !strcasecmp(funit + 1, e->unit)))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: error: %s <- %s: the file says it is in %s, but %s is "
+					  "in %s (give --map %s=%s:scale=...:unit=%s)",
+					  path, bn_chan_label(ch), e->src, funit, bn_chan_label(ch),
+					  bn_chan_unit(ch), bn_chan_label(ch), e->src, bn_chan_unit(ch));
+		if (!funit[0] && !e->set && ch == BN_CH_IBUS)
+			bn_warn("%s: the file does not say IBUS's unit: taken as %s (a shunt voltage "
+				"needs --map IBUS=%s:scale=...:unit=A)",
+				path, e->unit, e->src);
+		r->sel_ch[r->n_sel] = ch;
+		r->sel_src[r->n_sel] = idx;
+		r->gain[r->n_sel] = e->scale * e->to_si;
+		r->n_sel++;
+		r->ctx.channels |= 1u << ch;
+	}
+	if (!(r->ctx.channels & (1u << BN_CH_VBUS)) ||
+	    !(r->ctx.channels & ((1u << BN_CH_IBUS) | (1u << BN_CH_DP))))
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: error: replay needs VBUS, and IBUS or DP; missing %s%s%s (the "
+				  "file has: %s; name them with --map VBUS=...,IBUS=...)",
+				  path, r->ctx.channels & (1u << BN_CH_VBUS) ? "" : "VBUS",
+				  !(r->ctx.channels & (1u << BN_CH_VBUS)) &&
+						  !(r->ctx.channels & ((1u << BN_CH_IBUS) | (1u << BN_CH_DP)))
+					  ? " and "
+					  : "",
+				  r->ctx.channels & ((1u << BN_CH_IBUS) | (1u << BN_CH_DP)) ? ""
+											      : "IBUS or DP",
+				  have);
+	return bn_srr_select(r->srr, r->n_sel, r->sel_src, err);
+}
+
+static int load_context(struct replay *r, struct bn_report *rep, struct bn_err *err)
+{
+	const struct bn_srr_info *in = bn_srr_info(r->srr);
+	struct bn_err e2 = { 0 };
+	char path[1200];
+	int rc;
+
+	r->ctx.lim = &r->lim;
+	r->ctx.rate_hz = in->rate_hz;
+	if (r->o->events_path) {
+		rc = bn_evrec_load(r->o->events_path, &r->evrec, err);
+		if (rc < 0)
+			return rc;
+		r->have_evrec = true;
+		bn_report_add_file(rep, "events", r->o->events_path, NULL);
+		if (r->evrec.ctx.rate_hz > 0 && fabs(r->evrec.ctx.rate_hz - in->rate_hz) > 1e-6 * in->rate_hz)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: error: recorded at %g Hz, but %s is at %g Hz (is it "
+					  "this capture's sidecar?)",
+					  r->o->events_path, r->evrec.ctx.rate_hz, r->o->capture_path,
+					  in->rate_hz);
+		{
+			unsigned ch = r->ctx.channels;
+
+			r->ctx = r->evrec.ctx;
+			r->ctx.lim = &r->lim;
+			r->ctx.rate_hz = in->rate_hz;
+			r->ctx.channels = ch;
+		}
+		snprintf(r->port_name, sizeof(r->port_name), "%s", r->evrec.port_profile);
+	} else {
+		const struct bn_limit *sv = bn_limits_find(&r->lim, "VOTG_SESS_VLD");
+		const struct bn_limit *lg = bn_limits_find(&r->lim, "VLGC");
+
+		r->ctx.port_unknown = true;
+		r->ctx.decl_unknown = true;
+		r->inf.on = true;
+		r->inf.vbus_on_v = sv ? sv->min : NAN;
+		r->inf.dp_high_v = lg ? lg->max : NAN;
+		r->inf.dp_low_v = lg ? lg->min : NAN;
+		r->inf.use_dp = (r->ctx.channels & (1u << BN_CH_DP)) != 0;
+		r->ctx.events = BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF);
+		if (r->inf.use_dp)
+			r->ctx.events |= BN_CEV_BIT(BN_CEV_CONNECT) | BN_CEV_BIT(BN_CEV_DISCONNECT);
+	}
+	if (r->o->origins)
+		r->ctx.events &= bn_origin_kinds(r->o->origins);
+	if (r->o->port) {
+		struct bn_port_profile port;
+
+		resolve(r->o, "ports", r->o->port, path, sizeof(path));
+		if (access(path, R_OK) != 0)
+			return bn_err_set(err, BN_ERR_IO, "--port %s: cannot open %s", r->o->port, path);
+		rc = bn_port_load(path, &r->lim, &port, &e2);
+		if (rc < 0)
+			return bn_err_set(err, rc, "%s", e2.msg);
+		r->ctx.port = port.expect;
+		r->ctx.port_unknown = false;
+		r->ctx.dp_pulldown_ohm = port.dp_pulldown_ohm;
+		r->ctx.dm_pulldown_ohm = port.dm_pulldown_ohm;
+		r->ctx.dp_dm_short_ohm = port.dp_dm_short_ohm;
+		snprintf(r->port_name, sizeof(r->port_name), "%s", port.name);
+		bn_report_add_file(rep, "port", path, port.name);
+	}
+	if (r->o->dut) {
+		struct bn_dut_decl *d = calloc(1, sizeof(*d));
+		unsigned keep = r->ctx.decl & BN_DECL_DEAD_BATTERY;
+
+		if (!d)
+			return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+		resolve(r->o, "duts", r->o->dut, path, sizeof(path));
+		if (access(path, R_OK) != 0) {
+			free(d);
+			return bn_err_set(err, BN_ERR_IO, "--dut %s: cannot open %s", r->o->dut, path);
+		}
+		rc = bn_dut_load(path, &r->lim, d, &e2);
+		if (rc < 0) {
+			free(d);
+			return bn_err_set(err, rc, "%s", e2.msg);
+		}
+		/* Whether the battery started dead is a fact of the run, not
+		 * of the declaration: only the sidecar can say. */
+		r->ctx.decl = keep;
+		if (d->battery_powered)
+			r->ctx.decl |= BN_DECL_BATTERY;
+		if (d->dbp)
+			r->ctx.decl |= BN_DECL_DBP;
+		if (d->otg_rating_a > 0)
+			r->ctx.decl |= BN_DECL_OTG;
+		if (d->secondary_detection)
+			r->ctx.decl |= BN_DECL_SECONDARY;
+		if (d->droop_threshold_v > 0)
+			r->ctx.decl |= BN_DECL_DROOP;
+		r->ctx.droop_threshold_v = d->droop_threshold_v;
+		r->ctx.otg_rating_a = d->otg_rating_a;
+		r->ctx.decl_unknown = false;
+		bn_report_add_file(rep, "dut", path, d->name);
+		free(d);
+	}
+	return BN_OK;
+}
+
+static void emit(struct replay *r, enum bn_cev_kind kind, bn_time_us t)
+{
+	struct bn_cev ev = { .kind = kind, .t_us = t };
+
+	bn_checks_event(r->checks, &ev);
+}
+
+/* Before the sample at t: what crossing it shows. */
+static void infer_sample(struct replay *r, bn_time_us t, const struct bn_sample *s)
+{
+	struct infer *f = &r->inf;
+	double vbus = s->v[BN_CH_VBUS];
+
+	if (!f->vbus_on && vbus > f->vbus_on_v) {
+		f->vbus_on = true;
+		emit(r, BN_CEV_VBUS_ON, t);
+	} else if (f->vbus_on && vbus < f->vbus_on_v) {
+		if (f->connected) {
+			f->connected = false;
+			emit(r, BN_CEV_DISCONNECT, t);
+		}
+		f->vbus_on = false;
+		emit(r, BN_CEV_VBUS_OFF, t);
+	}
+	if (!f->use_dp || !f->vbus_on)
+		return;
+	if (!f->connected && s->v[BN_CH_DP] > f->dp_high_v) {
+		f->connected = true;
+		emit(r, BN_CEV_CONNECT, t);
+	} else if (f->connected && s->v[BN_CH_DP] < f->dp_low_v) {
+		f->connected = false;
+		emit(r, BN_CEV_DISCONNECT, t);
+	}
+}
+
+static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, struct bn_err *err)
+{
+	const double rate = r->ctx.rate_hz;
+	const bn_time_us t0 = r->ctx.t_start_us;
+	float *buf = malloc(sizeof(float) * (size_t)REPLAY_BLOCK_FRAMES * (size_t)r->n_sel);
+	struct bn_sample s;
+	int next_ev = 0, n_ev = r->have_evrec ? r->evrec.n : 0;
+	int64_t k = 0;
+	long n;
+
+	if (!buf)
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	for (int ch = 0; ch < BN_CH_COUNT; ch++)
+		s.v[ch] = NAN;
+	while ((n = bn_srr_read(r->srr, buf, REPLAY_BLOCK_FRAMES, err)) > 0) {
+		const float *f = buf;
+
+		if (r->o->stop_flag && *r->o->stop_flag) {
+			free(buf);
+			*t_end = t0 + (bn_time_us)llround((double)k * 1e6 / rate);
+			return BN_ERR_INTR;
+		}
+		for (long i = 0; i < n; i++, k++, f += r->n_sel) {
+			/* The live run's tick times, so the two line up. */
+			bn_time_us t = t0 + (bn_time_us)llround((double)k * 1e6 / rate);
+
+			while (next_ev < n_ev && r->evrec.ev[next_ev].t_us <= t)
+				bn_checks_event(r->checks, &r->evrec.ev[next_ev++]);
+			for (int j = 0; j < r->n_sel; j++)
+				s.v[r->sel_ch[j]] = (double)f[j] * r->gain[j];
+			if (r->inf.on)
+				infer_sample(r, t, &s);
+			bn_checks_sample(r->checks, t, &s);
+		}
+	}
+	free(buf);
+	if (n < 0)
+		return (int)n;
+	rep->n_samples = (long)k;
+	*t_end = t0 + (bn_time_us)llround((double)k * 1e6 / rate);
+	if (r->have_evrec && r->evrec.t_end_us > *t_end)
+		*t_end = r->evrec.t_end_us;
+	while (next_ev < n_ev && r->evrec.ev[next_ev].t_us <= *t_end)
+		bn_checks_event(r->checks, &r->evrec.ev[next_ev++]);
+	return BN_OK;
+}
+
+int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_err *err)
+{
+	struct replay *r = calloc(1, sizeof(*r));
+	double w0 = now_wall_s();
+	bn_time_us t_end = 0;
+	int rc, first;
+
+	if (!r)
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	r->o = o;
+	snprintf(rep->backend, sizeof(rep->backend), "replay");
+	rc = load_limits(r, rep, err);
+	if (rc < 0)
+		goto out;
+	rc = bn_srr_open(o->capture_path, &r->srr, err);
+	if (rc < 0)
+		goto out;
+	bn_report_add_file(rep, "capture", o->capture_path, NULL);
+	rc = map_channels(r, err);
+	if (rc < 0)
+		goto out;
+	rc = load_context(r, rep, err);
+	if (rc < 0)
+		goto out;
+	rc = bn_checks_new(&r->ctx, &r->checks, err);
+	if (rc < 0)
+		goto out;
+	snprintf(rep->scenario_name, sizeof(rep->scenario_name), "replay of %.60s%s%.80s%s",
+		 o->capture_path, r->evrec.scenario[0] ? " (" : "", r->evrec.scenario,
+		 r->evrec.scenario[0] ? ")" : "");
+	snprintf(rep->port_name, sizeof(rep->port_name), "%.47s", r->port_name);
+	snprintf(rep->port_expect, sizeof(rep->port_expect), "%s",
+		 r->ctx.port_unknown ? "unknown" : bn_port_name(r->ctx.port));
+	rep->rate_hz = r->ctx.rate_hz;
+	rep->channel_mask = r->ctx.channels;
+	for (int i = 0; r->ctx.configs_known && i < r->ctx.n_configs; i++) {
+		cJSON *c = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(c, "bConfigurationValue", r->ctx.config_value[i]);
+		cJSON_AddNumberToObject(c, "max_power_ma", r->ctx.config_max_power_a[i] * 1e3);
+		cJSON_AddItemToArray(rep->configs, c);
+	}
+
+	rc = stream(r, rep, &t_end, err);
+	if (rc == BN_ERR_DATA || rc == BN_ERR_IO || rc == BN_ERR_NOMEM)
+		goto out; /* a broken capture: bad input, no verdicts */
+	first = rep->n_results;
+	bn_checks_end(r->checks, t_end, rep);
+	if (rc == BN_OK) {
+		rep->status = BN_RUN_COMPLETED;
+	} else {
+		rep->status = BN_RUN_ABORTED;
+		rep->exit_code = 3;
+		snprintf(rep->reason, sizeof(rep->reason), "interrupted at t=%.3f s of the capture",
+			 bn_time_to_s(t_end));
+		for (int i = first; i < rep->n_results; i++)
+			if (rep->results[i].verdict != BN_VERDICT_SKIPPED) {
+				rep->results[i].verdict = BN_VERDICT_ERROR;
+				snprintf(rep->results[i].reason, sizeof(rep->results[i].reason),
+					 "the replay ended early: %.200s", rep->reason);
+			}
+	}
+	for (int i = first; o->progress && i < rep->n_results; i++)
+		if (rep->results[i].verdict != BN_VERDICT_SKIPPED)
+			bn_result_print(o->progress, &rep->results[i]);
+	rep->sim_s = bn_time_to_s(t_end);
+	rc = BN_OK;
+out:
+	rep->wall_s = now_wall_s() - w0;
+	bn_checks_free(r->checks);
+	bn_srr_close(r->srr);
+	if (r->have_evrec)
+		bn_evrec_free(&r->evrec);
+	if (r->have_lim)
+		bn_limits_free(&r->lim);
+	free(r);
+	return rc;
+}

@@ -1,0 +1,64 @@
+/* Reads a sigrok session file (srzip) as a time-aligned stream of frames,
+ * with libzip directly: one cursor per selected channel, a small fixed
+ * buffer each, so memory does not grow with the capture's length.
+ *
+ * Why not sr_session_load: it delivers all of channel 1, then all of
+ * channel 2, ... (deps-notes.md); aligned frames would need the whole
+ * capture in memory.
+ *
+ * Files from other sigrok tools work: logic channels (the "logic-1-<chunk>"
+ * members) are listed but not streamed; analog members may be split into
+ * chunks of any size (numbered 1, 2, ... without gaps, as libsigrok's
+ * loader needs). Every problem in the file is BN_ERR_DATA with a message
+ * that names the file and what is wrong or missing (a missing or
+ * unreadable file is BN_ERR_IO, a misuse of this API BN_ERR_ARG).
+ *
+ * Members are checked by their CRC when their last byte is read: a
+ * corrupt member longer than a read's worth (64 Ki samples) may have
+ * delivered some of its frames before bn_srr_read fails. */
+#ifndef BN_CAPTURE_SRZIP_READ_H
+#define BN_CAPTURE_SRZIP_READ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+#define BN_SRR_MAX_CH 64
+
+struct bn_srr_chan {
+	char name[64];
+	bool analog;
+	int index;        /* the probe/analog index in the metadata (1-based) */
+	char unit[8];     /* from "bcbench units" (one per analog channel, in ascending
+			   * analogN order), "" when the file does not say */
+	int64_t n_samples;/* analog: sum of its chunk sizes / 4 */
+};
+
+struct bn_srr_info {
+	double rate_hz;   /* > 0; open fails on a missing or zero samplerate */
+	int n_ch;         /* analog and logic, in metadata order */
+	struct bn_srr_chan ch[BN_SRR_MAX_CH];
+	int n_analog, n_logic;
+	int unitsize;     /* logic bytes per sample, 0 without logic */
+	int64_t n_frames; /* the shortest analog channel's length (0 without analog) */
+};
+
+struct bn_srr;
+
+int bn_srr_open(const char *path, struct bn_srr **out, struct bn_err *err);
+const struct bn_srr_info *bn_srr_info(const struct bn_srr *r);
+/* Find a channel by name (case-insensitive); -1 if absent. */
+int bn_srr_find(const struct bn_srr *r, const char *name);
+/* Choose the analog channels to stream (indexes into info.ch), in order.
+ * Must be called before the first read; may be called again until then.
+ * A logic channel is BN_ERR_ARG. */
+int bn_srr_select(struct bn_srr *r, int n, const int ch_idx[], struct bn_err *err);
+/* Up to max_frames frames of n selected floats each, interleaved, into
+ * frames. Returns the count, 0 at the end (or for max_frames 0), < 0 on a
+ * corrupt or truncated member, naming it; that error is sticky. Stops at
+ * the shortest selected channel. */
+long bn_srr_read(struct bn_srr *r, float *frames, long max_frames, struct bn_err *err);
+void bn_srr_close(struct bn_srr *r);
+
+#endif

@@ -1,0 +1,53 @@
+/* Writes a sigrok session file (srzip, format version 2) of analog
+ * channels directly with libzip, in the layout libsigrok's own srzip
+ * output and loader use: "version", "metadata" (ini), and raw float32
+ * "analog-1-<index>-<chunk>" members.
+ *
+ * Why not libsigrok's srzip output: 0.5.2 rewrites the whole zip for
+ * every packet (about 1.5 M samples/s at best, see deps-notes.md).
+ *
+ * Memory stays bounded for any capture length: samples are spooled to one
+ * temporary file per channel (in a hidden directory beside the output)
+ * and the chunks are zipped from those files at close. The zip itself is
+ * written to a temporary file and renamed into place, so a reader never
+ * sees a half-written capture.sr; the spool is removed on every path. */
+#ifndef BN_CAPTURE_SRZIP_WRITE_H
+#define BN_CAPTURE_SRZIP_WRITE_H
+
+#include <stdint.h>
+
+#include "core/err.h"
+
+#define BN_SRW_MAX_CH 16
+
+struct bn_srw_opts {
+	double rate_hz;                    /* whole Hz, 1 Hz .. 1 THz (sigrok stores an integer) */
+	int n_ch;                          /* 1 .. BN_SRW_MAX_CH */
+	const char *names[BN_SRW_MAX_CH];  /* "VBUS", ... as shown in PulseView; 1-63 chars,
+					    * unique ignoring case */
+	const char *units[BN_SRW_MAX_CH];  /* "V", "A" or NULL: kept in the metadata key
+					    * "bcbench units"; <= 7 chars, no ';' or '\' */
+	int compression_level;             /* 0: default (1, fast deflate); 1-9 deflate; -1: stored */
+	long chunk_samples;                /* samples per member; 0: default 1,048,576 */
+};
+
+struct bn_srw;
+
+/* Checks the options (BN_ERR_ARG) and creates the spool beside path
+ * (BN_ERR_IO naming the directory if it cannot, e.g. it does not exist).
+ * A file already at path is not touched until close. */
+int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **out,
+		struct bn_err *err);
+/* One frame: n_ch values, in the order of opts.names. Stored as float32.
+ * An I/O error is sticky: it is returned here and again by close. */
+int bn_srw_frame(struct bn_srw *w, const double *v);
+int64_t bn_srw_frames(const struct bn_srw *w);
+/* Finish the file (even with zero frames: one empty member per channel)
+ * and free w, on success or not. BN_ERR_IO with the path on a spool or zip
+ * write error; then a file that was at path before is left as it was. */
+int bn_srw_close(struct bn_srw *w, struct bn_err *err);
+/* Drop the capture and the spool, free w. A file that was at path before
+ * open is left as it was. */
+void bn_srw_discard(struct bn_srw *w);
+
+#endif

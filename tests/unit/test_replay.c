@@ -1,0 +1,494 @@
+/* Replay: every scenario's capture, replayed with its sidecar, gives the
+ * live run's verdicts (except where the live margin is inside the stated
+ * tolerance: float32 storage, one sample period in time), and measured
+ * values agree within those tolerances. Cut down to what a real bench
+ * knows, no verdict flips between pass and fail. Every faulty firmware of
+ * the golden matrix still fails its rules when its capture is replayed.
+ * Broken and foreign captures end as bad input, never as a pass. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/harness.h"
+#include "capture/events.h"
+#include "capture/replay.h"
+#include "capture/srzip_write.h"
+#include "checks/check.h"
+#include "report/report.h"
+#include "scenario/runner.h"
+
+static char tmpdir[256];
+
+static int setup_tmp(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/bn-replay-XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown_tmp(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static const char *fwdir(void)
+{
+	const char *d = getenv("BN_FWDIR");
+
+	return d ? d : "build/fw";
+}
+
+/* The stated per-unit tolerance of a replayed figure: float32 keeps 24
+ * bits (relative 6e-8; 1e-6 leaves room for sums and differences of
+ * stored values), and times move by at most one sample period. */
+static double tolerance(const char *unit, double v, double rate_hz)
+{
+	if (!strcmp(unit, "s"))
+		return 1.0 / rate_hz + 1e-6;
+	if (!strcmp(unit, "V") || !strcmp(unit, "A"))
+		return 1e-6 * fmax(fabs(v), 1.0);
+	return 1e-5 * fmax(fabs(v), 1.0);
+}
+
+static void run_live(const char *scn, const char *fw, const char *out, struct bn_report *rep)
+{
+	char path[512];
+	struct bn_err err = { 0 };
+	struct bn_run_opts o = { .datadir = bn_test_srcdir(), .out_dir = out };
+
+	snprintf(path, sizeof(path), "%s/scripts/scenarios/%s.scn", bn_test_srcdir(), scn);
+	o.scenario_path = path;
+	o.firmware_override = fw;
+	bn_report_init(rep);
+	if (bn_run_scenario(&o, rep, &err) != BN_OK)
+		fail_msg("%s: %s", scn, err.msg);
+	if (rep->status != BN_RUN_COMPLETED)
+		fail_msg("%s: the live run did not complete: %s", scn, rep->reason);
+}
+
+static int replay(const char *dir, unsigned origins, const char *port, const char *dut,
+		  bool with_events, struct bn_report *rep, struct bn_err *err)
+{
+	char cap[512], ev[512];
+	struct bn_replay_opts o = { .datadir = bn_test_srcdir(), .origins = origins,
+				    .port = port, .dut = dut };
+
+	snprintf(cap, sizeof(cap), "%s/capture.sr", dir);
+	snprintf(ev, sizeof(ev), "%s/events.json", dir);
+	o.capture_path = cap;
+	o.events_path = with_events ? ev : NULL;
+	bn_report_init(rep);
+	return bn_replay(&o, rep, err);
+}
+
+static const struct bn_result *find(const struct bn_report *rep, const char *id)
+{
+	for (int i = 0; i < rep->n_results; i++)
+		if (!strcmp(rep->results[i].id, id))
+			return &rep->results[i];
+	return NULL;
+}
+
+/* Same verdicts (or a live margin inside the tolerance), same figures. */
+static int compare_exact(const char *scn, const struct bn_report *live,
+			 const struct bn_report *rp)
+{
+	int bad = 0;
+
+	for (int i = 0; i < live->n_results; i++) {
+		const struct bn_result *a = &live->results[i], *b;
+
+		if (strcmp(a->kind, "check"))
+			continue;
+		b = find(rp, a->id);
+		if (!b) {
+			print_error("%s: %s missing from the replay\n", scn, a->id);
+			bad++;
+			continue;
+		}
+		if (a->verdict != b->verdict) {
+			if (a->has_margin && fabs(a->margin) <= tolerance(a->unit, a->margin, live->rate_hz))
+				continue;
+			print_error("%s: %s live %s, replay %s (live margin %g %s; replay: %s)\n", scn,
+				    a->id, bn_verdict_name(a->verdict), bn_verdict_name(b->verdict),
+				    a->has_margin ? a->margin : NAN, a->unit, b->reason);
+			bad++;
+			continue;
+		}
+		if (a->has_measured != b->has_measured ||
+		    (a->has_measured &&
+		     !(fabs(a->measured - b->measured) <= tolerance(a->unit, a->measured, live->rate_hz)))) {
+			print_error("%s: %s measured %.9g %s live, %.9g replayed\n", scn, a->id,
+				    a->measured, a->unit, b->measured);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+/* No verdict turns from pass to fail or back; counts the ones that
+ * became inconclusive in *lost. */
+static int compare_no_flip(const char *scn, const char *how, const struct bn_report *live,
+			   const struct bn_report *rp, int *lost)
+{
+	int bad = 0;
+
+	for (int i = 0; i < live->n_results; i++) {
+		const struct bn_result *a = &live->results[i], *b;
+
+		if (strcmp(a->kind, "check"))
+			continue;
+		b = find(rp, a->id);
+		assert_non_null(b);
+		if ((a->verdict == BN_VERDICT_PASS && b->verdict == BN_VERDICT_FAIL) ||
+		    (a->verdict == BN_VERDICT_FAIL && b->verdict == BN_VERDICT_PASS)) {
+			if (a->has_margin && fabs(a->margin) <= tolerance(a->unit, a->margin, live->rate_hz))
+				continue;
+			print_error("%s (%s): %s flipped from %s to %s (%s)\n", scn, how, a->id,
+				    bn_verdict_name(a->verdict), bn_verdict_name(b->verdict), b->reason);
+			bad++;
+		}
+		if (a->verdict != BN_VERDICT_INCONCLUSIVE && b->verdict == BN_VERDICT_INCONCLUSIVE)
+			(*lost)++;
+	}
+	return bad;
+}
+
+static int scenario_names(char names[][64], int max)
+{
+	char pattern[512];
+	glob_t g;
+	int n = 0;
+
+	snprintf(pattern, sizeof(pattern), "%s/scripts/scenarios/*.scn", bn_test_srcdir());
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc && n < max; i++) {
+		char *base = strrchr(g.gl_pathv[i], '/'), *dot;
+
+		snprintf(names[n], 64, "%s", base ? base + 1 : g.gl_pathv[i]);
+		dot = strrchr(names[n], '.');
+		if (dot)
+			*dot = '\0';
+		n++;
+	}
+	globfree(&g);
+	return n;
+}
+
+static void test_replay__every_scenario_round_trips(void **state)
+{
+	char names[64][64], dir[512];
+	int n = scenario_names(names, 64), bad = 0, judged = 0, lost_host = 0, lost_fix = 0;
+
+	(void)state;
+	assert_true(n >= 15);
+	for (int i = 0; i < n; i++) {
+		struct bn_report live, rp;
+		struct bn_err err = { 0 };
+
+		snprintf(dir, sizeof(dir), "%s/%.63s", tmpdir, names[i]);
+		run_live(names[i], NULL, dir, &live);
+		assert_int_equal(live.n_artifacts, 2);
+		if (replay(dir, 0, NULL, NULL, true, &rp, &err) != BN_OK)
+			fail_msg("%s: replay: %s", names[i], err.msg);
+		assert_int_equal(rp.status, BN_RUN_COMPLETED);
+		assert_int_equal(rp.n_samples, live.n_samples);
+		bad += compare_exact(names[i], &live, &rp);
+		for (int k = 0; k < rp.n_results; k++)
+			judged += rp.results[k].verdict == BN_VERDICT_PASS ||
+				  rp.results[k].verdict == BN_VERDICT_FAIL;
+		bn_report_free(&rp);
+
+		/* What a real bench knows: no device console... */
+		if (replay(dir, (1u << BN_ORIGIN_FIXTURE) | (1u << BN_ORIGIN_HOST), NULL, NULL, true, &rp,
+			   &err) != BN_OK)
+			fail_msg("%s: replay: %s", names[i], err.msg);
+		bad += compare_no_flip(names[i], "fixture+host", &live, &rp, &lost_host);
+		bn_report_free(&rp);
+		/* ...and a bench with no USB host side either. */
+		if (replay(dir, 1u << BN_ORIGIN_FIXTURE, NULL, NULL, true, &rp, &err) != BN_OK)
+			fail_msg("%s: replay: %s", names[i], err.msg);
+		bad += compare_no_flip(names[i], "fixture", &live, &rp, &lost_fix);
+		bn_report_free(&rp);
+		bn_report_free(&live);
+	}
+	print_message("%d scenarios; %d verdicts judged on replay; without the device's console %d "
+		      "became inconclusive, with the fixture's events only %d\n",
+		      n, judged, lost_host, lost_fix);
+	assert_true(judged > 100);
+	assert_true(lost_host > 0);
+	assert_true(lost_fix > lost_host);
+	assert_int_equal(bad, 0);
+}
+
+/* Each golden row: the faulty firmware's capture, replayed, still fails
+ * the rules the live run failed. */
+static void test_replay__faulty_captures_still_fail(void **state)
+{
+	char pattern[512], line[1024], dir[512], fw[512];
+	glob_t g;
+	int rows = 0, bad = 0;
+
+	(void)state;
+	snprintf(pattern, sizeof(pattern), "%s/tests/golden/*.tsv", bn_test_srcdir());
+	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		FILE *f = fopen(g.gl_pathv[i], "r");
+
+		assert_non_null(f);
+		while (fgets(line, sizeof(line), f)) {
+			char *save = NULL, *fwname, *scn, *rule, *hash = strchr(line, '#');
+			struct bn_report live, rp;
+			struct bn_err err = { 0 };
+
+			if (hash)
+				*hash = '\0';
+			fwname = strtok_r(line, " \t\r\n", &save);
+			scn = fwname ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+			if (!scn)
+				continue;
+			snprintf(fw, sizeof(fw), "%s/%s.so", fwdir(), fwname);
+			snprintf(dir, sizeof(dir), "%s/golden-%d", tmpdir, rows++);
+			run_live(scn, fw, dir, &live);
+			if (replay(dir, 0, NULL, NULL, true, &rp, &err) != BN_OK)
+				fail_msg("%s on %s: replay: %s", fwname, scn, err.msg);
+			while ((rule = strtok_r(NULL, " \t\r\n", &save))) {
+				const struct bn_result *a = find(&live, rule), *b = find(&rp, rule);
+
+				assert_non_null(a);
+				assert_non_null(b);
+				if (a->verdict == BN_VERDICT_FAIL && b->verdict != BN_VERDICT_FAIL) {
+					print_error("%s on %s: %s fails live, %s on replay (%s)\n", fwname,
+						    scn, rule, bn_verdict_name(b->verdict), b->reason);
+					bad++;
+				}
+			}
+			bad += compare_exact(scn, &live, &rp);
+			bn_report_free(&rp);
+			bn_report_free(&live);
+		}
+		fclose(f);
+	}
+	globfree(&g);
+	assert_true(rows >= 20);
+	assert_int_equal(bad, 0);
+}
+
+/* Without a sidecar: attach and connect are inferred; port and
+ * declaration from the options. Nothing flips; what needs the device's
+ * console or the host's configuration is inconclusive, not passed. */
+static void test_replay__inferred_events_never_flip(void **state)
+{
+	static const struct {
+		const char *scn, *port, *dut;
+	} cases[] = { { "sdp-root", "sdp", "phone" }, { "dcp", "dcp", "phone" },
+		      { "cdp", "cdp", "phone" } };
+	char dir[512];
+	int bad = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bn_report live, rp;
+		struct bn_err err = { 0 };
+		const struct bn_result *r;
+		int lost = 0;
+
+		snprintf(dir, sizeof(dir), "%s/infer-%s", tmpdir, cases[i].scn);
+		run_live(cases[i].scn, NULL, dir, &live);
+		if (replay(dir, 0, cases[i].port, cases[i].dut, false, &rp, &err) != BN_OK)
+			fail_msg("%s: %s", cases[i].scn, err.msg);
+		bad += compare_no_flip(cases[i].scn, "inferred", &live, &rp, &lost);
+		assert_true(lost > 0);
+		/* The detected port type comes only from the device's console. */
+		r = find(&rp, "bc12.det.port_type");
+		assert_non_null(r);
+		assert_int_equal(r->verdict, BN_VERDICT_INCONCLUSIVE);
+		bn_report_free(&rp);
+
+		/* No port, no declaration: the rules that depend on them are
+		 * inconclusive, and say why. */
+		if (replay(dir, 0, NULL, NULL, false, &rp, &err) != BN_OK)
+			fail_msg("%s: %s", cases[i].scn, err.msg);
+		r = find(&rp, "bc12.det.port_type");
+		assert_int_equal(r->verdict, BN_VERDICT_INCONCLUSIVE);
+		assert_non_null(strstr(r->reason, "port"));
+		for (int k = 0; k < rp.n_results; k++)
+			assert_int_not_equal(rp.results[k].verdict, BN_VERDICT_SKIPPED);
+		bn_report_free(&rp);
+		bn_report_free(&live);
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* A capture written with only some channels, foreign names, a map. */
+static void write_capture(const char *path, int n_ch, const char *const names[],
+			  const char *const units[], double rate_hz, long frames)
+{
+	struct bn_srw_opts o = { .rate_hz = rate_hz, .n_ch = n_ch };
+	struct bn_srw *w;
+	struct bn_err err = { 0 };
+	double v[BN_SRW_MAX_CH];
+
+	for (int i = 0; i < n_ch; i++) {
+		o.names[i] = names[i];
+		o.units[i] = units ? units[i] : NULL;
+	}
+	if (bn_srw_open(path, &o, &w, &err) < 0)
+		fail_msg("%s", err.msg);
+	for (long k = 0; k < frames; k++) {
+		for (int i = 0; i < n_ch; i++)
+			v[i] = k < frames / 10 ? 0.0 : 5.0;
+		assert_int_equal(bn_srw_frame(w, v), BN_OK);
+	}
+	assert_int_equal(bn_srw_close(w, &err), BN_OK);
+}
+
+static int replay_file_on(const char *path, const char *map, const char *port, const char *dut,
+			  struct bn_report *rep, struct bn_err *err)
+{
+	struct bn_replay_opts o = { .datadir = bn_test_srcdir(), .capture_path = path, .map = map,
+				    .port = port, .dut = dut };
+
+	bn_report_init(rep);
+	memset(err, 0, sizeof(*err));
+	return bn_replay(&o, rep, err);
+}
+
+static int replay_file(const char *path, const char *map, struct bn_report *rep,
+		       struct bn_err *err)
+{
+	return replay_file_on(path, map, NULL, NULL, rep, err);
+}
+
+static void test_replay__minimum_channels_and_maps(void **state)
+{
+	static const char *const only_vbus[] = { "VBUS" };
+	static const char *const foreign[] = { "A0", "A1", "A2" };
+	char path[512];
+	struct bn_report rep;
+	struct bn_err err;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/vbus-only.sr", tmpdir);
+	write_capture(path, 1, only_vbus, NULL, 1000, 500);
+	assert_int_equal(replay_file(path, NULL, &rep, &err), BN_ERR_DATA);
+	assert_msg_has(&err, path);
+	assert_msg_has(&err, "IBUS or DP");
+	bn_report_free(&rep);
+
+	snprintf(path, sizeof(path), "%s/foreign.sr", tmpdir);
+	write_capture(path, 3, foreign, NULL, 1000, 500);
+	/* Nothing named VBUS: the message lists what the file has. */
+	assert_int_equal(replay_file(path, NULL, &rep, &err), BN_ERR_DATA);
+	assert_msg_has(&err, "VBUS");
+	assert_msg_has(&err, "A0, A1, A2");
+	bn_report_free(&rep);
+	/* A map naming a channel the file lacks. */
+	assert_int_equal(replay_file(path, "VBUS=A7", &rep, &err), BN_ERR_DATA);
+	assert_msg_has(&err, "A7");
+	bn_report_free(&rep);
+	/* Mapped: it runs; IBUS through a 0.1 ohm shunt is scale 10. */
+	assert_int_equal(replay_file(path, "VBUS=A0,IBUS=A1:scale=10:unit=A", &rep, &err), BN_OK);
+	assert_int_equal(rep.status, BN_RUN_COMPLETED);
+	assert_int_equal(rep.n_samples, 500);
+	assert_int_equal(rep.channel_mask, (1u << BN_CH_VBUS) | (1u << BN_CH_IBUS));
+	for (int k = 0; k < rep.n_results; k++)
+		assert_int_not_equal(rep.results[k].verdict, BN_VERDICT_SKIPPED);
+	bn_report_free(&rep);
+	/* A wrong scale (50 V on VBUS): nothing that reads VBUS is judged. */
+	assert_int_equal(replay_file_on(path, "VBUS=A0:scale=10,IBUS=A1:scale=10:unit=A", "dcp",
+					"phone", &rep, &err),
+			 BN_OK);
+	{
+		int gated = 0;
+
+		for (int k = 0; k < rep.n_results; k++) {
+			const struct bn_result *r = &rep.results[k];
+			const struct bn_rule *rule = bn_rule_find(r->id);
+
+			if (!rule || !(rule->needs_channels & (1u << BN_CH_VBUS)))
+				continue;
+			assert_int_not_equal(r->verdict, BN_VERDICT_PASS);
+			assert_int_not_equal(r->verdict, BN_VERDICT_FAIL);
+			gated += strstr(r->reason, "not plausible: VBUS 50") != NULL;
+		}
+		assert_true(gated > 0);
+	}
+	bn_report_free(&rep);
+}
+
+static void test_replay__broken_captures_are_bad_input(void **state)
+{
+	static const char *const names[] = { "VBUS", "IBUS", "DP", "DM" };
+	static const char *const units[] = { "V", "A", "V", "V" };
+	char good[512], path[512], cmd[2400];
+	struct bn_report rep;
+	struct bn_err err;
+	FILE *f;
+
+	(void)state;
+	snprintf(good, sizeof(good), "%s/good.sr", tmpdir);
+	write_capture(good, 4, names, units, 10000, 300000);
+
+	/* Truncated to half. */
+	snprintf(path, sizeof(path), "%s/truncated.sr", tmpdir);
+	snprintf(cmd, sizeof(cmd), "head -c $(( $(stat -c %%s '%s') / 2 )) '%s' > '%s'", good, good,
+		 path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(replay_file(path, NULL, &rep, &err), BN_ERR_DATA);
+	assert_msg_has(&err, path);
+	bn_report_free(&rep);
+
+	/* Not a zip at all. */
+	snprintf(path, sizeof(path), "%s/text.sr", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("VBUS,IBUS\n5.0,0.1\n", f);
+	fclose(f);
+	assert_int_equal(replay_file(path, NULL, &rep, &err), BN_ERR_DATA);
+	assert_msg_has(&err, path);
+	bn_report_free(&rep);
+
+	/* A file that is not there. */
+	snprintf(path, sizeof(path), "%s/absent.sr", tmpdir);
+	assert_true(replay_file(path, NULL, &rep, &err) < 0);
+	assert_msg_has(&err, path);
+	bn_report_free(&rep);
+
+	/* A unit that contradicts the channel. */
+	{
+		static const char *const bad_units[] = { "V", "V", "V", "V" };
+
+		snprintf(path, sizeof(path), "%s/units.sr", tmpdir);
+		write_capture(path, 4, names, bad_units, 1000, 100);
+		assert_int_equal(replay_file(path, NULL, &rep, &err), BN_ERR_DATA);
+		assert_msg_has(&err, "IBUS");
+		assert_msg_has(&err, "scale");
+		bn_report_free(&rep);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_replay__every_scenario_round_trips),
+		cmocka_unit_test(test_replay__faulty_captures_still_fail),
+		cmocka_unit_test(test_replay__inferred_events_never_flip),
+		cmocka_unit_test(test_replay__minimum_channels_and_maps),
+		cmocka_unit_test(test_replay__broken_captures_are_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
+}
