@@ -102,7 +102,7 @@ demo: deps
 	sh scripts/demo.sh $(BUILD)/bcbench
 
 bench: all $(BENCH_BIN)
-	sh scripts/bench.sh $(BUILD)/bcbench
+	sh scripts/bench.sh $(BUILD)/bcbench && sh scripts/bench-capture.sh $(BUILD)/bcbench $(BUILD)/bench/sr_peer
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bcbench $(DESTDIR)$(PREFIX)/share/man/man1

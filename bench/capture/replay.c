@@ -2,6 +2,7 @@
 #include "capture/replay.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +15,141 @@
 #include "capture/events.h"
 #include "capture/srzip_read.h"
 #include "checks/check.h"
+#include "core/file.h"
 #include "core/limits.h"
 #include "core/log.h"
 #include "sim/dut.h"
 #include "sim/port.h"
 
-/* Frames per read: big enough to amortise the reader's call, small
- * enough to stay in cache (5 floats each). */
-#define REPLAY_BLOCK_FRAMES 4096
+/* Frames per block: big enough to amortise the hand-over between the
+ * reading thread and the judging one, small enough to stay in cache. */
+#define REPLAY_BLOCK_FRAMES 8192
+/* Blocks in flight between them. */
+#define REPLAY_BLOCKS 4
+
+/* The capture is inflated in one thread while the rules judge in
+ * another (and the file's SHA-256 is taken in a third): on a noisy
+ * capture inflating costs about as much as judging. */
+struct block {
+	float *v;
+	long n;               /* frames, 0 at the end, < 0 on a read error */
+};
+
+struct reader {
+	struct bn_srr *srr;
+	int n_sel;
+	pthread_t th;
+	bool started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct block b[REPLAY_BLOCKS];
+	long head, tail;      /* filled: [tail, head) */
+	bool quit, done;
+	struct bn_err err;
+};
+
+static void *reader_main(void *arg)
+{
+	struct reader *rd = arg;
+
+	for (;;) {
+		struct block *b;
+		long n;
+
+		pthread_mutex_lock(&rd->mu);
+		while (rd->head - rd->tail == REPLAY_BLOCKS && !rd->quit)
+			pthread_cond_wait(&rd->cv, &rd->mu);
+		if (rd->quit) {
+			pthread_mutex_unlock(&rd->mu);
+			break;
+		}
+		b = &rd->b[rd->head % REPLAY_BLOCKS];
+		pthread_mutex_unlock(&rd->mu);
+		n = bn_srr_read(rd->srr, b->v, REPLAY_BLOCK_FRAMES, &rd->err);
+		pthread_mutex_lock(&rd->mu);
+		b->n = n;
+		rd->head++;
+		pthread_cond_broadcast(&rd->cv);
+		pthread_mutex_unlock(&rd->mu);
+		if (n <= 0)
+			break;
+	}
+	return NULL;
+}
+
+static int reader_start(struct reader *rd, struct bn_srr *srr, int n_sel, struct bn_err *err)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->srr = srr;
+	rd->n_sel = n_sel;
+	for (int i = 0; i < REPLAY_BLOCKS; i++) {
+		rd->b[i].v = malloc(sizeof(float) * (size_t)REPLAY_BLOCK_FRAMES * (size_t)n_sel);
+		if (!rd->b[i].v)
+			return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	}
+	pthread_mutex_init(&rd->mu, NULL);
+	pthread_cond_init(&rd->cv, NULL);
+	if (pthread_create(&rd->th, NULL, reader_main, rd) != 0)
+		return bn_err_set(err, BN_ERR_NOMEM, "cannot start the reading thread");
+	rd->started = true;
+	return BN_OK;
+}
+
+/* The next filled block (NULL never: the end is a block with n <= 0). */
+static struct block *reader_next(struct reader *rd)
+{
+	struct block *b;
+
+	pthread_mutex_lock(&rd->mu);
+	while (rd->head == rd->tail)
+		pthread_cond_wait(&rd->cv, &rd->mu);
+	b = &rd->b[rd->tail % REPLAY_BLOCKS];
+	pthread_mutex_unlock(&rd->mu);
+	return b;
+}
+
+static void reader_release(struct reader *rd)
+{
+	pthread_mutex_lock(&rd->mu);
+	rd->tail++;
+	pthread_cond_broadcast(&rd->cv);
+	pthread_mutex_unlock(&rd->mu);
+}
+
+static void reader_stop(struct reader *rd)
+{
+	if (rd->started) {
+		pthread_mutex_lock(&rd->mu);
+		rd->quit = true;
+		pthread_cond_broadcast(&rd->cv);
+		pthread_mutex_unlock(&rd->mu);
+		pthread_join(rd->th, NULL);
+		pthread_mutex_destroy(&rd->mu);
+		pthread_cond_destroy(&rd->cv);
+		rd->started = false;
+	}
+	for (int i = 0; i < REPLAY_BLOCKS; i++) {
+		free(rd->b[i].v);
+		rd->b[i].v = NULL;
+	}
+}
+
+struct hasher {
+	pthread_t th;
+	bool started;
+	const char *path;
+	char hex[65];
+	int rc;
+};
+
+static void *hasher_main(void *arg)
+{
+	struct hasher *h = arg;
+	struct bn_err e = { 0 };
+
+	h->rc = bn_file_sha256(h->path, h->hex, &e);
+	return NULL;
+}
 
 /* Events inferred from the samples when there is no sidecar. */
 struct infer {
@@ -313,21 +441,26 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 {
 	const double rate = r->ctx.rate_hz;
 	const bn_time_us t0 = r->ctx.t_start_us;
-	float *buf = malloc(sizeof(float) * (size_t)REPLAY_BLOCK_FRAMES * (size_t)r->n_sel);
+	struct reader rd;
+	struct block *b;
 	struct bn_sample s;
 	int next_ev = 0, n_ev = r->have_evrec ? r->evrec.n : 0;
 	int64_t k = 0;
 	long n;
+	int rc;
 
-	if (!buf)
-		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	rc = reader_start(&rd, r->srr, r->n_sel, err);
+	if (rc < 0) {
+		reader_stop(&rd);
+		return rc;
+	}
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
 		s.v[ch] = NAN;
-	while ((n = bn_srr_read(r->srr, buf, REPLAY_BLOCK_FRAMES, err)) > 0) {
-		const float *f = buf;
+	while ((n = (b = reader_next(&rd))->n) > 0) {
+		const float *f = b->v;
 
 		if (r->o->stop_flag && *r->o->stop_flag) {
-			free(buf);
+			reader_stop(&rd);
 			*t_end = t0 + (bn_time_us)llround((double)k * 1e6 / rate);
 			return BN_ERR_INTR;
 		}
@@ -343,10 +476,11 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 				infer_sample(r, t, &s);
 			bn_checks_sample(r->checks, t, &s);
 		}
+		reader_release(&rd);
 	}
-	free(buf);
+	reader_stop(&rd);
 	if (n < 0)
-		return (int)n;
+		return bn_err_set(err, (int)n, "%s", rd.err.msg);
 	rep->n_samples = (long)k;
 	*t_end = t0 + (bn_time_us)llround((double)k * 1e6 / rate);
 	if (r->have_evrec && r->evrec.t_end_us > *t_end)
@@ -361,6 +495,8 @@ int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_e
 	struct replay *r = calloc(1, sizeof(*r));
 	double w0 = now_wall_s();
 	bn_time_us t_end = 0;
+	struct hasher hash = { .rc = BN_ERR_IO };
+	struct bn_file_ref *cap_file = NULL;
 	int rc, first;
 
 	if (!r)
@@ -373,7 +509,9 @@ int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_e
 	rc = bn_srr_open(o->capture_path, &r->srr, err);
 	if (rc < 0)
 		goto out;
-	bn_report_add_file(rep, "capture", o->capture_path, NULL);
+	cap_file = bn_report_add_file_sha(rep, "capture", o->capture_path, NULL, "");
+	hash.path = o->capture_path;
+	hash.started = pthread_create(&hash.th, NULL, hasher_main, &hash) == 0;
 	rc = map_channels(r, err);
 	if (rc < 0)
 		goto out;
@@ -424,6 +562,11 @@ int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_e
 	rep->sim_s = bn_time_to_s(t_end);
 	rc = BN_OK;
 out:
+	if (hash.started) {
+		pthread_join(hash.th, NULL);
+		if (cap_file && hash.rc == BN_OK)
+			snprintf(cap_file->sha256, sizeof(cap_file->sha256), "%s", hash.hex);
+	}
 	rep->wall_s = now_wall_s() - w0;
 	bn_checks_free(r->checks);
 	bn_srr_close(r->srr);

@@ -58,20 +58,29 @@ struct bn_result *bn_report_add(struct bn_report *r)
 	return res;
 }
 
-void bn_report_add_file(struct bn_report *r, const char *role, const char *path,
-			const char *name)
+struct bn_file_ref *bn_report_add_file_sha(struct bn_report *r, const char *role, const char *path,
+					   const char *name, const char *sha256)
 {
 	struct bn_file_ref *f;
 	struct bn_err e = { 0 };
 
 	if (r->n_files == BN_REPORT_MAX_FILES || !path || !path[0])
-		return;
+		return NULL;
 	f = &r->files[r->n_files++];
 	snprintf(f->role, sizeof(f->role), "%s", role);
 	snprintf(f->path, sizeof(f->path), "%s", path);
 	snprintf(f->name, sizeof(f->name), "%s", name ? name : "");
-	if (bn_file_sha256(path, f->sha256, &e) < 0)
+	if (sha256)
+		snprintf(f->sha256, sizeof(f->sha256), "%s", sha256);
+	else if (bn_file_sha256(path, f->sha256, &e) < 0)
 		f->sha256[0] = '\0';
+	return f;
+}
+
+void bn_report_add_file(struct bn_report *r, const char *role, const char *path,
+			const char *name)
+{
+	bn_report_add_file_sha(r, role, path, name, NULL);
 }
 
 void bn_report_event(struct bn_report *r, bn_time_us t, const char *kind, const char *detail)

@@ -101,6 +101,9 @@ void bn_report_free(struct bn_report *r);
 struct bn_result *bn_report_add(struct bn_report *r);
 void bn_report_add_file(struct bn_report *r, const char *role, const char *path,
 			const char *name);
+/* The same with a hash computed elsewhere (e.g. while the file streams). */
+struct bn_file_ref *bn_report_add_file_sha(struct bn_report *r, const char *role, const char *path,
+					   const char *name, const char *sha256);
 void bn_report_artifact(struct bn_report *r, const char *role, const char *name);
 void bn_report_event(struct bn_report *r, bn_time_us t, const char *kind, const char *detail);
 /* One line: time, verdict, id, text, measured, margin, reason. */
