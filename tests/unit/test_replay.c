@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zip.h>
 
 #include "lib/harness.h"
 #include "capture/events.h"
@@ -429,6 +430,89 @@ static void test_replay__minimum_channels_and_maps(void **state)
 	bn_report_free(&rep);
 }
 
+/* A hand-made srzip: version 2, the metadata given, one member. */
+static void make_zip(const char *path, const char *metadata, const char *member, const void *data,
+		     size_t len)
+{
+	int zerr = 0;
+	zip_t *z = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
+	zip_source_t *src;
+
+	assert_non_null(z);
+	src = zip_source_buffer(z, "2", 1, 0);
+	assert_true(zip_file_add(z, "version", src, ZIP_FL_OVERWRITE) >= 0);
+	src = zip_source_buffer(z, metadata, strlen(metadata), 0);
+	assert_true(zip_file_add(z, "metadata", src, ZIP_FL_OVERWRITE) >= 0);
+	src = zip_source_buffer(z, data, len, 0);
+	assert_true(zip_file_add(z, member, src, ZIP_FL_OVERWRITE) >= 0);
+	assert_int_equal(zip_close(z), 0);
+}
+
+/* A stored capture with bytes flipped halfway through VBUS's data: the
+ * replay stops at the CRC check with the member named, no verdicts. */
+static void test_replay__corrupt_member_mid_stream(void **state)
+{
+	struct bn_srw_opts o = { .rate_hz = 10000, .n_ch = 2, .names = { "VBUS", "IBUS" },
+				 .units = { "V", "A" }, .compression_level = -1 };
+	char path[512];
+	struct bn_srw *w;
+	struct bn_report rep;
+	struct bn_err err = { 0 };
+	FILE *f;
+	long size;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/corrupt.sr", tmpdir);
+	assert_int_equal(bn_srw_open(path, &o, &w, &err), BN_OK);
+	for (long k = 0; k < 200000; k++) {
+		double v[2] = { 5.0 + 1e-4 * (double)(k % 97), 0.1 + 1e-5 * (double)(k % 13) };
+
+		assert_int_equal(bn_srw_frame(w, v), BN_OK);
+	}
+	assert_int_equal(bn_srw_close(w, &err), BN_OK);
+	f = fopen(path, "r+b");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, size / 4, SEEK_SET); /* inside VBUS's member */
+	fwrite("\xde\xad\xbe\xef\xde\xad\xbe\xef", 1, 8, f);
+	fclose(f);
+	assert_int_equal(replay_file_on(path, NULL, "dcp", "phone", &rep, &err), BN_ERR_DATA);
+	assert_msg_has(&err, path);
+	assert_msg_has(&err, "analog-1-1");
+	bn_report_free(&rep);
+}
+
+static void test_replay__logic_only_and_zero_rate_are_bad_input(void **state)
+{
+	static const unsigned char logic[64] = { 1, 0, 1, 1 };
+	static const float vbus[4] = { 5, 5, 5, 5 };
+	char path[512];
+	struct bn_report rep;
+	struct bn_err err;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/logic.sr", tmpdir);
+	make_zip(path,
+		 "[global]\nsigrok version=0.5.2\n\n[device 1]\ncapturefile=logic-1\n"
+		 "total probes=1\nsamplerate=1 MHz\ntotal analog=0\nprobe1=D0\nunitsize=1\n",
+		 "logic-1-1", logic, sizeof(logic));
+	assert_int_equal(replay_file(path, NULL, &rep, &err), BN_ERR_DATA);
+	assert_msg_has(&err, path);
+	assert_msg_has(&err, "no analog channels");
+	bn_report_free(&rep);
+
+	snprintf(path, sizeof(path), "%s/zero-rate.sr", tmpdir);
+	make_zip(path,
+		 "[global]\nsigrok version=0.5.2\n\n[device 1]\ntotal probes=0\n"
+		 "samplerate=0\ntotal analog=1\nanalog1=VBUS\n",
+		 "analog-1-1-1", vbus, sizeof(vbus));
+	assert_int_equal(replay_file(path, NULL, &rep, &err), BN_ERR_DATA);
+	assert_msg_has(&err, path);
+	assert_msg_has(&err, "samplerate");
+	bn_report_free(&rep);
+}
+
 static void test_replay__broken_captures_are_bad_input(void **state)
 {
 	static const char *const names[] = { "VBUS", "IBUS", "DP", "DM" };
@@ -488,6 +572,8 @@ int main(void)
 		cmocka_unit_test(test_replay__inferred_events_never_flip),
 		cmocka_unit_test(test_replay__minimum_channels_and_maps),
 		cmocka_unit_test(test_replay__broken_captures_are_bad_input),
+		cmocka_unit_test(test_replay__logic_only_and_zero_rate_are_bad_input),
+		cmocka_unit_test(test_replay__corrupt_member_mid_stream),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
