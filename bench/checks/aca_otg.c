@@ -57,6 +57,22 @@ static void exc_step(struct excursion *e, bool cond, bn_time_us t)
 	}
 }
 
+/* The index of the first of t[0..n-1] (increasing) at or after t_us; n if none. */
+static long first_from(const bn_time_us *t, long n, bn_time_us t_us)
+{
+	long lo = 0, hi = n;
+
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (t[mid] < t_us)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* ---- bc12.aca.b_no_connect (CP 6.11, [PD24]) ----
  * On RID_B the device charges but must not connect: after the detection
  * grace D+ stays at or below VDAT_REF max except for SRP pulses no longer
@@ -99,6 +115,23 @@ static void b_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	p->j1 = t;
 	p->max_dp = fmax(p->max_dp, v);
 	exc_step(&p->hi, v > p->vdat_ref, t);
+}
+
+/* The grace may end inside the run; from the first judged sample on, the
+ * rest only count. */
+static void b_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct b_priv *p = priv;
+	long k;
+
+	if (!p->on || isnan(s->v[BN_CH_DP]))
+		return;
+	k = first_from(t, n, p->t_on + p->grace_us);
+	if (k == n)
+		return;
+	b_sample(p, t[k], s);
+	p->n_judged += n - k - 1;
+	p->j1 = t[n - 1];
 }
 
 static void b_event(void *priv, const struct bn_cev *ev)
@@ -178,6 +211,7 @@ static const struct bn_rule rule_b_no_connect = {
 	.priv_size = sizeof(struct b_priv),
 	.begin = b_begin,
 	.sample = b_sample,
+	.hold = b_hold,
 	.event = b_event,
 	.end = b_end,
 };
@@ -388,6 +422,22 @@ static void a_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	exc_step(&p->hi, v > p->vlgc, t);
 }
 
+/* As b_hold. */
+static void a_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct a_priv *p = priv;
+	long k;
+
+	if (!p->on || isnan(s->v[BN_CH_DP]))
+		return;
+	k = first_from(t, n, p->t_on + p->grace_us);
+	if (k == n)
+		return;
+	a_sample(p, t[k], s);
+	p->n_judged += n - k - 1;
+	p->j1 = t[n - 1];
+}
+
 static void a_close(struct a_priv *p, bn_time_us t)
 {
 	if (!p->on)
@@ -483,6 +533,7 @@ static const struct bn_rule rule_a_no_pullup = {
 	.priv_size = sizeof(struct a_priv),
 	.begin = a_begin,
 	.sample = a_sample,
+	.hold = a_hold,
 	.event = a_event,
 	.end = a_end,
 };
@@ -561,6 +612,14 @@ static void otg_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 		p->t_min = t;
 	}
 	p->max_load_judged = fmax(p->max_load_judged, p->load);
+}
+
+/* The load only changes on an event: after one step (which may see the
+ * rise, or a plug-in since the last sample) a repeat changes nothing. */
+static void otg_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	(void)n;
+	otg_sample(priv, t[0], s);
 }
 
 static void otg_close(struct otg_priv *p, bn_time_us t)
@@ -661,6 +720,7 @@ static const struct bn_rule rule_otg_sources_vbus = {
 	.priv_size = sizeof(struct otg_priv),
 	.begin = otg_begin,
 	.sample = otg_sample,
+	.hold = otg_hold,
 	.event = otg_event,
 	.end = otg_end,
 };
@@ -708,6 +768,17 @@ static void bf_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 		p->t_min = t;
 	}
 	exc_step(&p->neg, i < p->lim, t);
+}
+
+static void bf_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct bf_priv *p = priv;
+
+	bf_sample(p, t[0], s);
+	if (!p->on || isnan(s->v[BN_CH_IBUS]))
+		return;
+	p->n_judged += n - 1;
+	p->j1 = t[n - 1];
 }
 
 static void bf_event(void *priv, const struct bn_cev *ev)
@@ -761,6 +832,7 @@ static const struct bn_rule rule_otg_no_backfeed = {
 	.priv_size = sizeof(struct bf_priv),
 	.begin = bf_begin,
 	.sample = bf_sample,
+	.hold = bf_hold,
 	.event = bf_event,
 	.end = bf_end,
 };

@@ -49,12 +49,40 @@ static double tvbus_avg_s(const struct bn_limits *lim)
 	return bn_limits_max(lim, "TVBUS_AVG");
 }
 
+/* A sum that comes out bit for bit the same whether a run of equal values
+ * is added one by one (sample()) or at once (hold()): each run of equal
+ * values is added as count x value. A threshold on an average (a change
+ * of exactly CUR_RAMP_STEP_A: ramps move by that step) then cannot flip
+ * on rounding between the two. */
+struct rsum {
+	double done;            /* the runs before the current one */
+	double v;
+	long n;                 /* samples in the current run */
+};
+
+static void rsum_add(struct rsum *r, double v, long n)
+{
+	if (r->n && v == r->v) {
+		r->n += n;
+		return;
+	}
+	if (r->n)
+		r->done += (double)r->n * r->v;
+	r->v = v;
+	r->n = n;
+}
+
+static double rsum_total(const struct rsum *r)
+{
+	return r->n ? r->done + (double)r->n * r->v : r->done;
+}
+
 /* ---- a sliding average over a fixed window of bins ---- */
 
 struct slide {
 	bn_time_us t0, bin_us;
 	long long bin_idx;      /* the bin being filled */
-	double cur_sum[2];
+	struct rsum cur[2];
 	long cur_n;
 	double sum[CUR_AVG_BINS][2];
 	long n[CUR_AVG_BINS];
@@ -79,6 +107,7 @@ static void slide_start(struct slide *s, bn_time_us t0, double window_s)
 static void slide_close_bin(struct slide *s)
 {
 	int h = s->head;
+	double c0 = rsum_total(&s->cur[0]), c1 = rsum_total(&s->cur[1]);
 
 	if (s->filled == CUR_AVG_BINS) {
 		s->tot[0] -= s->sum[h][0];
@@ -87,23 +116,24 @@ static void slide_close_bin(struct slide *s)
 	} else {
 		s->filled++;
 	}
-	s->sum[h][0] = s->cur_sum[0];
-	s->sum[h][1] = s->cur_sum[1];
+	s->sum[h][0] = c0;
+	s->sum[h][1] = c1;
 	s->n[h] = s->cur_n;
-	s->tot[0] += s->cur_sum[0];
-	s->tot[1] += s->cur_sum[1];
+	s->tot[0] += c0;
+	s->tot[1] += c1;
 	s->tot_n += s->cur_n;
 	s->head = (h + 1) % CUR_AVG_BINS;
-	s->cur_sum[0] = s->cur_sum[1] = 0.0;
+	s->cur[0] = s->cur[1] = (struct rsum){ 0 };
 	s->cur_n = 0;
 	s->bin_idx++;
 }
 
-/* Add a sample of two quantities. Calls back once per window that
- * completed before this sample (end time, the two averages). */
+/* Calls back once per window that completed before a sample at t (end
+ * time, the two averages). */
 typedef void (*slide_fn)(void *user, bn_time_us t_end, double a0, double a1);
 
-static void slide_add(struct slide *s, bn_time_us t, double x0, double x1, slide_fn fn, void *user)
+/* Close the bins that end at or before t. */
+static void slide_to(struct slide *s, bn_time_us t, slide_fn fn, void *user)
 {
 	long long idx = t >= s->t0 ? (t - s->t0) / s->bin_us : 0;
 
@@ -113,9 +143,55 @@ static void slide_add(struct slide *s, bn_time_us t, double x0, double x1, slide
 			fn(user, s->t0 + (bn_time_us)s->bin_idx * s->bin_us, s->tot[0] / s->tot_n,
 			   s->tot[1] / s->tot_n);
 	}
-	s->cur_sum[0] += x0;
-	s->cur_sum[1] += x1;
+}
+
+/* Add a sample of two quantities. */
+static void slide_add(struct slide *s, bn_time_us t, double x0, double x1, slide_fn fn, void *user)
+{
+	slide_to(s, t, fn, user);
+	rsum_add(&s->cur[0], x0, 1);
+	rsum_add(&s->cur[1], x1, 1);
 	s->cur_n++;
+}
+
+/* The first index in [lo, n) with t[idx] >= lim, n if none (t[] increases).
+ * Galloping from lo: O(log) of the distance to it. */
+static long first_at(const bn_time_us *t, long lo, long n, bn_time_us lim)
+{
+	long step = 1, hi;
+
+	if (lo >= n)
+		return n;
+	if (t[lo] >= lim)
+		return lo;
+	while (lo + step < n && t[lo + step] < lim) {
+		lo += step;
+		step *= 2;
+	}
+	/* t[lo] < lim, and hi == n or t[hi] >= lim */
+	hi = lo + step < n ? lo + step : n;
+	while (hi - lo > 1) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (t[mid] < lim)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* n samples of the same two quantities: one step per bin. */
+static void slide_hold(struct slide *s, const bn_time_us *t, long n, double x0, double x1,
+		       slide_fn fn, void *user)
+{
+	for (long k = 0, j; k < n; k = j) {
+		slide_to(s, t[k], fn, user);
+		j = first_at(t, k + 1, n, s->t0 + (bn_time_us)(s->bin_idx + 1) * s->bin_us);
+		rsum_add(&s->cur[0], x0, j - k);
+		rsum_add(&s->cur[1], x1, j - k);
+		s->cur_n += j - k;
+	}
 }
 
 /* ---- bc12.cur.idev_chg ---- */
@@ -181,6 +257,24 @@ static void idev_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	slide_add(&p->avg, t, i, 0.0, idev_avg, p);
 }
 
+static void idev_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct idev_priv *p = priv;
+	double i = s->v[BN_CH_IBUS];
+
+	if (!p->on)
+		return;
+	if (!p->any)
+		p->t_first = t[0];
+	p->any = true;
+	p->t_last = t[n - 1];
+	if (i > p->max_i) {
+		p->max_i = i;
+		p->t_max = t[0];
+	}
+	slide_hold(&p->avg, t, n, i, 0.0, idev_avg, p);
+}
+
 static void idev_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct idev_priv *p = priv;
@@ -215,6 +309,7 @@ static const struct bn_rule rule_idev_chg = {
 	.priv_size = sizeof(struct idev_priv),
 	.begin = idev_begin,
 	.sample = idev_sample,
+	.hold = idev_hold,
 	.event = idev_event,
 	.end = idev_end,
 };
@@ -235,7 +330,7 @@ struct droop_priv {
 	double spell_min_v;
 	/* figures: consecutive TVBUS_AVG blocks of IBUS */
 	bn_time_us t_on, blk_t0;
-	double blk_sum;
+	struct rsum blk_sum;
 	long blk_n;
 	bool have_blk;
 	double last_blk, anchor, peak;
@@ -298,7 +393,7 @@ static void droop_avg(void *user, bn_time_us t_end, double v, double i)
 
 static void droop_block_done(struct droop_priv *p, bn_time_us t_end)
 {
-	double a = p->blk_sum / (double)p->blk_n;
+	double a = rsum_total(&p->blk_sum) / (double)p->blk_n;
 
 	if (!p->any_blk) {
 		p->anchor = p->peak = a;
@@ -327,7 +422,7 @@ static void droop_event(void *priv, const struct bn_cev *ev)
 	if (ev->kind == BN_CEV_VBUS_ON && !p->on) {
 		p->on = true;
 		p->t_on = p->blk_t0 = ev->t_us;
-		p->blk_sum = 0.0;
+		p->blk_sum = (struct rsum){ 0 };
 		p->blk_n = 0;
 		p->any_blk = p->have_blk = false;
 		p->backoffs = 0;
@@ -339,6 +434,18 @@ static void droop_event(void *priv, const struct bn_cev *ev)
 	}
 }
 
+/* Close the blocks that end at or before t. */
+static void droop_blocks_to(struct droop_priv *p, bn_time_us t)
+{
+	while (t >= p->blk_t0 + p->block_us) {
+		if (p->blk_n > 0)
+			droop_block_done(p, p->blk_t0 + p->block_us);
+		p->blk_t0 += p->block_us;
+		p->blk_sum = (struct rsum){ 0 };
+		p->blk_n = 0;
+	}
+}
+
 static void droop_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 {
 	struct droop_priv *p = priv;
@@ -346,15 +453,27 @@ static void droop_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	if (!p->on)
 		return;
 	slide_add(&p->avg, t, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS], droop_avg, p);
-	while (t >= p->blk_t0 + p->block_us) {
-		if (p->blk_n > 0)
-			droop_block_done(p, p->blk_t0 + p->block_us);
-		p->blk_t0 += p->block_us;
-		p->blk_sum = 0.0;
-		p->blk_n = 0;
-	}
-	p->blk_sum += s->v[BN_CH_IBUS];
+	droop_blocks_to(p, t);
+	rsum_add(&p->blk_sum, s->v[BN_CH_IBUS], 1);
 	p->blk_n++;
+}
+
+static void droop_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct droop_priv *p = priv;
+	double i = s->v[BN_CH_IBUS];
+
+	if (!p->on)
+		return;
+	/* The sliding average (droop_avg) and the blocks (droop_block_done)
+	 * share no state: each can take the whole run in turn. */
+	slide_hold(&p->avg, t, n, s->v[BN_CH_VBUS], i, droop_avg, p);
+	for (long k = 0, j; k < n; k = j) {
+		droop_blocks_to(p, t[k]);
+		j = first_at(t, k + 1, n, p->blk_t0 + p->block_us);
+		rsum_add(&p->blk_sum, i, j - k);
+		p->blk_n += j - k;
+	}
 }
 
 static void droop_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
@@ -404,6 +523,7 @@ static const struct bn_rule rule_droop = {
 	.priv_size = sizeof(struct droop_priv),
 	.begin = droop_begin,
 	.sample = droop_sample,
+	.hold = droop_hold,
 	.event = droop_event,
 	.end = droop_end,
 };
@@ -456,6 +576,17 @@ static void shtdwn_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	}
 }
 
+/* Equal samples after the first change only t_last. */
+static void shtdwn_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct shtdwn_priv *p = priv;
+
+	if (!p->on || !(s->v[BN_CH_IBUS] > p->isusp_a))
+		return;
+	shtdwn_sample(p, t[0], s);
+	p->t_last = t[n - 1];
+}
+
 static void shtdwn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct shtdwn_priv *p = priv;
@@ -487,6 +618,7 @@ static const struct bn_rule rule_vdcp_shtdwn = {
 	.priv_size = sizeof(struct shtdwn_priv),
 	.begin = shtdwn_begin,
 	.sample = shtdwn_sample,
+	.hold = shtdwn_hold,
 	.event = shtdwn_event,
 	.end = shtdwn_end,
 };
@@ -539,6 +671,22 @@ static void dphold_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	}
 }
 
+static void dphold_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct dphold_priv *p = priv;
+	long k;
+
+	if (!p->on || !(s->v[BN_CH_IBUS] > p->isusp_a))
+		return;
+	/* The samples of the grace second count for nothing; of the rest,
+	 * equal samples after the first change only t_last. */
+	k = first_at(t, 0, n, p->t_on + p->grace_us);
+	if (k == n)
+		return;
+	dphold_sample(p, t[k], s);
+	p->t_last = t[n - 1];
+}
+
 static void dphold_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct dphold_priv *p = priv;
@@ -573,6 +721,7 @@ static const struct bn_rule rule_dcp_dp_hold = {
 	.priv_size = sizeof(struct dphold_priv),
 	.begin = dphold_begin,
 	.sample = dphold_sample,
+	.hold = dphold_hold,
 	.event = dphold_event,
 	.end = dphold_end,
 };

@@ -88,11 +88,76 @@ static bool st_dp(struct dbp_state *st, bn_time_us t, double dp)
 	return inr && t - st->range_since >= st->hold_us;
 }
 
+/* The first index in [lo, n) with t[idx] >= lim, n if none (t[] increases).
+ * Galloping from lo: O(log) of the distance to it. */
+static long first_at(const bn_time_us *t, long lo, long n, bn_time_us lim)
+{
+	long step = 1, hi;
+
+	if (lo >= n)
+		return n;
+	if (t[lo] >= lim)
+		return lo;
+	while (lo + step < n && t[lo + step] < lim) {
+		lo += step;
+		step *= 2;
+	}
+	/* t[lo] < lim, and hi == n or t[hi] >= lim */
+	hi = lo + step < n ? lo + step : n;
+	while (hi - lo > 1) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (t[mid] < lim)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* st_dp() over n samples of the same D+: only the first can move the
+ * range state; returns the index from which VDP_SRC is on (n: not in
+ * the run). */
+static long st_dp_hold(struct dbp_state *st, const bn_time_us *t, long n, double dp)
+{
+	st_dp(st, t[0], dp);
+	if (!st->in_range)
+		return n;
+	return first_at(t, 0, n, st->range_since + st->hold_us);
+}
+
+/* A sum that comes out bit for bit the same whether a run of equal values
+ * is added one by one (sample()) or at once (hold()): each run of equal
+ * values is added as count x value. A threshold on an average (a draw of
+ * exactly ISUSP) then cannot flip on rounding between the two. */
+struct rsum {
+	double done;            /* the runs before the current one */
+	double v;
+	long n;                 /* samples in the current run */
+};
+
+static void rsum_add(struct rsum *r, double v, long n)
+{
+	if (r->n && v == r->v) {
+		r->n += n;
+		return;
+	}
+	if (r->n)
+		r->done += (double)r->n * r->v;
+	r->v = v;
+	r->n = n;
+}
+
+static double rsum_total(const struct rsum *r)
+{
+	return r->n ? r->done + (double)r->n * r->v : r->done;
+}
+
 /* Consecutive fixed windows of IBUS. */
 struct win1s {
 	bn_time_us len_us, t0;
-	double sum;
-	double sum_off;         /* IBUS summed over the samples with D+ not at VDP_SRC */
+	struct rsum sum;
+	struct rsum sum_off;    /* IBUS summed over the samples with D+ not at VDP_SRC */
 	long n;
 	bool open;
 };
@@ -100,8 +165,7 @@ struct win1s {
 static void win_start(struct win1s *w, bn_time_us t0)
 {
 	w->t0 = t0;
-	w->sum = 0.0;
-	w->sum_off = 0.0;
+	w->sum = w->sum_off = (struct rsum){ 0 };
 	w->n = 0;
 	w->open = true;
 }
@@ -158,6 +222,32 @@ static void vdpon_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	}
 }
 
+static void vdpon_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct vdpon_priv *p = priv;
+	long held, due, k;
+
+	if (!p->st.on || p->decided)
+		return;
+	held = st_dp_hold(&p->st, t, n, s->v[BN_CH_DP]);
+	due = first_at(t, 0, n, p->st.t_on + p->deadline_us);
+	/* The first sample both held and due decides; the due ones before it
+	 * can only miss. */
+	k = held > due ? held : due;
+	if (due < k && !p->st.in_range && !p->missed) {
+		p->missed = true;
+		p->dp_at_deadline = s->v[BN_CH_DP];
+		p->conn_at_deadline = p->st.connected;
+	}
+	if (k < n) {
+		p->t_last = t[k];
+		p->decided = true;
+		p->onset = p->st.range_since;
+	} else {
+		p->t_last = t[n - 1];
+	}
+}
+
 static void vdpon_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct vdpon_priv *p = priv;
@@ -201,6 +291,7 @@ static const struct bn_rule rule_vdp_src_on = {
 	.priv_size = sizeof(struct vdpon_priv),
 	.begin = vdpon_begin,
 	.sample = vdpon_sample,
+	.hold = vdpon_hold,
 	.event = vdpon_event,
 	.end = vdpon_end,
 };
@@ -245,6 +336,17 @@ static void iunit_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	}
 }
 
+/* Equal samples after the first change only t_last. */
+static void iunit_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct iunit_priv *p = priv;
+
+	if (!p->st.on || p->st.connected)
+		return;
+	iunit_sample(p, t[0], s);
+	p->t_last = t[n - 1];
+}
+
 static void iunit_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct iunit_priv *p = priv;
@@ -277,6 +379,7 @@ static const struct bn_rule rule_iunit = {
 	.priv_size = sizeof(struct iunit_priv),
 	.begin = iunit_begin,
 	.sample = iunit_sample,
+	.hold = iunit_hold,
 	.event = iunit_event,
 	.end = iunit_end,
 };
@@ -330,7 +433,7 @@ static void isusp_event(void *priv, const struct bn_cev *ev)
 
 static void isusp_close(struct isusp_priv *p)
 {
-	double a = p->w.sum_off / (double)p->w.n;
+	double a = rsum_total(&p->w.sum_off) / (double)p->w.n;
 
 	p->windows++;
 	if (p->prev_valid) {
@@ -348,6 +451,18 @@ static void isusp_close(struct isusp_priv *p)
 	p->prev_valid = true;
 }
 
+/* Close the windows that end at or before t. */
+static void isusp_windows_to(struct isusp_priv *p, bn_time_us t)
+{
+	while (t >= p->w.t0 + p->w.len_us) {
+		if (p->w.n > 0)
+			isusp_close(p);
+		else
+			p->prev_valid = false;
+		win_start(&p->w, p->w.t0 + p->w.len_us);
+	}
+}
+
 static void isusp_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 {
 	struct isusp_priv *p = priv;
@@ -358,20 +473,34 @@ static void isusp_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	vdp = st_dp(&p->st, t, s->v[BN_CH_DP]);
 	if (!p->w.open || p->st.connected)
 		return;
-	while (t >= p->w.t0 + p->w.len_us) {
-		if (p->w.n > 0)
-			isusp_close(p);
-		else
-			p->prev_valid = false;
-		win_start(&p->w, p->w.t0 + p->w.len_us);
-	}
-	p->w.sum += s->v[BN_CH_IBUS];
+	isusp_windows_to(p, t);
+	rsum_add(&p->w.sum, s->v[BN_CH_IBUS], 1);
 	p->w.n++;
 	/* At VDP_SRC, sample by sample: D+ in the range (what a tester's
 	 * comparator sees). */
 	(void)vdp;
 	if (!p->st.in_range)
-		p->w.sum_off += s->v[BN_CH_IBUS];
+		rsum_add(&p->w.sum_off, s->v[BN_CH_IBUS], 1);
+}
+
+static void isusp_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct isusp_priv *p = priv;
+	double i = s->v[BN_CH_IBUS];
+
+	if (!p->st.on)
+		return;
+	st_dp(&p->st, t[0], s->v[BN_CH_DP]);  /* the later equal ones move nothing */
+	if (!p->w.open || p->st.connected)
+		return;
+	for (long k = 0, j; k < n; k = j) {
+		isusp_windows_to(p, t[k]);
+		j = first_at(t, k + 1, n, p->w.t0 + p->w.len_us);
+		rsum_add(&p->w.sum, i, j - k);
+		p->w.n += j - k;
+		if (!p->st.in_range)
+			rsum_add(&p->w.sum_off, i, j - k);
+	}
 }
 
 static void isusp_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
@@ -408,6 +537,7 @@ static const struct bn_rule rule_isusp_unless_vdp = {
 	.priv_size = sizeof(struct isusp_priv),
 	.begin = isusp_begin,
 	.sample = isusp_sample,
+	.hold = isusp_hold,
 	.event = isusp_event,
 	.end = isusp_end,
 };
@@ -467,16 +597,12 @@ static bool wkb_ok_now(struct wkb_priv *p)
 	return false;
 }
 
-static void wkb_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+/* Judge the windows that end at or before t. */
+static void wkb_windows_to(struct wkb_priv *p, bn_time_us t)
 {
-	struct wkb_priv *p = priv;
-
-	if (!p->st.on || p->decided)
-		return;
-	p->t_last = t;
 	while (t >= p->w.t0 + p->w.len_us) {
 		if (p->w.n > 0) {
-			bool q = p->w.sum / (double)p->w.n <= p->isusp;
+			bool q = rsum_total(&p->w.sum) / (double)p->w.n <= p->isusp;
 
 			if (q && !p->quiet)
 				p->quiet_since = p->w.t0;
@@ -485,15 +611,52 @@ static void wkb_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 		}
 		win_start(&p->w, p->w.t0 + p->w.len_us);
 	}
-	p->w.sum += s->v[BN_CH_IBUS];
-	p->w.n++;
-	if (t >= p->st.t_on + p->deadline_us) {
-		p->decided = true;
-		if (!wkb_ok_now(p)) {
-			p->late = true;
-			p->measured = bn_time_to_s(t - p->st.t_on);
-		}
+}
+
+/* The sample at t, past the deadline, decides. */
+static void wkb_decide(struct wkb_priv *p, bn_time_us t)
+{
+	p->decided = true;
+	if (!wkb_ok_now(p)) {
+		p->late = true;
+		p->measured = bn_time_to_s(t - p->st.t_on);
 	}
+}
+
+static void wkb_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+{
+	struct wkb_priv *p = priv;
+
+	if (!p->st.on || p->decided)
+		return;
+	p->t_last = t;
+	wkb_windows_to(p, t);
+	rsum_add(&p->w.sum, s->v[BN_CH_IBUS], 1);
+	p->w.n++;
+	if (t >= p->st.t_on + p->deadline_us)
+		wkb_decide(p, t);
+}
+
+static void wkb_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct wkb_priv *p = priv;
+	double i = s->v[BN_CH_IBUS];
+	long due, last;
+
+	if (!p->st.on || p->decided)
+		return;
+	/* Samples after the one at the deadline are not seen. */
+	due = first_at(t, 0, n, p->st.t_on + p->deadline_us);
+	last = due < n ? due + 1 : n;
+	for (long k = 0, j; k < last; k = j) {
+		wkb_windows_to(p, t[k]);
+		j = first_at(t, k + 1, last, p->w.t0 + p->w.len_us);
+		rsum_add(&p->w.sum, i, j - k);
+		p->w.n += j - k;
+	}
+	p->t_last = t[last - 1];
+	if (due < n)
+		wkb_decide(p, t[due]);
 }
 
 static void wkb_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
@@ -535,6 +698,7 @@ static const struct bn_rule rule_con_wkb = {
 	.priv_size = sizeof(struct wkb_priv),
 	.begin = wkb_begin,
 	.sample = wkb_sample,
+	.hold = wkb_hold,
 	.event = wkb_event,
 	.end = wkb_end,
 };
@@ -613,6 +777,16 @@ static void vcon_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	p->held = held;
 }
 
+/* Going off needs a held sample then one out of range: equal samples after
+ * the first cannot start a pending wait (held implies in range), and leave
+ * held as it is at the last one. So the first and the last say it all. */
+static void vcon_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	vcon_sample(priv, t[0], s);
+	if (n > 1)
+		vcon_sample(priv, t[n - 1], s);
+}
+
 static void vcon_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct vcon_priv *p = priv;
@@ -652,6 +826,7 @@ static const struct bn_rule rule_vdpsrc_con = {
 	.priv_size = sizeof(struct vcon_priv),
 	.begin = vcon_begin,
 	.sample = vcon_sample,
+	.hold = vcon_hold,
 	.event = vcon_event,
 	.end = vcon_end,
 };

@@ -104,6 +104,13 @@ static const struct bn_rule rule_port_type = {
 
 enum det_state { DS_IDLE, DS_PRE, DS_PRI, DS_SECWAIT, DS_SEC, DS_DONE };
 
+/* A sum whose runs of (bitwise) equal terms are added as n * v: a run
+ * held at once (det_hold) sums to the same bits as one term at a time. */
+struct run_sum {
+	double sum, v;
+	long n;
+};
+
 struct det_session {
 	enum det_state st;
 	bn_time_us t_attach;
@@ -111,13 +118,15 @@ struct det_session {
 	bool low, low_dcd;
 	bn_time_us low_since;
 	long dcd_n;
-	double dcd_sum, dcd_min, dcd_max;
+	struct run_sum dcd_sum;
+	double dcd_min, dcd_max;
 	bn_time_us dcd_t0, dcd_t1;
 	/* primary */
 	bool pri_seen, pri_ended;
 	bn_time_us pri_t0, pri_t1; /* t1: first sample after the phase (or the close) */
 	long pri_n;
-	double pri_dp_min, pri_dp_max, diff0, diff_sum;
+	double pri_dp_min, pri_dp_max, diff0;
+	struct run_sum diff_sum;
 	bool contact;              /* D+ was held low at a DCD level right up to primary */
 	bn_time_us contact_t;      /* start of that low run */
 	/* secondary */
@@ -153,6 +162,23 @@ struct det_priv {
 	int n_attach;
 	struct bn_result best;
 };
+
+static void run_sum_add(struct run_sum *r, double v, long n)
+{
+	if (r->n && !memcmp(&v, &r->v, sizeof(v))) {
+		r->n += n;
+		return;
+	}
+	if (r->n)
+		r->sum += (double)r->n * r->v;
+	r->v = v;
+	r->n = n;
+}
+
+static double run_sum_total(const struct run_sum *r)
+{
+	return r->n ? r->sum + (double)r->n * r->v : r->sum;
+}
 
 static double fgcd(double a, double b)
 {
@@ -251,6 +277,14 @@ static bool sec_cond(const struct det_cfg *c, double dp, double dm)
 	return in_win(c, dm) && (dp < c->dat_lo || (c->r_short > 0 && dm - dp > c->sign_thr));
 }
 
+static bool pri_ends(const struct det_cfg *c, const struct det_session *s, double dp, double diff)
+{
+	if (!in_win(c, dp))
+		return true;
+	return c->r_short > 0 && s->pri_n > 0 &&
+	       (-diff > c->sign_thr || (s->diff0 > 0 && diff < s->diff0 / 2.0));
+}
+
 static void det_step(struct det_priv *p, bn_time_us t, double dp, double dm)
 {
 	struct det_session *s = &p->s;
@@ -287,7 +321,7 @@ static void det_step(struct det_priv *p, bn_time_us t, double dp, double dm)
 				s->dcd_t0 = t;
 			}
 			s->dcd_n++;
-			s->dcd_sum += dp;
+			run_sum_add(&s->dcd_sum, dp, 1);
 			s->dcd_min = fmin(s->dcd_min, dp);
 			s->dcd_max = fmax(s->dcd_max, dp);
 			s->dcd_t1 = t;
@@ -297,11 +331,7 @@ static void det_step(struct det_priv *p, bn_time_us t, double dp, double dm)
 		break;
 	}
 	if (s->st == DS_PRI) {
-		bool end = !in_win(c, dp);
-
-		if (!end && c->r_short > 0 && s->pri_n > 0)
-			end = -diff > c->sign_thr || (s->diff0 > 0 && diff < s->diff0 / 2.0);
-		if (end) {
+		if (pri_ends(c, s, dp, diff)) {
 			if (s->pri_n < 2) {
 				/* A glitch through the window, not primary detection. */
 				s->st = DS_PRE;
@@ -319,7 +349,7 @@ static void det_step(struct det_priv *p, bn_time_us t, double dp, double dm)
 			s->pri_n++;
 			s->pri_dp_min = fmin(s->pri_dp_min, dp);
 			s->pri_dp_max = fmax(s->pri_dp_max, dp);
-			s->diff_sum += diff;
+			run_sum_add(&s->diff_sum, diff, 1);
 			if (s->pri_n >= 2)
 				s->pri_seen = true;
 			return;
@@ -382,6 +412,54 @@ static void det_sample(void *priv, bn_time_us t, const struct bn_sample *smp)
 	det_step(p, t, dp, dm);
 }
 
+/* After two equal samples in a row (the one sample() saw and t[0]) the
+ * tracker is in a steady phase: whatever the first of them changed (an
+ * attach, entering or leaving a phase, a glitch through the window), the
+ * second leaves only per-sample counts and times to change, and the
+ * resolution estimate has seen the repeat. */
+static void det_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *smp)
+{
+	struct det_priv *p = priv;
+	struct det_session *s = &p->s;
+	const struct det_cfg *c = &p->c;
+	double dp = smp->v[BN_CH_DP], dm = smp->v[BN_CH_DM], diff = dp - dm;
+	long m = n - 1;
+
+	det_sample(p, t[0], smp);
+	if (m <= 0)
+		return;
+	switch (s->st) {
+	case DS_PRE:
+		if (s->low && dp >= c->dcd_floor) {
+			s->dcd_n += m;
+			run_sum_add(&s->dcd_sum, dp, m);
+			s->dcd_t1 = t[n - 1];
+		}
+		break;
+	case DS_PRI:
+		if (!pri_ends(c, s, dp, diff)) {
+			s->pri_n += m;
+			run_sum_add(&s->diff_sum, diff, m);
+			if (s->pri_n >= 2)
+				s->pri_seen = true;
+		} else if (s->pri_n == 1 && in_win(c, dp)) {
+			/* D- above D+ on a short ends each one-sample "primary"
+			 * as a glitch, and the same sample starts the next. */
+			s->pri_t0 = t[n - 1];
+			run_sum_add(&s->diff_sum, diff, m);
+		} else {
+			for (long k = 1; k < n; k++) /* not reached: see above */
+				det_sample(p, t[k], smp);
+		}
+		break;
+	case DS_SEC:
+		s->sec_n += m;
+		break;
+	default:
+		break;
+	}
+}
+
 static void det_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct det_priv *p = priv;
@@ -432,7 +510,7 @@ static void idp_src_judge(const struct det_priv *p, const struct det_session *s,
 		bn_result_window(r, s->t_attach, s->t_close);
 		return;
 	}
-	i_mean = s->dcd_sum / (double)s->dcd_n / p->c.r_pd;
+	i_mean = run_sum_total(&s->dcd_sum) / (double)s->dcd_n / p->c.r_pd;
 	i_min = s->dcd_min / p->c.r_pd;
 	i_max = s->dcd_max / p->c.r_pd;
 	v = i_max > hi ? i_max : i_min < lo ? i_min : i_mean;
@@ -471,6 +549,7 @@ static const struct bn_rule rule_idp_src = {
 	.priv_size = sizeof(struct det_priv),
 	.begin = idp_src_begin,
 	.sample = det_sample,
+	.hold = det_hold,
 	.end = det_end,
 };
 
@@ -520,6 +599,7 @@ static const struct bn_rule rule_debounce = {
 	.priv_size = sizeof(struct det_priv),
 	.begin = debounce_begin,
 	.sample = det_sample,
+	.hold = det_hold,
 	.end = det_end,
 };
 
@@ -576,6 +656,7 @@ static const struct bn_rule rule_primary_start = {
 	.priv_size = sizeof(struct det_priv),
 	.begin = primary_start_begin,
 	.sample = det_sample,
+	.hold = det_hold,
 	.end = det_end,
 };
 
@@ -627,6 +708,7 @@ static const struct bn_rule rule_vdp_src = {
 	.priv_size = sizeof(struct det_priv),
 	.begin = vdp_src_begin,
 	.sample = det_sample,
+	.hold = det_hold,
 	.end = det_end,
 };
 
@@ -649,7 +731,7 @@ static void idm_sink_judge(const struct det_priv *p, const struct det_session *s
 				       "/ 10), the capture's steps are %.3g mV", need * 1e3, res * 1e3);
 		return;
 	}
-	i = s->diff_sum / (double)s->pri_n / p->c.r_short;
+	i = run_sum_total(&s->diff_sum) / (double)s->pri_n / p->c.r_short;
 	bn_result_judge(r, i, lo, hi, "A");
 	if (r->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(r, "IDM_SINK %.1f uA (V(D+)-V(D-) %.2f mV across the port's %.0f ohm "
@@ -683,6 +765,7 @@ static const struct bn_rule rule_idm_sink = {
 	.priv_size = sizeof(struct det_priv),
 	.begin = idm_sink_begin,
 	.sample = det_sample,
+	.hold = det_hold,
 	.end = det_end,
 };
 
@@ -755,6 +838,7 @@ static const struct bn_rule rule_vdm_src = {
 	.priv_size = sizeof(struct det_priv),
 	.begin = vdm_src_begin,
 	.sample = det_sample,
+	.hold = det_hold,
 	.end = det_end,
 };
 
