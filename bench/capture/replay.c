@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <pthread.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -26,6 +27,22 @@
 #define REPLAY_BLOCK_FRAMES 8192
 /* Blocks in flight between them. */
 #define REPLAY_BLOCKS 4
+/* Times of repeated frames handed to the engine at once. */
+#define REPLAY_RUN_TIMES 1024
+
+/* Bitwise, as stored: -0 and 0 differ, a NaN equals itself. */
+static inline bool frame_eq(const float *a, const float *b, int n)
+{
+	for (int j = 0; j < n; j++) {
+		uint32_t x, y;
+
+		memcpy(&x, &a[j], sizeof(x));
+		memcpy(&y, &b[j], sizeof(y));
+		if (x != y)
+			return false;
+	}
+	return true;
+}
 
 /* The capture is inflated in one thread while the rules judge in
  * another (and the file's SHA-256 is taken in a third): on a noisy
@@ -437,13 +454,38 @@ static void infer_sample(struct replay *r, bn_time_us t, const struct bn_sample 
 	}
 }
 
+/* bn_ticker_next() on stream()'s locals, which stay in registers (the
+ * ticker struct's address escapes, so its fields would be reloaded). */
+#define NEXT_TICK() (exact ? tick_step(&q, &rr, dq, dr, den) : bn_tick_time(k, rate))
+
+static inline bn_time_us tick_step(int64_t *q, int64_t *rr, int64_t dq, int64_t dr, int64_t den)
+{
+	bn_time_us t = *q;
+
+	*q += dq;
+	*rr += dr;
+	if (*rr >= den) {
+		*rr -= den;
+		(*q)++;
+	}
+	return t;
+}
+
 static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, struct bn_err *err)
 {
 	const double rate = r->ctx.rate_hz;
 	const bn_time_us t0 = r->ctx.t_start_us;
+	const int nsel = r->n_sel;
 	struct reader rd;
+	struct bn_ticker tk;
+	int64_t q, rr, dq, dr, den;
+	bool exact;
 	struct block *b;
 	struct bn_sample s;
+	float prev[BN_CH_COUNT];
+	bn_time_us tbuf[REPLAY_RUN_TIMES];
+	bool have_prev = false;
+	bn_time_us next_ev_t;
 	int next_ev = 0, n_ev = r->have_evrec ? r->evrec.n : 0;
 	int64_t k = 0;
 	long n;
@@ -454,6 +496,16 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 		reader_stop(&rd);
 		return rc;
 	}
+	/* The live run's tick times, so the two line up; the ticker's state
+	 * in locals (registers: it steps once a frame). */
+	bn_ticker_init(&tk, rate, 0);
+	q = tk.q;
+	rr = tk.r;
+	exact = tk.exact;
+	dq = tk.dq;
+	dr = tk.dr;
+	den = tk.den;
+	next_ev_t = n_ev ? r->evrec.ev[0].t_us : INT64_MAX;
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
 		s.v[ch] = NAN;
 	while ((n = (b = reader_next(&rd))->n) > 0) {
@@ -461,20 +513,55 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 
 		if (r->o->stop_flag && *r->o->stop_flag) {
 			reader_stop(&rd);
-			*t_end = t0 + (bn_time_us)llround((double)k * 1e6 / rate);
+			*t_end = t0 + bn_tick_time(k, rate);
 			return BN_ERR_INTR;
 		}
-		for (long i = 0; i < n; i++, k++, f += r->n_sel) {
-			/* The live run's tick times, so the two line up. */
-			bn_time_us t = t0 + (bn_time_us)llround((double)k * 1e6 / rate);
+		for (long i = 0; i < n;) {
+			bn_time_us t;
 
-			while (next_ev < n_ev && r->evrec.ev[next_ev].t_us <= t)
-				bn_checks_event(r->checks, &r->evrec.ev[next_ev++]);
-			for (int j = 0; j < r->n_sel; j++)
+			/* A run of frames equal to the last (as stored): no
+			 * inference changes, and the engine takes them as repeats. */
+			if (have_prev && frame_eq(f, prev, nsel)) {
+				long m = 0;
+
+				do {
+					t = t0 + NEXT_TICK();
+					if (t >= next_ev_t) {
+						bn_checks_sample_again_n(r->checks, tbuf, m);
+						m = 0;
+						while (next_ev < n_ev && r->evrec.ev[next_ev].t_us <= t)
+							bn_checks_event(r->checks, &r->evrec.ev[next_ev++]);
+						next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
+					}
+					tbuf[m++] = t;
+					i++;
+					k++;
+					f += nsel;
+					if (m == REPLAY_RUN_TIMES) {
+						bn_checks_sample_again_n(r->checks, tbuf, m);
+						m = 0;
+					}
+				} while (i < n && frame_eq(f, prev, nsel));
+				bn_checks_sample_again_n(r->checks, tbuf, m);
+				continue;
+			}
+			t = t0 + NEXT_TICK();
+			if (t >= next_ev_t) {
+				while (next_ev < n_ev && r->evrec.ev[next_ev].t_us <= t)
+					bn_checks_event(r->checks, &r->evrec.ev[next_ev++]);
+				next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
+			}
+			for (int j = 0; j < nsel; j++) {
+				prev[j] = f[j];
 				s.v[r->sel_ch[j]] = (double)f[j] * r->gain[j];
+			}
+			have_prev = true;
 			if (r->inf.on)
 				infer_sample(r, t, &s);
 			bn_checks_sample(r->checks, t, &s);
+			i++;
+			k++;
+			f += nsel;
 		}
 		reader_release(&rd);
 	}
@@ -482,7 +569,7 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 	if (n < 0)
 		return bn_err_set(err, (int)n, "%s", rd.err.msg);
 	rep->n_samples = (long)k;
-	*t_end = t0 + (bn_time_us)llround((double)k * 1e6 / rate);
+	*t_end = t0 + bn_tick_time(k, rate);
 	if (r->have_evrec && r->evrec.t_end_us > *t_end)
 		*t_end = r->evrec.t_end_us;
 	while (next_ev < n_ev && r->evrec.ev[next_ev].t_us <= *t_end)

@@ -129,6 +129,11 @@ struct bn_checks;
 
 int bn_checks_new(const struct bn_check_ctx *ctx, struct bn_checks **out, struct bn_err *err);
 void bn_checks_sample(struct bn_checks *c, bn_time_us t_us, const struct bn_sample *s);
+/* A sample equal to the last one given (the caller knows: a replay
+ * compares the stored floats), without building and comparing it. */
+void bn_checks_sample_again(struct bn_checks *c, bn_time_us t_us);
+/* n of them at the increasing times t[0..n-1]. */
+void bn_checks_sample_again_n(struct bn_checks *c, const bn_time_us *t, long n);
 void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev);
 /* Append one result per rule to the report (in table order). */
 void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *rep);

@@ -309,6 +309,39 @@ void bn_checks_sample(struct bn_checks *c, bn_time_us t_us, const struct bn_samp
 	c->have_prev = true;
 }
 
+void bn_checks_sample_again(struct bn_checks *c, bn_time_us t_us)
+{
+	if (!c->have_prev || c->ctx.no_hold) {
+		struct bn_sample s = c->prev;
+
+		if (c->have_prev)
+			bn_checks_sample(c, t_us, &s);
+		return;
+	}
+	c->hold_t[c->hold_n++] = t_us;
+	if (c->hold_n == HOLD_MAX)
+		flush_hold(c);
+}
+
+void bn_checks_sample_again_n(struct bn_checks *c, const bn_time_us *t, long n)
+{
+	if (!c->have_prev || c->ctx.no_hold) {
+		for (long i = 0; i < n; i++)
+			bn_checks_sample_again(c, t[i]);
+		return;
+	}
+	while (n > 0) {
+		long m = HOLD_MAX - c->hold_n < n ? HOLD_MAX - c->hold_n : n;
+
+		memcpy(&c->hold_t[c->hold_n], t, (size_t)m * sizeof(*t));
+		c->hold_n += m;
+		t += m;
+		n -= m;
+		if (c->hold_n == HOLD_MAX)
+			flush_hold(c);
+	}
+}
+
 void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev)
 {
 	if (!(c->ctx.events & BN_CEV_BIT(ev->kind)))

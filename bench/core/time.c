@@ -16,3 +16,34 @@ double bn_time_to_ms(bn_time_us t)
 {
 	return (double)t / 1e3;
 }
+
+static bool whole_hz(double rate_hz)
+{
+	return rate_hz >= 1.0 && rate_hz <= 2e9 && rate_hz == floor(rate_hz);
+}
+
+bn_time_us bn_tick_time(int64_t k, double rate_hz)
+{
+	if (whole_hz(rate_hz) && k >= 0 && k < INT64_C(4000000000000)) {
+		int64_t r = (int64_t)rate_hz;
+
+		return (2 * BN_US_PER_S * k + r) / (2 * r);
+	}
+	return (bn_time_us)llround((double)k * 1e6 / rate_hz);
+}
+
+void bn_ticker_init(struct bn_ticker *tk, double rate_hz, int64_t k0)
+{
+	tk->k = k0;
+	tk->rate_hz = rate_hz;
+	tk->exact = whole_hz(rate_hz) && k0 >= 0;
+	if (tk->exact) {
+		int64_t r = (int64_t)rate_hz, num = 2 * BN_US_PER_S * k0 + r;
+
+		tk->den = 2 * r;
+		tk->q = num / tk->den;
+		tk->r = num % tk->den;
+		tk->dq = 2 * BN_US_PER_S / tk->den;
+		tk->dr = 2 * BN_US_PER_S % tk->den;
+	}
+}

@@ -357,7 +357,7 @@ static int drain_device(struct run_ctx *c, struct bn_err *err)
 
 	while ((n = bn_sigrok_cap_poll(c->dev, buf, 1024, err)) > 0) {
 		for (long i = 0; i < n; i++, c->dev_k++) {
-			bn_time_us t = (bn_time_us)llround((double)c->dev_k * 1e6 / c->rate_hz);
+			bn_time_us t = bn_tick_time(c->dev_k, c->rate_hz);
 
 			flush_cevs(c, t);
 			take_frame(c, t, &buf[i]);
@@ -406,7 +406,7 @@ static int sync_device(struct run_ctx *c, struct bn_err *err)
 	int rc = BN_OK;
 
 	while (rc == BN_OK && now_wall_s() < give_up &&
-	       (bn_time_us)llround((double)c->dev_k * 1e6 / c->rate_hz) < now) {
+	       bn_tick_time(c->dev_k, c->rate_hz) < now) {
 		sleep_until_wall(now_wall_s() + 0.005);
 		rc = drain_device(c, err);
 	}

@@ -145,7 +145,7 @@ static bn_time_us tmin(bn_time_us a, bn_time_us b)
 
 static bn_time_us tick_time(const struct bn_world *w, int64_t k)
 {
-	return (bn_time_us)llround((double)k * 1e6 / w->rate_hz);
+	return bn_tick_time(k, w->rate_hz);
 }
 
 static bool system_running(const struct bn_world *w)
