@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <zip.h>
 
-#define SRR_BUF_SAMPLES 65536	  /* per selected channel */
+#define SRR_BUF_SAMPLES 262144	  /* per selected channel */
 #define SRR_META_MAX (1 << 20)	  /* bytes of "metadata" we accept */
 #define SRR_INDEX_MAX 100000	  /* probeN / analogN */
 #define SRR_CHUNK_MAX 2147483647L /* K of analog-1-N-K: libsigrok prints it with %d */

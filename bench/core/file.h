@@ -25,7 +25,7 @@ int bn_afile_commit(struct bn_afile *a, struct bn_err *err);
 void bn_afile_discard(struct bn_afile *a);
 /* Read a whole file; *out is NUL-terminated and malloc'ed. */
 int bn_file_read(const char *path, char **out, size_t *len, struct bn_err *err);
-/* SHA-256 of a file as 64 hex digits (GLib's GChecksum). */
+/* SHA-256 of a file as 64 hex digits (nettle). */
 int bn_file_sha256(const char *path, char hex[65], struct bn_err *err);
 void bn_sha256_hex(const void *data, size_t len, char hex[65]);
 /* mkdir -p */
