@@ -865,9 +865,9 @@ static void corrupt_and_read(const char *path, int level, const char *member)
 	unsigned char *z;
 	float f[5 * 512];
 	long got, total = 0;
-	const long n = 200000; /* 4 chunks of 50000 */
+	const long n = 1200000; /* 4 chunks of 300000, each longer than the read buffer */
 
-	write_capture(path, 5, n, 50000, level, 1e6);
+	write_capture(path, 5, n, 300000, level, 1e6);
 	z = (unsigned char *)read_file(path, &len);
 	member_data(z, len, member, &off, &size);
 	assert_true(size > 64);
