@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "checks/check.h"
+#include "checks/hold.h"
 #include "checks/rules.h"
 
 /* Testers sample every 1 ms (TVBUS_AVG, pet-scripts): below that a 250 ms
@@ -49,40 +50,13 @@ static double tvbus_avg_s(const struct bn_limits *lim)
 	return bn_limits_max(lim, "TVBUS_AVG");
 }
 
-/* A sum that comes out bit for bit the same whether a run of equal values
- * is added one by one (sample()) or at once (hold()): each run of equal
- * values is added as count x value. A threshold on an average (a change
- * of exactly CUR_RAMP_STEP_A: ramps move by that step) then cannot flip
- * on rounding between the two. */
-struct rsum {
-	double done;            /* the runs before the current one */
-	double v;
-	long n;                 /* samples in the current run */
-};
-
-static void rsum_add(struct rsum *r, double v, long n)
-{
-	if (r->n && v == r->v) {
-		r->n += n;
-		return;
-	}
-	if (r->n)
-		r->done += (double)r->n * r->v;
-	r->v = v;
-	r->n = n;
-}
-
-static double rsum_total(const struct rsum *r)
-{
-	return r->n ? r->done + (double)r->n * r->v : r->done;
-}
 
 /* ---- a sliding average over a fixed window of bins ---- */
 
 struct slide {
 	bn_time_us t0, bin_us;
 	long long bin_idx;      /* the bin being filled */
-	struct rsum cur[2];
+	struct bn_rsum cur[2];
 	long cur_n;
 	double sum[CUR_AVG_BINS][2];
 	long n[CUR_AVG_BINS];
@@ -107,7 +81,7 @@ static void slide_start(struct slide *s, bn_time_us t0, double window_s)
 static void slide_close_bin(struct slide *s)
 {
 	int h = s->head;
-	double c0 = rsum_total(&s->cur[0]), c1 = rsum_total(&s->cur[1]);
+	double c0 = bn_rsum_total(&s->cur[0]), c1 = bn_rsum_total(&s->cur[1]);
 
 	if (s->filled == CUR_AVG_BINS) {
 		s->tot[0] -= s->sum[h][0];
@@ -123,7 +97,7 @@ static void slide_close_bin(struct slide *s)
 	s->tot[1] += c1;
 	s->tot_n += s->cur_n;
 	s->head = (h + 1) % CUR_AVG_BINS;
-	s->cur[0] = s->cur[1] = (struct rsum){ 0 };
+	s->cur[0] = s->cur[1] = (struct bn_rsum){ 0 };
 	s->cur_n = 0;
 	s->bin_idx++;
 }
@@ -149,37 +123,11 @@ static void slide_to(struct slide *s, bn_time_us t, slide_fn fn, void *user)
 static void slide_add(struct slide *s, bn_time_us t, double x0, double x1, slide_fn fn, void *user)
 {
 	slide_to(s, t, fn, user);
-	rsum_add(&s->cur[0], x0, 1);
-	rsum_add(&s->cur[1], x1, 1);
+	bn_rsum_add(&s->cur[0], x0, 1);
+	bn_rsum_add(&s->cur[1], x1, 1);
 	s->cur_n++;
 }
 
-/* The first index in [lo, n) with t[idx] >= lim, n if none (t[] increases).
- * Galloping from lo: O(log) of the distance to it. */
-static long first_at(const bn_time_us *t, long lo, long n, bn_time_us lim)
-{
-	long step = 1, hi;
-
-	if (lo >= n)
-		return n;
-	if (t[lo] >= lim)
-		return lo;
-	while (lo + step < n && t[lo + step] < lim) {
-		lo += step;
-		step *= 2;
-	}
-	/* t[lo] < lim, and hi == n or t[hi] >= lim */
-	hi = lo + step < n ? lo + step : n;
-	while (hi - lo > 1) {
-		long mid = lo + (hi - lo) / 2;
-
-		if (t[mid] < lim)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
-}
 
 /* n samples of the same two quantities: one step per bin. */
 static void slide_hold(struct slide *s, const bn_time_us *t, long n, double x0, double x1,
@@ -187,9 +135,9 @@ static void slide_hold(struct slide *s, const bn_time_us *t, long n, double x0, 
 {
 	for (long k = 0, j; k < n; k = j) {
 		slide_to(s, t[k], fn, user);
-		j = first_at(t, k + 1, n, s->t0 + (bn_time_us)(s->bin_idx + 1) * s->bin_us);
-		rsum_add(&s->cur[0], x0, j - k);
-		rsum_add(&s->cur[1], x1, j - k);
+		j = bn_first_at(t, k + 1, n, s->t0 + (bn_time_us)(s->bin_idx + 1) * s->bin_us);
+		bn_rsum_add(&s->cur[0], x0, j - k);
+		bn_rsum_add(&s->cur[1], x1, j - k);
 		s->cur_n += j - k;
 	}
 }
@@ -330,7 +278,7 @@ struct droop_priv {
 	double spell_min_v;
 	/* figures: consecutive TVBUS_AVG blocks of IBUS */
 	bn_time_us t_on, blk_t0;
-	struct rsum blk_sum;
+	struct bn_rsum blk_sum;
 	long blk_n;
 	bool have_blk;
 	double last_blk, anchor, peak;
@@ -393,7 +341,7 @@ static void droop_avg(void *user, bn_time_us t_end, double v, double i)
 
 static void droop_block_done(struct droop_priv *p, bn_time_us t_end)
 {
-	double a = rsum_total(&p->blk_sum) / (double)p->blk_n;
+	double a = bn_rsum_total(&p->blk_sum) / (double)p->blk_n;
 
 	if (!p->any_blk) {
 		p->anchor = p->peak = a;
@@ -422,7 +370,7 @@ static void droop_event(void *priv, const struct bn_cev *ev)
 	if (ev->kind == BN_CEV_VBUS_ON && !p->on) {
 		p->on = true;
 		p->t_on = p->blk_t0 = ev->t_us;
-		p->blk_sum = (struct rsum){ 0 };
+		p->blk_sum = (struct bn_rsum){ 0 };
 		p->blk_n = 0;
 		p->any_blk = p->have_blk = false;
 		p->backoffs = 0;
@@ -441,7 +389,7 @@ static void droop_blocks_to(struct droop_priv *p, bn_time_us t)
 		if (p->blk_n > 0)
 			droop_block_done(p, p->blk_t0 + p->block_us);
 		p->blk_t0 += p->block_us;
-		p->blk_sum = (struct rsum){ 0 };
+		p->blk_sum = (struct bn_rsum){ 0 };
 		p->blk_n = 0;
 	}
 }
@@ -454,7 +402,7 @@ static void droop_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 		return;
 	slide_add(&p->avg, t, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS], droop_avg, p);
 	droop_blocks_to(p, t);
-	rsum_add(&p->blk_sum, s->v[BN_CH_IBUS], 1);
+	bn_rsum_add(&p->blk_sum, s->v[BN_CH_IBUS], 1);
 	p->blk_n++;
 }
 
@@ -470,8 +418,8 @@ static void droop_hold(void *priv, const bn_time_us *t, long n, const struct bn_
 	slide_hold(&p->avg, t, n, s->v[BN_CH_VBUS], i, droop_avg, p);
 	for (long k = 0, j; k < n; k = j) {
 		droop_blocks_to(p, t[k]);
-		j = first_at(t, k + 1, n, p->blk_t0 + p->block_us);
-		rsum_add(&p->blk_sum, i, j - k);
+		j = bn_first_at(t, k + 1, n, p->blk_t0 + p->block_us);
+		bn_rsum_add(&p->blk_sum, i, j - k);
 		p->blk_n += j - k;
 	}
 }
@@ -680,7 +628,7 @@ static void dphold_hold(void *priv, const bn_time_us *t, long n, const struct bn
 		return;
 	/* The samples of the grace second count for nothing; of the rest,
 	 * equal samples after the first change only t_last. */
-	k = first_at(t, 0, n, p->t_on + p->grace_us);
+	k = bn_first_at(t, 0, n, p->t_on + p->grace_us);
 	if (k == n)
 		return;
 	dphold_sample(p, t[k], s);

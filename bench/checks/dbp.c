@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "checks/check.h"
+#include "checks/hold.h"
 #include "checks/rules.h"
 
 /* Testers sample every 1 ms. */
@@ -88,32 +89,6 @@ static bool st_dp(struct dbp_state *st, bn_time_us t, double dp)
 	return inr && t - st->range_since >= st->hold_us;
 }
 
-/* The first index in [lo, n) with t[idx] >= lim, n if none (t[] increases).
- * Galloping from lo: O(log) of the distance to it. */
-static long first_at(const bn_time_us *t, long lo, long n, bn_time_us lim)
-{
-	long step = 1, hi;
-
-	if (lo >= n)
-		return n;
-	if (t[lo] >= lim)
-		return lo;
-	while (lo + step < n && t[lo + step] < lim) {
-		lo += step;
-		step *= 2;
-	}
-	/* t[lo] < lim, and hi == n or t[hi] >= lim */
-	hi = lo + step < n ? lo + step : n;
-	while (hi - lo > 1) {
-		long mid = lo + (hi - lo) / 2;
-
-		if (t[mid] < lim)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
-}
 
 /* st_dp() over n samples of the same D+: only the first can move the
  * range state; returns the index from which VDP_SRC is on (n: not in
@@ -123,41 +98,15 @@ static long st_dp_hold(struct dbp_state *st, const bn_time_us *t, long n, double
 	st_dp(st, t[0], dp);
 	if (!st->in_range)
 		return n;
-	return first_at(t, 0, n, st->range_since + st->hold_us);
+	return bn_first_at(t, 0, n, st->range_since + st->hold_us);
 }
 
-/* A sum that comes out bit for bit the same whether a run of equal values
- * is added one by one (sample()) or at once (hold()): each run of equal
- * values is added as count x value. A threshold on an average (a draw of
- * exactly ISUSP) then cannot flip on rounding between the two. */
-struct rsum {
-	double done;            /* the runs before the current one */
-	double v;
-	long n;                 /* samples in the current run */
-};
-
-static void rsum_add(struct rsum *r, double v, long n)
-{
-	if (r->n && v == r->v) {
-		r->n += n;
-		return;
-	}
-	if (r->n)
-		r->done += (double)r->n * r->v;
-	r->v = v;
-	r->n = n;
-}
-
-static double rsum_total(const struct rsum *r)
-{
-	return r->n ? r->done + (double)r->n * r->v : r->done;
-}
 
 /* Consecutive fixed windows of IBUS. */
 struct win1s {
 	bn_time_us len_us, t0;
-	struct rsum sum;
-	struct rsum sum_off;    /* IBUS summed over the samples with D+ not at VDP_SRC */
+	struct bn_rsum sum;
+	struct bn_rsum sum_off;    /* IBUS summed over the samples with D+ not at VDP_SRC */
 	long n;
 	bool open;
 };
@@ -165,7 +114,7 @@ struct win1s {
 static void win_start(struct win1s *w, bn_time_us t0)
 {
 	w->t0 = t0;
-	w->sum = w->sum_off = (struct rsum){ 0 };
+	w->sum = w->sum_off = (struct bn_rsum){ 0 };
 	w->n = 0;
 	w->open = true;
 }
@@ -230,7 +179,7 @@ static void vdpon_hold(void *priv, const bn_time_us *t, long n, const struct bn_
 	if (!p->st.on || p->decided)
 		return;
 	held = st_dp_hold(&p->st, t, n, s->v[BN_CH_DP]);
-	due = first_at(t, 0, n, p->st.t_on + p->deadline_us);
+	due = bn_first_at(t, 0, n, p->st.t_on + p->deadline_us);
 	/* The first sample both held and due decides; the due ones before it
 	 * can only miss. */
 	k = held > due ? held : due;
@@ -433,7 +382,7 @@ static void isusp_event(void *priv, const struct bn_cev *ev)
 
 static void isusp_close(struct isusp_priv *p)
 {
-	double a = rsum_total(&p->w.sum_off) / (double)p->w.n;
+	double a = bn_rsum_total(&p->w.sum_off) / (double)p->w.n;
 
 	p->windows++;
 	if (p->prev_valid) {
@@ -474,13 +423,13 @@ static void isusp_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	if (!p->w.open || p->st.connected)
 		return;
 	isusp_windows_to(p, t);
-	rsum_add(&p->w.sum, s->v[BN_CH_IBUS], 1);
+	bn_rsum_add(&p->w.sum, s->v[BN_CH_IBUS], 1);
 	p->w.n++;
 	/* At VDP_SRC, sample by sample: D+ in the range (what a tester's
 	 * comparator sees). */
 	(void)vdp;
 	if (!p->st.in_range)
-		rsum_add(&p->w.sum_off, s->v[BN_CH_IBUS], 1);
+		bn_rsum_add(&p->w.sum_off, s->v[BN_CH_IBUS], 1);
 }
 
 static void isusp_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
@@ -495,11 +444,11 @@ static void isusp_hold(void *priv, const bn_time_us *t, long n, const struct bn_
 		return;
 	for (long k = 0, j; k < n; k = j) {
 		isusp_windows_to(p, t[k]);
-		j = first_at(t, k + 1, n, p->w.t0 + p->w.len_us);
-		rsum_add(&p->w.sum, i, j - k);
+		j = bn_first_at(t, k + 1, n, p->w.t0 + p->w.len_us);
+		bn_rsum_add(&p->w.sum, i, j - k);
 		p->w.n += j - k;
 		if (!p->st.in_range)
-			rsum_add(&p->w.sum_off, i, j - k);
+			bn_rsum_add(&p->w.sum_off, i, j - k);
 	}
 }
 
@@ -602,7 +551,7 @@ static void wkb_windows_to(struct wkb_priv *p, bn_time_us t)
 {
 	while (t >= p->w.t0 + p->w.len_us) {
 		if (p->w.n > 0) {
-			bool q = rsum_total(&p->w.sum) / (double)p->w.n <= p->isusp;
+			bool q = bn_rsum_total(&p->w.sum) / (double)p->w.n <= p->isusp;
 
 			if (q && !p->quiet)
 				p->quiet_since = p->w.t0;
@@ -631,7 +580,7 @@ static void wkb_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 		return;
 	p->t_last = t;
 	wkb_windows_to(p, t);
-	rsum_add(&p->w.sum, s->v[BN_CH_IBUS], 1);
+	bn_rsum_add(&p->w.sum, s->v[BN_CH_IBUS], 1);
 	p->w.n++;
 	if (t >= p->st.t_on + p->deadline_us)
 		wkb_decide(p, t);
@@ -646,12 +595,12 @@ static void wkb_hold(void *priv, const bn_time_us *t, long n, const struct bn_sa
 	if (!p->st.on || p->decided)
 		return;
 	/* Samples after the one at the deadline are not seen. */
-	due = first_at(t, 0, n, p->st.t_on + p->deadline_us);
+	due = bn_first_at(t, 0, n, p->st.t_on + p->deadline_us);
 	last = due < n ? due + 1 : n;
 	for (long k = 0, j; k < last; k = j) {
 		wkb_windows_to(p, t[k]);
-		j = first_at(t, k + 1, last, p->w.t0 + p->w.len_us);
-		rsum_add(&p->w.sum, i, j - k);
+		j = bn_first_at(t, k + 1, last, p->w.t0 + p->w.len_us);
+		bn_rsum_add(&p->w.sum, i, j - k);
 		p->w.n += j - k;
 	}
 	p->t_last = t[last - 1];

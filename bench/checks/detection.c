@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "checks/check.h"
+#include "checks/hold.h"
 #include "checks/rules.h"
 
 /* ---- bc12.det.port_type: the detected type equals the profile's ---- */
@@ -104,12 +105,6 @@ static const struct bn_rule rule_port_type = {
 
 enum det_state { DS_IDLE, DS_PRE, DS_PRI, DS_SECWAIT, DS_SEC, DS_DONE };
 
-/* A sum whose runs of (bitwise) equal terms are added as n * v: a run
- * held at once (det_hold) sums to the same bits as one term at a time. */
-struct run_sum {
-	double sum, v;
-	long n;
-};
 
 struct det_session {
 	enum det_state st;
@@ -118,7 +113,7 @@ struct det_session {
 	bool low, low_dcd;
 	bn_time_us low_since;
 	long dcd_n;
-	struct run_sum dcd_sum;
+	struct bn_rsum dcd_sum;
 	double dcd_min, dcd_max;
 	bn_time_us dcd_t0, dcd_t1;
 	/* primary */
@@ -126,7 +121,7 @@ struct det_session {
 	bn_time_us pri_t0, pri_t1; /* t1: first sample after the phase (or the close) */
 	long pri_n;
 	double pri_dp_min, pri_dp_max, diff0;
-	struct run_sum diff_sum;
+	struct bn_rsum diff_sum;
 	bool contact;              /* D+ was held low at a DCD level right up to primary */
 	bn_time_us contact_t;      /* start of that low run */
 	/* secondary */
@@ -163,22 +158,6 @@ struct det_priv {
 	struct bn_result best;
 };
 
-static void run_sum_add(struct run_sum *r, double v, long n)
-{
-	if (r->n && !memcmp(&v, &r->v, sizeof(v))) {
-		r->n += n;
-		return;
-	}
-	if (r->n)
-		r->sum += (double)r->n * r->v;
-	r->v = v;
-	r->n = n;
-}
-
-static double run_sum_total(const struct run_sum *r)
-{
-	return r->n ? r->sum + (double)r->n * r->v : r->sum;
-}
 
 static double fgcd(double a, double b)
 {
@@ -321,7 +300,7 @@ static void det_step(struct det_priv *p, bn_time_us t, double dp, double dm)
 				s->dcd_t0 = t;
 			}
 			s->dcd_n++;
-			run_sum_add(&s->dcd_sum, dp, 1);
+			bn_rsum_add(&s->dcd_sum, dp, 1);
 			s->dcd_min = fmin(s->dcd_min, dp);
 			s->dcd_max = fmax(s->dcd_max, dp);
 			s->dcd_t1 = t;
@@ -349,7 +328,7 @@ static void det_step(struct det_priv *p, bn_time_us t, double dp, double dm)
 			s->pri_n++;
 			s->pri_dp_min = fmin(s->pri_dp_min, dp);
 			s->pri_dp_max = fmax(s->pri_dp_max, dp);
-			run_sum_add(&s->diff_sum, diff, 1);
+			bn_rsum_add(&s->diff_sum, diff, 1);
 			if (s->pri_n >= 2)
 				s->pri_seen = true;
 			return;
@@ -432,21 +411,21 @@ static void det_hold(void *priv, const bn_time_us *t, long n, const struct bn_sa
 	case DS_PRE:
 		if (s->low && dp >= c->dcd_floor) {
 			s->dcd_n += m;
-			run_sum_add(&s->dcd_sum, dp, m);
+			bn_rsum_add(&s->dcd_sum, dp, m);
 			s->dcd_t1 = t[n - 1];
 		}
 		break;
 	case DS_PRI:
 		if (!pri_ends(c, s, dp, diff)) {
 			s->pri_n += m;
-			run_sum_add(&s->diff_sum, diff, m);
+			bn_rsum_add(&s->diff_sum, diff, m);
 			if (s->pri_n >= 2)
 				s->pri_seen = true;
 		} else if (s->pri_n == 1 && in_win(c, dp)) {
 			/* D- above D+ on a short ends each one-sample "primary"
 			 * as a glitch, and the same sample starts the next. */
 			s->pri_t0 = t[n - 1];
-			run_sum_add(&s->diff_sum, diff, m);
+			bn_rsum_add(&s->diff_sum, diff, m);
 		} else {
 			for (long k = 1; k < n; k++) /* not reached: see above */
 				det_sample(p, t[k], smp);
@@ -510,7 +489,7 @@ static void idp_src_judge(const struct det_priv *p, const struct det_session *s,
 		bn_result_window(r, s->t_attach, s->t_close);
 		return;
 	}
-	i_mean = run_sum_total(&s->dcd_sum) / (double)s->dcd_n / p->c.r_pd;
+	i_mean = bn_rsum_total(&s->dcd_sum) / (double)s->dcd_n / p->c.r_pd;
 	i_min = s->dcd_min / p->c.r_pd;
 	i_max = s->dcd_max / p->c.r_pd;
 	v = i_max > hi ? i_max : i_min < lo ? i_min : i_mean;
@@ -731,7 +710,7 @@ static void idm_sink_judge(const struct det_priv *p, const struct det_session *s
 				       "/ 10), the capture's steps are %.3g mV", need * 1e3, res * 1e3);
 		return;
 	}
-	i = run_sum_total(&s->diff_sum) / (double)s->pri_n / p->c.r_short;
+	i = bn_rsum_total(&s->diff_sum) / (double)s->pri_n / p->c.r_short;
 	bn_result_judge(r, i, lo, hi, "A");
 	if (r->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(r, "IDM_SINK %.1f uA (V(D+)-V(D-) %.2f mV across the port's %.0f ohm "
