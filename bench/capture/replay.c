@@ -30,6 +30,21 @@
 /* Times of repeated frames handed to the engine at once. */
 #define REPLAY_RUN_TIMES 1024
 
+/* A stored float32 keeps 24 bits: 0.1 A comes back as 0.100000001 A, and
+ * a device drawing exactly IUNIT would fail on the storage, not on its
+ * draw. Samples are read back on a grid of 1e-8 (10 nV, 10 nA): finer than
+ * float32's own step above 0.17 V or A, far below any instrument's, and it
+ * gives the decimal value the bench wrote. Rounds half to even with the
+ * 1.5 * 2^52 trick (|v| < 2e7), a few cycles where rint() is a call. */
+static inline double snap_1e8(double v)
+{
+	const double big = 6755399441055744.0;
+
+	if (!(fabs(v) < 2e7))
+		return v;
+	return ((v * 1e8 + big) - big) / 1e8;
+}
+
 /* Bitwise, as stored: -0 and 0 differ, a NaN equals itself. */
 static inline bool frame_eq(const float *a, const float *b, int n)
 {
@@ -553,7 +568,7 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 			}
 			for (int j = 0; j < nsel; j++) {
 				prev[j] = f[j];
-				s.v[r->sel_ch[j]] = (double)f[j] * r->gain[j];
+				s.v[r->sel_ch[j]] = snap_1e8((double)f[j] * r->gain[j]);
 			}
 			have_prev = true;
 			if (r->inf.on)
