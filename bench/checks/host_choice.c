@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "checks/check.h"
+#include "checks/hold.h"
 #include "checks/rules.h"
 
 /* The testers sample every 1 ms (TVBUS_AVG note in the limits file); the
@@ -82,11 +83,15 @@ struct wavg {
 	bool active;
 	bn_time_us t_start;
 	long bin;           /* index of the open bin */
-	double cur_sum;
+	struct bn_rsum cur;
 	long cur_n;
 	double sum[WAVG_BINS];
 	long n[WAVG_BINS];
 	long closed;        /* bins closed in this phase */
+	/* the last min(closed, WAVG_BINS) bins: kept as a running sum, summed
+	 * afresh every WAVG_BINS closes so that rounding cannot pile up */
+	double win_sum;
+	long win_n;
 	/* the phase's worst window */
 	bool have;
 	double max;
@@ -107,68 +112,102 @@ static void wavg_start(struct wavg *w, bn_time_us t)
 	w->active = true;
 	w->t_start = t;
 	w->bin = 0;
-	w->cur_sum = 0;
+	w->cur = (struct bn_rsum){ 0 };
 	w->cur_n = 0;
 	memset(w->sum, 0, sizeof(w->sum));
 	memset(w->n, 0, sizeof(w->n));
 	w->closed = 0;
+	w->win_sum = 0;
+	w->win_n = 0;
 	w->have = false;
 	w->max = -INFINITY;
 }
 
-/* Judge the last m closed bins, ending at t1. */
+/* Judge the last m closed bins (the window sum), ending at t1. */
 static void wavg_eval(struct wavg *w, long m, bn_time_us t1)
 {
-	double s = 0;
-	long n = 0;
+	double a;
 
-	for (long k = 0; k < m; k++) {
-		long idx = (w->closed - 1 - k) % WAVG_BINS;
-
-		s += w->sum[idx];
-		n += w->n[idx];
-	}
-	if (!n || mean_a(s, n) <= w->max)
+	if (!w->win_n)
+		return;
+	a = mean_a(w->win_sum, w->win_n);
+	if (a <= w->max)
 		return;
 	w->have = true;
-	w->max = mean_a(s, n);
+	w->max = a;
 	w->w1 = t1;
 	w->w0 = w->t_start + (w->closed - m) * w->bin_us;
 }
 
-static void wavg_close(struct wavg *w)
+/* Store the open bin in the ring, the window's oldest dropping out. */
+static void wavg_push(struct wavg *w)
 {
 	long idx = w->closed % WAVG_BINS;
+	double s = bn_rsum_total(&w->cur);
 
-	w->sum[idx] = w->cur_sum;
+	if (w->closed >= WAVG_BINS) {
+		w->win_sum -= w->sum[idx];
+		w->win_n -= w->n[idx];
+	}
+	w->sum[idx] = s;
 	w->n[idx] = w->cur_n;
+	w->win_sum += s;
+	w->win_n += w->cur_n;
 	w->closed++;
-	w->bin++;
-	w->cur_sum = 0;
+	if (w->closed % WAVG_BINS == 0) {
+		w->win_sum = 0;
+		for (long k = WAVG_BINS - 1; k >= 0; k--)
+			w->win_sum += w->sum[k];
+	}
+	w->cur = (struct bn_rsum){ 0 };
 	w->cur_n = 0;
+}
+
+static void wavg_close(struct wavg *w)
+{
+	wavg_push(w);
+	w->bin++;
 	if (w->closed >= WAVG_BINS)
 		wavg_eval(w, WAVG_BINS, w->t_start + w->closed * w->bin_us);
 }
 
-static void wavg_sample(struct wavg *w, bn_time_us t, double v)
+/* Make bin k (>= the open one) the open bin. */
+static void wavg_to_bin(struct wavg *w, long k)
 {
-	long k;
-
-	if (!w->active || t < w->t_start)
-		return;
-	k = (long)((t - w->t_start) / w->bin_us);
 	if (k - w->bin > WAVG_BINS + 1) {
 		/* a long gap without samples: the ring empties */
 		wavg_close(w);
 		memset(w->sum, 0, sizeof(w->sum));
 		memset(w->n, 0, sizeof(w->n));
+		w->win_sum = 0;
+		w->win_n = 0;
 		w->closed += k - w->bin;
 		w->bin = k;
 	}
 	while (w->bin < k)
 		wavg_close(w);
-	w->cur_sum += v;
+}
+
+static void wavg_sample(struct wavg *w, bn_time_us t, double v)
+{
+	if (!w->active || t < w->t_start)
+		return;
+	wavg_to_bin(w, (long)((t - w->t_start) / w->bin_us));
+	bn_rsum_add(&w->cur, v, 1);
 	w->cur_n++;
+}
+
+/* n samples of v at t[0..n-1]: one step per bin they fall in. */
+static void wavg_hold(struct wavg *w, const bn_time_us *t, long n, double v)
+{
+	if (!w->active)
+		return;
+	for (long k = bn_first_at(t, 0, n, w->t_start), j; k < n; k = j) {
+		wavg_to_bin(w, (long)((t[k] - w->t_start) / w->bin_us));
+		j = bn_first_at(t, k + 1, n, w->t_start + (bn_time_us)(w->bin + 1) * w->bin_us);
+		bn_rsum_add(&w->cur, v, j - k);
+		w->cur_n += j - k;
+	}
 }
 
 /* End the phase at t; true if it judged anything. */
@@ -178,11 +217,7 @@ static bool wavg_stop(struct wavg *w, bn_time_us t)
 		return false;
 	w->active = false;
 	if (w->cur_n || w->closed < WAVG_BINS) {
-		long idx = w->closed % WAVG_BINS;
-
-		w->sum[idx] = w->cur_sum;
-		w->n[idx] = w->cur_n;
-		w->closed++;
+		wavg_push(w);
 		wavg_eval(w, w->closed < WAVG_BINS ? w->closed : WAVG_BINS, t);
 	}
 	return w->have;
@@ -301,6 +336,15 @@ static void unconn_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 		wavg_sample(&p->w, t, i);
 }
 
+static void unconn_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct unconn_priv *p = priv;
+	double i;
+
+	if (p->vbus && !p->connected && ibus_of(s, &i))
+		wavg_hold(&p->w, t, n, i);
+}
+
 static void unconn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct unconn_priv *p = priv;
@@ -342,6 +386,7 @@ static const struct bn_rule rule_unconnected_isusp = {
 	.begin = unconn_begin,
 	.event = unconn_event,
 	.sample = unconn_sample,
+	.hold = unconn_hold,
 	.end = unconn_end,
 };
 
@@ -413,6 +458,22 @@ static void susp_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	wavg_sample(&p->w, t, i);
 }
 
+static void susp_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct susp_priv *p = priv;
+	long k;
+	double i;
+
+	if (!p->suspended || !ibus_of(s, &i))
+		return;
+	k = bn_first_at(t, 0, n, p->t_from);
+	if (k == n)
+		return;
+	if (!p->w.active)
+		wavg_start(&p->w, p->t_from);
+	wavg_hold(&p->w, t + k, n - k, i);
+}
+
 static void susp_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct susp_priv *p = priv;
@@ -449,6 +510,7 @@ static const struct bn_rule rule_suspend_isusp = {
 	.begin = susp_begin,
 	.event = susp_event,
 	.sample = susp_sample,
+	.hold = susp_hold,
 	.end = susp_end,
 };
 
@@ -460,9 +522,9 @@ struct unconf_priv {
 	bool connected, configured, suspended;
 	bool active;          /* an unconfigured phase is open */
 	bn_time_us t_start, t_last;
-	double all_sum;
+	struct bn_rsum all_sum;
 	long all_n;
-	double win_sum;
+	struct bn_rsum win_sum;
 	long win_n;
 	bool win_done;
 	struct worst r;
@@ -492,7 +554,7 @@ static void unconf_start(struct unconf_priv *p, bn_time_us t)
 {
 	p->active = true;
 	p->t_start = t;
-	p->all_sum = p->win_sum = 0;
+	p->all_sum = p->win_sum = (struct bn_rsum){ 0 };
 	p->all_n = p->win_n = 0;
 	p->win_done = false;
 }
@@ -505,9 +567,10 @@ static void unconf_stop(struct unconf_priv *p, bn_time_us t)
 	if (p->win_done)
 		return;
 	if (p->win_n)  /* the phase ended inside the testers' window */
-		unconf_add(p, mean_a(p->win_sum, p->win_n), p->t_start + UNCONF_TESTER_DELAY_US, t, false);
+		unconf_add(p, mean_a(bn_rsum_total(&p->win_sum), p->win_n),
+			   p->t_start + UNCONF_TESTER_DELAY_US, t, false);
 	else if (p->all_n)  /* configured (or suspended) before the window began */
-		unconf_add(p, mean_a(p->all_sum, p->all_n), p->t_start, t, true);
+		unconf_add(p, mean_a(bn_rsum_total(&p->all_sum), p->all_n), p->t_start, t, true);
 }
 
 static void unconf_event(void *priv, const struct bn_cev *ev)
@@ -560,7 +623,7 @@ static void unconf_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 
 	if (!p->active || !ibus_of(s, &i))
 		return;
-	p->all_sum += i;
+	bn_rsum_add(&p->all_sum, i, 1);
 	p->all_n++;
 	if (p->win_done)
 		return;
@@ -569,12 +632,40 @@ static void unconf_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	if (t >= w1) {
 		p->win_done = true;
 		if (p->win_n)
-			unconf_add(p, mean_a(p->win_sum, p->win_n), w0, w1, false);
+			unconf_add(p, mean_a(bn_rsum_total(&p->win_sum), p->win_n), w0, w1, false);
 		return;
 	}
 	if (t >= w0) {
-		p->win_sum += i;
+		bn_rsum_add(&p->win_sum, i, 1);
 		p->win_n++;
+	}
+}
+
+static void unconf_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct unconf_priv *p = priv;
+	bn_time_us w0, w1;
+	long a, b;
+	double i;
+
+	if (!p->active || !ibus_of(s, &i))
+		return;
+	bn_rsum_add(&p->all_sum, i, n);
+	p->all_n += n;
+	if (p->win_done)
+		return;
+	w0 = p->t_start + UNCONF_TESTER_DELAY_US;
+	w1 = w0 + p->avg_us;
+	/* [a, b) falls in the window; b, if in the run, closes it */
+	b = bn_first_at(t, 0, n, w1);
+	a = bn_first_at(t, 0, b, w0);
+	if (b > a)
+		bn_rsum_add(&p->win_sum, i, b - a);
+	p->win_n += b - a;
+	if (b < n) {
+		p->win_done = true;
+		if (p->win_n)
+			unconf_add(p, mean_a(bn_rsum_total(&p->win_sum), p->win_n), w0, w1, false);
 	}
 }
 
@@ -613,6 +704,7 @@ static const struct bn_rule rule_unconfigured_iunit = {
 	.begin = unconf_begin,
 	.event = unconf_event,
 	.sample = unconf_sample,
+	.hold = unconf_hold,
 	.end = unconf_end,
 };
 
@@ -688,6 +780,15 @@ static void cfg_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 		wavg_sample(&p->w, t, i);
 }
 
+static void cfg_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct cfg_priv *p = priv;
+	double i;
+
+	if (p->configured && !p->suspended && ibus_of(s, &i))
+		wavg_hold(&p->w, t, n, i);
+}
+
 static void cfg_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct cfg_priv *p = priv;
@@ -719,6 +820,7 @@ static const struct bn_rule rule_configured_bmaxpower = {
 	.begin = cfg_begin,
 	.event = cfg_event,
 	.sample = cfg_sample,
+	.hold = cfg_hold,
 	.end = cfg_end,
 };
 
@@ -806,6 +908,14 @@ static void conn_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	}
 }
 
+/* Only the first sample of a run can turn attached into waiting: the rest
+ * find it done. */
+static void conn_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	if (n > 0)
+		conn_sample(priv, t[0], s);
+}
+
 static void conn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct conn_priv *p = priv;
@@ -860,6 +970,7 @@ static const struct bn_rule rule_connect_time = {
 	.begin = conn_begin,
 	.event = conn_event,
 	.sample = conn_sample,
+	.hold = conn_hold,
 	.end = conn_end,
 };
 
