@@ -24,7 +24,7 @@
 
 /* Frames per block: big enough to amortise the hand-over between the
  * reading thread and the judging one, small enough to stay in cache. */
-#define REPLAY_BLOCK_FRAMES 8192
+#define REPLAY_BLOCK_FRAMES 65536
 /* Blocks in flight between them. */
 #define REPLAY_BLOCKS 4
 /* Times of repeated frames handed to the engine at once. */
@@ -45,14 +45,15 @@ static inline double snap_1e8(double v)
 	return ((v * 1e8 + big) - big) / 1e8;
 }
 
-/* Bitwise, as stored: -0 and 0 differ, a NaN equals itself. */
-static inline bool frame_eq(const float *a, const float *b, int n)
+/* Frame i of the columns equals prev, bitwise, as stored: -0 and 0
+ * differ, a NaN equals itself. */
+static inline bool frame_eq(float *const *col, long i, const float *prev, int n)
 {
 	for (int j = 0; j < n; j++) {
 		uint32_t x, y;
 
-		memcpy(&x, &a[j], sizeof(x));
-		memcpy(&y, &b[j], sizeof(y));
+		memcpy(&x, &col[j][i], sizeof(x));
+		memcpy(&y, &prev[j], sizeof(y));
 		if (x != y)
 			return false;
 	}
@@ -63,7 +64,8 @@ static inline bool frame_eq(const float *a, const float *b, int n)
  * another (and the file's SHA-256 is taken in a third): on a noisy
  * capture inflating costs about as much as judging. */
 struct block {
-	float *v;
+	float *v;             /* n_sel columns of REPLAY_BLOCK_FRAMES */
+	float *col[BN_CH_COUNT];
 	long n;               /* frames, 0 at the end, < 0 on a read error */
 };
 
@@ -97,7 +99,7 @@ static void *reader_main(void *arg)
 		}
 		b = &rd->b[rd->head % REPLAY_BLOCKS];
 		pthread_mutex_unlock(&rd->mu);
-		n = bn_srr_read(rd->srr, b->v, REPLAY_BLOCK_FRAMES, &rd->err);
+		n = bn_srr_read_cols(rd->srr, b->col, REPLAY_BLOCK_FRAMES, &rd->err);
 		pthread_mutex_lock(&rd->mu);
 		b->n = n;
 		rd->head++;
@@ -118,6 +120,8 @@ static int reader_start(struct reader *rd, struct bn_srr *srr, int n_sel, struct
 		rd->b[i].v = malloc(sizeof(float) * (size_t)REPLAY_BLOCK_FRAMES * (size_t)n_sel);
 		if (!rd->b[i].v)
 			return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+		for (int j = 0; j < n_sel; j++)
+			rd->b[i].col[j] = rd->b[i].v + (size_t)j * REPLAY_BLOCK_FRAMES;
 	}
 	pthread_mutex_init(&rd->mu, NULL);
 	pthread_cond_init(&rd->cv, NULL);
@@ -524,7 +528,13 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
 		s.v[ch] = NAN;
 	while ((n = (b = reader_next(&rd))->n) > 0) {
-		const float *f = b->v;
+		/* The column pointers in a local array: its address does not
+		 * escape, so calls into the engine do not force reloads. */
+		float *colv[BN_CH_COUNT];
+		float *const *col = colv;
+
+		for (int j = 0; j < nsel; j++)
+			colv[j] = b->col[j];
 
 		if (r->o->stop_flag && *r->o->stop_flag) {
 			reader_stop(&rd);
@@ -536,7 +546,7 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 
 			/* A run of frames equal to the last (as stored): no
 			 * inference changes, and the engine takes them as repeats. */
-			if (have_prev && frame_eq(f, prev, nsel)) {
+			if (have_prev && frame_eq(col, i, prev, nsel)) {
 				long m = 0;
 
 				do {
@@ -551,12 +561,11 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 					tbuf[m++] = t;
 					i++;
 					k++;
-					f += nsel;
 					if (m == REPLAY_RUN_TIMES) {
 						bn_checks_sample_again_n(r->checks, tbuf, m);
 						m = 0;
 					}
-				} while (i < n && frame_eq(f, prev, nsel));
+				} while (i < n && frame_eq(col, i, prev, nsel));
 				bn_checks_sample_again_n(r->checks, tbuf, m);
 				continue;
 			}
@@ -567,8 +576,8 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 				next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
 			}
 			for (int j = 0; j < nsel; j++) {
-				prev[j] = f[j];
-				s.v[r->sel_ch[j]] = snap_1e8((double)f[j] * r->gain[j]);
+				prev[j] = col[j][i];
+				s.v[r->sel_ch[j]] = snap_1e8((double)col[j][i] * r->gain[j]);
 			}
 			have_prev = true;
 			if (r->inf.on)
@@ -576,7 +585,6 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 			bn_checks_sample(r->checks, t, &s);
 			i++;
 			k++;
-			f += nsel;
 		}
 		reader_release(&rd);
 	}

@@ -794,7 +794,8 @@ static int cur_fill(struct bn_srr *r, struct srr_cur *c, struct bn_err *err)
 	return BN_OK;
 }
 
-long bn_srr_read(struct bn_srr *r, float *frames, long max_frames, struct bn_err *err)
+static long srr_read(struct bn_srr *r, float *frames, float *const *cols, long max_frames,
+		     struct bn_err *err)
 {
 	long out = 0, want;
 	int ns;
@@ -804,7 +805,7 @@ long bn_srr_read(struct bn_srr *r, float *frames, long max_frames, struct bn_err
 	if (r->n_sel == 0)
 		return bn_err_set(err, BN_ERR_ARG, "%s: error: bn_srr_read before bn_srr_select",
 				  r->path);
-	if (max_frames < 0 || (max_frames > 0 && !frames))
+	if (max_frames < 0 || (max_frames > 0 && !frames && !cols))
 		return bn_err_set(err, BN_ERR_ARG, "%s: error: bn_srr_read of %ld frames into %p",
 				  r->path, max_frames, (void *)frames);
 	if (r->fail)
@@ -834,9 +835,9 @@ long bn_srr_read(struct bn_srr *r, float *frames, long max_frames, struct bn_err
 		for (int k = 0; k < ns; k++) {
 			struct srr_cur *c = &r->cur[k];
 			const float *s = c->buf + c->pos;
-			float *d = frames + (size_t)out * ns + k;
+			float *d = cols ? cols[k] + out : frames + (size_t)out * ns + k;
 
-			if (ns == 1) {
+			if (ns == 1 || cols) {
 				memcpy(d, s, (size_t)n * sizeof(float));
 			} else {
 				for (long i = 0; i < n; i++)
@@ -848,6 +849,16 @@ long bn_srr_read(struct bn_srr *r, float *frames, long max_frames, struct bn_err
 	}
 	r->left -= out;
 	return out;
+}
+
+long bn_srr_read(struct bn_srr *r, float *frames, long max_frames, struct bn_err *err)
+{
+	return srr_read(r, frames, NULL, max_frames, err);
+}
+
+long bn_srr_read_cols(struct bn_srr *r, float *const cols[], long max_frames, struct bn_err *err)
+{
+	return srr_read(r, NULL, cols, max_frames, err);
 }
 
 void bn_srr_close(struct bn_srr *r)

@@ -59,6 +59,9 @@ int bn_srr_select(struct bn_srr *r, int n, const int ch_idx[], struct bn_err *er
  * corrupt or truncated member, naming it; that error is sticky. Stops at
  * the shortest selected channel. */
 long bn_srr_read(struct bn_srr *r, float *frames, long max_frames, struct bn_err *err);
+/* The same into one array per selected channel (cols[k][0..]): no
+ * interleaving, for a reader that takes the channels apart again. */
+long bn_srr_read_cols(struct bn_srr *r, float *const cols[], long max_frames, struct bn_err *err);
 void bn_srr_close(struct bn_srr *r);
 
 #endif
