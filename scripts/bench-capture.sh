@@ -6,13 +6,14 @@
 #   replay: `bcbench replay` (every rule) vs libsigrok's sr_session_load with
 #           a callback that only sums the samples, on the same file: a 45-min
 #           dead-battery capture from the simulated bench (4 ch at 5 kHz,
-#           54 M samples) and a noisy synthetic one (5 ch, 52 M samples)
+#           54 M samples) and a noisy synthetic one (5 ch, 52 M samples),
+#           each timed as a whole process (start to exit)
 #   rss:    peak RSS of writing and of replay, small and large capture
 # Usage: bench-capture.sh BCBENCH SR_PEER
 set -u
 BCBENCH=${1:-build/bcbench}
 PEER=${2:-build/bench/sr_peer}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 TMP=$(mktemp -d /tmp/bcbench-bcap.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -63,7 +64,8 @@ for c in dbp5k noisy; do
 	n=$("$PEER" read-sigrok "$file" 2>/dev/null | field samples)
 	secs=$(secs_of "$@")
 	replay=$(echo "$n $secs" | awk '{ printf "%.0f", $1 / $2 }')
-	raw=$(rate_of "$PEER" read-sigrok "$file")
+	# both sides timed the same way: the whole process, start to exit
+	raw=$(echo "$n $(secs_of "$PEER" read-sigrok "$file")" | awk '{ printf "%.0f", $1 / $2 }')
 	printf '%-30s %12s %12s %12s %7sx\n' "$c" "$n" "$(msps "$replay")" "$(msps "$raw")" "$(ratio "$replay" "$raw")"
 done
 

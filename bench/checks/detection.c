@@ -184,6 +184,10 @@ static void det_res_add(struct det_session *s, double x)
 {
 	if (x == 0.0 || (s->res > 0.0 && s->res < DET_RES_FLOOR))
 		return;
+	/* Almost every step is a multiple of the estimate already: a division
+	 * tells so far cheaper than fmod, and the gcd would return res. */
+	if (s->res > 0.0 && fabs(x - nearbyint(x / s->res) * s->res) < DET_RES_TOL)
+		return;
 	s->res = s->res > 0.0 ? fgcd(s->res, x) : fabs(x);
 }
 
@@ -378,7 +382,9 @@ static void det_sample(void *priv, bn_time_us t, const struct bn_sample *smp)
 	}
 	/* A repeated sample adds nothing the estimate has not seen (the
 	 * divisor already divides dp - dm): skip the gcd on the hot path. */
-	if (!s->have_prev) {
+	if (s->res > 0.0 && s->res < DET_RES_FLOOR) {
+		/* the estimate is final: nothing to add */
+	} else if (!s->have_prev) {
 		det_res_add(s, dp - dm);
 	} else if (dp != s->prev_dp || dm != s->prev_dm) {
 		det_res_add(s, dp - s->prev_dp);
