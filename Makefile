@@ -61,7 +61,21 @@ TEST_LIB_SRC := $(sort $(wildcard tests/unit/lib/*.c))
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbcbench.a $(TEST_LIB_SRC) $(wildcard tests/unit/lib/*.h)
 	@mkdir -p $(dir $@)
 	@echo '  TEST    $@'
-	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(TEST_LIB_SRC) $(BUILD)/libbcbench.a $(LDLIBS_ALL)
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) $(TEST_LDFLAGS_$*) -o $@ $< $(TEST_LIB_SRC) $(TEST_SRC_$*) $(BUILD)/libbcbench.a $(LDLIBS_ALL)
+
+# A test's own link flags and extra sources (a link seam such as
+# -Wl,--wrap=ftdi_new and the fake behind it) live beside it in
+# tests/unit/NAME.mk as TEST_LDFLAGS_NAME and TEST_SRC_NAME.
+-include $(sort $(wildcard tests/unit/*.mk))
+
+# Programs the tests talk to (tests/emu/*.c: an instrument emulator on a
+# pseudo-terminal, ...), plain C, none of the library.
+EMU_SRC := $(sort $(wildcard tests/emu/*.c))
+EMU_BIN := $(EMU_SRC:tests/emu/%.c=$(BUILD)/emu/%)
+$(BUILD)/emu/%: tests/emu/%.c
+	@mkdir -p $(dir $@)
+	@echo '  EMU     $@'
+	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< -lutil -lm
 
 # Firmware under test built as shared objects (faulty variants, the
 # reference as a .so to prove loading by path).
@@ -90,12 +104,12 @@ $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libbcbench.a
 check: deps
 	$(MAKE) --no-print-directory all units $(BUILD)/fw/reference.so
 	@set -e; fails=0; for t in $(UNIT_BIN); do \
-		echo "== $$t"; BN_FWDIR=$(BUILD)/fw $$t || fails=$$((fails+1)); done; \
-	echo "== integration"; BCBENCH=$(BUILD)/bcbench FWDIR=$(BUILD)/fw sh tests/integration/run.sh || fails=$$((fails+1)); \
+		echo "== $$t"; BN_FWDIR=$(BUILD)/fw BN_EMUDIR=$(BUILD)/emu $$t || fails=$$((fails+1)); done; \
+	echo "== integration"; BCBENCH=$(BUILD)/bcbench FWDIR=$(BUILD)/fw EMUDIR=$(BUILD)/emu sh tests/integration/run.sh || fails=$$((fails+1)); \
 	if [ $$fails -ne 0 ]; then echo "make check: $$fails test program(s) failed"; exit 1; fi; \
 	echo "make check: all tests passed"
 
-units: $(UNIT_BIN)
+units: $(UNIT_BIN) $(EMU_BIN)
 
 demo: deps
 	$(MAKE) --no-print-directory all
