@@ -56,6 +56,13 @@ struct run_ctx {
 	double rate_hz;
 	unsigned chan_mask;
 	struct bn_sigrok_cap *dev;
+	/* The instruments the steps drive: the caller's, or the simulated
+	 * ones on the world (own_*). */
+	struct bn_fixture *fx, own_fx;
+	struct bn_load *ld, own_ld;
+	struct bn_supply *sp, own_sp;
+	bool connected;              /* the port network is on the data lines */
+	bool safed;                  /* bench_safe() ran after the last step */
 	int64_t dev_k;               /* frames taken from the device */
 	double wall0_s;              /* wall time of world time 0 */
 	struct bn_cev *evq;          /* world events waiting for the device's frames */
@@ -594,6 +601,152 @@ static void run_check(struct run_ctx *c, const struct bn_step *st)
 		bn_report_event(c->rep, bn_world_now(c->world), "check", st->checks[i]);
 }
 
+/* ---- the instruments ---- */
+
+/* An instrument that fails mid-run is a bench fault (exit 3), whatever
+ * its own code; a refused command (hard limits) stays what it is. */
+static int bench_fault(int rc, struct bn_err *err)
+{
+	if (rc >= 0 || rc == BN_ERR_ARG || rc == BN_ERR_INTR)
+		return rc;
+	err->code = BN_ERR_FAULT;
+	return BN_ERR_FAULT;
+}
+
+static int bench_connect(struct run_ctx *c, struct bn_err *err)
+{
+	int rc = BN_OK;
+
+	if (!c->connected && c->fx->ops->connect)
+		rc = c->fx->ops->connect(c->fx->priv, c->port.name, err);
+	if (rc == BN_OK)
+		c->connected = true;
+	return bench_fault(rc, err);
+}
+
+/* VBUS onto a port whose network is made first, as a plug would. */
+static int bench_vbus(struct run_ctx *c, bool on, struct bn_err *err)
+{
+	int rc = on ? bench_connect(c, err) : BN_OK;
+
+	if (rc == BN_OK && c->fx->ops->vbus)
+		rc = bench_fault(c->fx->ops->vbus(c->fx->priv, on, err), err);
+	return rc;
+}
+
+static int bench_unplug(struct run_ctx *c, struct bn_err *err)
+{
+	int rc = bench_vbus(c, false, err);
+
+	if (rc == BN_OK && c->fx->ops->disconnect)
+		rc = bench_fault(c->fx->ops->disconnect(c->fx->priv, err), err);
+	if (rc == BN_OK)
+		c->connected = false;
+	return rc;
+}
+
+/* The setpoint with the input off, then the load path, then the input:
+ * the load never sinks a stale setpoint. Off goes the other way. */
+static int bench_load(struct run_ctx *c, double amps, struct bn_err *err)
+{
+	const struct bn_load_ops *l = c->ld->ops;
+	int rc = BN_OK;
+
+	if (amps > 0) {
+		rc = bn_guard_load(c->o->guard, amps, 0.0, err);
+		if (rc == BN_OK && l->set_current)
+			rc = l->set_current(c->ld->priv, amps, err);
+		if (rc == BN_OK && c->fx->ops->load_path)
+			rc = c->fx->ops->load_path(c->fx->priv, true, err);
+		if (rc == BN_OK && l->enable)
+			rc = l->enable(c->ld->priv, true, err);
+	} else {
+		if (l->enable)
+			rc = l->enable(c->ld->priv, false, err);
+		if (rc == BN_OK && c->fx->ops->load_path)
+			rc = c->fx->ops->load_path(c->fx->priv, false, err);
+	}
+	return bench_fault(rc, err);
+}
+
+/* The charger behind the port, where a programmable supply plays it:
+ * its open-circuit voltage and the current where its curve ends. */
+static int bench_supply_start(struct run_ctx *c, struct bn_err *err)
+{
+	const struct bn_supply_ops *p = c->sp->ops;
+	double v = 0.0, ilim = 0.0;
+	int rc;
+
+	if (!c->have_charger || c->charger.n_points < 1)
+		return BN_OK;
+	v = c->charger.v_v[0];
+	for (int i = 0; i < c->charger.n_points; i++)
+		if (c->charger.v_v[i] > 0)
+			ilim = c->charger.i_a[i];
+	rc = bn_guard_supply(c->o->guard, v, ilim, err);
+	if (rc == BN_OK && p->set_voltage)
+		rc = p->set_voltage(c->sp->priv, v, err);
+	if (rc == BN_OK && ilim > 0 && p->set_current_limit)
+		rc = p->set_current_limit(c->sp->priv, ilim, err);
+	if (rc == BN_OK && p->enable)
+		rc = p->enable(c->sp->priv, true, err);
+	return bench_fault(rc, err);
+}
+
+/* Load off, supply off, then the fixture (VBUS off, load path and data
+ * lines open): every instrument is tried, the first failure is kept. */
+static int bench_safe(struct run_ctx *c, struct bn_err *err)
+{
+	int rc = BN_OK, r;
+
+	if (c->ld && c->ld->ops && c->ld->ops->safe) {
+		r = c->ld->ops->safe(c->ld->priv, err);
+		rc = rc < 0 ? rc : r;
+	}
+	if (c->sp && c->sp->ops && c->sp->ops->safe) {
+		r = c->sp->ops->safe(c->sp->priv, err);
+		rc = rc < 0 ? rc : r;
+	}
+	if (c->fx && c->fx->ops && c->fx->ops->safe) {
+		r = c->fx->ops->safe(c->fx->priv, err);
+		rc = rc < 0 ? rc : r;
+	}
+	c->connected = false;
+	c->safed = true;
+	return rc;
+}
+
+/* The caller's instruments, or the simulated ones on the world. */
+static int bench_open(struct run_ctx *c, struct bn_err *err)
+{
+	struct bn_backend_open bo = { .world = c->world, .datadir = c->o->datadir };
+	int rc = BN_OK;
+
+	c->fx = c->o->fixture;
+	c->ld = c->o->load;
+	c->sp = c->o->supply;
+	if (!c->fx) {
+		rc = bn_fixture_open(&c->own_fx, "sim", &bo, err);
+		c->fx = &c->own_fx;
+	}
+	if (rc == BN_OK && !c->ld) {
+		rc = bn_load_open(&c->own_ld, "sim", &bo, err);
+		c->ld = &c->own_ld;
+	}
+	if (rc == BN_OK && !c->sp) {
+		rc = bn_supply_open(&c->own_sp, "sim", &bo, err);
+		c->sp = &c->own_sp;
+	}
+	return rc;
+}
+
+static void bench_close_own(struct run_ctx *c)
+{
+	bn_load_close(&c->own_ld);
+	bn_supply_close(&c->own_sp);
+	bn_fixture_close(&c->own_fx);
+}
+
 static int run_steps(struct run_ctx *c, struct bn_err *err)
 {
 	for (int i = 0; i < c->scn.n_steps; i++) {
@@ -601,9 +754,9 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 		int rc = BN_OK;
 
 		switch (st->kind) {
-		case BN_STEP_VBUS: bn_world_vbus(c->world, st->on); break;
-		case BN_STEP_PLUG: bn_world_plug(c->world); break;
-		case BN_STEP_UNPLUG: bn_world_unplug(c->world); break;
+		case BN_STEP_VBUS: rc = bench_vbus(c, st->on, err); break;
+		case BN_STEP_PLUG: rc = bench_connect(c, err); break;
+		case BN_STEP_UNPLUG: rc = bench_unplug(c, err); break;
 		case BN_STEP_WAIT:
 			if (c->dev)
 				rc = wait_paced(c, st->dur_us, err);
@@ -611,7 +764,7 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 				rc = bn_world_run_until(c->world, bn_world_now(c->world) + st->dur_us,
 							err);
 			break;
-		case BN_STEP_LOAD: bn_world_load(c->world, st->load_off ? 0.0 : st->load_a); break;
+		case BN_STEP_LOAD: rc = bench_load(c, st->load_off ? 0.0 : st->load_a, err); break;
 		case BN_STEP_SUSPEND: bn_world_bus_suspend(c->world, true); break;
 		case BN_STEP_RESUME: bn_world_bus_suspend(c->world, false); break;
 		case BN_STEP_MARK: {
@@ -845,6 +998,11 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	rc = bn_world_new(&wc, &c->world, err);
 	if (rc < 0)
 		goto out;
+	if (o->world_hook)
+		o->world_hook(o->world_hook_user, c->world);
+	rc = bench_open(c, err);
+	if (rc < 0)
+		goto out;
 	fill_report_meta(c);
 	rc = start_checks(c, err);
 	if (rc < 0)
@@ -861,8 +1019,21 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	}
 
 	/* From here the bench runs: every outcome is in the report. */
-	rc = run_steps(c, &run_err);
-	bn_world_safe_state(c->world);
+	rc = bench_supply_start(c, &run_err);
+	if (rc == BN_OK)
+		rc = run_steps(c, &run_err);
+	{
+		struct bn_err serr = { 0 };
+
+		/* A bench that cannot reach its safe state must say so loudly:
+		 * the run is an error whatever it measured. */
+		if (bench_safe(c, &serr) < 0) {
+			bn_err_log("SAFE STATE NOT REACHED: %s", serr.msg);
+			if (rc == BN_OK)
+				rc = bn_err_set(&run_err, BN_ERR_FAULT, "safe state not reached: %s",
+						serr.msg);
+		}
+	}
 	if (c->dev) {
 		struct bn_err derr = { 0 };
 		int rc2 = bn_sigrok_cap_stop(c->dev, &derr);
@@ -912,6 +1083,14 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	}
 	rc = BN_OK;
 out:
+	if (c->fx && !c->safed) {
+		struct bn_err serr = { 0 };
+
+		/* Every path that touched an instrument leaves it safe. */
+		if (bench_safe(c, &serr) < 0)
+			bn_err_log("SAFE STATE NOT REACHED: %s", serr.msg);
+	}
+	bench_close_own(c);
 	if (c->dev)
 		bn_sigrok_cap_close(c->dev);
 	for (int i = 0; i < c->evq_nstr; i++)

@@ -16,6 +16,8 @@
 #include <stdio.h>
 
 #include "core/err.h"
+#include "hil/backend.h"
+#include "hil/guard.h"
 #include "hil/sigrok_cap.h"
 #include "report/report.h"
 
@@ -33,6 +35,19 @@ struct bn_run_opts {
 	 * are judged, and the scenario runs in real time. NULL: the
 	 * simulated bench's samples. */
 	const struct bn_sigrok_cap_opts *capture_dev;
+	/* The bench's instruments, opened by the caller (bcbench: from
+	 * bench.conf). A NULL one is the simulated backend on the run's
+	 * world. The runner drives them and puts them in their safe state on
+	 * every path; the caller closes them. */
+	struct bn_fixture *fixture;
+	struct bn_load *load;
+	struct bn_supply *supply;
+	const struct bn_guard *guard;   /* hard limits; NULL: none */
+	/* Called once the simulated world exists, before the first step:
+	 * fake hardware in the tests drives it (the FTDI fake turns decoded
+	 * switch states into plug and VBUS). */
+	void (*world_hook)(void *user, struct bn_world *w);
+	void *world_hook_user;
 	FILE *progress;             /* one line per step result; NULL: silent */
 	volatile const sig_atomic_t *stop_flag;
 	int livelock_wakes;         /* 0: default */

@@ -870,6 +870,31 @@ int bn_world_run_until(struct bn_world *w, bn_time_us t_end, struct bn_err *err)
 	}
 }
 
+const struct bn_port_profile *bn_world_port(const struct bn_world *w)
+{
+	return w->cfg.port;
+}
+
+const struct bn_sample *bn_world_sample_now(const struct bn_world *w)
+{
+	return &w->cur;
+}
+
+double bn_world_load_a(const struct bn_world *w)
+{
+	return w->load_a;
+}
+
+bool bn_world_plugged(const struct bn_world *w)
+{
+	return w->plugged;
+}
+
+bool bn_world_vbus_switch(const struct bn_world *w)
+{
+	return w->vbus_switch;
+}
+
 bn_time_us bn_world_now(const struct bn_world *w)
 {
 	return w->now;

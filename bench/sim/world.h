@@ -73,6 +73,15 @@ void bn_world_safe_state(struct bn_world *w);
  * the cause in err; BN_ERR_INTR when stop_flag was set. */
 int bn_world_run_until(struct bn_world *w, bn_time_us t_end, struct bn_err *err);
 bn_time_us bn_world_now(const struct bn_world *w);
+/* The port profile the world emulates. */
+const struct bn_port_profile *bn_world_port(const struct bn_world *w);
+/* What the bench would measure now (the next capture tick's sample). */
+const struct bn_sample *bn_world_sample_now(const struct bn_world *w);
+/* The load the bench sinks now (A). */
+double bn_world_load_a(const struct bn_world *w);
+/* Whether the plug is in and the fixture's VBUS switch closed. */
+bool bn_world_plugged(const struct bn_world *w);
+bool bn_world_vbus_switch(const struct bn_world *w);
 
 /* Last value the firmware reported for key, NULL if never. */
 const char *bn_world_telemetry(const struct bn_world *w, const char *key);
