@@ -16,6 +16,8 @@
 #include "capture/chanmap.h"
 #include "capture/events.h"
 #include "capture/replay.h"
+#include "hil/bench_hw.h"
+#include "hil/lock.h"
 #include "report/report.h"
 #include "scenario/runner.h"
 
@@ -52,7 +54,8 @@ static const char usage_main[] =
 
 static const char usage_run[] =
 	"Usage: bcbench run SCENARIO [--conf FILE] [--out DIR] [--datadir DIR]\n"
-	"                   [--limits FILE] [--firmware NAME|FILE.so] [-v] [-q]\n"
+	"                   [--limits FILE] [--firmware NAME|FILE.so] [--wait SECONDS]\n"
+	"                   [-v] [-q]\n"
 	"Run SCENARIO (.scn) on the configured bench (the simulated bench by default),\n"
 	"print each result as it is judged, and write DIR/report.json atomically\n"
 	"(schema bcbench-report/1). On SIGINT or SIGTERM the bench goes to its safe\n"
@@ -68,6 +71,8 @@ static const char usage_run[] =
 	"                      wins over the scenario's and bench.conf's\n"
 	"  -f, --firmware FW   run this firmware (\"reference\" or a .so) instead of the\n"
 	"                      scenario's or the device declaration's\n"
+	"  -w, --wait SECONDS  when the bench is in use (its lock is held), queue for it\n"
+	"                      this long instead of exiting 3 at once\n"
 	"  -v, --verbose       more log output (repeat for debug: every bench event)\n"
 	"  -q, --quiet         print only the summary\n"
 	"  -h, --help          this help\n"
@@ -144,6 +149,7 @@ static int cmd_run(int argc, char **argv)
 		{ "datadir", required_argument, NULL, 'd' },
 		{ "limits", required_argument, NULL, 'l' },
 		{ "firmware", required_argument, NULL, 'f' },
+		{ "wait", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -158,11 +164,23 @@ static int cmd_run(int argc, char **argv)
 	struct bn_run_opts ro;
 	struct bn_sigrok_cap_opts dev = { 0 };
 	struct sigaction sa;
+	struct bn_bench_hw hw;
+	struct bn_lock lock = { .fd = -1 };
+	double wait_s = 0;
+	char *end;
 	int verbose = 0, quiet = 0, c, rc, exit_code;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:o:d:l:f:vqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:o:d:l:f:w:vqh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'w':
+			wait_s = strtod(optarg, &end);
+			if (end == optarg || *end || wait_s < 0) {
+				fprintf(stderr, "bcbench run: --wait \"%s\": expected seconds (0 or more)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'c': conf_path = optarg; break;
 		case 'o': out_dir = optarg; break;
 		case 'd': datadir = optarg; break;
@@ -234,15 +252,43 @@ static int cmd_run(int argc, char **argv)
 		}
 		ro.capture_dev = &dev;
 	}
+	/* One run drives one bench: the lock comes before any instrument is
+	 * touched and goes after the safe state and the report. */
+	if (!strcmp(conf.lock, "yes") || (!strcmp(conf.lock, "auto") && bn_conf_has_hardware(&conf))) {
+		char who[400], name[128];
+
+		bn_bench_lock_name(&conf, name, sizeof(name));
+		snprintf(who, sizeof(who), "bcbench run %.300s", argv[optind]);
+		if (wait_s > 0 && !quiet)
+			fprintf(stderr, "bcbench: waiting up to %.0f s for the bench \"%s\"\n", wait_s, name);
+		rc = bn_lock_take(&lock, conf.lock_dir, name, wait_s, who, &stop_requested, &err);
+		if (rc < 0) {
+			fprintf(stderr, "bcbench: %s\n", err.msg);
+			return bn_err_exit_code(rc);
+		}
+	}
+	rc = bn_bench_hw_open(&hw, &conf, datadir, &err);
+	if (rc < 0) {
+		fprintf(stderr, "bcbench: %s\n", err.msg);
+		bn_lock_release(&lock);
+		return bn_err_exit_code(rc);
+	}
+	ro.fixture = hw.fixture.ops ? &hw.fixture : NULL;
+	ro.load = hw.load.ops ? &hw.load : NULL;
+	ro.supply = hw.supply.ops ? &hw.supply : NULL;
+	ro.guard = &hw.guard;
 	bn_report_init(&rep);
 	if (!quiet)
-		printf("bcbench %s: %s on the %s bench%s%s\n", BN_VERSION, argv[optind], conf.backend,
+		printf("bcbench %s: %s on the %s bench%s%s\n", BN_VERSION, argv[optind],
+		       ro.fixture ? hw.fixture.ops->name : conf.backend,
 		       conf.capture_driver[0] ? ", captured by sigrok:" : "", conf.capture_driver);
 	rc = bn_run_scenario(&ro, &rep, &err);
+	bn_bench_hw_close(&hw);
 	if (rc < 0) {
 		/* Bad input: nothing ran, no report claims anything. */
 		fprintf(stderr, "%s\n", err.msg);
 		bn_report_free(&rep);
+		bn_lock_release(&lock);
 		return bn_err_exit_code(rc);
 	}
 	if (stop_requested)
@@ -253,11 +299,13 @@ static int cmd_run(int argc, char **argv)
 		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
 		print_summary(&rep, NULL);
 		bn_report_free(&rep);
+		bn_lock_release(&lock);
 		return 3;
 	}
 	print_summary(&rep, report_path);
 	exit_code = bn_report_exit_code(&rep);
 	bn_report_free(&rep);
+	bn_lock_release(&lock);
 	return exit_code;
 }
 

@@ -14,6 +14,71 @@ void bn_conf_defaults(struct bn_conf *c)
 	memset(c, 0, sizeof(*c));
 	snprintf(c->backend, sizeof(c->backend), "sim");
 	snprintf(c->out, sizeof(c->out), "reports");
+	snprintf(c->fixture, sizeof(c->fixture), "sim");
+	snprintf(c->load, sizeof(c->load), "sim");
+	snprintf(c->supply, sizeof(c->supply), "sim");
+	snprintf(c->lock, sizeof(c->lock), "auto");
+	c->instrument_retries = -1;
+}
+
+int bn_conf_has_hardware(const struct bn_conf *c)
+{
+	return strcmp(c->fixture, "sim") || strcmp(c->load, "sim") || strcmp(c->supply, "sim") ||
+	       c->capture_driver[0] || c->dut_usb[0] || c->console[0];
+}
+
+/* "sim" or NAME:SPEC with NAME one of the role's real backends. */
+static int parse_role(char *dst, size_t len, const char *key, const char *val, const char *real,
+		      const char *example, const char *path, int lineno, struct bn_err *err)
+{
+	size_t n = strlen(real);
+
+	if (strcmp(val, "sim") && (strncmp(val, real, n) || (val[n] && val[n] != ':')))
+		return bn_err_set(err, BN_ERR_DATA, "%s:%d: error: %s \"%s\": expected sim or %s",
+				  path, lineno, key, val, example);
+	if (!strcmp(key, "load") || !strcmp(key, "supply")) {
+		if (strcmp(val, "sim") && (!val[n] || !val[n + 1]))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s:%d: error: %s \"%s\": expected %s (the serial port)",
+					  path, lineno, key, val, example);
+	}
+	if (strlen(val) >= len)
+		return bn_err_set(err, BN_ERR_DATA, "%s:%d: error: %s: value too long", path, lineno, key);
+	snprintf(dst, len, "%s", val);
+	return BN_OK;
+}
+
+/* "15W", "15 W", "15000mW", "15". */
+static int parse_watts(const char *val, double *out)
+{
+	char *end;
+	double v = strtod(val, &end);
+
+	while (*end == ' ')
+		end++;
+	if (end == val || !(v > 0))
+		return BN_ERR_DATA;
+	if (!strcmp(end, "mW"))
+		v /= 1000.0;
+	else if (*end && strcmp(end, "W"))
+		return BN_ERR_DATA;
+	*out = v;
+	return BN_OK;
+}
+
+static int parse_limit(double *dst, const char *key, const char *val, enum bn_dim dim,
+		       const char *example, const char *path, int lineno, struct bn_err *err)
+{
+	char why[160] = "";
+	double v = 0;
+	int rc = dim == BN_DIM_NONE ? parse_watts(val, &v)
+				    : bn_quantity_parse(val, dim, &v, why, sizeof(why));
+
+	if (rc < 0 || !(v > 0))
+		return bn_err_set(err, BN_ERR_DATA, "%s:%d: error: %s \"%s\": expected a positive %s",
+				  path, lineno, key, val, example);
+	*dst = v;
+	return BN_OK;
 }
 
 static char *trim(char *s)
@@ -127,10 +192,72 @@ int bn_conf_load(const char *path, struct bn_conf *c, struct bn_err *err)
 						path, lineno, val);
 			else
 				c->capture_rate_hz = hz;
+		} else if (!strcmp(key, "fixture")) {
+			rc = parse_role(c->fixture, sizeof(c->fixture), key, val, "ftdi",
+					"ftdi[:VID:PID[:SERIAL]] or ftdi:DESCRIPTION", path, lineno, err);
+		} else if (!strcmp(key, "load")) {
+			rc = parse_role(c->load, sizeof(c->load), key, val, "scpi", "scpi:PORT[@BAUD]",
+					path, lineno, err);
+		} else if (!strcmp(key, "supply")) {
+			rc = parse_role(c->supply, sizeof(c->supply), key, val, "scpi", "scpi:PORT[@BAUD]",
+					path, lineno, err);
+		} else if (!strcmp(key, "fixture_file")) {
+			snprintf(c->fixture_file, sizeof(c->fixture_file), "%s", val);
+		} else if (!strcmp(key, "load_dialect")) {
+			snprintf(c->load_dialect, sizeof(c->load_dialect), "%s", val);
+		} else if (!strcmp(key, "supply_dialect")) {
+			snprintf(c->supply_dialect, sizeof(c->supply_dialect), "%s", val);
+		} else if (!strcmp(key, "dut_usb")) {
+			snprintf(c->dut_usb, sizeof(c->dut_usb), "%s", val);
+		} else if (!strcmp(key, "console")) {
+			snprintf(c->console, sizeof(c->console), "%s", val);
+		} else if (!strcmp(key, "lock_dir")) {
+			snprintf(c->lock_dir, sizeof(c->lock_dir), "%s", val);
+		} else if (!strcmp(key, "lock")) {
+			if (strcmp(val, "auto") && strcmp(val, "yes") && strcmp(val, "no"))
+				rc = bn_err_set(err, BN_ERR_DATA,
+						"%s:%d: error: lock \"%s\": expected auto, yes or no", path,
+						lineno, val);
+			else
+				snprintf(c->lock, sizeof(c->lock), "%s", val);
+		} else if (!strcmp(key, "max_load")) {
+			rc = parse_limit(&c->max_load_a, key, val, BN_DIM_A, "current such as 3A", path,
+					 lineno, err);
+		} else if (!strcmp(key, "max_vbus")) {
+			rc = parse_limit(&c->max_vbus_v, key, val, BN_DIM_V, "voltage such as 5.5V", path,
+					 lineno, err);
+		} else if (!strcmp(key, "max_power")) {
+			rc = parse_limit(&c->max_power_w, key, val, BN_DIM_NONE, "power such as 15W", path,
+					 lineno, err);
+		} else if (!strcmp(key, "instrument_timeout")) {
+			double s_ = 0;
+			char why[160] = "";
+
+			if (bn_quantity_parse(val, BN_DIM_S, &s_, why, sizeof(why)) < 0 || !(s_ > 0) ||
+			    s_ > 600)
+				rc = bn_err_set(err, BN_ERR_DATA,
+						"%s:%d: error: instrument_timeout \"%s\": expected a time "
+						"such as 500ms (at most 600s)",
+						path, lineno, val);
+			else
+				c->instrument_timeout_ms = (int)(s_ * 1000.0 + 0.5);
+		} else if (!strcmp(key, "instrument_retries")) {
+			char *end;
+			long n = strtol(val, &end, 10);
+
+			if (*end || n < 0 || n > 10)
+				rc = bn_err_set(err, BN_ERR_DATA,
+						"%s:%d: error: instrument_retries \"%s\": expected 0 to 10",
+						path, lineno, val);
+			else
+				c->instrument_retries = (int)n;
 		} else {
 			rc = bn_err_set(err, BN_ERR_DATA,
 					"%s:%d: error: unknown key \"%s\" (expected backend, limits, datadir, out, "
-					"capture, capture_map, capture_rate)",
+					"capture, capture_map, capture_rate, fixture, fixture_file, load, "
+					"load_dialect, supply, supply_dialect, instrument_timeout, "
+					"instrument_retries, max_load, max_vbus, max_power, dut_usb, console, "
+					"lock, lock_dir)",
 					path, lineno, key);
 		}
 	}

@@ -12,6 +12,22 @@
  *                          VBUS=A0,IBUS=A1:scale=10:unit=A (capture/chanmap.h)
  *   capture_rate = RATE    the device's samplerate, e.g. 20kHz (default: the
  *                          scenario's capture rate)
+ *   fixture = sim          the port-emulation fixture: sim, or ftdi[:VID:PID[:SERIAL]]
+ *                          or ftdi:DESCRIPTION (default: the fixture file's match)
+ *   fixture_file = FILE    the fixture's wiring (a JSON file under fixtures/)
+ *   load = sim             the electronic load: sim, or scpi:PORT[@BAUD]
+ *   load_dialect = NAME    profiles/instruments/NAME.json (or a path)
+ *   supply = sim           the supply behind the port: sim, or scpi:PORT[@BAUD]
+ *   supply_dialect = NAME
+ *   instrument_timeout = TIME   query time-out (default 1s)
+ *   instrument_retries = N      retries after a time-out (default 2)
+ *   max_load = CURRENT     hard limits: a command beyond them is refused
+ *   max_vbus = VOLTAGE     before it is sent (e.g. 3A, 5.5V, 15W)
+ *   max_power = POWER
+ *   dut_usb = VID:PID[:SERIAL]  the real device under test, found through libusb
+ *   console = PORT[@BAUD]  the device's telemetry console
+ *   lock = auto|yes|no     the bench lock (auto: only when an instrument is real)
+ *   lock_dir = DIR         where lock files live (default /run/lock, else /tmp)
  * Errors read "FILE:LINE: error: ..." and name what was expected. */
 #ifndef BN_CORE_CONF_H
 #define BN_CORE_CONF_H
@@ -29,7 +45,23 @@ struct bn_conf {
 	char capture_map[512];
 	int capture_map_line;
 	double capture_rate_hz;     /* 0: the scenario's */
+	char fixture[256];          /* "sim" or "ftdi[:SPEC]" */
+	char fixture_file[512];
+	char load[256];
+	char load_dialect[512];
+	char supply[256];
+	char supply_dialect[512];
+	int instrument_timeout_ms;  /* 0: the backend's default */
+	int instrument_retries;     /* < 0: the backend's default */
+	double max_load_a, max_vbus_v, max_power_w; /* 0: no limit */
+	char dut_usb[128];
+	char console[256];
+	char lock[8];               /* "auto", "yes", "no" */
+	char lock_dir[512];
 };
+
+/* Whether any instrument is a real one (not sim). */
+int bn_conf_has_hardware(const struct bn_conf *c);
 
 void bn_conf_defaults(struct bn_conf *c);
 int bn_conf_load(const char *path, struct bn_conf *c, struct bn_err *err);

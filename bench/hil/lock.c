@@ -1,0 +1,114 @@
+#include "hil/lock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *bn_lock_default_dir(void)
+{
+	return access("/run/lock", W_OK) == 0 ? "/run/lock" : "/tmp";
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The holder's line, as it wrote it (empty when it is still writing). */
+static void read_holder(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+	char *nl;
+
+	buf[n > 0 ? n : 0] = '\0';
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	if (!buf[0])
+		snprintf(buf, len, "a process that has not said who it is");
+}
+
+static void write_holder(int fd, const char *who)
+{
+	char line[700], when[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	int n;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	n = snprintf(line, sizeof(line), "pid %ld (%s, since %s)\n", (long)getpid(),
+		     who && who[0] ? who : "bcbench", when);
+	if (ftruncate(fd, 0) == 0 && n > 0)
+		(void)!pwrite(fd, line, (size_t)n, 0);
+}
+
+int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wait_s,
+		 const char *who, volatile const sig_atomic_t *stop, struct bn_err *err)
+{
+	double t0 = mono_s();
+	char holder[700];
+
+	l->fd = -1;
+	if (!dir || !dir[0])
+		dir = bn_lock_default_dir();
+	snprintf(l->path, sizeof(l->path), "%s/bcbench-%s.lock", dir, name && name[0] ? name : "bench");
+	/* 0666 and no O_TRUNC: every lab user may queue on it; the holder
+	 * rewrites the content once it holds the lock. */
+	l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (l->fd < 0)
+		return bn_err_set(err, BN_ERR_IO, "bench lock %s: cannot open: %s", l->path,
+				  strerror(errno));
+	for (;;) {
+		if (flock(l->fd, LOCK_EX | LOCK_NB) == 0) {
+			write_holder(l->fd, who);
+			return BN_OK;
+		}
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			int e = errno;
+
+			close(l->fd);
+			l->fd = -1;
+			return bn_err_set(err, BN_ERR_IO, "bench lock %s: %s", l->path, strerror(e));
+		}
+		if (stop && *stop) {
+			close(l->fd);
+			l->fd = -1;
+			return bn_err_set(err, BN_ERR_INTR, "interrupted while waiting for the bench lock %s",
+					  l->path);
+		}
+		if (wait_s >= 0 && mono_s() - t0 >= wait_s)
+			break;
+		usleep(50000);
+	}
+	read_holder(l->fd, holder, sizeof(holder));
+	close(l->fd);
+	l->fd = -1;
+	if (wait_s > 0)
+		return bn_err_set(err, BN_ERR_FAULT,
+				  "bench \"%s\" is still in use after waiting %.0f s: held by %s; lock %s",
+				  name, wait_s, holder, l->path);
+	return bn_err_set(err, BN_ERR_FAULT,
+			  "bench \"%s\" is in use by %s; lock %s (--wait SECONDS queues for it)", name,
+			  holder, l->path);
+}
+
+void bn_lock_release(struct bn_lock *l)
+{
+	if (l->fd >= 0) {
+		/* Leave the file (others may be queued on it); say it is free. */
+		if (ftruncate(l->fd, 0) != 0) {
+			/* nothing to do: the lock goes with the descriptor */
+		}
+		flock(l->fd, LOCK_UN);
+		close(l->fd);
+	}
+	l->fd = -1;
+}

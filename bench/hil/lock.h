@@ -1,0 +1,33 @@
+/* The bench lock: one run drives one bench. An exclusive flock on
+ * DIR/bcbench-NAME.lock, NAME the fixture's (its file's stem, or the
+ * conf's name for the bench). The holder writes who it is into the file,
+ * so a run that finds the bench taken can name the holder. The kernel
+ * drops the lock when the holder dies, even on SIGKILL: no stale locks. */
+#ifndef BN_HIL_LOCK_H
+#define BN_HIL_LOCK_H
+
+#include <signal.h>
+
+#include "core/err.h"
+
+struct bn_lock {
+	int fd;             /* -1: not held */
+	char path[600];
+};
+
+/* The lock directory when bench.conf names none: /run/lock if writable,
+ * else /tmp. */
+const char *bn_lock_default_dir(void);
+
+/* Take the lock. wait_s 0: try once; > 0: wait up to that long; < 0:
+ * forever. who: one line saying who holds it (the command, the
+ * scenario). Taken: BN_OK. Held by another: BN_ERR_FAULT (exit 3),
+ * "bench \"NAME\" is in use by pid 123 (bcbench run dcp.scn, since
+ * 2026-12-04 05:40:02 UTC); lock DIR/bcbench-NAME.lock" (and how long it
+ * waited). A signal through stop: BN_ERR_INTR. A lock file that cannot be
+ * opened: BN_ERR_IO naming it. */
+int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wait_s,
+		 const char *who, volatile const sig_atomic_t *stop, struct bn_err *err);
+void bn_lock_release(struct bn_lock *l);
+
+#endif
