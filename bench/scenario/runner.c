@@ -944,6 +944,23 @@ static void snapshot_telemetry(struct run_ctx *c)
 	}
 }
 
+/* A scenario that asks the bench for more than its hard limits is bad
+ * input for this bench: refused before anything is switched. */
+static int check_hard_limits(struct run_ctx *c, struct bn_err *err)
+{
+	for (int i = 0; i < c->scn.n_steps; i++) {
+		const struct bn_step *st = &c->scn.steps[i];
+		struct bn_err e = { 0 };
+
+		if (st->kind != BN_STEP_LOAD || st->load_off)
+			continue;
+		if (bn_guard_load(c->o->guard, st->load_a, 0.0, &e) < 0)
+			return bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: %s", c->scn.path, st->line,
+					  st->col, e.msg);
+	}
+	return BN_OK;
+}
+
 int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct bn_err *err)
 {
 	struct run_ctx *c = calloc(1, sizeof(*c));
@@ -957,6 +974,8 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	c->o = o;
 	c->rep = rep;
 	rc = load_all(c, err);
+	if (rc == BN_OK)
+		rc = check_hard_limits(c, err);
 	if (rc < 0)
 		goto out;
 	c->rate_hz = c->scn.capture_rate_hz;
