@@ -244,10 +244,8 @@ const struct bn_supply_ops bn_supply_sim_ops = {
 
 /* ---- the arrays ---- */
 
-/* INTEGRATION: weak until the real backends land in this tree. */
+/* INTEGRATION: weak until the FTDI backend lands in this tree. */
 extern const struct bn_fixture_ops bn_fixture_ftdi_ops __attribute__((weak));
-extern const struct bn_load_ops bn_load_scpi_ops __attribute__((weak));
-extern const struct bn_supply_ops bn_supply_scpi_ops __attribute__((weak));
 
 static const struct bn_fixture_ops *const fixture_backends[] = {
 	&bn_fixture_sim_ops,

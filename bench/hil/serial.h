@@ -1,7 +1,8 @@
 /* A serial line to an instrument or a device console, through
  * libserialport: open by path, write with a time-out, read a line with a
  * time-out. Pseudo-terminals (the tests' instrument emulator) go through
- * the same calls; hil/serial.c says how it gets libserialport past a pty.
+ * the same calls, on termios underneath: libserialport 0.1.1 cannot open a
+ * pty (hil/serial.c and docs/instruments.md say what was measured).
  * Errors name the port: "/dev/ttyUSB0: read: timed out after 1000 ms". */
 #ifndef BN_HIL_SERIAL_H
 #define BN_HIL_SERIAL_H

@@ -16,6 +16,7 @@
 #include "core/log.h"
 #include "firmware/fw_load.h"
 #include "hil/sigrok_cap.h"
+#include "hil/usb_desc.h"
 #include "scenario/scenario.h"
 #include "sim/charger.h"
 #include "sim/dut.h"
@@ -788,11 +789,20 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 	return BN_OK;
 }
 
-static void fill_report_meta(struct run_ctx *c)
+/* The configurations the device advertised, as a host reads them: the
+ * sim device's are built into descriptor bytes and parsed back by the
+ * parser the real device's go through (hil/usb_desc.h). */
+static int read_configs(struct run_ctx *c, struct bn_usb_desc *usb, struct bn_err *err)
+{
+	const struct bcfw_config *cfg;
+	int n = bn_world_configs(c->world, &cfg);
+
+	return bn_usb_sim_configs(cfg, n, usb, err);
+}
+
+static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 {
 	struct bn_report *rep = c->rep;
-	const struct bcfw_config *cfg;
-	int n;
 
 	snprintf(rep->scenario_name, sizeof(rep->scenario_name), "%s", c->scn.name);
 	snprintf(rep->fw_name, sizeof(rep->fw_name), "%s", c->fw.fw->name);
@@ -802,18 +812,17 @@ static void fill_report_meta(struct run_ctx *c)
 	snprintf(rep->port_expect, sizeof(rep->port_expect), "%s", bn_port_name(c->port.expect));
 	rep->rate_hz = c->rate_hz;
 	rep->channel_mask = c->chan_mask;
-	n = bn_world_configs(c->world, &cfg);
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < usb->n_configs; i++) {
 		cJSON *o = cJSON_CreateObject();
 
-		cJSON_AddNumberToObject(o, "bConfigurationValue", cfg[i].value);
-		cJSON_AddNumberToObject(o, "max_power_ma", cfg[i].max_power_ma);
-		cJSON_AddBoolToObject(o, "self_powered", cfg[i].self_powered);
+		cJSON_AddNumberToObject(o, "bConfigurationValue", usb->cfg[i].value);
+		cJSON_AddNumberToObject(o, "max_power_ma", usb->cfg[i].max_power_ma);
+		cJSON_AddBoolToObject(o, "self_powered", usb->cfg[i].self_powered);
 		cJSON_AddItemToArray(rep->configs, o);
 	}
 }
 
-static int start_checks(struct run_ctx *c, struct bn_err *err)
+static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct bn_err *err)
 {
 	struct bn_check_ctx ctx = {
 		.lim = &c->lim,
@@ -829,8 +838,7 @@ static int start_checks(struct run_ctx *c, struct bn_err *err)
 		.events = BN_CEV_ALL,
 		.no_hold = c->o->checks_no_hold,
 	};
-	const struct bcfw_config *cfg;
-	int n = bn_world_configs(c->world, &cfg);
+	int n = usb->n_configs;
 
 	if (c->dut.battery_powered)
 		ctx.decl |= BN_DECL_BATTERY;
@@ -846,8 +854,8 @@ static int start_checks(struct run_ctx *c, struct bn_err *err)
 		ctx.decl |= BN_DECL_DROOP;
 	ctx.configs_known = true;
 	for (int i = 0; i < n && i < 8; i++) {
-		ctx.config_value[i] = cfg[i].value;
-		ctx.config_max_power_a[i] = cfg[i].max_power_ma / 1000.0;
+		ctx.config_value[i] = usb->cfg[i].value;
+		ctx.config_max_power_a[i] = usb->cfg[i].max_power_ma / 1000.0;
 	}
 	ctx.n_configs = n < 8 ? n : 8;
 	c->cctx = ctx;
@@ -965,6 +973,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 {
 	struct run_ctx *c = calloc(1, sizeof(*c));
 	struct bn_world_cfg wc;
+	struct bn_usb_desc usb;
 	struct bn_err run_err = { 0 };
 	double t0 = now_wall_s();
 	int rc;
@@ -1022,8 +1031,10 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	rc = bench_open(c, err);
 	if (rc < 0)
 		goto out;
-	fill_report_meta(c);
-	rc = start_checks(c, err);
+	rc = read_configs(c, &usb, err);
+	fill_report_meta(c, &usb);
+	if (rc == BN_OK)
+		rc = start_checks(c, &usb, err);
 	if (rc < 0)
 		goto out;
 	rc = start_capture(c, err);
@@ -1122,6 +1133,9 @@ out:
 		bn_evlog_discard(c->evlog);
 	rep->wall_s = now_wall_s() - t0;
 	bn_checks_free(c->checks);
+	/* Whatever the hook bound to the world lets go of it first. */
+	if (c->world && o->world_hook)
+		o->world_hook(o->world_hook_user, NULL);
 	bn_world_free(c->world);
 	window_free(&c->win);
 	bn_fw_unload(&c->fw);

@@ -45,7 +45,8 @@ struct bn_run_opts {
 	const struct bn_guard *guard;   /* hard limits; NULL: none */
 	/* Called once the simulated world exists, before the first step:
 	 * fake hardware in the tests drives it (the FTDI fake turns decoded
-	 * switch states into plug and VBUS). */
+	 * switch states into plug and VBUS). Called again with NULL just
+	 * before the world is freed, so the hook drops what it bound to it. */
 	void (*world_hook)(void *user, struct bn_world *w);
 	void *world_hook_user;
 	FILE *progress;             /* one line per step result; NULL: silent */

@@ -158,6 +158,12 @@ static void on_world(void *user, struct bn_world *w)
 	struct bn_backend_open bo = { .world = w };
 	struct bn_err err = { 0 };
 
+	if (!w) { /* the world is going: the sim backends go with it */
+		bn_fixture_close(&r->sim_fx);
+		bn_load_close(&r->sim_ld);
+		r->w = NULL;
+		return;
+	}
 	r->w = w;
 	assert_int_equal(bn_fixture_open(&r->sim_fx, "sim", &bo, &err), BN_OK);
 	assert_int_equal(bn_load_open(&r->sim_ld, "sim", &bo, &err), BN_OK);
@@ -194,8 +200,7 @@ static void rec_run(struct rec_run *rr, const char *scn, const struct bn_guard *
 	};
 	bn_report_init(&rr->rep);
 	rr->rc = bn_run_scenario(&o, &rr->rep, &rr->err);
-	bn_fixture_close(&rr->r.sim_fx);
-	bn_load_close(&rr->r.sim_ld);
+	assert_null(rr->r.w);
 }
 
 static int find_call(const struct rec *r, const char *call, int from)

@@ -1,0 +1,401 @@
+/* The device under test over libusb-1.0. Descriptors are read as bytes
+ * with GET_DESCRIPTOR (libusb_get_descriptor) and parsed by
+ * hil/usb_desc.c rather than taken from libusb's parsed structs, so the
+ * real and the simulated device go through one parser. */
+#define BN_LOG_MODULE "usb"
+#include "hil/usb_dev.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libusb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/log.h"
+
+#define POLL_MS 100          /* re-scan period without hotplug events */
+#define CTRL_TIMEOUT_MS 1000 /* one GET_DESCRIPTOR */
+#define CFG_MAX_LEN 65535    /* wTotalLength is 16 bits */
+
+int bn_usb_spec_parse(const char *text, struct bn_usb_spec *out, struct bn_err *err)
+{
+	struct bn_usb_spec s = { 0 };
+	const char *p = text;
+	unsigned v[2];
+
+	if (!text)
+		return bn_err_set(err, BN_ERR_ARG, "dut_usb: missing (expected VID:PID[:SERIAL])");
+	for (int k = 0; k < 2; k++) {
+		v[k] = 0;
+		for (int i = 0; i < 4; i++, p++) {
+			if (!isxdigit((unsigned char)*p))
+				goto bad;
+			v[k] = v[k] * 16 + (unsigned)(isdigit((unsigned char)*p) ?
+							      *p - '0' :
+							      tolower((unsigned char)*p) - 'a' + 10);
+		}
+		if (k == 0 && *p++ != ':')
+			goto bad;
+	}
+	s.vid = (uint16_t)v[0];
+	s.pid = (uint16_t)v[1];
+	if (*p == ':') {
+		size_t n = strlen(++p);
+
+		if (n == 0 || n >= sizeof(s.serial))
+			goto bad;
+		for (size_t i = 0; i < n; i++)
+			if (!isgraph((unsigned char)p[i]))
+				goto bad;
+		memcpy(s.serial, p, n + 1);
+		s.has_serial = true;
+	} else if (*p) {
+		goto bad;
+	}
+	*out = s;
+	return BN_OK;
+bad:
+	return bn_err_set(err, BN_ERR_ARG,
+			  "dut_usb \"%.200s\": expected VID:PID[:SERIAL], VID and PID of 4 hex "
+			  "digits, a serial of printable characters (e.g. 18d1:4ee1:0A1B2C)",
+			  text);
+}
+
+const char *bn_usb_spec_str(const struct bn_usb_spec *s, char *buf, size_t len)
+{
+	if (s->has_serial)
+		snprintf(buf, len, "%04x:%04x (serial %s)", s->vid, s->pid, s->serial);
+	else
+		snprintf(buf, len, "%04x:%04x", s->vid, s->pid);
+	return buf;
+}
+
+static int usb_start(libusb_context **ctx, struct bn_err *err)
+{
+	int rc = libusb_init(ctx);
+
+	if (rc < 0) {
+		*ctx = NULL;
+		return bn_err_set(err, BN_ERR_IO,
+				  "libusb: cannot start: %s (%s); is there a USB bus here "
+				  "(/dev/bus/usb)?",
+				  libusb_error_name(rc), libusb_strerror(rc));
+	}
+	return BN_OK;
+}
+
+static void get_string(libusb_device_handle *h, uint8_t idx, char *buf, size_t len)
+{
+	int n;
+
+	buf[0] = 0;
+	if (!h || !idx)
+		return;
+	n = libusb_get_string_descriptor_ascii(h, idx, (unsigned char *)buf, (int)len);
+	if (n < 0)
+		buf[0] = 0;
+}
+
+/* Fill s from dev; open it for the strings when it lets us. h_out (may
+ * be NULL) keeps the handle open for the caller. */
+static void describe(libusb_device *dev, struct bn_usb_seen *s, libusb_device_handle **h_out)
+{
+	struct libusb_device_descriptor dd;
+	libusb_device_handle *h = NULL;
+
+	memset(s, 0, sizeof(*s));
+	s->bus = libusb_get_bus_number(dev);
+	s->address = libusb_get_device_address(dev);
+	/* The cached copy (no I/O) is enough to match VID:PID. */
+	if (libusb_get_device_descriptor(dev, &dd) < 0)
+		return;
+	s->vid = dd.idVendor;
+	s->pid = dd.idProduct;
+	if (libusb_open(dev, &h) < 0)
+		h = NULL;
+	s->opened = h != NULL;
+	get_string(h, dd.iManufacturer, s->manufacturer, sizeof(s->manufacturer));
+	get_string(h, dd.iProduct, s->product, sizeof(s->product));
+	get_string(h, dd.iSerialNumber, s->serial, sizeof(s->serial));
+	if (h_out)
+		*h_out = h;
+	else if (h)
+		libusb_close(h);
+}
+
+static bool matches(const struct bn_usb_spec *spec, const struct bn_usb_seen *s)
+{
+	if (s->vid != spec->vid || s->pid != spec->pid)
+		return false;
+	return !spec->has_serial || !strcmp(s->serial, spec->serial);
+}
+
+/* One scan: the number of devices, the match (an open handle in *h when
+ * h is not NULL), or none. */
+static int scan(libusb_context *ctx, const struct bn_usb_spec *spec, bn_usb_seen_fn fn,
+		void *user, struct bn_usb_seen *found, bool *present, libusb_device_handle **h,
+		struct bn_err *err)
+{
+	libusb_device **list = NULL;
+	ssize_t n = libusb_get_device_list(ctx, &list);
+
+	if (present)
+		*present = false;
+	if (n < 0)
+		return bn_err_set(err, BN_ERR_IO, "libusb: cannot list USB devices: %s",
+				  libusb_error_name((int)n));
+	for (ssize_t i = 0; i < n; i++) {
+		struct bn_usb_seen s;
+		libusb_device_handle *dh = NULL;
+
+		/* A VID:PID mismatch needs no open: cheap first test. */
+		if (spec && !fn) {
+			struct libusb_device_descriptor dd;
+
+			if (libusb_get_device_descriptor(list[i], &dd) < 0 ||
+			    dd.idVendor != spec->vid || dd.idProduct != spec->pid)
+				continue;
+		}
+		describe(list[i], &s, h ? &dh : NULL);
+		if (fn)
+			fn(user, &s);
+		if (spec && present && !*present && matches(spec, &s)) {
+			*present = true;
+			if (found)
+				*found = s;
+			if (h)
+				*h = dh;
+			dh = NULL;
+		}
+		if (dh)
+			libusb_close(dh);
+	}
+	libusb_free_device_list(list, 1);
+	return (int)n;
+}
+
+int bn_usb_list(bn_usb_seen_fn fn, void *user, struct bn_err *err)
+{
+	libusb_context *ctx;
+	int rc = usb_start(&ctx, err);
+
+	if (rc < 0)
+		return rc;
+	rc = scan(ctx, NULL, fn, user, NULL, NULL, NULL, err);
+	libusb_exit(ctx);
+	return rc;
+}
+
+static int not_found(const struct bn_usb_spec *spec, int n_seen, struct bn_err *err)
+{
+	char what[200];
+
+	return bn_err_set(err, BN_ERR_IO, "no USB device %s found; %d USB device%s seen",
+			  bn_usb_spec_str(spec, what, sizeof(what)), n_seen, n_seen == 1 ? "" : "s");
+}
+
+static int get_desc(libusb_device_handle *h, const struct bn_usb_spec *spec, uint8_t type,
+		    uint8_t idx, uint8_t *buf, int len, struct bn_err *err)
+{
+	char what[200];
+	int n = libusb_get_descriptor(h, type, idx, buf, len);
+
+	if (n < 0)
+		return bn_err_set(err, n == LIBUSB_ERROR_TIMEOUT ? BN_ERR_TIMEOUT : BN_ERR_IO,
+				  "USB device %s: GET_DESCRIPTOR %s %u: %s",
+				  bn_usb_spec_str(spec, what, sizeof(what)),
+				  type == LIBUSB_DT_DEVICE ? "device" : "configuration", idx,
+				  libusb_error_name(n));
+	return n;
+}
+
+/* The descriptors through the shared parser; the parser's message gets
+ * the device in front. */
+static int read_descs(libusb_device_handle *h, const struct bn_usb_spec *spec,
+		      struct bn_usb_desc *out, struct bn_err *err)
+{
+	struct bn_err e = { 0 };
+	char what[200];
+	uint8_t head[BN_USB_CONFIG_DESC_LEN];
+	uint8_t *buf;
+	unsigned unit;
+	int n, rc;
+
+	bn_usb_spec_str(spec, what, sizeof(what));
+	memset(out, 0, sizeof(*out));
+	{
+		uint8_t dev[BN_USB_DEVICE_DESC_LEN];
+
+		n = get_desc(h, spec, LIBUSB_DT_DEVICE, 0, dev, sizeof(dev), err);
+		if (n < 0)
+			return n;
+		rc = bn_usb_parse_device(dev, (size_t)n, &out->dev, &e);
+		if (rc < 0)
+			return bn_err_set(err, rc, "USB device %s: %s", what, e.msg);
+	}
+	unit = bn_usb_power_unit_ma(&out->dev);
+	switch (libusb_get_device_speed(libusb_get_device(h))) {
+	case LIBUSB_SPEED_LOW:
+	case LIBUSB_SPEED_FULL:
+	case LIBUSB_SPEED_HIGH: unit = 2; break; /* a USB 3 device on a USB 2 link */
+	case LIBUSB_SPEED_SUPER:
+	case LIBUSB_SPEED_SUPER_PLUS: unit = 8; break;
+	default: break;
+	}
+	buf = malloc(CFG_MAX_LEN);
+	if (!buf)
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory for descriptors");
+	for (int i = 0; i < out->dev.num_configs; i++) {
+		size_t total;
+
+		/* The header first for wTotalLength, then the whole set. */
+		n = get_desc(h, spec, LIBUSB_DT_CONFIG, (uint8_t)i, head, sizeof(head), err);
+		if (n < 0)
+			goto out;
+		total = n >= 4 ? (size_t)(head[2] | head[3] << 8) : (size_t)n;
+		if (total < (size_t)n)
+			total = (size_t)n;
+		n = get_desc(h, spec, LIBUSB_DT_CONFIG, (uint8_t)i, buf, (int)total, err);
+		if (n < 0)
+			goto out;
+		rc = bn_usb_parse_config(buf, (size_t)n, unit, &out->cfg[i], &e);
+		if (rc < 0) {
+			n = bn_err_set(err, rc, "USB device %s: configuration index %d: %s", what, i,
+				       e.msg);
+			goto out;
+		}
+		out->n_configs = i + 1;
+	}
+	n = BN_OK;
+out:
+	free(buf);
+	return n < 0 ? n : BN_OK;
+}
+
+int bn_usb_read(const struct bn_usb_spec *spec, struct bn_usb_desc *out,
+		struct bn_usb_seen *seen, struct bn_err *err)
+{
+	libusb_context *ctx;
+	libusb_device_handle *h = NULL;
+	struct bn_usb_seen s;
+	bool present;
+	int rc = usb_start(&ctx, err);
+
+	if (rc < 0)
+		return rc;
+	rc = scan(ctx, spec, NULL, NULL, &s, &present, &h, err);
+	if (rc >= 0 && !present)
+		rc = not_found(spec, rc, err);
+	if (rc >= 0 && !h) {
+		char what[200];
+
+		rc = bn_err_set(err, BN_ERR_IO,
+				"USB device %s on bus %u address %u: cannot open it (permissions? a "
+				"udev rule for the bench user)",
+				bn_usb_spec_str(spec, what, sizeof(what)), s.bus, s.address);
+	}
+	if (rc >= 0)
+		rc = read_descs(h, spec, out, err);
+	if (rc >= 0 && seen)
+		*seen = s;
+	if (h)
+		libusb_close(h);
+	libusb_exit(ctx);
+	return rc < 0 ? rc : BN_OK;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int LIBUSB_CALL on_hotplug(libusb_context *ctx, libusb_device *dev,
+				  libusb_hotplug_event ev, void *user)
+{
+	*(bool *)user = true; /* re-scan: opening a device here is not allowed */
+	return 0;
+}
+
+/* Wait for the device to be present (want) or absent (!want). */
+static int usb_wait(const struct bn_usb_spec *spec, bool want, int timeout_ms,
+		    volatile const sig_atomic_t *stop, struct bn_usb_seen *seen, struct bn_err *err)
+{
+	libusb_context *ctx;
+	libusb_hotplug_callback_handle cb = 0;
+	bool have_cb = false, changed = true, present = false;
+	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	char what[200];
+	int n = 0, rc = usb_start(&ctx, err);
+
+	if (rc < 0)
+		return rc;
+	if (libusb_has_capability(LIBUSB_CAP_HAS_HOTPLUG))
+		have_cb = libusb_hotplug_register_callback(
+				  ctx, LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT,
+				  0, spec->vid, spec->pid, LIBUSB_HOTPLUG_MATCH_ANY, on_hotplug,
+				  &changed, &cb) == LIBUSB_SUCCESS;
+	for (;;) {
+		int64_t left;
+
+		if (changed || !have_cb) {
+			changed = false;
+			rc = scan(ctx, spec, NULL, NULL, seen, &present, NULL, err);
+			if (rc < 0)
+				break;
+			n = rc;
+			if (present == want) {
+				rc = BN_OK;
+				break;
+			}
+		}
+		if (stop && *stop) {
+			rc = bn_err_set(err, BN_ERR_INTR, "waiting for USB device %s to %s: "
+							  "interrupted",
+					bn_usb_spec_str(spec, what, sizeof(what)),
+					want ? "attach" : "detach");
+			break;
+		}
+		left = deadline - now_ms();
+		if (left <= 0) {
+			rc = bn_err_set(err, BN_ERR_TIMEOUT,
+					"USB device %s did not %s within %d ms; %d USB device%s seen",
+					bn_usb_spec_str(spec, what, sizeof(what)),
+					want ? "attach" : "detach", timeout_ms, n, n == 1 ? "" : "s");
+			break;
+		}
+		if (left > POLL_MS)
+			left = POLL_MS;
+		if (have_cb) {
+			struct timeval tv = { .tv_sec = 0, .tv_usec = (long)left * 1000 };
+
+			libusb_handle_events_timeout_completed(ctx, &tv, NULL);
+		} else {
+			struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)left * 1000000L };
+
+			while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !(stop && *stop))
+				;
+		}
+	}
+	if (have_cb)
+		libusb_hotplug_deregister_callback(ctx, cb);
+	libusb_exit(ctx);
+	return rc;
+}
+
+int bn_usb_wait_attach(const struct bn_usb_spec *spec, int timeout_ms,
+		       volatile const sig_atomic_t *stop, struct bn_usb_seen *seen,
+		       struct bn_err *err)
+{
+	return usb_wait(spec, true, timeout_ms, stop, seen, err);
+}
+
+int bn_usb_wait_detach(const struct bn_usb_spec *spec, int timeout_ms,
+		       volatile const sig_atomic_t *stop, struct bn_err *err)
+{
+	return usb_wait(spec, false, timeout_ms, stop, NULL, err);
+}

@@ -1,0 +1,427 @@
+/* An instrument on a pseudo-terminal, for the SCPI tests: it prints the
+ * slave's path (one line on stdout), then answers one family's commands
+ * from its own code. It never reads profiles/instruments/, so a wrong
+ * dialect file shows up as a failed test.
+ *
+ *   instr_emu --family NAME [--log FILE] [--delay-ms MS]
+ *             [--stall-after N | --garbage-after N | --vanish-after N]
+ *
+ * Families: rigol-dl3000, itech-it8500, bk-8600 (loads), rigol-dp800,
+ * tti-cpx (supplies). A load in constant current reads V = 5.0 - 0.1 * I
+ * (I = its setpoint) when its input is on, 5.0 V and 0 A when off. A
+ * supply feeds a 20 ohm resistor: I = min(V / 20, limit), V = 20 * I when
+ * on, 0 and 0 when off. An unknown command queues an error, which the
+ * family's error query reports.
+ *
+ * Faults, counted in received lines (the first N are served normally):
+ * --stall-after N answers nothing more; --garbage-after N answers every
+ * query with "#?garbage\x01"; --vanish-after N closes the master and exits
+ * when line N+1 comes. --log FILE gets every received line. It exits when
+ * the client closes the port (after it had written something), or on
+ * SIGTERM. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+enum family { F_DL3000, F_IT8500, F_BK8600, F_DP800, F_CPX };
+
+static const struct {
+	const char *name;
+	enum family f;
+	const char *idn;
+} families[] = {
+	{ "rigol-dl3000", F_DL3000, "RIGOL TECHNOLOGIES,DL3021,DL3A000000001,00.01.02.00.01" },
+	{ "itech-it8500", F_IT8500, "ITECH Ltd., IT8511A+, 800000000000000001, 1.20-1.05" },
+	{ "bk-8600", F_BK8600, "B&K Precision, 8600, 800000000000000002, 1.20-1.05" },
+	{ "rigol-dp800", F_DP800, "RIGOL TECHNOLOGIES,DP832,DP8C000000001,00.01.14" },
+	{ "tti-cpx", F_CPX, "THURLBY THANDAR, CPX400DP, 000001, 1.00-1.00-1.00" },
+};
+
+struct emu {
+	enum family f;
+	const char *idn;
+	/* instrument state */
+	bool on, remote, cc_mode;
+	double set_a, set_v, limit_a;
+	int err; /* queued error: 0 none */
+	/* faults */
+	long stall_after, garbage_after, vanish_after;
+	int delay_ms;
+	long lines;
+	FILE *log;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void load_vi(const struct emu *e, double *v, double *i)
+{
+	*i = e->on ? e->set_a : 0.0;
+	*v = 5.0 - 0.1 * *i;
+}
+
+static void supply_vi(const struct emu *e, double *v, double *i)
+{
+	*v = *i = 0.0;
+	if (!e->on)
+		return;
+	*i = fmin(e->set_v / 20.0, e->limit_a);
+	*v = 20.0 * *i;
+}
+
+/* SCPI's SYST:ERR?: the oldest error, then "no error". */
+static void syst_err(struct emu *e, char *reply, size_t len)
+{
+	snprintf(reply, len, e->err ? "%d,\"Undefined header\"" : "0,\"No error\"", e->err);
+	e->err = 0;
+}
+
+/* "ON"/"1" -> 1, "OFF"/"0" -> 0, else -1. */
+static int onoff(const char *s)
+{
+	if (!strcasecmp(s, "ON") || !strcmp(s, "1"))
+		return 1;
+	if (!strcasecmp(s, "OFF") || !strcmp(s, "0"))
+		return 0;
+	return -1;
+}
+
+static bool number(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return end != s && *end == '\0' && errno == 0;
+}
+
+/* The reply to one line, or "" for none. */
+static void handle(struct emu *e, char *line, char *reply, size_t len)
+{
+	char *arg = strchr(line, ' ');
+	double v, i, x;
+	int b;
+
+	reply[0] = '\0';
+	if (arg)
+		*arg++ = '\0';
+	else
+		arg = line + strlen(line);
+	if (!strcmp(line, "*IDN?")) {
+		snprintf(reply, len, "%s", e->idn);
+		return;
+	}
+	if (!strcmp(line, "*CLS") && !*arg) {
+		e->err = 0;
+		return;
+	}
+	switch (e->f) {
+	case F_DL3000:
+		if (!strcasecmp(line, ":SYST:ERR?") && !*arg) {
+			syst_err(e, reply, len);
+			return;
+		}
+		if (!strcasecmp(line, ":SOUR:FUNC") && !strcasecmp(arg, "CURR")) {
+			e->cc_mode = true;
+			return;
+		}
+		if (!strcasecmp(line, ":SOUR:CURR:LEV") && number(arg, &x)) {
+			e->set_a = x;
+			return;
+		}
+		if (!strcasecmp(line, ":SOUR:INP:STAT") && (b = onoff(arg)) >= 0) {
+			e->on = b;
+			return;
+		}
+		load_vi(e, &v, &i);
+		if (!strcasecmp(line, ":MEAS:VOLT?") && !*arg) {
+			snprintf(reply, len, "%.4f", v);
+			return;
+		}
+		if (!strcasecmp(line, ":MEAS:CURR?") && !*arg) {
+			snprintf(reply, len, "%.4f", i);
+			return;
+		}
+		break;
+	case F_IT8500:
+	case F_BK8600:
+		if (!strcasecmp(line, "SYST:ERR?") && !*arg) {
+			syst_err(e, reply, len);
+			return;
+		}
+		if (!strcasecmp(line, "SYST:REM") && !*arg) {
+			e->remote = true;
+			return;
+		}
+		if (!strcasecmp(line, "SYST:LOC") && !*arg) {
+			e->remote = false;
+			return;
+		}
+		/* In local mode the front panel owns the load: refuse. */
+		if (!e->remote)
+			break;
+		if (!strcasecmp(line, "FUNC") && !strcasecmp(arg, "CURR")) {
+			e->cc_mode = true;
+			return;
+		}
+		if (!strcasecmp(line, "CURR") && number(arg, &x)) {
+			e->set_a = x;
+			return;
+		}
+		if (!strcasecmp(line, "INP") && (b = onoff(arg)) >= 0) {
+			e->on = b;
+			return;
+		}
+		load_vi(e, &v, &i);
+		if (!strcasecmp(line, "MEAS:VOLT?") && !*arg) {
+			snprintf(reply, len, "%.4f", v);
+			return;
+		}
+		if (!strcasecmp(line, "MEAS:CURR?") && !*arg) {
+			snprintf(reply, len, "%.4f", i);
+			return;
+		}
+		break;
+	case F_DP800:
+		if (!strcasecmp(line, ":SYST:ERR?") && !*arg) {
+			syst_err(e, reply, len);
+			return;
+		}
+		if (!strcasecmp(line, ":SOUR1:VOLT") && number(arg, &x)) {
+			e->set_v = x;
+			return;
+		}
+		if (!strcasecmp(line, ":SOUR1:CURR") && number(arg, &x)) {
+			e->limit_a = x;
+			return;
+		}
+		if (!strcasecmp(line, ":OUTP") && !strncasecmp(arg, "CH1,", 4) &&
+		    (b = onoff(arg + 4)) >= 0) {
+			e->on = b;
+			return;
+		}
+		supply_vi(e, &v, &i);
+		if (!strcasecmp(line, ":MEAS:VOLT?") && !strcasecmp(arg, "CH1")) {
+			snprintf(reply, len, "%.3f", v);
+			return;
+		}
+		if (!strcasecmp(line, ":MEAS:CURR?") && !strcasecmp(arg, "CH1")) {
+			snprintf(reply, len, "%.3f", i);
+			return;
+		}
+		break;
+	case F_CPX:
+		if (!strcmp(line, "EER?") && !*arg) {
+			snprintf(reply, len, "%d", e->err);
+			e->err = 0;
+			return;
+		}
+		if (!strcmp(line, "V1") && number(arg, &x)) {
+			e->set_v = x;
+			return;
+		}
+		if (!strcmp(line, "I1") && number(arg, &x)) {
+			e->limit_a = x;
+			return;
+		}
+		if (!strcmp(line, "OP1") && (!strcmp(arg, "0") || !strcmp(arg, "1"))) {
+			e->on = arg[0] == '1';
+			return;
+		}
+		supply_vi(e, &v, &i);
+		if (!strcmp(line, "V1O?") && !*arg) {
+			snprintf(reply, len, "%.3fV", v);
+			return;
+		}
+		if (!strcmp(line, "I1O?") && !*arg) {
+			snprintf(reply, len, "%.3fA", i);
+			return;
+		}
+		if (!strcmp(line, "V1?") && !*arg) {
+			snprintf(reply, len, "V1 %.3f", e->set_v);
+			return;
+		}
+		break;
+	}
+	/* Unknown: SCPI instruments queue an error and answer nothing. */
+	e->err = e->f == F_CPX ? 100 : -113;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop)
+		;
+}
+
+static void write_all(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* One received line; false: vanish now. */
+static bool serve(struct emu *e, int master, char *line)
+{
+	char reply[256];
+	size_t n = strlen(line);
+
+	while (n > 0 && (line[n - 1] == '\r' || line[n - 1] == ' '))
+		line[--n] = '\0';
+	if (n == 0)
+		return true;
+	e->lines++;
+	if (e->log) {
+		fprintf(e->log, "%s\n", line);
+		fflush(e->log);
+	}
+	if (e->vanish_after >= 0 && e->lines > e->vanish_after)
+		return false;
+	if (e->stall_after >= 0 && e->lines > e->stall_after)
+		return true;
+	handle(e, line, reply, sizeof(reply));
+	if (!reply[0])
+		return true;
+	if (e->garbage_after >= 0 && e->lines > e->garbage_after)
+		snprintf(reply, sizeof(reply), "#?garbage\x01");
+	if (e->delay_ms > 0)
+		sleep_ms(e->delay_ms);
+	strcat(reply, "\n");
+	write_all(master, reply, strlen(reply));
+	return true;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: instr_emu --family NAME [--log FILE] [--delay-ms MS] "
+			"[--stall-after N] [--garbage-after N] [--vanish-after N]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct emu e = { .stall_after = -1, .garbage_after = -1, .vanish_after = -1 };
+	const char *family = NULL;
+	char buf[1024];
+	size_t len = 0;
+	int master, slave;
+	bool heard = false;
+	struct termios t;
+	struct sigaction sa = { .sa_handler = on_term };
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!v)
+			return usage();
+		i++;
+		if (!strcmp(a, "--family"))
+			family = v;
+		else if (!strcmp(a, "--log"))
+			e.log = fopen(v, "w");
+		else if (!strcmp(a, "--delay-ms"))
+			e.delay_ms = atoi(v);
+		else if (!strcmp(a, "--stall-after"))
+			e.stall_after = atol(v);
+		else if (!strcmp(a, "--garbage-after"))
+			e.garbage_after = atol(v);
+		else if (!strcmp(a, "--vanish-after"))
+			e.vanish_after = atol(v);
+		else
+			return usage();
+	}
+	for (size_t i = 0; family && i < sizeof(families) / sizeof(families[0]); i++)
+		if (!strcmp(families[i].name, family)) {
+			e.f = families[i].f;
+			e.idn = families[i].idn;
+		}
+	if (!e.idn) {
+		fprintf(stderr, "instr_emu: unknown --family \"%s\"\n", family ? family : "");
+		return usage();
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0) {
+		perror("instr_emu: posix_openpt");
+		return 1;
+	}
+	/* Hold the slave open, raw, until the client has spoken: with no
+	 * slave open the master reads EIO, which is how the client's close
+	 * is seen later. */
+	slave = open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave < 0 || tcgetattr(slave, &t) < 0) {
+		perror("instr_emu: open slave");
+		return 1;
+	}
+	cfmakeraw(&t);
+	tcsetattr(slave, TCSANOW, &t);
+	printf("%s\n", ptsname(master));
+	fflush(stdout);
+
+	while (!stop) {
+		struct pollfd p = { .fd = master, .events = POLLIN };
+		int r = poll(&p, 1, 200);
+		ssize_t got;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			continue;
+		got = read(master, buf + len, sizeof(buf) - 1 - len);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (got <= 0)
+			break; /* the client closed the port */
+		if (!heard) {
+			heard = true;
+			close(slave);
+			slave = -1;
+		}
+		len += (size_t)got;
+		buf[len] = '\0';
+		for (char *nl; (nl = strchr(buf, '\n'));) {
+			*nl = '\0';
+			if (!serve(&e, master, buf)) {
+				close(master);
+				return 0; /* vanished */
+			}
+			len -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, len + 1);
+		}
+		if (len == sizeof(buf) - 1)
+			len = 0; /* a line too long for anyone: drop it */
+	}
+	if (slave >= 0)
+		close(slave);
+	close(master);
+	if (e.log)
+		fclose(e.log);
+	return 0;
+}
