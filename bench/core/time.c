@@ -1,6 +1,27 @@
 #include "core/time.h"
 
 #include <math.h>
+#include <time.h>
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t bn_deadline_ms(int timeout_ms)
+{
+	return mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+}
+
+int bn_ms_left(int64_t deadline_ms)
+{
+	int64_t d = deadline_ms - mono_ms();
+
+	return d <= 0 ? 0 : d > INT32_MAX ? INT32_MAX : (int)d;
+}
 
 bn_time_us bn_time_from_s(double s)
 {

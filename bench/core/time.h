@@ -11,6 +11,11 @@ typedef int64_t bn_time_us;
 #define BN_US_PER_MS INT64_C(1000)
 #define BN_US_PER_S INT64_C(1000000)
 
+/* Real-time deadlines for instrument and device I/O, on the monotonic
+ * clock in milliseconds (virtual time above is the simulator's). */
+int64_t bn_deadline_ms(int timeout_ms);  /* now + timeout_ms (a negative one: now) */
+int bn_ms_left(int64_t deadline_ms);     /* 0 once it has passed */
+
 /* Seconds (double) to microseconds, rounded to nearest. */
 bn_time_us bn_time_from_s(double s);
 double bn_time_to_s(bn_time_us t);

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/log.h"
+#include "core/time.h"
 #include "hil/serial.h"
 
 #define LINE_MAX_LEN 512        /* longer lines are malformed (and dropped by the serial layer) */
@@ -242,39 +242,13 @@ struct bn_console {
 	char last_bad[BN_ERR_MSG_LEN];
 };
 
-static int parse_spec(const char *spec, char *path, size_t cap, int *baud, struct bn_err *err)
-{
-	const char *at = strrchr(spec, '@');
-	size_t n = at ? (size_t)(at - spec) : strlen(spec);
-
-	*baud = DEFAULT_BAUD;
-	if (at) {
-		char *end;
-		long b;
-
-		errno = 0;
-		b = strtol(at + 1, &end, 10);
-		if (!isdigit((unsigned char)at[1]) || *end || errno || b < 50 || b > 4000000)
-			return bn_err_set(err, BN_ERR_ARG,
-					  "console \"%.200s\": baud \"%.20s\": expected a rate in "
-					  "bit/s (e.g. /dev/ttyACM0@115200)",
-					  spec, at + 1);
-		*baud = (int)b;
-	}
-	if (n == 0 || n >= cap)
-		return bn_err_set(err, BN_ERR_ARG,
-				  "console \"%.200s\": expected PORT[@BAUD] (e.g. /dev/ttyACM0@115200)",
-				  spec);
-	memcpy(path, spec, n);
-	path[n] = 0;
-	return BN_OK;
-}
-
 int bn_console_open(const char *spec, struct bn_console **out, struct bn_err *err)
 {
 	char path[PATH_MAX];
 	struct bn_console *c;
-	int baud, rc = parse_spec(spec, path, sizeof(path), &baud, err);
+	int baud = DEFAULT_BAUD;
+	int rc = bn_serial_parse_spec("console", "PORT[@BAUD], e.g. /dev/ttyACM0@115200", spec,
+				      path, sizeof(path), &baud, err);
 
 	*out = NULL;
 	if (rc < 0)
@@ -289,14 +263,6 @@ int bn_console_open(const char *spec, struct bn_console **out, struct bn_err *er
 	}
 	*out = c;
 	return BN_OK;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void malformed(struct bn_console *c, const char *msg)
@@ -315,17 +281,12 @@ static void malformed(struct bn_console *c, const char *msg)
 int bn_console_next(struct bn_console *c, struct bn_con_rec *rec, int timeout_ms,
 		    struct bn_err *err)
 {
-	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t deadline = bn_deadline_ms(timeout_ms);
 	char line[LINE_MAX_LEN];
 
 	for (;;) {
 		struct bn_err e = { 0 };
-		long long left = deadline - now_ms();
-		int rc;
-
-		if (left < 0)
-			left = 0;
-		rc = bn_serial_read_line(c->ser, line, sizeof(line), (int)left, &e);
+		int rc = bn_serial_read_line(c->ser, line, sizeof(line), bn_ms_left(deadline), &e);
 		if (rc == BN_ERR_DATA) {
 			malformed(c, e.msg); /* too long: the serial layer dropped the rest */
 			continue;

@@ -562,32 +562,6 @@ int bn_scpi_safe(struct bn_scpi *c, struct bn_err *err)
 	return first;
 }
 
-/* "PORT[@BAUD]" */
-static int parse_spec(const char *spec, char *port, size_t len, int *baud, struct bn_err *err)
-{
-	const char *at = strrchr(spec, '@');
-	size_t n = at ? (size_t)(at - spec) : strlen(spec);
-
-	if (n == 0)
-		return bn_err_set(err, BN_ERR_ARG,
-				  "scpi: no serial port given (expected scpi:PORT[@BAUD], e.g. "
-				  "scpi:/dev/ttyUSB0@9600)");
-	if (n >= len)
-		return bn_err_set(err, BN_ERR_ARG, "scpi: port name too long: \"%.64s...\"", spec);
-	memcpy(port, spec, n);
-	port[n] = '\0';
-	if (at) {
-		char *end;
-		long b = strtol(at + 1, &end, 10);
-
-		if (end == at + 1 || *end || b <= 0 || b > 4000000)
-			return bn_err_set(err, BN_ERR_ARG, "scpi:%s: \"%s\" is not a baud rate",
-					  spec, at + 1);
-		*baud = (int)b;
-	}
-	return BN_OK;
-}
-
 int bn_scpi_open(struct bn_scpi *c, const struct bn_backend_open *o, enum bn_scpi_kind want,
 		 struct bn_err *err)
 {
@@ -601,7 +575,8 @@ int bn_scpi_open(struct bn_scpi *c, const struct bn_backend_open *o, enum bn_scp
 				  "%s \"scpi\": no dialect given (%s_dialect = NAME, a file under "
 				  "profiles/instruments)",
 				  role, role);
-	rc = parse_spec(o->spec ? o->spec : "", port, sizeof(port), &baud, err);
+	rc = bn_serial_parse_spec("scpi", "scpi:PORT[@BAUD], e.g. scpi:/dev/ttyUSB0@9600",
+				  o->spec ? o->spec : "", port, sizeof(port), &baud, err);
 	if (rc < 0)
 		return rc;
 	bn_scpi_dialect_path(o->file, o->datadir, file, sizeof(file));

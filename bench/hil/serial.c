@@ -29,6 +29,7 @@
 #define BN_LOG_MODULE "serial"
 #include "hil/serial.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -38,10 +39,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/log.h"
+#include "core/time.h"
 
 #define SERIAL_BUF 4096
 #define DEFAULT_BAUD 9600
@@ -55,23 +56,6 @@ struct bn_serial {
 	bool skip_lf;     /* the last line ended in '\r': drop a '\n' next */
 	bool drop_to_eol; /* the last line was too long: drop to its end */
 };
-
-/* ---- time ---- */
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int left_ms(long long deadline)
-{
-	long long d = deadline - now_ms();
-
-	return d < 0 ? 0 : (int)d;
-}
 
 /* ---- the two raw transports ---- */
 
@@ -228,6 +212,34 @@ int bn_serial_open(const char *path, int baud, struct bn_serial **out, struct bn
 	return BN_OK;
 }
 
+int bn_serial_parse_spec(const char *who, const char *usage, const char *spec, char *path,
+			 size_t cap, int *baud, struct bn_err *err)
+{
+	const char *at = strrchr(spec, '@');
+	size_t n = at ? (size_t)(at - spec) : strlen(spec);
+
+	if (at) {
+		char *end;
+		long b;
+
+		errno = 0;
+		b = strtol(at + 1, &end, 10);
+		if (!isdigit((unsigned char)at[1]) || *end || errno || b < 50 || b > 4000000)
+			return bn_err_set(err, BN_ERR_ARG,
+					  "%s \"%.200s\": baud \"%.20s\" is not a baud rate in bit/s; "
+					  "expected %s",
+					  who, spec, at + 1, usage);
+		*baud = (int)b;
+	}
+	if (n == 0 || n >= cap)
+		return bn_err_set(err, BN_ERR_ARG,
+				  "%s \"%.200s\": %s; expected %s", who,
+				  spec, n ? "port name too long" : "no serial port given", usage);
+	memcpy(path, spec, n);
+	path[n] = '\0';
+	return BN_OK;
+}
+
 /* ---- I/O ---- */
 
 /* Wait up to ms for events on the port. Returns the revents (0 on a
@@ -252,7 +264,7 @@ int bn_serial_write(struct bn_serial *s, const void *buf, size_t len, int timeou
 		    struct bn_err *err)
 {
 	const unsigned char *p = buf;
-	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t deadline = bn_deadline_ms(timeout_ms);
 	size_t done = 0;
 
 	while (done < len) {
@@ -265,13 +277,13 @@ int bn_serial_write(struct bn_serial *s, const void *buf, size_t len, int timeou
 		done += (size_t)r;
 		if (done == len)
 			break;
-		int ev = wait_fd(s, POLLOUT, left_ms(deadline));
+		int ev = wait_fd(s, POLLOUT, bn_ms_left(deadline));
 
 		if (ev < 0 || (ev & (POLLERR | POLLHUP | POLLNVAL))) {
 			errno = EIO;
 			return gone(s, "write", err);
 		}
-		if (ev == 0 && left_ms(deadline) == 0)
+		if (ev == 0 && bn_ms_left(deadline) == 0)
 			return bn_err_set(
 			    err, BN_ERR_TIMEOUT,
 			    "%s: write: timed out after %d ms (%zu of %zu bytes sent)", s->path,
@@ -350,7 +362,7 @@ static int fill(struct bn_serial *s, int ms, struct bn_err *err)
 int bn_serial_read_line(struct bn_serial *s, char *line, size_t cap, int timeout_ms,
 			struct bn_err *err)
 {
-	long long deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t deadline = bn_deadline_ms(timeout_ms);
 
 	if (cap == 0)
 		return bn_err_set(err, BN_ERR_ARG, "%s: read: no room for a line", s->path);
@@ -387,7 +399,7 @@ int bn_serial_read_line(struct bn_serial *s, char *line, size_t cap, int timeout
 					  "%s: read: line longer than %zu bytes (%zu so far)",
 					  s->path, cap - 1, had);
 		}
-		if (left_ms(deadline) == 0) {
+		if (bn_ms_left(deadline) == 0) {
 			if (s->len)
 				return bn_err_set(
 				    err, BN_ERR_TIMEOUT,
@@ -397,7 +409,7 @@ int bn_serial_read_line(struct bn_serial *s, char *line, size_t cap, int timeout
 			return bn_err_set(err, BN_ERR_TIMEOUT, "%s: read: timed out after %d ms",
 					  s->path, timeout_ms);
 		}
-		rc = fill(s, left_ms(deadline), err);
+		rc = fill(s, bn_ms_left(deadline), err);
 		if (rc < 0)
 			return rc;
 	}

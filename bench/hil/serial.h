@@ -30,6 +30,11 @@ int bn_serial_read_line(struct bn_serial *s, char *line, size_t cap, int timeout
 /* Drop whatever is buffered or waiting (before a query, after a time-out). */
 void bn_serial_flush_input(struct bn_serial *s);
 const char *bn_serial_path(const struct bn_serial *s);
+/* bench.conf's "PORT[@BAUD]": the port into path (cap bytes), the rate
+ * into *baud when one is given (else *baud is left as it is). Errors read
+ * 'WHO "SPEC": ...; expected USAGE' (the form and an example). */
+int bn_serial_parse_spec(const char *who, const char *usage, const char *spec, char *path,
+			 size_t cap, int *baud, struct bn_err *err);
 void bn_serial_close(struct bn_serial *s);
 
 #endif

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "core/log.h"
+#include "core/time.h"
 
 #define POLL_MS 100          /* re-scan period without hotplug events */
 #define CTRL_TIMEOUT_MS 1000 /* one GET_DESCRIPTOR */
@@ -306,14 +307,6 @@ int bn_usb_read(const struct bn_usb_spec *spec, struct bn_usb_desc *out,
 	return rc < 0 ? rc : BN_OK;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int LIBUSB_CALL on_hotplug(libusb_context *ctx, libusb_device *dev,
 				  libusb_hotplug_event ev, void *user)
 {
@@ -328,7 +321,7 @@ static int usb_wait(const struct bn_usb_spec *spec, bool want, int timeout_ms,
 	libusb_context *ctx;
 	libusb_hotplug_callback_handle cb = 0;
 	bool have_cb = false, changed = true, present = false;
-	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+	int64_t deadline = bn_deadline_ms(timeout_ms);
 	char what[200];
 	int n = 0, rc = usb_start(&ctx, err);
 
@@ -360,7 +353,7 @@ static int usb_wait(const struct bn_usb_spec *spec, bool want, int timeout_ms,
 					want ? "attach" : "detach");
 			break;
 		}
-		left = deadline - now_ms();
+		left = bn_ms_left(deadline);
 		if (left <= 0) {
 			rc = bn_err_set(err, BN_ERR_TIMEOUT,
 					"USB device %s did not %s within %d ms; %d USB device%s seen",
