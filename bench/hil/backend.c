@@ -244,9 +244,6 @@ const struct bn_supply_ops bn_supply_sim_ops = {
 
 /* ---- the arrays ---- */
 
-/* INTEGRATION: weak until the FTDI backend lands in this tree. */
-extern const struct bn_fixture_ops bn_fixture_ftdi_ops __attribute__((weak));
-
 static const struct bn_fixture_ops *const fixture_backends[] = {
 	&bn_fixture_sim_ops,
 	&bn_fixture_ftdi_ops,

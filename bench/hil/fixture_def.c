@@ -1,0 +1,554 @@
+/* The fixture file (hil/fixture_def.h): parsing and the checks that make
+ * a wrong file an error at load time rather than a wrong network on the
+ * wires. */
+#include "hil/fixture_def.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+/* "ADBUS0".."ADBUS7" and "D0".."D7" are bits 0..7; "ACBUS0".."ACBUS7"
+ * bits 8..15, which only MPSSE reaches (bitbang drives one byte). */
+static int parse_pin(const char *s, enum bn_fx_mode mode)
+{
+	int base, n;
+	const char *num;
+
+	if (!strncmp(s, "ADBUS", 5)) {
+		base = 0;
+		num = s + 5;
+	} else if (!strncmp(s, "ACBUS", 5)) {
+		if (mode != BN_FX_MPSSE)
+			return -2;
+		base = 8;
+		num = s + 5;
+	} else if (s[0] == 'D') {
+		base = 0;
+		num = s + 1;
+	} else {
+		return -1;
+	}
+	if (num[0] < '0' || num[0] > '7' || num[1])
+		return -1;
+	n = num[0] - '0';
+	return base + n;
+}
+
+void bn_fixture_def_pin_name(const struct bn_fixture_def *d, int pin, char *buf, size_t len)
+{
+	if (d->mode == BN_FX_BITBANG)
+		snprintf(buf, len, "D%d", pin);
+	else
+		snprintf(buf, len, "%s%d", pin < 8 ? "ADBUS" : "ACBUS", pin & 7);
+}
+
+int bn_fixture_def_signal(const struct bn_fixture_def *d, const char *name)
+{
+	for (int i = 0; i < d->nsignals; i++)
+		if (!strcmp(d->signals[i].name, name))
+			return i;
+	return -1;
+}
+
+const struct bn_fx_port *bn_fixture_def_port(const struct bn_fixture_def *d, const char *name)
+{
+	for (int i = 0; i < d->nports; i++)
+		if (!strcmp(d->ports[i].name, name))
+			return &d->ports[i];
+	return NULL;
+}
+
+void bn_fixture_def_state_str(const struct bn_fixture_def *d, uint32_t state, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	if (!state) {
+		snprintf(buf, len, "(none)");
+		return;
+	}
+	for (int i = 0; i < d->nsignals && o < len; i++) {
+		int w;
+
+		if (!(state & (1u << i)))
+			continue;
+		w = snprintf(buf + o, len - o, "%s%s", o ? "+" : "", d->signals[i].name);
+		if (w < 0)
+			return;
+		o += (size_t)w;
+	}
+}
+
+uint16_t bn_fixture_def_levels(const struct bn_fixture_def *d, uint32_t state)
+{
+	uint16_t levels = 0;
+
+	for (int i = 0; i < d->nsignals; i++) {
+		const struct bn_fx_signal *s = &d->signals[i];
+		bool on = state & (1u << i);
+
+		if (on == s->active_high)
+			levels |= (uint16_t)(1u << s->pin);
+	}
+	return levels;
+}
+
+static int popcount32(uint32_t v)
+{
+	int n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+int bn_fixture_def_legal(const struct bn_fixture_def *d, uint32_t state, char *why, size_t len)
+{
+	for (int i = 0; i < d->nrules; i++) {
+		const struct bn_fx_rule *r = &d->rules[i];
+		uint32_t hit = state & r->set;
+		bool bad = r->kind == BN_FX_ALL ? hit == r->set : popcount32(hit) > 1;
+
+		if (bad) {
+			if (why) {
+				char names[256];
+
+				bn_fixture_def_state_str(d, hit, names, sizeof(names));
+				snprintf(why, len, "%s together: %s", names, r->why);
+			}
+			return BN_ERR_ARG;
+		}
+	}
+	return BN_OK;
+}
+
+/* A list of signal names into a bit set; role "data" only unless any. */
+static int name_set(const struct bn_fixture_def *d, const cJSON *arr, bool data_only, uint32_t *out,
+		    const char *what, struct bn_err *err)
+{
+	const cJSON *it;
+
+	*out = 0;
+	if (!cJSON_IsArray(arr))
+		return bn_err_set(err, BN_ERR_DATA, "%s: expected a list of signal names", what);
+	cJSON_ArrayForEach(it, arr) {
+		int k;
+
+		if (!cJSON_IsString(it))
+			return bn_err_set(err, BN_ERR_DATA, "%s: expected a list of signal names",
+					  what);
+		k = bn_fixture_def_signal(d, it->valuestring);
+		if (k < 0)
+			return bn_err_set(err, BN_ERR_DATA, "%s: unknown signal \"%s\"", what,
+					  it->valuestring);
+		if (data_only && d->signals[k].role != BN_FX_DATA)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: \"%s\" is not a data-line signal (role %s); port types "
+					  "and the safe state switch D+, D- and ID only",
+					  what, it->valuestring,
+					  d->signals[k].role == BN_FX_VBUS ? "vbus" : "load");
+		if (*out & (1u << k))
+			return bn_err_set(err, BN_ERR_DATA, "%s: \"%s\" listed twice", what,
+					  it->valuestring);
+		*out |= 1u << k;
+	}
+	return BN_OK;
+}
+
+static int parse_level(const cJSON *obj, const char *key, const char *hi, const char *lo,
+		       bool dflt, bool *out, const char *what, struct bn_err *err)
+{
+	char v[16] = "";
+	int rc = bn_json_str(obj, key, false, v, sizeof(v), what, err);
+
+	if (rc < 0)
+		return rc;
+	if (!v[0])
+		*out = dflt;
+	else if (!strcmp(v, hi))
+		*out = true;
+	else if (!strcmp(v, lo))
+		*out = false;
+	else
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"%s\": expected \"%s\" or \"%s\", got \"%s\"",
+				  what, key, hi, lo, v);
+	return BN_OK;
+}
+
+static int load_usb(struct bn_fixture_def *d, const cJSON *root, struct bn_err *err)
+{
+	static const char *const known[] = { "chip", "mode", "vid", "pid", "description",
+					     "serial", "interface", NULL };
+	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "ftdi");
+	char what[BN_FX_PATH_LEN + 16], mode[16] = "", id[16], chip[32];
+	int rc;
+
+	snprintf(what, sizeof(what), "%s: ftdi", d->path);
+	if (!o)
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: missing key \"ftdi\" (the chip, its mode and USB ids)", d->path);
+	rc = bn_json_check_keys(o, known, what, err);
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "chip", false, chip, sizeof(chip), what, err);
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "mode", true, mode, sizeof(mode), what, err);
+	if (rc == BN_OK) {
+		if (!strcmp(mode, "mpsse"))
+			d->mode = BN_FX_MPSSE;
+		else if (!strcmp(mode, "bitbang"))
+			d->mode = BN_FX_BITBANG;
+		else
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: key \"mode\": expected \"mpsse\" or \"bitbang\", got \"%s\"",
+					  what, mode);
+	}
+	for (int k = 0; rc == BN_OK && k < 2; k++) {
+		const char *key = k ? "pid" : "vid";
+		char *end;
+		long v;
+
+		id[0] = '\0';
+		rc = bn_json_str(o, key, false, id, sizeof(id), what, err);
+		if (rc < 0 || !id[0])
+			break;
+		v = strtol(id, &end, 16);
+		if (*end || v <= 0 || v > 0xffff)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: key \"%s\": expected four hex digits such as \"0403\", got \"%s\"",
+					  what, key, id);
+		*(k ? &d->pid : &d->vid) = (int)v;
+	}
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "description", false, d->usb_description,
+				 sizeof(d->usb_description), what, err);
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "serial", false, d->usb_serial, sizeof(d->usb_serial), what, err);
+	if (rc == BN_OK) {
+		char itf[4] = "";
+
+		rc = bn_json_str(o, "interface", false, itf, sizeof(itf), what, err);
+		if (rc == BN_OK && itf[0]) {
+			if (itf[1] || itf[0] < 'A' || itf[0] > 'D')
+				return bn_err_set(err, BN_ERR_DATA,
+						  "%s: key \"interface\": expected \"A\" to \"D\", got \"%s\"",
+						  what, itf);
+			d->interface = itf[0] - 'A' + 1;
+		}
+	}
+	return rc;
+}
+
+static int load_signal(struct bn_fixture_def *d, const cJSON *o, int i, bool undriven_high,
+		       struct bn_err *err)
+{
+	static const char *const known[] = { "name", "pin", "active", "undriven", "role", "relay",
+					     "what", "r_ohm", "v_src_v", NULL };
+	struct bn_fx_signal *s = &d->signals[i];
+	char what[BN_FX_PATH_LEN + 64], pin[16], role[16] = "data", relay[16] = "";
+	int rc;
+
+	snprintf(what, sizeof(what), "%s: signals[%d]", d->path, i);
+	rc = bn_json_check_keys(o, known, what, err);
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "name", true, s->name, sizeof(s->name), what, err);
+	if (rc < 0)
+		return rc;
+	snprintf(what, sizeof(what), "%s: signals[%d] (%s)", d->path, i, s->name);
+	if (bn_fixture_def_signal(d, s->name) >= 0)
+		return bn_err_set(err, BN_ERR_DATA, "%s: name used twice", what);
+	rc = bn_json_str(o, "pin", true, pin, sizeof(pin), what, err);
+	if (rc < 0)
+		return rc;
+	s->pin = parse_pin(pin, d->mode);
+	if (s->pin == -2)
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: pin \"%s\": bitbang mode drives ADBUS0-7 (D0-D7) only; ACBUS "
+				  "needs \"mode\": \"mpsse\"", what, pin);
+	if (s->pin < 0)
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: pin \"%s\": expected ADBUS0-7, ACBUS0-7 or D0-7", what, pin);
+	rc = parse_level(o, "active", "high", "low", true, &s->active_high, what, err);
+	if (rc == BN_OK)
+		rc = parse_level(o, "undriven", "high", "low", undriven_high, &s->undriven_high, what,
+				 err);
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "role", false, role, sizeof(role), what, err);
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "relay", false, relay, sizeof(relay), what, err);
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "what", false, s->what, sizeof(s->what), what, err);
+	if (rc == BN_OK)
+		rc = bn_json_quantity(o, "r_ohm", false, BN_DIM_OHM, 1.0, &s->r_ohm, what, err);
+	if (rc == BN_OK)
+		rc = bn_json_quantity(o, "v_src_v", false, BN_DIM_V, 1.0, &s->v_src_v, what, err);
+	if (rc < 0)
+		return rc;
+	if (!strcmp(role, "data"))
+		s->role = BN_FX_DATA;
+	else if (!strcmp(role, "vbus"))
+		s->role = BN_FX_VBUS;
+	else if (!strcmp(role, "load"))
+		s->role = BN_FX_LOAD;
+	else
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: key \"role\": expected \"data\", \"vbus\" or \"load\", got \"%s\"",
+				  what, role);
+	/* A relay that closes while the FTDI is in reset or unpowered (its
+	 * pins tri-stated) defeats the fail-safe the hardware is built for. */
+	if (s->undriven_high == s->active_high)
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: active %s but its pin reads %s while undriven, so it would be on "
+				  "whenever the FTDI is in reset; fit a pull-%s and say \"undriven\": \"%s\"",
+				  what, s->active_high ? "high" : "low", s->undriven_high ? "high" : "low",
+				  s->active_high ? "down" : "up", s->active_high ? "low" : "high");
+	return BN_OK;
+}
+
+static int load_input(struct bn_fixture_def *d, const cJSON *o, int i, struct bn_err *err)
+{
+	static const char *const known[] = { "name", "pin", "active", "follows", "expect", "what",
+					     NULL };
+	struct bn_fx_input *in = &d->inputs[i];
+	char what[BN_FX_PATH_LEN + 64], pin[16], follows[BN_FX_NAME_LEN] = "";
+	const cJSON *ex;
+	int rc;
+
+	in->follows = in->expect = -1;
+	snprintf(what, sizeof(what), "%s: inputs[%d]", d->path, i);
+	rc = bn_json_check_keys(o, known, what, err);
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "name", true, in->name, sizeof(in->name), what, err);
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "pin", true, pin, sizeof(pin), what, err);
+	if (rc == BN_OK)
+		rc = parse_level(o, "active", "high", "low", true, &in->active_high, what, err);
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "follows", false, follows, sizeof(follows), what, err);
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "what", false, in->what, sizeof(in->what), what, err);
+	if (rc < 0)
+		return rc;
+	in->pin = parse_pin(pin, d->mode);
+	if (in->pin < 0)
+		return bn_err_set(err, BN_ERR_DATA, "%s: pin \"%s\": expected %s", what, pin,
+				  d->mode == BN_FX_MPSSE ? "ADBUS0-7 or ACBUS0-7" : "D0-7");
+	if (follows[0]) {
+		in->follows = bn_fixture_def_signal(d, follows);
+		if (in->follows < 0)
+			return bn_err_set(err, BN_ERR_DATA, "%s: follows: unknown signal \"%s\"", what,
+					  follows);
+	}
+	ex = cJSON_GetObjectItemCaseSensitive(o, "expect");
+	if (ex) {
+		if (!cJSON_IsBool(ex))
+			return bn_err_set(err, BN_ERR_DATA, "%s: key \"expect\": expected true or false",
+					  what);
+		in->expect = cJSON_IsTrue(ex) ? 1 : 0;
+	}
+	return BN_OK;
+}
+
+static int load_rule(struct bn_fixture_def *d, const cJSON *o, int i, struct bn_err *err)
+{
+	static const char *const known[] = { "all", "at_most_one", "why", NULL };
+	struct bn_fx_rule *r = &d->rules[i];
+	const cJSON *all = cJSON_GetObjectItemCaseSensitive(o, "all");
+	const cJSON *one = cJSON_GetObjectItemCaseSensitive(o, "at_most_one");
+	char what[BN_FX_PATH_LEN + 32];
+	int rc;
+
+	snprintf(what, sizeof(what), "%s: illegal[%d]", d->path, i);
+	rc = bn_json_check_keys(o, known, what, err);
+	if (rc < 0)
+		return rc;
+	if (!all == !one)
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: expected exactly one of \"all\" (never all on together) or "
+				  "\"at_most_one\"", what);
+	r->kind = all ? BN_FX_ALL : BN_FX_AT_MOST_ONE;
+	rc = name_set(d, all ? all : one, false, &r->set, what, err);
+	if (rc == BN_OK)
+		rc = bn_json_str(o, "why", true, r->why, sizeof(r->why), what, err);
+	if (rc == BN_OK && popcount32(r->set) < 2)
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: a rule needs two signals or more", what);
+	return rc;
+}
+
+/* An array member of root, each element through fn. */
+static int load_array(struct bn_fixture_def *d, const cJSON *root, const char *key, int max,
+		      int *count, int (*fn)(struct bn_fixture_def *, const cJSON *, int, struct bn_err *),
+		      struct bn_err *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, key), *it;
+	int rc;
+
+	*count = 0;
+	if (!arr)
+		return BN_OK;
+	if (!cJSON_IsArray(arr))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"%s\": expected a list", d->path, key);
+	cJSON_ArrayForEach(it, arr) {
+		if (*count == max)
+			return bn_err_set(err, BN_ERR_DATA, "%s: %s: more than %d entries", d->path,
+					  key, max);
+		rc = fn(d, it, *count, err);
+		if (rc < 0)
+			return rc;
+		(*count)++;
+	}
+	return BN_OK;
+}
+
+/* The file-wide "undriven" level was put in each slot beforehand. */
+static int load_signal_cb(struct bn_fixture_def *d, const cJSON *o, int i, struct bn_err *err)
+{
+	return load_signal(d, o, i, d->signals[i].undriven_high, err);
+}
+
+static int load_ports(struct bn_fixture_def *d, const cJSON *root, struct bn_err *err)
+{
+	const cJSON *ports = cJSON_GetObjectItemCaseSensitive(root, "ports"), *it;
+	char what[BN_FX_PATH_LEN + 64];
+	int rc;
+
+	if (!cJSON_IsObject(ports))
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: key \"ports\": expected an object of port type: [signals]", d->path);
+	cJSON_ArrayForEach(it, ports) {
+		struct bn_fx_port *p;
+
+		if (d->nports == BN_FX_MAX_PORTS)
+			return bn_err_set(err, BN_ERR_DATA, "%s: ports: more than %d", d->path,
+					  BN_FX_MAX_PORTS);
+		p = &d->ports[d->nports];
+		if (strlen(it->string) >= sizeof(p->name))
+			return bn_err_set(err, BN_ERR_DATA, "%s: ports: name \"%s\" too long", d->path,
+					  it->string);
+		snprintf(p->name, sizeof(p->name), "%s", it->string);
+		snprintf(what, sizeof(what), "%s: ports.%s", d->path, p->name);
+		rc = name_set(d, it, true, &p->on, what, err);
+		if (rc < 0)
+			return rc;
+		d->nports++;
+	}
+	if (!d->nports)
+		return bn_err_set(err, BN_ERR_DATA, "%s: ports: none defined", d->path);
+	return BN_OK;
+}
+
+/* Each port type and the safe state must be legal as written, with and
+ * without VBUS and the load path: a port whose network forbids VBUS
+ * (OTG: ID grounded) is legal only with VBUS off, and says so. */
+static int check_states(struct bn_fixture_def *d, struct bn_err *err)
+{
+	char why[400];
+
+	if (bn_fixture_def_legal(d, d->safe, why, sizeof(why)) < 0)
+		return bn_err_set(err, BN_ERR_DATA, "%s: safe: the safe state is illegal: %s", d->path,
+				  why);
+	for (int i = 0; i < d->nports; i++)
+		if (bn_fixture_def_legal(d, d->ports[i].on, why, sizeof(why)) < 0)
+			return bn_err_set(err, BN_ERR_DATA, "%s: ports.%s: illegal network: %s",
+					  d->path, d->ports[i].name, why);
+	return BN_OK;
+}
+
+int bn_fixture_def_load(struct bn_fixture_def *d, const char *path, struct bn_err *err)
+{
+	static const char *const known[] = { "name", "description", "ftdi", "undriven",
+					     "release_ms", "signals", "inputs", "ports", "safe",
+					     "illegal", NULL };
+	cJSON *root = NULL, *sigs;
+	bool undriven_high = false;
+	double release_ms = -1;
+	uint16_t pins = 0;
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->load_signal = d->vbus_signal = -1;
+	snprintf(d->path, sizeof(d->path), "%s", path);
+	rc = bn_json_load(path, &root, err);
+	if (rc < 0)
+		return rc;
+	rc = bn_json_check_keys(root, known, path, err);
+	if (rc == BN_OK) {
+		bn_json_stem(path, d->name, sizeof(d->name));
+		rc = bn_json_str(root, "name", false, d->name, sizeof(d->name), path, err);
+	}
+	if (rc == BN_OK)
+		rc = load_usb(d, root, err);
+	if (rc == BN_OK)
+		rc = parse_level(root, "undriven", "high", "low", false, &undriven_high, path, err);
+	if (rc == BN_OK)
+		rc = bn_json_num(root, "release_ms", true, &release_ms, path, err);
+	if (rc == BN_OK && (release_ms < 0 || release_ms > 1000 || release_ms != (int)release_ms))
+		rc = bn_err_set(err, BN_ERR_DATA,
+				  "%s: key \"release_ms\": expected whole milliseconds 0 to 1000 (the "
+				  "relays' release time from their data sheet), got %g",
+				  path, release_ms);
+	d->release_ms = (int)release_ms;
+	sigs = cJSON_GetObjectItemCaseSensitive(root, "signals");
+	if (rc == BN_OK && (!cJSON_IsArray(sigs) || !cJSON_GetArraySize(sigs)))
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"signals\": expected a list of signals",
+				path);
+	for (int i = 0; rc == BN_OK && i < BN_FX_MAX_SIGNALS; i++)
+		d->signals[i].undriven_high = undriven_high;
+	if (rc == BN_OK)
+		rc = load_array(d, root, "signals", BN_FX_MAX_SIGNALS, &d->nsignals, load_signal_cb, err);
+	for (int i = 0; rc == BN_OK && i < d->nsignals; i++) {
+		const struct bn_fx_signal *s = &d->signals[i];
+		char pn[16];
+
+		if (pins & (1u << s->pin)) {
+			bn_fixture_def_pin_name(d, s->pin, pn, sizeof(pn));
+			rc = bn_err_set(err, BN_ERR_DATA, "%s: signals[%d] (%s): pin %s used twice",
+					path, i, s->name, pn);
+			break;
+		}
+		pins |= (uint16_t)(1u << s->pin);
+		if (s->role == BN_FX_DATA) {
+			d->data_mask |= 1u << i;
+		} else {
+			int *slot = s->role == BN_FX_VBUS ? &d->vbus_signal : &d->load_signal;
+
+			if (*slot >= 0)
+				rc = bn_err_set(err, BN_ERR_DATA,
+						"%s: signals[%d] (%s): a second signal with role %s",
+						path, i, s->name, s->role == BN_FX_VBUS ? "vbus" : "load");
+			*slot = i;
+		}
+	}
+	if (rc == BN_OK && d->vbus_signal < 0)
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: signals: none has role \"vbus\"", path);
+	d->out_pins = pins;
+	if (rc == BN_OK)
+		rc = load_array(d, root, "inputs", BN_FX_MAX_INPUTS, &d->ninputs, load_input, err);
+	for (int i = 0; rc == BN_OK && i < d->ninputs; i++) {
+		char pn[16];
+
+		bn_fixture_def_pin_name(d, d->inputs[i].pin, pn, sizeof(pn));
+		if (pins & (1u << d->inputs[i].pin))
+			rc = bn_err_set(err, BN_ERR_DATA, "%s: inputs[%d] (%s): pin %s used twice",
+					path, i, d->inputs[i].name, pn);
+		pins |= (uint16_t)(1u << d->inputs[i].pin);
+	}
+	if (rc == BN_OK)
+		rc = load_ports(d, root, err);
+	if (rc == BN_OK && cJSON_GetObjectItemCaseSensitive(root, "safe")) {
+		char what[BN_FX_PATH_LEN + 8];
+
+		snprintf(what, sizeof(what), "%s: safe", path);
+		rc = name_set(d, cJSON_GetObjectItemCaseSensitive(root, "safe"), true, &d->safe, what,
+			      err);
+	}
+	if (rc == BN_OK)
+		rc = load_array(d, root, "illegal", BN_FX_MAX_RULES, &d->nrules, load_rule, err);
+	if (rc == BN_OK)
+		rc = check_states(d, err);
+	cJSON_Delete(root);
+	return rc;
+}

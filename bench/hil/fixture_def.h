@@ -1,0 +1,99 @@
+/* A fixture file (fixtures/NAME.json, format in fixtures/README.md): the
+ * fixture's switched signals (name, FTDI pin, polarity, the part they
+ * switch), its input signals, each port type as the set of signals on,
+ * the safe state, and the combinations that must never appear on the
+ * wires. A state is a bit set over the output signals (bit i: signal i
+ * on), so "legal" is a question about one integer. */
+#ifndef BN_HIL_FIXTURE_DEF_H
+#define BN_HIL_FIXTURE_DEF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+#define BN_FX_MAX_SIGNALS 16   /* an FT232H's ADBUS + ACBUS */
+#define BN_FX_MAX_INPUTS 8
+#define BN_FX_MAX_PORTS 16
+#define BN_FX_MAX_RULES 16
+#define BN_FX_NAME_LEN 32
+#define BN_FX_TEXT_LEN 160
+#define BN_FX_PATH_LEN 1024
+
+enum bn_fx_role { BN_FX_DATA, BN_FX_VBUS, BN_FX_LOAD };
+enum bn_fx_mode { BN_FX_MPSSE, BN_FX_BITBANG };
+enum bn_fx_rule_kind { BN_FX_ALL, BN_FX_AT_MOST_ONE };
+
+struct bn_fx_signal {
+	char name[BN_FX_NAME_LEN];
+	int pin;                 /* 0..7 ADBUS/D, 8..15 ACBUS */
+	bool active_high;
+	bool undriven_high;      /* the level the board's pull gives a tri-stated pin */
+	enum bn_fx_role role;
+	double r_ohm;            /* the part switched in; 0: none given */
+	double v_src_v;          /* a source's open-circuit voltage; 0: none */
+	char what[BN_FX_TEXT_LEN];
+};
+
+struct bn_fx_input {
+	char name[BN_FX_NAME_LEN];
+	int pin;
+	bool active_high;
+	int follows;             /* output signal it must equal; -1: none */
+	int expect;              /* 1/0: its level whatever the state; -1: none */
+	char what[BN_FX_TEXT_LEN];
+};
+
+struct bn_fx_port {
+	char name[BN_FX_NAME_LEN];
+	uint32_t on;             /* data signals on */
+};
+
+struct bn_fx_rule {
+	enum bn_fx_rule_kind kind;
+	uint32_t set;
+	char why[BN_FX_TEXT_LEN];
+};
+
+struct bn_fixture_def {
+	char path[BN_FX_PATH_LEN];
+	char name[BN_FX_NAME_LEN];
+	enum bn_fx_mode mode;
+	int vid, pid;            /* default USB ids; 0: none given */
+	char usb_description[64];
+	char usb_serial[64];
+	int interface;           /* 0: any, 1..4: A..D */
+	int release_ms;          /* relay release time before a make */
+	int nsignals, ninputs, nports, nrules;
+	struct bn_fx_signal signals[BN_FX_MAX_SIGNALS];
+	struct bn_fx_input inputs[BN_FX_MAX_INPUTS];
+	struct bn_fx_port ports[BN_FX_MAX_PORTS];
+	struct bn_fx_rule rules[BN_FX_MAX_RULES];
+	uint32_t safe;           /* data signals on in the safe state (usually none) */
+	int vbus_signal;         /* index of the role "vbus" signal */
+	int load_signal;         /* index of the role "load" signal; -1: none */
+	uint32_t data_mask;      /* the role "data" signals */
+	uint16_t out_pins;       /* pins driven (the direction mask) */
+};
+
+/* Load and check a fixture file: every name known, pins unique and
+ * possible in the mode, each port and the safe state legal, every
+ * signal off while the FTDI is in reset (its pin undriven). Errors name
+ * the file and the key ("F: ports.cdp: unknown signal \"X\""). */
+int bn_fixture_def_load(struct bn_fixture_def *d, const char *path, struct bn_err *err);
+
+/* BN_OK when the state breaks no rule; else BN_ERR_ARG, and why (when
+ * not NULL) says which signals and the rule's reason. */
+int bn_fixture_def_legal(const struct bn_fixture_def *d, uint32_t state, char *why, size_t len);
+
+const struct bn_fx_port *bn_fixture_def_port(const struct bn_fixture_def *d, const char *name);
+int bn_fixture_def_signal(const struct bn_fixture_def *d, const char *name);
+/* "DP_PULLDOWN+DM_PULLDOWN", "(none)" for 0. */
+void bn_fixture_def_state_str(const struct bn_fixture_def *d, uint32_t state, char *buf, size_t len);
+/* The pin levels that put state on the wires (outputs only). */
+uint16_t bn_fixture_def_levels(const struct bn_fixture_def *d, uint32_t state);
+/* "ADBUS3", "ACBUS6" or (bitbang) "D3". */
+void bn_fixture_def_pin_name(const struct bn_fixture_def *d, int pin, char *buf, size_t len);
+
+#endif
