@@ -194,7 +194,7 @@ int bn_conf_load(const char *path, struct bn_conf *c, struct bn_err *err)
 				c->capture_rate_hz = hz;
 		} else if (!strcmp(key, "fixture")) {
 			rc = parse_role(c->fixture, sizeof(c->fixture), key, val, "ftdi",
-					"ftdi[:VID:PID[:SERIAL]] or ftdi:DESCRIPTION", path, lineno, err);
+					"ftdi[:VID:PID[:SERIAL]], ftdi:desc=TEXT or ftdi:serial=TEXT", path, lineno, err);
 		} else if (!strcmp(key, "load")) {
 			rc = parse_role(c->load, sizeof(c->load), key, val, "scpi", "scpi:PORT[@BAUD]",
 					path, lineno, err);

@@ -125,7 +125,7 @@ static int write_state(struct ftdi_fixture *f, uint32_t state, struct bn_err *er
 	rc = ftdi_write_data(f->ftdi, buf, n);
 	if (rc != n) {
 		bn_fixture_def_state_str(d, state, names, sizeof(names));
-		return bn_err_set(err, BN_ERR_IO, "%s: writing %s: %s", f->who, names,
+		return bn_err_set(err, BN_ERR_FAULT, "%s: writing %s: %s", f->who, names,
 				  rc < 0 ? ftdi_get_error_string(f->ftdi) : "short write");
 	}
 	if (was & ~state & d->data_mask) {
@@ -232,30 +232,30 @@ static int ftdifx_open(void *priv, const struct bn_backend_open *o, struct bn_er
 	if (!f->ftdi)
 		return bn_err_set(err, BN_ERR_NOMEM, "%s: ftdi_new failed", f->who);
 	if (d->interface && ftdi_set_interface(f->ftdi, (enum ftdi_interface)d->interface) < 0) {
-		rc = ftdi_fail(f, "selecting the interface", BN_ERR_IO, err);
+		rc = ftdi_fail(f, "selecting the interface", BN_ERR_FAULT, err);
 		goto fail;
 	}
 	rc = ftdi_usb_open_desc_index(f->ftdi, vid, pid, desc, serial, 0);
 	if (rc < 0) {
 		/* libftdi: -3 no such device, -4/-5/-8 it is there but cannot be
 		 * opened or claimed (permissions, another driver) */
-		bn_err_set(err, BN_ERR_IO, "%s: %s; %s", f->who, ftdi_get_error_string(f->ftdi),
+		bn_err_set(err, BN_ERR_FAULT, "%s: %s; %s", f->who, ftdi_get_error_string(f->ftdi),
 			   rc == -3 ? "is the fixture plugged in? `bcbench devices` lists the FTDI "
 				      "devices it can see"
 				    : "check the udev rules (fixtures/udev/60-bcbench.rules) and that "
 				      "no other program holds it");
-		rc = BN_ERR_IO;
+		rc = BN_ERR_FAULT; /* the bench is not there: exit 3, not bad input */
 		goto fail_free;
 	}
 	/* From here the chip is ours: start from reset (every pin an input,
 	 * so the board's pull-downs hold the relays open), then take the
 	 * pins. A short latency timer makes input reads quick. */
 	if (ftdi_usb_reset(f->ftdi) < 0) {
-		rc = ftdi_fail(f, "USB reset", BN_ERR_IO, err);
+		rc = ftdi_fail(f, "USB reset", BN_ERR_FAULT, err);
 		goto fail;
 	}
 	if (ftdi_set_bitmode(f->ftdi, 0, BITMODE_RESET) < 0) {
-		rc = ftdi_fail(f, "resetting the bit mode", BN_ERR_IO, err);
+		rc = ftdi_fail(f, "resetting the bit mode", BN_ERR_FAULT, err);
 		goto fail;
 	}
 	/* Every relay dropped out just now. */
@@ -264,17 +264,17 @@ static int ftdifx_open(void *priv, const struct bn_backend_open *o, struct bn_er
 	f->levels_valid = false;
 	f->break_us = mono_us();
 	if (ftdi_set_latency_timer(f->ftdi, 1) < 0) {
-		rc = ftdi_fail(f, "setting the latency timer", BN_ERR_IO, err);
+		rc = ftdi_fail(f, "setting the latency timer", BN_ERR_FAULT, err);
 		goto fail;
 	}
 	if (ftdi_tcioflush(f->ftdi) < 0) {
-		rc = ftdi_fail(f, "flushing the buffers", BN_ERR_IO, err);
+		rc = ftdi_fail(f, "flushing the buffers", BN_ERR_FAULT, err);
 		goto fail;
 	}
 	if (d->mode == BN_FX_MPSSE) {
 		/* 0x80/0x82 give value and direction together */
 		if (ftdi_set_bitmode(f->ftdi, 0, BITMODE_MPSSE) < 0) {
-			rc = ftdi_fail(f, "entering MPSSE mode", BN_ERR_IO, err);
+			rc = ftdi_fail(f, "entering MPSSE mode", BN_ERR_FAULT, err);
 			goto fail;
 		}
 	} else {
@@ -287,7 +287,7 @@ static int ftdifx_open(void *priv, const struct bn_backend_open *o, struct bn_er
 		if (ftdi_set_bitmode(f->ftdi, 0, BITMODE_BITBANG) < 0 ||
 		    ftdi_write_data(f->ftdi, &safe_levels, 1) != 1 ||
 		    ftdi_set_bitmode(f->ftdi, (unsigned char)(d->out_pins & 0xff), BITMODE_BITBANG) < 0) {
-			rc = ftdi_fail(f, "entering bitbang mode", BN_ERR_IO, err);
+			rc = ftdi_fail(f, "entering bitbang mode", BN_ERR_FAULT, err);
 			goto fail;
 		}
 		f->levels = safe_levels;
@@ -367,7 +367,7 @@ static int read_levels(struct ftdi_fixture *f, uint16_t *levels, struct bn_err *
 		unsigned char pins;
 
 		if (ftdi_read_pins(f->ftdi, &pins) < 0)
-			return ftdi_fail(f, "reading the pins", BN_ERR_IO, err);
+			return ftdi_fail(f, "reading the pins", BN_ERR_FAULT, err);
 		*levels = pins;
 		return BN_OK;
 	}
@@ -379,12 +379,12 @@ static int read_levels(struct ftdi_fixture *f, uint16_t *levels, struct bn_err *
 		int64_t deadline = bn_deadline_ms(READ_TIMEOUT_MS);
 
 		if (ftdi_write_data(f->ftdi, cmd, (int)sizeof(cmd)) != (int)sizeof(cmd))
-			return ftdi_fail(f, "asking for the pins", BN_ERR_IO, err);
+			return ftdi_fail(f, "asking for the pins", BN_ERR_FAULT, err);
 		while (got < 2) {
 			int rc = ftdi_read_data(f->ftdi, in + got, 2 - got);
 
 			if (rc < 0)
-				return ftdi_fail(f, "reading the pins", BN_ERR_IO, err);
+				return ftdi_fail(f, "reading the pins", BN_ERR_FAULT, err);
 			got += rc;
 			if (got < 2 && !bn_ms_left(deadline))
 				return bn_err_set(err, BN_ERR_TIMEOUT,

@@ -590,6 +590,8 @@ int bn_scpi_open(struct bn_scpi *c, const struct bn_backend_open *o, enum bn_scp
 	c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : DEFAULT_TIMEOUT_MS;
 	c->retries = o->retries >= 0 ? o->retries : DEFAULT_RETRIES;
 	rc = bn_serial_open(port, baud ? baud : c->d.baud, &c->ser, err);
+	if (rc == BN_ERR_IO) /* the instrument is not there: a bench fault, not bad input */
+		return err->code = BN_ERR_FAULT;
 	if (rc < 0)
 		return rc;
 	rc = bn_scpi_query(c, c->d.idn_query, reply, sizeof(reply), err);

@@ -128,5 +128,53 @@ expect_exit "replay, bad origin" 2 "$BCBENCH" replay -q --events-from fixture,cl
 expect_err "bad origin is named" '"cloud"'
 expect_exit "replay --help" 0 "$BCBENCH" replay --help
 
+# The udev rules parse (Debian 12 has no `udevadm verify`), and the checker
+# itself fails on a broken copy, naming the line.
+expect_exit "udev rules syntax" 0 sh tests/integration/udev-syntax.sh fixtures/udev/60-bcbench.rules
+sed 's/MODE="0660", GROUP/MODE=0660, GROUP/' fixtures/udev/60-bcbench.rules >"$TMP/bad.rules"
+sh tests/integration/udev-syntax.sh "$TMP/bad.rules" >"$TMP/err" 2>&1
+[ $? -eq 1 ] && ok "udev checker fails a broken copy" || bad "udev checker passed a broken copy"
+expect_err "udev checker names file:line" "bad.rules:12: error: the value of MODE must be double-quoted"
+sed 's/GOTO="bcbench_end"/GOTO="bcbench_out"/' fixtures/udev/60-bcbench.rules >"$TMP/bad.rules"
+sh tests/integration/udev-syntax.sh "$TMP/bad.rules" >"$TMP/err" 2>&1
+expect_err "udev checker finds a GOTO without LABEL" 'GOTO "bcbench_out" has no LABEL'
+
+# The FTDI fixture with no FTDI device on this machine: exit 3, the device
+# and the way on named, and nothing written.
+printf 'fixture = ftdi\nfixture_file = fixtures/bcbench-fixture-a.json\nlock_dir = %s\n' "$TMP" >"$TMP/ftdi.conf"
+expect_exit "ftdi fixture without the device" 3 "$BCBENCH" run -q --conf "$TMP/ftdi.conf" --out "$TMP/noftdi" scripts/scenarios/dcp.scn
+expect_err "names the fixture and its USB ids" 'fixture "ftdi" (bcbench-fixture-a, 0403:6014'
+expect_err "points at bcbench devices" "bcbench devices"
+printf 'fixture = ftdi:0403\nfixture_file = fixtures/bcbench-fixture-a.json\n' >"$TMP/ftdi2.conf"
+expect_exit "bad ftdi spec" 2 "$BCBENCH" run -q --conf "$TMP/ftdi2.conf" --out "$TMP/noftdi" scripts/scenarios/dcp.scn
+expect_err "bad ftdi spec says the form" "expected VID:PID[:SERIAL]"
+printf 'fixture = ftdi\n' >"$TMP/ftdi3.conf"
+expect_exit "ftdi without fixture_file" 2 "$BCBENCH" run -q --conf "$TMP/ftdi3.conf" --out "$TMP/noftdi" scripts/scenarios/dcp.scn
+expect_err "asks for fixture_file" "needs fixture_file"
+
+# Two runs on one bench: the second exits 3 naming the holder; a third
+# with --wait queues and runs once the first is interrupted.
+printf 'lock = yes\nlock_dir = %s\ndatadir = %s\n' "$TMP" "$PWD" >"$TMP/lock.conf"
+"$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l1" tests/data/scenarios/long.scn >"$TMP/l1.out" 2>&1 &
+pid1=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q "^pid $pid1 " "$TMP/bcbench-bench.lock" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+grep -q "^pid $pid1 (bcbench run tests/data/scenarios/long.scn" "$TMP/bcbench-bench.lock" && ok "the lock file names its holder" || bad "lock file: $(cat "$TMP/bcbench-bench.lock" 2>&1)"
+expect_exit "second run on a held bench" 3 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l2" scripts/scenarios/float.scn
+expect_err "names the holder's pid" "is in use by pid $pid1 (bcbench run tests/data/scenarios/long.scn"
+[ ! -e "$TMP/l2/report.json" ] && ok "the refused run touched nothing" || bad "the refused run wrote a report"
+"$BCBENCH" run --wait 60 --conf "$TMP/lock.conf" --out "$TMP/l3" scripts/scenarios/float.scn >"$TMP/l3.out" 2>&1 &
+pid3=$!
+sleep 0.5
+kill -0 $pid3 2>/dev/null && [ ! -e "$TMP/l3/report.json" ] && ok "--wait queues for the bench" || bad "--wait did not wait: $(cat "$TMP/l3.out")"
+kill -INT $pid1
+wait $pid1
+got1=$?
+wait $pid3
+got3=$?
+[ "$got1" -eq 3 ] && [ "$got3" -eq 0 ] && ok "the queued run ran after the first (exit $got1, $got3)" || bad "lock queue: first exit $got1, queued exit $got3: $(cat "$TMP/l3.out")"
+grep -q '"state":[[:space:]]*"completed"' "$TMP/l3/report.json" 2>/dev/null && ok "the queued run completed" || bad "queued run report"
+grep -q "waiting up to 60 s for the bench \"bench\"" "$TMP/l3.out" && ok "--wait says it waits" || bad "--wait is silent: $(cat "$TMP/l3.out")"
+
 echo "integration: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -439,11 +439,11 @@ static void test_ftdi__lost_chip_fails_safe(void **state)
 	ok(r, fx_connect(r, "dcp"));
 	ok(r, fx_vbus(r, true));
 	r->fk.fail_writes_from = r->fk.write_calls + 2; /* the make of cdp */
-	assert_int_equal(fx_connect(r, "cdp"), BN_ERR_IO);
+	assert_int_equal(fx_connect(r, "cdp"), BN_ERR_FAULT);
 	assert_msg_has(&r->err, "writing VBUS_EN+DP_PULLDOWN+DM_PULLDOWN+CDP_VDM_SRC");
 	assert_msg_has(&r->err, "usb bulk write failed");
 	assert_msg_has(&r->err, "bcbench-fixture-a");
-	assert_int_equal(fx_safe(r), BN_ERR_IO);
+	assert_int_equal(fx_safe(r), BN_ERR_FAULT);
 	assert_int_not_equal(ftdi_fake_decode(&r->fk), 0); /* VBUS still on */
 	bn_fixture_close(&r->fx);
 	assert_int_equal(r->fk.n_reset_mode, 2);
@@ -464,7 +464,7 @@ static void test_ftdi__glitch_then_safe(void **state)
 	ok(r, fx_connect(r, "sdp"));
 	ok(r, fx_vbus(r, true));
 	r->fk.fail_writes_from = r->fk.fail_writes_until = r->fk.write_calls + 1;
-	assert_int_equal(fx_connect(r, "dcp"), BN_ERR_IO);
+	assert_int_equal(fx_connect(r, "dcp"), BN_ERR_FAULT);
 	w0 = r->fk.writes;
 	ok(r, fx_safe(r));
 	assert_int_equal(r->fk.writes - w0, 1);
@@ -483,7 +483,7 @@ static void test_ftdi__open_errors(void **state)
 	(void)state;
 	r = rig_new(FIXTURE_A);
 	r->fk.open_rc = -3;
-	assert_int_equal(rig_open(r, "ftdi"), BN_ERR_IO);
+	assert_int_equal(rig_open(r, "ftdi"), BN_ERR_FAULT);
 	assert_msg_has(&r->err, "0403:6014");
 	assert_msg_has(&r->err, "device not found");
 	assert_msg_has(&r->err, "bcbench devices");
@@ -491,7 +491,7 @@ static void test_ftdi__open_errors(void **state)
 	assert_int_equal(r->fk.n_new, r->fk.n_free);
 	ftdi_fake_install(&r->fk, &r->def);
 	r->fk.open_rc = -5;
-	assert_int_equal(rig_open(r, "ftdi:0403:6015:FT12AB"), BN_ERR_IO);
+	assert_int_equal(rig_open(r, "ftdi:0403:6015:FT12AB"), BN_ERR_FAULT);
 	assert_msg_has(&r->err, "udev rules");
 	assert_int_equal(r->fk.open_pid, 0x6015);
 	assert_string_equal(r->fk.open_serial, "FT12AB");
@@ -499,7 +499,7 @@ static void test_ftdi__open_errors(void **state)
 	/* the chip opens but will not take the mode: closed again, in reset */
 	ftdi_fake_install(&r->fk, &r->def);
 	r->fk.fail_bitmode = true;
-	assert_int_equal(rig_open(r, "ftdi"), BN_ERR_IO);
+	assert_int_equal(rig_open(r, "ftdi"), BN_ERR_FAULT);
 	assert_msg_has(&r->err, "entering MPSSE mode");
 	assert_int_equal(r->fk.n_close, 1);
 	assert_int_equal(r->fk.n_free, 1);

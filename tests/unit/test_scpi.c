@@ -682,7 +682,7 @@ static void test_scpi__open_errors(void **state)
 	assert_int_equal(bn_load_open(&ld, "scpi:/dev/ttyUSB9", &none, &f->err), BN_ERR_ARG);
 	assert_msg_has(&f->err, "no dialect given");
 	bn_err_clear(&f->err);
-	assert_int_equal(bn_load_open(&ld, "scpi:/dev/bn-no-such-port", &o, &f->err), BN_ERR_IO);
+	assert_int_equal(bn_load_open(&ld, "scpi:/dev/bn-no-such-port", &o, &f->err), BN_ERR_FAULT);
 	assert_msg_has(&f->err, "/dev/bn-no-such-port");
 	assert_null(ld.ops);
 }
