@@ -16,6 +16,8 @@
 #include "capture/chanmap.h"
 #include "capture/events.h"
 #include "capture/replay.h"
+#include "cli/cli.h"
+#include "cli/common.h"
 #include "hil/bench_hw.h"
 #include "hil/lock.h"
 #include "report/report.h"
@@ -25,14 +27,6 @@
 #define BN_DATADIR "/usr/local/share/bcbench"
 #endif
 
-/* Set by the signal handler, read by the event loop between events. */
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	stop_requested = sig;
-}
-
 static const char usage_main[] =
 	"Usage: bcbench COMMAND [OPTIONS]\n"
 	"Test a device's USB charging against USB Battery Charging 1.2.\n"
@@ -41,6 +35,10 @@ static const char usage_main[] =
 	"  run SCENARIO     run one scenario, write OUT/<scenario>/report.json,\n"
 	"                   capture.sr and events.json\n"
 	"  replay FILE.sr   re-judge a capture (this tool's or any sigrok device's)\n"
+	"  devices          list the FTDI devices, serial ports, sigrok drivers and USB\n"
+	"                   devices this machine can reach\n"
+	"  selftest         switch the configured fixture through every port type and\n"
+	"                   check it against its fixture file\n"
 	"  help [COMMAND]   show help\n"
 	"  version          show the version\n"
 	"\n"
@@ -50,7 +48,7 @@ static const char usage_main[] =
 	"  2  bad input or usage: scenario, profile, limits, config, capture files\n"
 	"  3  bench fault or abort: firmware livelock, interrupted; the report says which\n"
 	"\n"
-	"Run 'bcbench help run', 'bcbench help replay' or 'man bcbench' for more.\n";
+	"Run 'bcbench help COMMAND' or 'man bcbench' for more.\n";
 
 static const char usage_run[] =
 	"Usage: bcbench run SCENARIO [--conf FILE] [--out DIR] [--datadir DIR]\n"
@@ -157,29 +155,23 @@ static int cmd_run(int argc, char **argv)
 	};
 	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL, *limits = NULL,
 		   *firmware = NULL;
-	char conf_dir[1024], datadir_buf[1200], out_buf[1200], report_path[1400], stem[256];
+	char datadir_buf[1200], out_buf[1200], report_path[1400], stem[256];
 	struct bn_conf conf;
 	struct bn_err err = { 0 };
 	struct bn_report rep;
 	struct bn_run_opts ro;
 	struct bn_sigrok_cap_opts dev = { 0 };
-	struct sigaction sa;
 	struct bn_bench_hw hw;
 	struct bn_lock lock = { .fd = -1 };
 	double wait_s = 0;
-	char *end;
 	int verbose = 0, quiet = 0, c, rc, exit_code;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:o:d:l:f:w:vqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
-			wait_s = strtod(optarg, &end);
-			if (end == optarg || *end || wait_s < 0) {
-				fprintf(stderr, "bcbench run: --wait \"%s\": expected seconds (0 or more)\n",
-					optarg);
+			if (bn_cli_parse_wait("run", optarg, &wait_s))
 				return 2;
-			}
 			break;
 		case 'c': conf_path = optarg; break;
 		case 'o': out_dir = optarg; break;
@@ -198,34 +190,16 @@ static int cmd_run(int argc, char **argv)
 	}
 	bn_log_set_level(quiet ? BN_LOG_ERR : BN_LOG_WARN + verbose);
 
-	bn_conf_defaults(&conf);
-	if (!conf_path && access("bench.conf", R_OK) == 0)
-		conf_path = "bench.conf";
-	if (conf_path && bn_conf_load(conf_path, &conf, &err) < 0) {
-		fprintf(stderr, "bcbench: %s\n", err.msg);
+	if (bn_cli_conf(&conf_path, &conf))
 		return 2;
-	}
-	if (!datadir)
-		datadir = getenv("BCBENCH_DATADIR");
-	if (!datadir && conf.datadir[0])
-		datadir = conf.datadir;
-	if (!datadir && conf_path) {
-		snprintf(conf_dir, sizeof(conf_dir), "%s", conf_path);
-		snprintf(datadir_buf, sizeof(datadir_buf), "%s", dirname(conf_dir));
-		datadir = datadir_buf;
-	}
-	if (!datadir)
-		datadir = access("profiles", R_OK) == 0 ? "." : BN_DATADIR;
+	datadir = bn_cli_datadir(datadir, &conf, conf_path, datadir_buf, sizeof(datadir_buf));
 	scenario_stem(argv[optind], stem, sizeof(stem));
 	if (!out_dir) {
 		snprintf(out_buf, sizeof(out_buf), "%s/%s", conf.out, stem);
 		out_dir = out_buf;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	bn_cli_catch_signals();
 
 	ro = (struct bn_run_opts){
 		.scenario_path = argv[optind],
@@ -236,7 +210,7 @@ static int cmd_run(int argc, char **argv)
 		.conf_path = conf_path,
 		.out_dir = out_dir,
 		.progress = quiet ? NULL : stdout,
-		.stop_flag = &stop_requested,
+		.stop_flag = bn_cli_stop_flag(),
 	};
 	if (conf.capture_driver[0]) {
 		char what[600];
@@ -254,18 +228,13 @@ static int cmd_run(int argc, char **argv)
 	}
 	/* One run drives one bench: the lock comes before any instrument is
 	 * touched and goes after the safe state and the report. */
-	if (!strcmp(conf.lock, "yes") || (!strcmp(conf.lock, "auto") && bn_conf_has_hardware(&conf))) {
-		char who[400], name[128];
+	{
+		char who[400];
 
-		bn_bench_lock_name(&conf, name, sizeof(name));
 		snprintf(who, sizeof(who), "bcbench run %.300s", argv[optind]);
-		if (wait_s > 0 && !quiet)
-			fprintf(stderr, "bcbench: waiting up to %.0f s for the bench \"%s\"\n", wait_s, name);
-		rc = bn_lock_take(&lock, conf.lock_dir, name, wait_s, who, &stop_requested, &err);
-		if (rc < 0) {
-			fprintf(stderr, "bcbench: %s\n", err.msg);
-			return bn_err_exit_code(rc);
-		}
+		rc = bn_cli_lock(&conf, who, wait_s, quiet, &lock);
+		if (rc)
+			return rc;
 	}
 	rc = bn_bench_hw_open(&hw, &conf, datadir, &err);
 	if (rc < 0) {
@@ -291,9 +260,9 @@ static int cmd_run(int argc, char **argv)
 		bn_lock_release(&lock);
 		return bn_err_exit_code(rc);
 	}
-	if (stop_requested)
+	if (*bn_cli_stop_flag())
 		snprintf(rep.reason, sizeof(rep.reason), "interrupted by %s at t=%.3f s; bench in safe state",
-			 stop_requested == SIGTERM ? "SIGTERM" : "SIGINT", rep.sim_s);
+			 *bn_cli_stop_flag() == SIGTERM ? "SIGTERM" : "SIGINT", rep.sim_s);
 	snprintf(report_path, sizeof(report_path), "%s/report.json", out_dir);
 	if (bn_mkdir_p(out_dir, &err) < 0 || bn_report_write_json(&rep, report_path, &err) < 0) {
 		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
@@ -343,12 +312,11 @@ static int cmd_replay(int argc, char **argv)
 	};
 	struct bn_replay_opts ro = { 0 };
 	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL;
-	char conf_dir[1024], datadir_buf[1200], out_buf[1200], report_path[1400], stem[256],
+	char datadir_buf[1200], out_buf[1200], report_path[1400], stem[256],
 		beside[1100];
 	struct bn_conf conf;
 	struct bn_err err = { 0 };
 	struct bn_report rep;
-	struct sigaction sa;
 	int verbose = 0, quiet = 0, c, rc, exit_code;
 
 	optind = 1;
@@ -380,24 +348,9 @@ static int cmd_replay(int argc, char **argv)
 	}
 	ro.capture_path = argv[optind];
 	bn_log_set_level(quiet ? BN_LOG_ERR : BN_LOG_WARN + verbose);
-	bn_conf_defaults(&conf);
-	if (!conf_path && access("bench.conf", R_OK) == 0)
-		conf_path = "bench.conf";
-	if (conf_path && bn_conf_load(conf_path, &conf, &err) < 0) {
-		fprintf(stderr, "bcbench: %s\n", err.msg);
+	if (bn_cli_conf(&conf_path, &conf))
 		return 2;
-	}
-	if (!datadir)
-		datadir = getenv("BCBENCH_DATADIR");
-	if (!datadir && conf.datadir[0])
-		datadir = conf.datadir;
-	if (!datadir && conf_path) {
-		snprintf(conf_dir, sizeof(conf_dir), "%s", conf_path);
-		snprintf(datadir_buf, sizeof(datadir_buf), "%s", dirname(conf_dir));
-		datadir = datadir_buf;
-	}
-	if (!datadir)
-		datadir = access("profiles", R_OK) == 0 ? "." : BN_DATADIR;
+	datadir = bn_cli_datadir(datadir, &conf, conf_path, datadir_buf, sizeof(datadir_buf));
 	ro.datadir = datadir;
 	if (!ro.limits_path && conf.limits[0])
 		ro.limits_path = conf.limits;
@@ -416,12 +369,9 @@ static int cmd_replay(int argc, char **argv)
 					"to judge with its events (inferring from the samples)\n",
 				beside, beside);
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	bn_cli_catch_signals();
 	ro.progress = quiet ? NULL : stdout;
-	ro.stop_flag = &stop_requested;
+	ro.stop_flag = bn_cli_stop_flag();
 
 	bn_report_init(&rep);
 	if (!quiet)
@@ -432,9 +382,9 @@ static int cmd_replay(int argc, char **argv)
 		bn_report_free(&rep);
 		return bn_err_exit_code(rc);
 	}
-	if (stop_requested)
+	if (*bn_cli_stop_flag())
 		snprintf(rep.reason, sizeof(rep.reason), "interrupted by %s at t=%.3f s of the capture",
-			 stop_requested == SIGTERM ? "SIGTERM" : "SIGINT", rep.sim_s);
+			 *bn_cli_stop_flag() == SIGTERM ? "SIGTERM" : "SIGINT", rep.sim_s);
 	snprintf(report_path, sizeof(report_path), "%s/report.json", out_dir);
 	if (bn_mkdir_p(out_dir, &err) < 0 || bn_report_write_json(&rep, report_path, &err) < 0) {
 		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
@@ -453,13 +403,23 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd || !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-		if (cmd && !strcmp(cmd, "help") && argc > 2 && !strcmp(argv[2], "run")) {
-			fputs(usage_run, stdout);
-			return 0;
-		}
-		if (cmd && !strcmp(cmd, "help") && argc > 2 && !strcmp(argv[2], "replay")) {
-			fputs(usage_replay, stdout);
-			return 0;
+		static const struct {
+			const char *name, *usage;
+		} helps[] = {
+			{ "run", usage_run },
+			{ "replay", usage_replay },
+			{ "devices", bn_cli_devices_usage },
+			{ "selftest", bn_cli_selftest_usage },
+		};
+
+		if (cmd && !strcmp(cmd, "help") && argc > 2) {
+			for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++)
+				if (!strcmp(argv[2], helps[i].name)) {
+					fputs(helps[i].usage, stdout);
+					return 0;
+				}
+			fprintf(stderr, "bcbench help: unknown command \"%s\"\n%s", argv[2], usage_main);
+			return 2;
 		}
 		fputs(usage_main, cmd ? stdout : stderr);
 		return cmd ? 0 : 2;
@@ -472,6 +432,10 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return cmd_replay(argc - 1, argv + 1);
+	if (!strcmp(cmd, "devices"))
+		return bn_cli_devices(argc - 1, argv + 1);
+	if (!strcmp(cmd, "selftest"))
+		return bn_cli_selftest(argc - 1, argv + 1);
 	fprintf(stderr, "bcbench: unknown command \"%s\"\n%s", cmd, usage_main);
 	return 2;
 }

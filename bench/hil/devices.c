@@ -120,8 +120,16 @@ static void print_sigrok(FILE *out)
 		return;
 	}
 	drv = sr_driver_list(ctx);
-	for (int i = 0; drv && drv[i]; i++) {
-		fprintf(out, "%s%s", n % 8 ? ", " : n ? ",\n  " : "  ", drv[i]->name);
+	for (int i = 0, col = 0; drv && drv[i]; i++) {
+		int w = (int)strlen(drv[i]->name) + 2;
+
+		if (!col || col + w > 78) {
+			fprintf(out, "%s  %s", col ? ",\n" : "", drv[i]->name);
+			col = w;
+		} else {
+			fprintf(out, ", %s", drv[i]->name);
+			col += w;
+		}
 		n++;
 	}
 	if (n)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/channel.h"
 #include "core/json.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -409,8 +410,54 @@ static int load_signal_cb(struct bn_fixture_def *d, const cJSON *o, int i, struc
 	return load_signal(d, o, i, d->signals[i].undriven_high, err);
 }
 
+/* "expect": {"vbus": ["4.75V", "5.25V"], "dm": ["0.5V", "0.7V"]} */
+static int load_expect(struct bn_fixture_def *d, struct bn_fx_port *p, const cJSON *ex,
+		       const char *what, struct bn_err *err)
+{
+	const cJSON *it;
+
+	if (!cJSON_IsObject(ex))
+		return bn_err_set(err, BN_ERR_DATA, "%s: expect: expected an object of channel: "
+				  "[min, max]", what);
+	cJSON_ArrayForEach(it, ex) {
+		int ch = bn_chan_from_name(it->string);
+		enum bn_dim dim = ch == BN_CH_IBUS ? BN_DIM_A : BN_DIM_V;
+		double v[2];
+
+		if (ch < 0)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: expect: unknown channel \"%s\" (expected vbus, ibus, dp, "
+					  "dm or id)", what, it->string);
+		if (!cJSON_IsArray(it) || cJSON_GetArraySize(it) != 2)
+			return bn_err_set(err, BN_ERR_DATA, "%s: expect.%s: expected [min, max]", what,
+					  it->string);
+		for (int k = 0; k < 2; k++) {
+			const cJSON *e = cJSON_GetArrayItem(it, k);
+			char why[160] = "";
+
+			if (cJSON_IsNumber(e))
+				v[k] = e->valuedouble;
+			else if (!cJSON_IsString(e) ||
+				 bn_quantity_parse(e->valuestring, dim, &v[k], why, sizeof(why)) < 0)
+				return bn_err_set(err, BN_ERR_DATA, "%s: expect.%s: expected %s such as "
+						  "\"%s\"%s%s", what, it->string, bn_dim_name(dim),
+						  dim == BN_DIM_A ? "10mA" : "0.6V", why[0] ? ": " : "", why);
+		}
+		if (v[0] > v[1])
+			return bn_err_set(err, BN_ERR_DATA, "%s: expect.%s: min %g above max %g", what,
+					  it->string, v[0], v[1]);
+		p->expect_mask |= 1u << ch;
+		p->expect_lo[ch] = v[0];
+		p->expect_hi[ch] = v[1];
+	}
+	(void)d;
+	return BN_OK;
+}
+
+/* A port type is a list of signals, or {"on": [...], "expect": {...}}. */
 static int load_ports(struct bn_fixture_def *d, const cJSON *root, struct bn_err *err)
 {
+	static const char *const known[] = { "on", "expect", NULL };
 	const cJSON *ports = cJSON_GetObjectItemCaseSensitive(root, "ports"), *it;
 	char what[BN_FX_PATH_LEN + 64];
 	int rc;
@@ -419,6 +466,7 @@ static int load_ports(struct bn_fixture_def *d, const cJSON *root, struct bn_err
 		return bn_err_set(err, BN_ERR_DATA,
 				  "%s: key \"ports\": expected an object of port type: [signals]", d->path);
 	cJSON_ArrayForEach(it, ports) {
+		const cJSON *on = it;
 		struct bn_fx_port *p;
 
 		if (d->nports == BN_FX_MAX_PORTS)
@@ -430,7 +478,21 @@ static int load_ports(struct bn_fixture_def *d, const cJSON *root, struct bn_err
 					  it->string);
 		snprintf(p->name, sizeof(p->name), "%s", it->string);
 		snprintf(what, sizeof(what), "%s: ports.%s", d->path, p->name);
-		rc = name_set(d, it, true, &p->on, what, err);
+		if (cJSON_IsObject(it)) {
+			rc = bn_json_check_keys(it, known, what, err);
+			if (rc < 0)
+				return rc;
+			on = cJSON_GetObjectItemCaseSensitive(it, "on");
+			if (!on)
+				return bn_err_set(err, BN_ERR_DATA, "%s: missing key \"on\"", what);
+			if (cJSON_GetObjectItemCaseSensitive(it, "expect")) {
+				rc = load_expect(d, p, cJSON_GetObjectItemCaseSensitive(it, "expect"),
+						 what, err);
+				if (rc < 0)
+					return rc;
+			}
+		}
+		rc = name_set(d, on, true, &p->on, what, err);
 		if (rc < 0)
 			return rc;
 		d->nports++;
@@ -460,11 +522,11 @@ static int check_states(struct bn_fixture_def *d, struct bn_err *err)
 int bn_fixture_def_load(struct bn_fixture_def *d, const char *path, struct bn_err *err)
 {
 	static const char *const known[] = { "name", "description", "ftdi", "undriven",
-					     "release_ms", "signals", "inputs", "ports", "safe",
-					     "illegal", NULL };
+					     "release_ms", "settle_ms", "signals", "inputs", "ports",
+					     "safe", "illegal", NULL };
 	cJSON *root = NULL, *sigs;
 	bool undriven_high = false;
-	double release_ms = -1;
+	double release_ms = -1, settle_ms = 100;
 	uint16_t pins = 0;
 	int rc;
 
@@ -491,6 +553,12 @@ int bn_fixture_def_load(struct bn_fixture_def *d, const char *path, struct bn_er
 				  "relays' release time from their data sheet), got %g",
 				  path, release_ms);
 	d->release_ms = (int)release_ms;
+	if (rc == BN_OK)
+		rc = bn_json_num(root, "settle_ms", false, &settle_ms, path, err);
+	if (rc == BN_OK && (settle_ms < 0 || settle_ms > 10000))
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"settle_ms\": expected 0 to 10000, got %g",
+				path, settle_ms);
+	d->settle_ms = (int)settle_ms;
 	sigs = cJSON_GetObjectItemCaseSensitive(root, "signals");
 	if (rc == BN_OK && (!cJSON_IsArray(sigs) || !cJSON_GetArraySize(sigs)))
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"signals\": expected a list of signals",

@@ -45,9 +45,17 @@ struct bn_fx_input {
 	char what[BN_FX_TEXT_LEN];
 };
 
+/* BN_CH_COUNT channels: vbus ibus dp dm id (capture/channel.h). */
+#define BN_FX_CHANNELS 5
+
 struct bn_fx_port {
 	char name[BN_FX_NAME_LEN];
 	uint32_t on;             /* data signals on */
+	/* What `bcbench selftest` should measure on this network with VBUS
+	 * on (where the rules allow it) and no device attached: bit ch of
+	 * expect_mask set -> [expect_lo, expect_hi] in V or A. */
+	unsigned expect_mask;
+	double expect_lo[BN_FX_CHANNELS], expect_hi[BN_FX_CHANNELS];
 };
 
 struct bn_fx_rule {
@@ -65,6 +73,7 @@ struct bn_fixture_def {
 	char usb_serial[64];
 	int interface;           /* 0: any, 1..4: A..D */
 	int release_ms;          /* relay release time before a make */
+	int settle_ms;           /* selftest: after switching, before reading (default 100) */
 	int nsignals, ninputs, nports, nrules;
 	struct bn_fx_signal signals[BN_FX_MAX_SIGNALS];
 	struct bn_fx_input inputs[BN_FX_MAX_INPUTS];

@@ -176,5 +176,21 @@ got3=$?
 grep -q '"state":[[:space:]]*"completed"' "$TMP/l3/report.json" 2>/dev/null && ok "the queued run completed" || bad "queued run report"
 grep -q "waiting up to 60 s for the bench \"bench\"" "$TMP/l3.out" && ok "--wait says it waits" || bad "--wait is silent: $(cat "$TMP/l3.out")"
 
+# bcbench devices: every library's section, and plain words when empty.
+expect_exit "devices" 0 "$BCBENCH" devices
+for want in "FTDI devices (libftdi1):" "Serial ports (libserialport):" "sigrok drivers (libsigrok):" "USB devices (libusb):" "demo"; do
+	grep -qF "$want" "$TMP/out" && ok "devices lists \"$want\"" || bad "devices lacks \"$want\""; done
+grep -q "found\.$\|none found" "$TMP/out" && ok "devices says what it found" || bad "devices summary"
+expect_exit "devices with an argument" 2 "$BCBENCH" devices extra
+expect_exit "help devices" 0 "$BCBENCH" help devices
+expect_exit "help selftest" 0 "$BCBENCH" help selftest
+expect_exit "help of an unknown command" 2 "$BCBENCH" help frobnicate
+# bcbench selftest needs a real fixture; without its device, a bench fault.
+printf 'datadir = %s\n' "$PWD" >"$TMP/sim.conf"
+expect_exit "selftest on the simulated bench" 2 "$BCBENCH" selftest --conf "$TMP/sim.conf"
+expect_err "selftest says it needs a fixture" "has no real fixture (fixture = sim)"
+expect_exit "selftest without the FTDI device" 3 "$BCBENCH" selftest --conf "$TMP/ftdi.conf"
+expect_err "selftest names the fixture" 'fixture "ftdi" (bcbench-fixture-a, 0403:6014'
+
 echo "integration: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

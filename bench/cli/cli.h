@@ -1,0 +1,11 @@
+/* Commands beyond run and replay (which live in main.c): each takes the
+ * command's argv (argv[0] the command name) and returns the exit code. */
+#ifndef BN_CLI_CLI_H
+#define BN_CLI_CLI_H
+
+int bn_cli_devices(int argc, char **argv);
+int bn_cli_selftest(int argc, char **argv);
+extern const char bn_cli_devices_usage[];
+extern const char bn_cli_selftest_usage[];
+
+#endif

@@ -1,0 +1,190 @@
+/* bcbench selftest: the bench.conf fixture through every port type
+ * (hil/selftest.c), measured by the capture device when there is one. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "capture/chanmap.h"
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "core/log.h"
+#include "core/time.h"
+#include "hil/bench_hw.h"
+#include "hil/selftest.h"
+#include "hil/sigrok_cap.h"
+
+#define WINDOW_MS 100
+#define FRAMES 4096
+
+const char bn_cli_selftest_usage[] =
+	"Usage: bcbench selftest [--conf FILE] [--datadir DIR] [--wait SECONDS] [-v] [-q]\n"
+	"Switch the bench.conf fixture through every port type its fixture file\n"
+	"defines, with nothing plugged into the device side, and check each against\n"
+	"the file: the fixture takes the network (illegal combinations are refused\n"
+	"before anything is written), VBUS goes on where the network allows it, the\n"
+	"inputs read what they should (e.g. VBUS_SENSE follows VBUS_EN), and, when\n"
+	"bench.conf names a capture device, the network's voltages lie in the port's\n"
+	"\"expect\" ranges (mean over 100 ms). One line per check: PASS, FAIL or SKIP.\n"
+	"The bench lock is taken and the fixture left in its safe state.\n"
+	"\n"
+	"  -c, --conf FILE      bench configuration (default ./bench.conf)\n"
+	"  -d, --datadir DIR    where profiles/ and fixtures/ live (as for run)\n"
+	"  -w, --wait SECONDS   queue for the bench lock this long\n"
+	"  -v, --verbose        more log output\n"
+	"  -q, --quiet          print only the summary\n"
+	"  -h, --help           this help\n"
+	"\n"
+	"Exit codes: 0 every check passed (skips allowed), 1 a check failed, 2 bad\n"
+	"input (no real fixture configured, a broken fixture file), 3 bench fault or\n"
+	"interrupted.\n";
+
+/* The capture device as the selftest's meter: drop what came before,
+ * then average one window. */
+struct cap_meter {
+	struct bn_sigrok_cap *cap;
+	struct bn_sample frames[FRAMES];
+};
+
+static int cap_measure(void *user, double v[BN_CH_COUNT], struct bn_err *err)
+{
+	struct cap_meter *m = user;
+	double sum[BN_CH_COUNT] = { 0 };
+	unsigned have = bn_sigrok_cap_channels(m->cap);
+	const struct timespec tick = { 0, 1000000L };
+	int64_t window, give_up;
+	long n, total = 0;
+
+	while ((n = bn_sigrok_cap_poll(m->cap, m->frames, FRAMES, err)) > 0)
+		;
+	if (n < 0)
+		return (int)n;
+	window = bn_deadline_ms(WINDOW_MS);
+	give_up = bn_deadline_ms(WINDOW_MS + 2000);
+	while (bn_ms_left(window) > 0 || !total) {
+		n = bn_sigrok_cap_poll(m->cap, m->frames, FRAMES, err);
+		if (n < 0)
+			return (int)n;
+		for (long k = 0; k < n; k++)
+			for (int ch = 0; ch < BN_CH_COUNT; ch++)
+				sum[ch] += m->frames[k].v[ch];
+		total += n;
+		if (n)
+			continue;
+		if (!bn_ms_left(give_up))
+			return bn_err_set(err, BN_ERR_TIMEOUT, "capture device %s: no samples in %d ms",
+					  bn_sigrok_cap_describe(m->cap), WINDOW_MS + 2000);
+		nanosleep(&tick, NULL);
+	}
+	for (int ch = 0; ch < BN_CH_COUNT; ch++)
+		v[ch] = have & (1u << ch) ? sum[ch] / (double)total : NAN;
+	return BN_OK;
+}
+
+static int open_meter(const struct bn_conf *conf, struct cap_meter *m, struct bn_err *err)
+{
+	struct bn_sigrok_cap_opts o = { 0 };
+	char what[600];
+	int rc;
+
+	o.driver = conf->capture_driver;
+	o.conn = conf->capture_conn[0] ? conf->capture_conn : NULL;
+	o.rate_hz = conf->capture_rate_hz > 0 ? conf->capture_rate_hz : 10000;
+	bn_chanmap_default(&o.map);
+	snprintf(what, sizeof(what), "%s:%d: error: capture_map", conf->path, conf->capture_map_line);
+	if (conf->capture_map[0] && bn_chanmap_parse(conf->capture_map, &o.map, what, err) < 0)
+		return err->code;
+	rc = bn_sigrok_cap_open(&o, &m->cap, err);
+	if (rc == BN_OK)
+		rc = bn_sigrok_cap_start(m->cap, err);
+	return rc;
+}
+
+int bn_cli_selftest(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "conf", required_argument, NULL, 'c' },
+		{ "datadir", required_argument, NULL, 'd' },
+		{ "wait", required_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *conf_path = NULL, *datadir = NULL;
+	char datadir_buf[1200];
+	static struct cap_meter meter; /* frames: too big for the stack */
+	struct bn_selftest_meter sm = { .measure = cap_measure, .user = &meter };
+	struct bn_fixture_def def;
+	struct bn_selftest_result res;
+	struct bn_bench_hw hw;
+	struct bn_lock lock = { .fd = -1 };
+	struct bn_conf conf;
+	struct bn_err err = { 0 };
+	double wait_s = 0;
+	int verbose = 0, quiet = 0, c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:d:w:vqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': conf_path = optarg; break;
+		case 'd': datadir = optarg; break;
+		case 'w':
+			if (bn_cli_parse_wait("selftest", optarg, &wait_s))
+				return 2;
+			break;
+		case 'v': verbose++; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(bn_cli_selftest_usage, stdout); return 0;
+		default: fputs(bn_cli_selftest_usage, stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "bcbench selftest: takes no arguments\n%s", bn_cli_selftest_usage);
+		return 2;
+	}
+	bn_log_set_level(quiet ? BN_LOG_ERR : BN_LOG_WARN + verbose);
+	if (bn_cli_conf(&conf_path, &conf))
+		return 2;
+	datadir = bn_cli_datadir(datadir, &conf, conf_path, datadir_buf, sizeof(datadir_buf));
+	if (!strcmp(conf.fixture, "sim")) {
+		fprintf(stderr,
+			"bcbench selftest: %s has no real fixture (fixture = sim): the selftest checks "
+			"a fixture's wiring; set fixture = ftdi and fixture_file = "
+			"fixtures/bcbench-fixture-a.json (see fixtures/README.md)\n",
+			conf_path ? conf_path : "the configuration");
+		return 2;
+	}
+	bn_cli_catch_signals();
+	rc = bn_cli_lock(&conf, "bcbench selftest", wait_s, quiet, &lock);
+	if (rc)
+		return rc;
+	rc = bn_bench_hw_open(&hw, &conf, datadir, &err);
+	if (rc == BN_OK)
+		rc = bn_fixture_def_load(&def, hw.fixture_file, &err);
+	if (rc == BN_OK && conf.capture_driver[0])
+		rc = open_meter(&conf, &meter, &err);
+	if (rc == BN_OK) {
+		if (!quiet)
+			printf("selftest of %s (%s), %d port types\n", def.name, def.path, def.nports);
+		rc = bn_selftest_run(&hw.fixture, &def, meter.cap ? &sm : NULL, bn_cli_stop_flag(),
+				     quiet ? NULL : stdout, &res, &err);
+	}
+	if (meter.cap) {
+		struct bn_err e2 = { 0 };
+
+		bn_sigrok_cap_stop(meter.cap, &e2);
+		bn_sigrok_cap_close(meter.cap);
+	}
+	bn_bench_hw_close(&hw);
+	bn_lock_release(&lock);
+	if (rc < 0) {
+		fprintf(stderr, "bcbench selftest: %s\n", err.msg);
+		return bn_err_exit_code(rc);
+	}
+	printf("selftest: %d passed, %d failed, %d skipped\n", res.pass, res.fail, res.skip);
+	if (res.fail)
+		printf("  first failure: %s\n", res.first_fail);
+	return res.fail ? 1 : 0;
+}

@@ -1,0 +1,103 @@
+#include "cli/common.h"
+
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "hil/bench_hw.h"
+
+#ifndef BN_DATADIR
+#define BN_DATADIR "/usr/local/share/bcbench"
+#endif
+
+/* The only mutable global: a signal handler has nowhere else to write. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+void bn_cli_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+volatile sig_atomic_t *bn_cli_stop_flag(void)
+{
+	return &stop_requested;
+}
+
+int bn_cli_conf(const char **conf_path, struct bn_conf *conf)
+{
+	struct bn_err err = { 0 };
+
+	bn_conf_defaults(conf);
+	if (!*conf_path && access("bench.conf", R_OK) == 0)
+		*conf_path = "bench.conf";
+	if (*conf_path && bn_conf_load(*conf_path, conf, &err) < 0) {
+		fprintf(stderr, "bcbench: %s\n", err.msg);
+		return 2;
+	}
+	return 0;
+}
+
+const char *bn_cli_datadir(const char *opt, const struct bn_conf *conf, const char *conf_path,
+			   char *buf, size_t len)
+{
+	char dir[1024];
+
+	if (opt)
+		return opt;
+	if (getenv("BCBENCH_DATADIR"))
+		return getenv("BCBENCH_DATADIR");
+	if (conf->datadir[0])
+		return conf->datadir;
+	if (conf_path) {
+		snprintf(dir, sizeof(dir), "%s", conf_path);
+		snprintf(buf, len, "%s", dirname(dir));
+		return buf;
+	}
+	return access("profiles", R_OK) == 0 ? "." : BN_DATADIR;
+}
+
+int bn_cli_lock(const struct bn_conf *conf, const char *who, double wait_s, bool quiet,
+		struct bn_lock *lock)
+{
+	struct bn_err err = { 0 };
+	char name[128];
+	int rc;
+
+	lock->fd = -1;
+	if (strcmp(conf->lock, "yes") && !(!strcmp(conf->lock, "auto") && bn_conf_has_hardware(conf)))
+		return 0;
+	bn_bench_lock_name(conf, name, sizeof(name));
+	if (wait_s > 0 && !quiet)
+		fprintf(stderr, "bcbench: waiting up to %.0f s for the bench \"%s\"\n", wait_s, name);
+	rc = bn_lock_take(lock, conf->lock_dir, name, wait_s, who, &stop_requested, &err);
+	if (rc < 0) {
+		fprintf(stderr, "bcbench: %s\n", err.msg);
+		return bn_err_exit_code(rc);
+	}
+	return 0;
+}
+
+int bn_cli_parse_wait(const char *cmd, const char *arg, double *wait_s)
+{
+	char *end;
+
+	*wait_s = strtod(arg, &end);
+	if (end == arg || *end || *wait_s < 0) {
+		fprintf(stderr, "bcbench %s: --wait \"%s\": expected seconds (0 or more)\n", cmd, arg);
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,38 @@
+/* What the commands share: bench.conf and the data dir found the same
+ * way, the signal flag, the bench lock taken the same way. */
+#ifndef BN_CLI_COMMON_H
+#define BN_CLI_COMMON_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/conf.h"
+#include "hil/lock.h"
+
+/* Defaults, then conf_path (or ./bench.conf when it exists and conf_path
+ * is NULL). *conf_path is set to the file read, NULL when none. On error
+ * prints "bcbench: FILE:LINE: error: ..." and returns exit code 2. */
+int bn_cli_conf(const char **conf_path, struct bn_conf *conf);
+
+/* --datadir, else $BCBENCH_DATADIR, else the conf's datadir key, else the
+ * conf's directory, else ./ if ./profiles exists, else the installed
+ * share directory. Returns opt or a string in buf. */
+const char *bn_cli_datadir(const char *opt, const struct bn_conf *conf, const char *conf_path,
+			   char *buf, size_t len);
+
+/* SIGINT and SIGTERM set the flag (the signal number); the loops read it
+ * between events. */
+void bn_cli_catch_signals(void);
+volatile sig_atomic_t *bn_cli_stop_flag(void);
+
+/* The bench lock when bench.conf asks for it (lock = yes, or auto with
+ * any real instrument), before any instrument is touched. who names the
+ * command for the holder line. 0, or the exit code after printing why. */
+int bn_cli_lock(const struct bn_conf *conf, const char *who, double wait_s, bool quiet,
+		struct bn_lock *lock);
+
+/* "--wait SECONDS": 0 on success, else prints and returns 2. */
+int bn_cli_parse_wait(const char *cmd, const char *arg, double *wait_s);
+
+#endif
