@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "hil/bench_hw.h"
+#include "hil/console.h"
 #include "hil/lock.h"
 #include "report/report.h"
 #include "scenario/runner.h"
@@ -162,6 +163,7 @@ static int cmd_run(int argc, char **argv)
 	struct bn_run_opts ro;
 	struct bn_sigrok_cap_opts dev = { 0 };
 	struct bn_bench_hw hw;
+	struct bn_console *console = NULL;
 	struct bn_lock lock = { .fd = -1 };
 	double wait_s = 0;
 	int verbose = 0, quiet = 0, c, rc, exit_code;
@@ -242,17 +244,26 @@ static int cmd_run(int argc, char **argv)
 		bn_lock_release(&lock);
 		return bn_err_exit_code(rc);
 	}
+	if (conf.console[0] && bn_console_open(conf.console, &console, &err) < 0) {
+		fprintf(stderr, "bcbench: %s: console: %s\n", conf.path, err.msg);
+		bn_bench_hw_close(&hw);
+		bn_lock_release(&lock);
+		return bn_err_exit_code(err.code);
+	}
+	ro.console = console;
 	ro.fixture = hw.fixture.ops ? &hw.fixture : NULL;
 	ro.load = hw.load.ops ? &hw.load : NULL;
 	ro.supply = hw.supply.ops ? &hw.supply : NULL;
 	ro.guard = &hw.guard;
 	bn_report_init(&rep);
 	if (!quiet)
-		printf("bcbench %s: %s on the %s bench%s%s\n", BN_VERSION, argv[optind],
+		printf("bcbench %s: %s on the %s bench%s%s%s%s\n", BN_VERSION, argv[optind],
 		       ro.fixture ? hw.fixture.ops->name : conf.backend,
-		       conf.capture_driver[0] ? ", captured by sigrok:" : "", conf.capture_driver);
+		       conf.capture_driver[0] ? ", captured by sigrok:" : "", conf.capture_driver,
+		       console ? ", dut.* from the console " : "", console ? conf.console : "");
 	rc = bn_run_scenario(&ro, &rep, &err);
 	bn_bench_hw_close(&hw);
+	bn_console_close(console);
 	if (rc < 0) {
 		/* Bad input: nothing ran, no report claims anything. */
 		fprintf(stderr, "%s\n", err.msg);

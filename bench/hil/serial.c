@@ -363,6 +363,7 @@ int bn_serial_read_line(struct bn_serial *s, char *line, size_t cap, int timeout
 			struct bn_err *err)
 {
 	int64_t deadline = bn_deadline_ms(timeout_ms);
+	bool looked = false;  /* a time-out of 0 still takes what has arrived */
 
 	if (cap == 0)
 		return bn_err_set(err, BN_ERR_ARG, "%s: read: no room for a line", s->path);
@@ -398,6 +399,13 @@ int bn_serial_read_line(struct bn_serial *s, char *line, size_t cap, int timeout
 			return bn_err_set(err, BN_ERR_DATA,
 					  "%s: read: line longer than %zu bytes (%zu so far)",
 					  s->path, cap - 1, had);
+		}
+		if (bn_ms_left(deadline) == 0 && !looked) {
+			looked = true;
+			rc = fill(s, 0, err);
+			if (rc < 0)
+				return rc;
+			continue;
 		}
 		if (bn_ms_left(deadline) == 0) {
 			if (s->len)

@@ -66,6 +66,11 @@ struct run_ctx {
 	bool safed;                  /* bench_safe() ran after the last step */
 	int64_t dev_k;               /* frames taken from the device */
 	double wall0_s;              /* wall time of world time 0 */
+	/* What the real device said on its console (o->console), latest
+	 * value per key: dut.* is judged from this table then. */
+	struct { char key[24], val[40]; } con_tel[24];
+	int n_con_tel;
+	long con_lines;
 	struct bn_cev *evq;          /* world events waiting for the device's frames */
 	int evq_n, evq_cap, evq_head;
 	char **evq_str;              /* their key/text copies */
@@ -347,15 +352,107 @@ static void flush_cevs(struct run_ctx *c, bn_time_us upto)
 		deliver_cev(c, &c->evq[c->evq_head++]);
 }
 
-static void on_cev(void *user, const struct bn_cev *ev)
+static void route_cev(struct run_ctx *c, const struct bn_cev *ev)
 {
-	struct run_ctx *c = user;
-
 	if (c->dev)
 		queue_cev(c, ev);
 	else
 		deliver_cev(c, ev);
 }
+
+static void on_cev(void *user, const struct bn_cev *ev)
+{
+	struct run_ctx *c = user;
+
+	/* With a real device's console, the simulated firmware's telemetry
+	 * is not the device's: the console's goes to the rules instead. */
+	if (c->o->console && ev->kind == BN_CEV_TELEMETRY)
+		return;
+	route_cev(c, ev);
+}
+
+static void con_set(struct run_ctx *c, const char *key, const char *val)
+{
+	struct bn_cev ev = { .kind = BN_CEV_TELEMETRY, .t_us = bn_world_now(c->world) };
+	int i;
+
+	for (i = 0; i < c->n_con_tel && strcmp(c->con_tel[i].key, key); i++)
+		;
+	if (i == c->n_con_tel) {
+		if (i == (int)(sizeof(c->con_tel) / sizeof(c->con_tel[0])))
+			return;
+		snprintf(c->con_tel[i].key, sizeof(c->con_tel[i].key), "%s", key);
+		c->n_con_tel++;
+	} else if (!strcmp(c->con_tel[i].val, val)) {
+		return; /* the device repeats itself: not an event */
+	}
+	snprintf(c->con_tel[i].val, sizeof(c->con_tel[i].val), "%s", val);
+	ev.key = c->con_tel[i].key;
+	ev.text = c->con_tel[i].val;
+	bn_report_event(c->rep, ev.t_us, "console", key);
+	route_cev(c, &ev);
+}
+
+static void con_set_int(struct run_ctx *c, const char *key, int v)
+{
+	char buf[16];
+
+	if (v == BN_CON_ABSENT)
+		return;
+	snprintf(buf, sizeof(buf), "%d", v);
+	con_set(c, key, buf);
+}
+
+static const char *con_get(const struct run_ctx *c, const char *key)
+{
+	for (int i = 0; i < c->n_con_tel; i++)
+		if (!strcmp(c->con_tel[i].key, key))
+			return c->con_tel[i].val;
+	return NULL;
+}
+
+/* Every record the console has now, into the table (in the keys the
+ * simulated firmware uses, so scenarios read the same either way). A
+ * console that went away is a bench fault. */
+static int drain_console(struct run_ctx *c, struct bn_err *err)
+{
+	struct bn_con_rec r;
+
+	for (;;) {
+		struct bn_err e = { 0 };
+		int rc = bn_console_next(c->o->console, &r, 0, &e);
+
+		if (rc == BN_ERR_TIMEOUT)
+			return BN_OK;
+		if (rc < 0)
+			return bn_err_set(err, BN_ERR_FAULT, "device console lost: %s", e.msg);
+		c->con_lines++;
+		switch (r.kind) {
+		case BN_CON_PORT:
+			con_set(c, "port", r.port == BN_PORT_UNKNOWN ? "none" : bn_port_name(r.port));
+			/* a port record may carry the state too */
+			__attribute__((fallthrough));
+		case BN_CON_STATE:
+			if (r.state[0])
+				con_set(c, "state", r.state);
+			con_set_int(c, "ilim_ma", r.ilim_ma);
+			con_set_int(c, "vbus_mv", r.vbus_mv);
+			break;
+		case BN_CON_BAT:
+			con_set_int(c, "bat_mv", r.bat_mv);
+			con_set_int(c, "bat_ma", r.bat_ma);
+			con_set_int(c, "soc_pct", r.soc_pct);
+			break;
+		case BN_CON_CFG:
+			con_set_int(c, "config", r.cfg_value);
+			con_set_int(c, "max_power_ma", r.max_power_ma);
+			break;
+		}
+	}
+}
+
+/* The real instruments that deliver while the scenario waits. */
+static int drain_real(struct run_ctx *c, struct bn_err *err);
 
 /* Take what the capture device has aligned so far. */
 static int drain_device(struct run_ctx *c, struct bn_err *err)
@@ -385,7 +482,8 @@ static void sleep_until_wall(double t_s)
 	}
 }
 
-/* A wait on a real capture device runs in real time, 10 ms at a step. */
+/* A wait with a real capture device or a real device's console runs in
+ * real time, 10 ms at a step. */
 static int wait_paced(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
 {
 	bn_time_us end = bn_world_now(c->world) + dur;
@@ -400,8 +498,17 @@ static int wait_paced(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
 		if (rc < 0)
 			break;
 		sleep_until_wall(c->wall0_s + bn_time_to_s(step));
-		rc = drain_device(c, err);
+		rc = drain_real(c, err);
 	}
+	return rc;
+}
+
+static int drain_real(struct run_ctx *c, struct bn_err *err)
+{
+	int rc = c->dev ? drain_device(c, err) : BN_OK;
+
+	if (rc == BN_OK && c->o->console)
+		rc = drain_console(c, err);
 	return rc;
 }
 
@@ -522,7 +629,7 @@ static double key_scale(const char *key, enum bn_dim *dim)
 
 static void eval_telemetry(struct run_ctx *c, const struct bn_expect *ex, struct bn_result *r)
 {
-	const char *val = bn_world_telemetry(c->world, ex->key);
+	const char *val = c->o->console ? con_get(c, ex->key) : bn_world_telemetry(c->world, ex->key);
 	enum bn_dim kdim;
 	double scale = key_scale(ex->key, &kdim), x, want;
 	char *end;
@@ -530,7 +637,8 @@ static void eval_telemetry(struct run_ctx *c, const struct bn_expect *ex, struct
 	r->t0_us = r->t1_us = bn_world_now(c->world);
 	if (!val) {
 		r->verdict = BN_VERDICT_FAIL;
-		snprintf(r->reason, sizeof(r->reason), "the device never reported \"%s\"", ex->key);
+		snprintf(r->reason, sizeof(r->reason), "the device never reported \"%s\"%s", ex->key,
+			 c->o->console ? " on its console" : "");
 		return;
 	}
 	snprintf(r->measured_str, sizeof(r->measured_str), "%s", val);
@@ -759,7 +867,7 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 		case BN_STEP_PLUG: rc = bench_connect(c, err); break;
 		case BN_STEP_UNPLUG: rc = bench_unplug(c, err); break;
 		case BN_STEP_WAIT:
-			if (c->dev)
+			if (c->dev || c->o->console)
 				rc = wait_paced(c, st->dur_us, err);
 			else
 				rc = bn_world_run_until(c->world, bn_world_now(c->world) + st->dur_us,
@@ -779,6 +887,8 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 		case BN_STEP_EXPECT:
 			if (c->dev)
 				rc = sync_device(c, err);
+			if (rc == BN_OK && c->o->console)
+				rc = drain_console(c, err);
 			run_expect(c, st);
 			break;
 		case BN_STEP_CHECK: run_check(c, st); break;
@@ -944,6 +1054,11 @@ static void snapshot_telemetry(struct run_ctx *c)
 					    "config", "bus", "dcd", "dbp", "peripheral",
 					    "trip_ceiling_ma" };
 
+	if (c->o->console) { /* what the real device said, all of it */
+		for (int i = 0; i < c->n_con_tel; i++)
+			cJSON_AddStringToObject(c->rep->telemetry, c->con_tel[i].key, c->con_tel[i].val);
+		return;
+	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *v = bn_world_telemetry(c->world, keys[i]);
 
@@ -1045,7 +1160,20 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		rc = bn_sigrok_cap_start(c->dev, err);
 		if (rc < 0)
 			goto out;
-		c->wall0_s = now_wall_s();
+	}
+	c->wall0_s = now_wall_s();
+	if (o->console) { /* what it said before the run is not this run's */
+		struct bn_con_rec r;
+		struct bn_err e = { 0 };
+
+		while ((rc = bn_console_next(o->console, &r, 0, &e)) == BN_OK)
+			;
+		if (rc != BN_ERR_TIMEOUT) {
+			bn_err_set(err, BN_ERR_FAULT, "device console: %s", e.msg);
+			goto out;
+		}
+		rc = BN_OK;
+		bn_report_event(rep, 0, "console", "dut.* from the device's telemetry console");
 	}
 
 	/* From here the bench runs: every outcome is in the report. */

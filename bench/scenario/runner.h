@@ -17,6 +17,7 @@
 
 #include "core/err.h"
 #include "hil/backend.h"
+#include "hil/console.h"
 #include "hil/guard.h"
 #include "hil/sigrok_cap.h"
 #include "report/report.h"
@@ -43,6 +44,12 @@ struct bn_run_opts {
 	struct bn_load *load;
 	struct bn_supply *supply;
 	const struct bn_guard *guard;   /* hard limits; NULL: none */
+	/* The real device's telemetry console (bench.conf console): what
+	 * the device reports there, not the simulated firmware, is what
+	 * dut.* expectations and the detection rules judge, and the scenario
+	 * runs in real time. The caller opens and closes it. NULL: the
+	 * simulated firmware's telemetry. */
+	struct bn_console *console;
 	/* Called once the simulated world exists, before the first step:
 	 * fake hardware in the tests drives it (the FTDI fake turns decoded
 	 * switch states into plug and VBUS). Called again with NULL just

@@ -192,5 +192,10 @@ expect_err "selftest says it needs a fixture" "has no real fixture (fixture = si
 expect_exit "selftest without the FTDI device" 3 "$BCBENCH" selftest --conf "$TMP/ftdi.conf"
 expect_err "selftest names the fixture" 'fixture "ftdi" (bcbench-fixture-a, 0403:6014'
 
+# The device's console named in bench.conf but not there: a bench fault.
+printf 'console = %s/no-tty@115200\ndatadir = %s\nlock_dir = %s\n' "$TMP" "$PWD" "$TMP" >"$TMP/con.conf"
+expect_exit "console that is not there" 3 "$BCBENCH" run -q --conf "$TMP/con.conf" --out "$TMP/nocon" scripts/scenarios/dcp.scn
+expect_err "names the console's port" "console: $TMP/no-tty: open"
+
 echo "integration: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -249,7 +249,7 @@ static void test_console__open_errors(void **state)
 	assert_int_equal(bn_console_open("@9600", &con, &err), BN_ERR_ARG);
 	assert_msg_has(&err, "expected PORT[@BAUD]");
 	bn_err_clear(&err);
-	assert_true(bn_console_open("/nonexistent/ttyX", &con, &err) < 0);
+	assert_int_equal(bn_console_open("/nonexistent/ttyX", &con, &err), BN_ERR_FAULT);
 	assert_msg_has(&err, "/nonexistent/ttyX");
 	assert_null(con);
 	bn_console_close(NULL);
