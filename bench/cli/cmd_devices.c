@@ -1,35 +1,74 @@
-/* bcbench devices: what this machine can reach (hil/devices.c). */
+/* bcbench devices: what this machine can reach (hil/devices.c), and the
+ * device under test bench.conf names (dut_usb), with what it advertises. */
 #include <getopt.h>
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "cli/common.h"
 #include "core/log.h"
 #include "hil/devices.h"
+#include "hil/usb_dev.h"
 
 const char bn_cli_devices_usage[] =
-	"Usage: bcbench devices\n"
+	"Usage: bcbench devices [--conf FILE]\n"
 	"List what this machine can reach, asking each library itself: FTDI devices\n"
 	"(libftdi1: the fixture), serial ports (libserialport: SCPI instruments, device\n"
-	"consoles), sigrok drivers (libsigrok: capture devices) and USB devices (libusb:\n"
-	"the device under test). Each section says plainly when it found none, and why\n"
-	"when a library could not look (no /dev/bus/usb in a container; a device that\n"
-	"cannot be opened lacks permission: see fixtures/udev/60-bcbench.rules).\n"
+	"consoles), sigrok drivers (libsigrok: capture devices) and USB devices (libusb).\n"
+	"Each section says plainly when it found none, and why when a library could not\n"
+	"look (no /dev/bus/usb in a container; a device that cannot be opened lacks\n"
+	"permission: see fixtures/udev/60-bcbench.rules). When bench.conf names the\n"
+	"device under test (dut_usb = VID:PID[:SERIAL]), its descriptors are read and\n"
+	"its configurations listed (bMaxPower, self or bus powered).\n"
 	"\n"
-	"  -h, --help    this help\n"
+	"  -c, --conf FILE   bench configuration (default ./bench.conf if present)\n"
+	"  -h, --help        this help\n"
 	"\n"
-	"Exit codes: 0 listed (whether or not anything was found), 2 bad usage.\n";
+	"Exit codes: 0 listed (whether or not anything was found), 2 bad usage or\n"
+	"bench.conf, 3 the dut_usb device is not there or its descriptors are bad.\n";
+
+static int print_dut(const char *text)
+{
+	struct bn_usb_spec spec;
+	struct bn_usb_desc d;
+	struct bn_usb_seen seen;
+	struct bn_err err = { 0 };
+	char id[200];
+
+	printf("\nDevice under test (bench.conf dut_usb = %s):\n", text);
+	if (bn_usb_spec_parse(text, &spec, &err) < 0) {
+		printf("  %s\n", err.msg);
+		return 2;
+	}
+	if (bn_usb_read(&spec, &d, &seen, &err) < 0) {
+		printf("  not found: %s\n", err.msg);
+		return 3;
+	}
+	printf("  %s  bus %03u address %03u  %s %s  USB %x.%02x\n", bn_usb_spec_str(&spec, id, sizeof(id)),
+	       seen.bus, seen.address, seen.manufacturer, seen.product, d.dev.bcd_usb >> 8,
+	       d.dev.bcd_usb & 0xff);
+	for (int i = 0; i < d.n_configs; i++)
+		printf("  configuration %u: bMaxPower %u mA, %s-powered%s, %d interface%s\n",
+		       d.cfg[i].value, d.cfg[i].max_power_ma, d.cfg[i].self_powered ? "self" : "bus",
+		       d.cfg[i].remote_wakeup ? ", remote wake-up" : "", d.cfg[i].n_ifaces,
+		       d.cfg[i].n_ifaces == 1 ? "" : "s");
+	return 0;
+}
 
 int bn_cli_devices(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "conf", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, n;
+	const char *conf_path = NULL;
+	struct bn_conf conf;
+	int c, n, rc = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'c': conf_path = optarg; break;
 		case 'h': fputs(bn_cli_devices_usage, stdout); return 0;
 		default: fputs(bn_cli_devices_usage, stderr); return 2;
 		}
@@ -38,9 +77,13 @@ int bn_cli_devices(int argc, char **argv)
 		fprintf(stderr, "bcbench devices: takes no arguments\n%s", bn_cli_devices_usage);
 		return 2;
 	}
+	if (bn_cli_conf(&conf_path, &conf))
+		return 2;
 	bn_log_set_level(BN_LOG_ERR);
 	n = bn_devices_print(stdout);
 	printf("\n%d device%s found.%s\n", n, n == 1 ? "" : "s",
 	       n ? "" : " The simulated bench (fixture = sim, the default) needs none.");
-	return 0;
+	if (conf.dut_usb[0])
+		rc = print_dut(conf.dut_usb);
+	return rc;
 }

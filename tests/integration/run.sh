@@ -181,6 +181,11 @@ expect_exit "devices" 0 "$BCBENCH" devices
 for want in "FTDI devices (libftdi1):" "Serial ports (libserialport):" "sigrok drivers (libsigrok):" "USB devices (libusb):" "demo"; do
 	grep -qF "$want" "$TMP/out" && ok "devices lists \"$want\"" || bad "devices lacks \"$want\""; done
 grep -q "found\.$\|none found" "$TMP/out" && ok "devices says what it found" || bad "devices summary"
+printf 'dut_usb = 18d1:4ee1\n' >"$TMP/dut.conf"
+expect_exit "devices, dut_usb not attached" 3 "$BCBENCH" devices --conf "$TMP/dut.conf"
+grep -q "not found: no USB device 18d1:4ee1 found" "$TMP/out" && ok "devices says the DUT is not there" || bad "devices DUT section: $(tail -2 "$TMP/out")"
+printf 'dut_usb = phone\n' >"$TMP/dut2.conf"
+expect_exit "devices, bad dut_usb" 2 "$BCBENCH" devices --conf "$TMP/dut2.conf"
 expect_exit "devices with an argument" 2 "$BCBENCH" devices extra
 expect_exit "help devices" 0 "$BCBENCH" help devices
 expect_exit "help selftest" 0 "$BCBENCH" help selftest
