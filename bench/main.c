@@ -251,6 +251,7 @@ static int cmd_run(int argc, char **argv)
 		return bn_err_exit_code(err.code);
 	}
 	ro.console = console;
+	ro.real_time = bn_conf_has_hardware(&conf);
 	ro.fixture = hw.fixture.ops ? &hw.fixture : NULL;
 	ro.load = hw.load.ops ? &hw.load : NULL;
 	ro.supply = hw.supply.ops ? &hw.supply : NULL;

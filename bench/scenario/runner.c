@@ -482,8 +482,8 @@ static void sleep_until_wall(double t_s)
 	}
 }
 
-/* A wait with a real capture device or a real device's console runs in
- * real time, 10 ms at a step. */
+/* A wait on a real bench (real instruments, a capture device, the
+ * device's console) runs in real time, 10 ms at a step. */
 static int wait_paced(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
 {
 	bn_time_us end = bn_world_now(c->world) + dur;
@@ -867,7 +867,7 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 		case BN_STEP_PLUG: rc = bench_connect(c, err); break;
 		case BN_STEP_UNPLUG: rc = bench_unplug(c, err); break;
 		case BN_STEP_WAIT:
-			if (c->dev || c->o->console)
+			if (c->dev || c->o->console || c->o->real_time)
 				rc = wait_paced(c, st->dur_us, err);
 			else
 				rc = bn_world_run_until(c->world, bn_world_now(c->world) + st->dur_us,

@@ -50,6 +50,11 @@ struct bn_run_opts {
 	 * runs in real time. The caller opens and closes it. NULL: the
 	 * simulated firmware's telemetry. */
 	struct bn_console *console;
+	/* Waits take real time: a real bench (bcbench sets it whenever
+	 * bench.conf names real hardware). A capture device or a console
+	 * implies it. false: virtual time, as fast as the model runs (also
+	 * the tests' fake hardware). */
+	bool real_time;
 	/* Called once the simulated world exists, before the first step:
 	 * fake hardware in the tests drives it (the FTDI fake turns decoded
 	 * switch states into plug and VBUS). Called again with NULL just

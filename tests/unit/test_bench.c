@@ -220,6 +220,34 @@ static void assert_ends_safe(const struct rec *r)
 	assert_true(find_call(r, "load_safe", 0) < r->n - 1);
 }
 
+/* A real bench runs in real time: a 300 ms scenario takes at least
+ * 300 ms of wall time when real_time is set (bcbench sets it whenever
+ * bench.conf names real hardware). */
+static void test_bench__real_time_waits(void **state)
+{
+	static const char scn[] = "name \"paced\"\nport sdp\ncapture vbus ibus at 1kHz\n"
+				  "vbus on\nwait 300ms\nvbus off\n";
+	char path[] = "/tmp/bcbench-paced-XXXXXX";
+	struct bn_report *rep = calloc(1, sizeof(*rep));
+	struct bn_err err = { 0 };
+	struct bn_run_opts o;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, scn, sizeof(scn) - 1), (ssize_t)(sizeof(scn) - 1));
+	close(fd);
+	o = (struct bn_run_opts){ .scenario_path = path, .datadir = bn_test_srcdir(), .real_time = true };
+	bn_report_init(rep);
+	assert_int_equal(bn_run_scenario(&o, rep, &err), BN_OK);
+	assert_int_equal(rep->status, BN_RUN_COMPLETED);
+	assert_near(rep->sim_s, 0.3, 1e-6);
+	assert_true(rep->wall_s >= 0.3);
+	bn_report_free(rep);
+	free(rep);
+	unlink(path);
+}
+
 static void test_bench__dcp_through_ops(void **state)
 {
 	struct rec_run *rr = calloc(1, sizeof(*rr));
@@ -559,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_bench__lock_bad_dir),
 		cmocka_unit_test(test_bench__conf_instruments),
 		cmocka_unit_test(test_bench__conf_errors),
+		cmocka_unit_test(test_bench__real_time_waits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
