@@ -27,6 +27,7 @@ const char bn_cli_selftest_usage[] =
 	"inputs read what they should (e.g. VBUS_SENSE follows VBUS_EN), and, when\n"
 	"bench.conf names a capture device, the network's voltages lie in the port's\n"
 	"\"expect\" ranges (mean over 100 ms). One line per check: PASS, FAIL or SKIP.\n"
+	"A programmable supply in bench.conf is set to 5 V, 0.5 A limit, while it runs.\n"
 	"The bench lock is taken and the fixture left in its safe state.\n"
 	"\n"
 	"  -c, --conf FILE      bench configuration (default ./bench.conf)\n"
@@ -101,6 +102,26 @@ static int open_meter(const struct bn_conf *conf, struct cap_meter *m, struct bn
 	return rc;
 }
 
+/* A programmable supply is the port's VBUS: on at USB's nominal 5 V
+ * with a modest current limit (nothing is plugged in), within the hard
+ * limits. bn_bench_hw_close turns it off. */
+static int supply_on(struct bn_bench_hw *hw, bool quiet, struct bn_err *err)
+{
+	const struct bn_supply_ops *p = hw->supply.ops;
+	const double volts = 5.0, ilim_a = 0.5;
+	int rc = bn_guard_supply(&hw->guard, volts, ilim_a, err);
+
+	if (rc == BN_OK && p->set_voltage)
+		rc = p->set_voltage(hw->supply.priv, volts, err);
+	if (rc == BN_OK && p->set_current_limit)
+		rc = p->set_current_limit(hw->supply.priv, ilim_a, err);
+	if (rc == BN_OK && p->enable)
+		rc = p->enable(hw->supply.priv, true, err);
+	if (rc == BN_OK && !quiet)
+		printf("supply on: %.3f V, %.3f A limit\n", volts, ilim_a);
+	return rc;
+}
+
 int bn_cli_selftest(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -165,6 +186,8 @@ int bn_cli_selftest(int argc, char **argv)
 		rc = bn_fixture_def_load(&def, hw.fixture_file, &err);
 	if (rc == BN_OK && conf.capture_driver[0])
 		rc = open_meter(&conf, &meter, &err);
+	if (rc == BN_OK && hw.supply.ops)
+		rc = supply_on(&hw, quiet, &err);
 	if (rc == BN_OK) {
 		if (!quiet)
 			printf("selftest of %s (%s), %d port types\n", def.name, def.path, def.nports);

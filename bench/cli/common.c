@@ -1,6 +1,7 @@
 #include "cli/common.h"
 
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,7 @@ int bn_cli_parse_wait(const char *cmd, const char *arg, double *wait_s)
 	char *end;
 
 	*wait_s = strtod(arg, &end);
-	if (end == arg || *end || *wait_s < 0) {
+	if (end == arg || *end || !isfinite(*wait_s) || *wait_s < 0) {
 		fprintf(stderr, "bcbench %s: --wait \"%s\": expected seconds (0 or more)\n", cmd, arg);
 		return 2;
 	}

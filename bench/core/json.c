@@ -273,6 +273,12 @@ int bn_json_check_keys(const cJSON *obj, const char *const *known, const char *w
 		if (!ok)
 			return bn_err_set(err, BN_ERR_DATA, "%s: unknown key \"%s\"", what,
 					  it->string ? it->string : "");
+		/* cJSON keeps both and answers with the first: the file would
+		 * not mean what its last line says. */
+		for (const cJSON *dup = it->next; dup; dup = dup->next)
+			if (dup->string && !strcmp(dup->string, it->string))
+				return bn_err_set(err, BN_ERR_DATA, "%s: key \"%s\" given twice", what,
+						  it->string);
 	}
 	return BN_OK;
 }

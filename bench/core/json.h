@@ -31,8 +31,8 @@ int bn_json_quantity(const cJSON *obj, const char *key, bool required,
 		     enum bn_dim dim, double scale, double *out,
 		     const char *what, struct bn_err *err);
 
-/* Refuse keys not in the NULL-terminated list known (and a non-object):
- * BN_ERR_DATA "WHAT: unknown key \"k\"". */
+/* Refuse keys not in the NULL-terminated list known, a key given twice,
+ * and a non-object: BN_ERR_DATA "WHAT: unknown key \"k\"". */
 int bn_json_check_keys(const cJSON *obj, const char *const *known, const char *what,
 		       struct bn_err *err);
 /* "profiles/ports/sdp.json" -> "sdp": a profile's default name. */

@@ -183,7 +183,7 @@ static int parse_level(const cJSON *obj, const char *key, const char *hi, const 
 static int load_usb(struct bn_fixture_def *d, const cJSON *root, struct bn_err *err)
 {
 	static const char *const known[] = { "chip", "mode", "vid", "pid", "description",
-					     "serial", "interface", NULL };
+					     "serial", "interface", "power_up", NULL };
 	const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "ftdi");
 	char what[BN_FX_PATH_LEN + 16], mode[16] = "", id[16], chip[32];
 	int rc;
@@ -217,7 +217,7 @@ static int load_usb(struct bn_fixture_def *d, const cJSON *root, struct bn_err *
 		if (rc < 0 || !id[0])
 			break;
 		v = strtol(id, &end, 16);
-		if (*end || v <= 0 || v > 0xffff)
+		if (strlen(id) != 4 || strspn(id, "0123456789abcdefABCDEF") != 4 || *end || v <= 0)
 			return bn_err_set(err, BN_ERR_DATA,
 					  "%s: key \"%s\": expected four hex digits such as \"0403\", got \"%s\"",
 					  what, key, id);
@@ -228,6 +228,17 @@ static int load_usb(struct bn_fixture_def *d, const cJSON *root, struct bn_err *
 				 sizeof(d->usb_description), what, err);
 	if (rc == BN_OK)
 		rc = bn_json_str(o, "serial", false, d->usb_serial, sizeof(d->usb_serial), what, err);
+	if (rc == BN_OK) {
+		char pu[16] = "uart";
+
+		rc = bn_json_str(o, "power_up", false, pu, sizeof(pu), what, err);
+		if (rc == BN_OK && !strcmp(pu, "uart"))
+			d->uart_out_pins = 0x15; /* TXD, RTS#, DTR# on every FTDI chip */
+		else if (rc == BN_OK && strcmp(pu, "inputs"))
+			rc = bn_err_set(err, BN_ERR_DATA,
+					"%s: key \"power_up\": expected \"uart\" (the default EEPROM) or "
+					"\"inputs\", got \"%s\"", what, pu);
+	}
 	if (rc == BN_OK) {
 		char itf[4] = "";
 
@@ -478,6 +489,8 @@ static int load_ports(struct bn_fixture_def *d, const cJSON *root, struct bn_err
 					  it->string);
 		snprintf(p->name, sizeof(p->name), "%s", it->string);
 		snprintf(what, sizeof(what), "%s: ports.%s", d->path, p->name);
+		if (bn_fixture_def_port(d, p->name))
+			return bn_err_set(err, BN_ERR_DATA, "%s: port type defined twice", what);
 		if (cJSON_IsObject(it)) {
 			rc = bn_json_check_keys(it, known, what, err);
 			if (rc < 0)
@@ -502,9 +515,9 @@ static int load_ports(struct bn_fixture_def *d, const cJSON *root, struct bn_err
 	return BN_OK;
 }
 
-/* Each port type and the safe state must be legal as written, with and
- * without VBUS and the load path: a port whose network forbids VBUS
- * (OTG: ID grounded) is legal only with VBUS off, and says so. */
+/* Each port type and the safe state must be legal as written. Whether
+ * VBUS or the load may join a network is decided when it is asked for
+ * (OTG: VBUS with ID grounded is refused then). */
 static int check_states(struct bn_fixture_def *d, struct bn_err *err)
 {
 	char why[400];
@@ -517,6 +530,21 @@ static int check_states(struct bn_fixture_def *d, struct bn_err *err)
 			return bn_err_set(err, BN_ERR_DATA, "%s: ports.%s: illegal network: %s",
 					  d->path, d->ports[i].name, why);
 	return BN_OK;
+}
+
+static int uart_pin(const struct bn_fixture_def *d, const char *list, int i, const char *name,
+		    int pin, struct bn_err *err)
+{
+	static const char *const uart[] = { "TXD", "", "RTS#", "", "DTR#" };
+	char pn[16];
+
+	bn_fixture_def_pin_name(d, pin, pn, sizeof(pn));
+	return bn_err_set(err, BN_ERR_DATA,
+			  "%s: %s[%d] (%s): pin %s is %s while the chip is in UART mode (at power-up "
+			  "and after a reset), so the FTDI drives it before bcbench takes the chip; "
+			  "use a pin that is an input in UART mode, or say \"power_up\": \"inputs\" "
+			  "in \"ftdi\" if this board's EEPROM makes every pin an input",
+			  d->path, list, i, name, pn, uart[pin]);
 }
 
 int bn_fixture_def_load(struct bn_fixture_def *d, const char *path, struct bn_err *err)
@@ -552,13 +580,16 @@ int bn_fixture_def_load(struct bn_fixture_def *d, const char *path, struct bn_er
 				  "%s: key \"release_ms\": expected whole milliseconds 0 to 1000 (the "
 				  "relays' release time from their data sheet), got %g",
 				  path, release_ms);
-	d->release_ms = (int)release_ms;
+	if (rc == BN_OK)
+		d->release_ms = (int)release_ms;
 	if (rc == BN_OK)
 		rc = bn_json_num(root, "settle_ms", false, &settle_ms, path, err);
-	if (rc == BN_OK && (settle_ms < 0 || settle_ms > 10000))
-		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"settle_ms\": expected 0 to 10000, got %g",
+	if (rc == BN_OK && (settle_ms < 0 || settle_ms > 10000 || settle_ms != (int)settle_ms))
+		rc = bn_err_set(err, BN_ERR_DATA,
+				"%s: key \"settle_ms\": expected whole milliseconds 0 to 10000, got %g",
 				path, settle_ms);
-	d->settle_ms = (int)settle_ms;
+	if (rc == BN_OK)
+		d->settle_ms = (int)settle_ms;
 	sigs = cJSON_GetObjectItemCaseSensitive(root, "signals");
 	if (rc == BN_OK && (!cJSON_IsArray(sigs) || !cJSON_GetArraySize(sigs)))
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"signals\": expected a list of signals",
@@ -578,6 +609,10 @@ int bn_fixture_def_load(struct bn_fixture_def *d, const char *path, struct bn_er
 			break;
 		}
 		pins |= (uint16_t)(1u << s->pin);
+		if (d->uart_out_pins & (1u << s->pin)) {
+			rc = uart_pin(d, "signals", i, s->name, s->pin, err);
+			break;
+		}
 		if (s->role == BN_FX_DATA) {
 			d->data_mask |= 1u << i;
 		} else {
@@ -602,6 +637,13 @@ int bn_fixture_def_load(struct bn_fixture_def *d, const char *path, struct bn_er
 		if (pins & (1u << d->inputs[i].pin))
 			rc = bn_err_set(err, BN_ERR_DATA, "%s: inputs[%d] (%s): pin %s used twice",
 					path, i, d->inputs[i].name, pn);
+		else if (d->uart_out_pins & (1u << d->inputs[i].pin))
+			rc = uart_pin(d, "inputs", i, d->inputs[i].name, d->inputs[i].pin, err);
+		for (int k = 0; rc == BN_OK && k < i; k++)
+			if (!strcmp(d->inputs[k].name, d->inputs[i].name) ||
+			    bn_fixture_def_signal(d, d->inputs[i].name) >= 0)
+				rc = bn_err_set(err, BN_ERR_DATA, "%s: inputs[%d] (%s): name used twice",
+						path, i, d->inputs[i].name);
 		pins |= (uint16_t)(1u << d->inputs[i].pin);
 	}
 	if (rc == BN_OK)

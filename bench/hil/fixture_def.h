@@ -72,6 +72,12 @@ struct bn_fixture_def {
 	char usb_description[64];
 	char usb_serial[64];
 	int interface;           /* 0: any, 1..4: A..D */
+	/* Pins the chip drives before bcbench takes it: in UART mode (at
+	 * power-up with the default EEPROM, after BITMODE_RESET) TXD, RTS#
+	 * and DTR# (bits 0, 2, 4) are outputs. No signal may sit on them
+	 * unless the file says the board makes every pin an input at
+	 * power-up ("power_up": "inputs"). */
+	uint16_t uart_out_pins;
 	int release_ms;          /* relay release time before a make */
 	int settle_ms;           /* selftest: after switching, before reading (default 100) */
 	int nsignals, ninputs, nports, nrules;

@@ -10,7 +10,7 @@
  * only breaks them: a change of port type breaks the data-line signals
  * the new network does not keep, waits release_ms (the relays' release
  * time), then makes the new ones, so no mixture of two networks ever
- * exists on the wires. Relay state is known only after a successful
+ * exists on the wires; any make waits release_ms after any break. Relay state is known only after a successful
  * write; after a failed one the next write is whole, never a delta.
  *
  * Spec (after "ftdi:" in bench.conf): empty (the file's vid, pid and
@@ -82,13 +82,15 @@ static int refuse(struct ftdi_fixture *f, uint32_t state, struct bn_err *err)
 }
 
 /* One USB write that puts state on the pins; none when nothing changes.
- * A write that closes a data-line relay waits until the last one that
- * opened has had its release time, whenever that break was. */
+ * A write that closes any relay waits until the last one that opened has
+ * had its release time, whenever that break was: a relay commanded open
+ * is still closed for up to release_ms, and the rules (VBUS_EN with
+ * ID_GND) are about contacts, not commands. */
 static int write_state(struct ftdi_fixture *f, uint32_t state, struct bn_err *err)
 {
 	const struct bn_fixture_def *d = &f->def;
 	uint16_t levels = bn_fixture_def_levels(d, state);
-	uint32_t was = f->known ? f->state : d->data_mask;
+	uint32_t was = f->known ? f->state : ~0u; /* unknown: anything may have been on */
 	unsigned char buf[6];
 	char names[256];
 	int n = 0, rc;
@@ -98,7 +100,7 @@ static int write_state(struct ftdi_fixture *f, uint32_t state, struct bn_err *er
 		return rc;
 	if (f->known && f->levels_valid && levels == f->levels)
 		return BN_OK;
-	if (state & ~was & d->data_mask && f->broke) {
+	if (state & ~was && f->broke) {
 		int64_t left = f->break_us + (int64_t)d->release_ms * 1000 - mono_us();
 
 		if (left > 0)
@@ -128,7 +130,7 @@ static int write_state(struct ftdi_fixture *f, uint32_t state, struct bn_err *er
 		return bn_err_set(err, BN_ERR_FAULT, "%s: writing %s: %s", f->who, names,
 				  rc < 0 ? ftdi_get_error_string(f->ftdi) : "short write");
 	}
-	if (was & ~state & d->data_mask) {
+	if (was & ~state) {
 		f->break_us = mono_us();
 		f->broke = true;
 	}
@@ -177,6 +179,9 @@ static int parse_spec(struct ftdi_fixture *f, const char *spec, int *vid, int *p
 	*serial = d->usb_serial[0] ? d->usb_serial : NULL;
 	if (!spec || !spec[0])
 		goto check;
+	if (strlen(spec) >= len)
+		return bn_err_set(err, BN_ERR_ARG, "fixture \"ftdi:%.40s...\": longer than %zu characters",
+				  spec, len - 1);
 	snprintf(buf, len, "%s", spec);
 	if (!strncmp(buf, "desc=", 5)) {
 		*desc = buf + 5;
@@ -186,8 +191,10 @@ static int parse_spec(struct ftdi_fixture *f, const char *spec, int *vid, int *p
 		*serial = buf + 7;
 		goto check;
 	}
-	if (sscanf(buf, "%4x:%4x%n", &v, &p, &used) != 2 || (buf[used] && buf[used] != ':') ||
-	    used != 9)
+	if (strspn(buf, "0123456789abcdefABCDEF") != 4 || buf[4] != ':' ||
+	    strspn(buf + 5, "0123456789abcdefABCDEF") != 4 ||
+	    sscanf(buf, "%4x:%4x%n", &v, &p, &used) != 2 || used != 9 ||
+	    (buf[used] && buf[used] != ':'))
 		return bn_err_set(err, BN_ERR_ARG,
 				  "fixture \"ftdi:%s\": expected VID:PID[:SERIAL] (four hex digits "
 				  "each, e.g. 0403:6014:FT1234AB), desc=TEXT or serial=TEXT",
@@ -207,6 +214,22 @@ check:
 }
 
 static int ftdifx_safe(void *priv, struct bn_err *err);
+
+/* The last resort when writing states fails: every pin an input, within
+ * the mode (0x80/0x82 with direction 0; bitbang with mask 0), then reset
+ * mode, which drives only TXD, RTS# and DTR# (no signal may sit on those:
+ * hil/fixture_def.h). Errors are ignored: there is nothing left to try. */
+static void tristate(struct ftdi_fixture *f)
+{
+	static const unsigned char inputs[] = { MPSSE_SET_LOW, 0, 0, MPSSE_SET_HIGH, 0, 0 };
+
+	if (f->def.mode == BN_FX_MPSSE)
+		(void)ftdi_write_data(f->ftdi, inputs, (int)sizeof(inputs));
+	else
+		(void)ftdi_set_bitmode(f->ftdi, 0, BITMODE_BITBANG);
+	(void)ftdi_set_bitmode(f->ftdi, 0, BITMODE_RESET);
+	f->known = f->levels_valid = false;
+}
 
 static int ftdifx_open(void *priv, const struct bn_backend_open *o, struct bn_err *err)
 {
@@ -280,9 +303,10 @@ static int ftdifx_open(void *priv, const struct bn_backend_open *o, struct bn_er
 	} else {
 		/* Bitbang drives the output latch the moment a pin becomes an
 		 * output, and the latch starts at 0: every active-low relay
-		 * would close. So latch the safe levels with every pin still an
-		 * input, then turn the outputs on. */
-		unsigned char safe_levels = (unsigned char)(bn_fixture_def_levels(d, d->safe) & 0xff);
+		 * would close. So latch "everything off" with every pin still an
+		 * input, then turn the outputs on; the safe network (if it has
+		 * relays on) is made by safe() after the release time. */
+		unsigned char safe_levels = (unsigned char)(bn_fixture_def_levels(d, 0) & 0xff);
 
 		if (ftdi_set_bitmode(f->ftdi, 0, BITMODE_BITBANG) < 0 ||
 		    ftdi_write_data(f->ftdi, &safe_levels, 1) != 1 ||
@@ -378,6 +402,9 @@ static int read_levels(struct ftdi_fixture *f, uint16_t *levels, struct bn_err *
 		int got = 0;
 		int64_t deadline = bn_deadline_ms(READ_TIMEOUT_MS);
 
+		/* a late answer to an earlier read must not pass for this one */
+		if (ftdi_tciflush(f->ftdi) < 0)
+			return ftdi_fail(f, "flushing the input", BN_ERR_FAULT, err);
 		if (ftdi_write_data(f->ftdi, cmd, (int)sizeof(cmd)) != (int)sizeof(cmd))
 			return ftdi_fail(f, "asking for the pins", BN_ERR_FAULT, err);
 		while (got < 2) {
@@ -427,12 +454,10 @@ static int ftdifx_safe(void *priv, struct bn_err *err)
 
 	if (!f->ftdi)
 		return BN_OK;
-	if (f->known) {
-		int rc = write_state(f, f->state & f->def.data_mask, err);
-
-		if (rc < 0)
-			return rc;
-	}
+	/* A failed first write leaves the state unknown: transition() then
+	 * opens everything in one write, the last chance before giving up. */
+	if (f->known)
+		(void)write_state(f, f->state & f->def.data_mask, err);
 	return transition(f, f->def.safe, err);
 }
 
@@ -445,10 +470,11 @@ static void ftdifx_close(void *priv)
 		return;
 	/* The chip keeps driving its pins after the USB handle goes: the
 	 * safe state is written first, and only if that worked is the mode
-	 * left alone; otherwise reset tri-states every pin. */
+	 * left alone; otherwise every pin is made an input (the board's
+	 * pull-downs open the relays). */
 	if (ftdifx_safe(f, &e) < 0) {
 		bn_err_log("%s", e.msg);
-		ftdi_set_bitmode(f->ftdi, 0, BITMODE_RESET);
+		tristate(f);
 	}
 	ftdi_usb_close(f->ftdi);
 	ftdi_free(f->ftdi);

@@ -5,7 +5,9 @@
  * "follow", e.g. VBUS_SENSE follows VBUS_EN), and, with a meter (a
  * capture device), each network's voltages with VBUS on and no device
  * attached lie in the port's "expect" ranges. One line per check:
- * PASS, FAIL or SKIP and why. */
+ * PASS, FAIL or SKIP and why (NOTE lines say what was not done, and do
+ * not count). VBUS comes from the supply behind the fixture: a
+ * programmable one must be on before (bcbench selftest does that). */
 #ifndef BN_HIL_SELFTEST_H
 #define BN_HIL_SELFTEST_H
 

@@ -133,8 +133,9 @@ static void test_ftdi__fixture_a_loads(void **state)
 	assert_int_equal(d.nports, 9);
 	assert_int_equal(d.ninputs, 2);
 	assert_int_equal(d.release_ms, 5);
-	/* ADBUS0-7 and ACBUS0-2 driven; ACBUS6-7 are inputs */
-	assert_int_equal(d.out_pins, 0x07ff);
+	/* ADBUS1, 3, 5-7 and ACBUS0-5 driven; ACBUS6-7 are inputs; ADBUS0,
+	 * 2 and 4 (UART outputs at power-up) unconnected */
+	assert_int_equal(d.out_pins, 0x3fea);
 	assert_string_equal(d.signals[d.vbus_signal].name, "VBUS_EN");
 	assert_string_equal(d.signals[d.load_signal].name, "LOAD_EN");
 	assert_near(d.signals[bn_fixture_def_signal(&d, "ID_RID_C")].r_ohm, 36500.0, 1e-6);
@@ -155,8 +156,8 @@ struct bad_file {
 /* A minimal valid file with one part replaced. */
 #define HEAD "{\"ftdi\": {\"mode\": \"mpsse\", \"vid\": \"0403\", \"pid\": \"6014\"}, \"release_ms\": 5, "
 #define SIGS                                                                             \
-	"\"signals\": [{\"name\": \"VBUS_EN\", \"pin\": \"ADBUS0\", \"role\": \"vbus\"},"    \
-	" {\"name\": \"SHORT\", \"pin\": \"ADBUS1\"}, {\"name\": \"PD\", \"pin\": \"ADBUS2\"}], "
+	"\"signals\": [{\"name\": \"VBUS_EN\", \"pin\": \"ADBUS1\", \"role\": \"vbus\"},"    \
+	" {\"name\": \"SHORT\", \"pin\": \"ADBUS3\"}, {\"name\": \"PD\", \"pin\": \"ADBUS5\"}], "
 
 static void test_ftdi__bad_fixture_files(void **state)
 {
@@ -169,14 +170,34 @@ static void test_ftdi__bad_fixture_files(void **state)
 		{ HEAD "\"signals\": [{\"name\": \"VBUS_EN\", \"pin\": \"ADBUS8\", \"role\": \"vbus\"}], "
 		       "\"ports\": {\"x\": []}}",
 		  "pin \"ADBUS8\": expected ADBUS0-7, ACBUS0-7 or D0-7" },
-		{ HEAD "\"signals\": [{\"name\": \"VBUS_EN\", \"pin\": \"ADBUS0\", \"role\": \"vbus\"}, "
-		       "{\"name\": \"B\", \"pin\": \"D0\"}], \"ports\": {\"x\": []}}",
-		  "signals[1] (B): pin ADBUS0 used twice" },
-		{ HEAD "\"signals\": [{\"name\": \"VBUS_EN\", \"pin\": \"ADBUS0\", \"role\": \"vbus\", "
+		{ HEAD "\"signals\": [{\"name\": \"VBUS_EN\", \"pin\": \"ADBUS1\", \"role\": \"vbus\"}, "
+		       "{\"name\": \"B\", \"pin\": \"D1\"}], \"ports\": {\"x\": []}}",
+		  "signals[1] (B): pin ADBUS1 used twice" },
+		{ HEAD "\"signals\": [{\"name\": \"VBUS_EN\", \"pin\": \"ADBUS1\", \"role\": \"vbus\", "
 		       "\"active\": \"low\"}], \"ports\": {\"x\": []}}",
 		  "whenever the FTDI is in reset; fit a pull-up" },
-		{ HEAD "\"signals\": [{\"name\": \"A\", \"pin\": \"ADBUS0\"}], \"ports\": {\"x\": []}}",
+		{ HEAD "\"signals\": [{\"name\": \"A\", \"pin\": \"ADBUS1\"}], \"ports\": {\"x\": []}}",
 		  "none has role \"vbus\"" },
+		/* TXD, RTS#, DTR# are driven in UART mode, at power-up */
+		{ HEAD "\"signals\": [{\"name\": \"VBUS_EN\", \"pin\": \"ADBUS0\", \"role\": \"vbus\"}], "
+		       "\"ports\": {\"x\": []}}",
+		  "signals[0] (VBUS_EN): pin ADBUS0 is TXD while the chip is in UART mode" },
+		{ HEAD SIGS "\"ports\": {\"x\": []}, \"inputs\": [{\"name\": \"S\", \"pin\": \"ADBUS4\"}]}",
+		  "inputs[0] (S): pin ADBUS4 is DTR#" },
+		{ "{\"ftdi\": {\"mode\": \"mpsse\", \"power_up\": \"maybe\"}, \"release_ms\": 5}",
+		  "key \"power_up\": expected \"uart\"" },
+		{ "{\"ftdi\": {\"mode\": \"mpsse\", \"vid\": \"0x403\"}, \"release_ms\": 5}",
+		  "key \"vid\": expected four hex digits" },
+		/* cJSON would keep the first of two: the file must not be read so */
+		{ HEAD SIGS "\"ports\": {\"dcp\": []}, \"release_ms\": 0}", "key \"release_ms\" given twice" },
+		{ HEAD SIGS "\"ports\": {\"dcp\": [\"SHORT\"], \"dcp\": []}}", "ports.dcp: port type defined twice" },
+		{ HEAD SIGS "\"ports\": {\"dcp\": []}, \"inputs\": [{\"name\": \"S\", \"pin\": \"ACBUS6\"}, "
+			    "{\"name\": \"S\", \"pin\": \"ACBUS7\"}]}",
+		  "inputs[1] (S): name used twice" },
+		{ HEAD SIGS "\"ports\": {\"dcp\": {\"on\": [], \"expect\": {\"vbus\": [\"5V\", \"4V\"]}}}}",
+		  "expect.vbus: min 5 above max 4" },
+		{ HEAD SIGS "\"ports\": {\"dcp\": {\"on\": [], \"expect\": {\"vbus\": [\"5A\", \"6A\"]}}}}",
+		  "expect.vbus: expected a voltage" },
 		{ "{\"ftdi\": {\"mode\": \"bitbang\"}, \"release_ms\": 5, \"signals\": [{\"name\": "
 		  "\"VBUS_EN\", \"pin\": \"ACBUS0\", \"role\": \"vbus\"}], \"ports\": {\"x\": []}}",
 		  "bitbang mode drives ADBUS0-7 (D0-D7) only" },
@@ -234,10 +255,10 @@ static void test_ftdi__fake_catches_what_it_should(void **state)
 {
 	struct rig *r;
 	struct ftdi_context *ctx;
-	/* ADBUS2 = DP_DM_SHORT, ADBUS5 = CDP_VDM_SRC, ADBUS3 = DP_PULLDOWN */
-	static const unsigned char both[] = { 0x80, 0x24, 0xff };
-	static const unsigned char shrt[] = { 0x80, 0x04, 0xff }, none[] = { 0x80, 0x00, 0xff };
-	static const unsigned char pd[] = { 0x80, 0x08, 0xff }, swap[] = { 0x80, 0x08, 0xff };
+	/* ADBUS5 = DP_DM_SHORT, ADBUS6 = DP_PULLDOWN */
+	static const unsigned char both[] = { 0x80, 0x60, 0xff };
+	static const unsigned char shrt[] = { 0x80, 0x20, 0xff }, none[] = { 0x80, 0x00, 0xff };
+	static const unsigned char pd[] = { 0x80, 0x40, 0xff }, swap[] = { 0x80, 0x40, 0xff };
 	static const unsigned char junk[] = { 0x8f };
 
 	(void)state;
@@ -247,7 +268,7 @@ static void test_ftdi__fake_catches_what_it_should(void **state)
 	assert_int_equal(ftdi_usb_open_desc_index(ctx, 0x403, 0x6014, NULL, NULL, 0), 0);
 	ftdi_set_bitmode(ctx, 0, BITMODE_MPSSE);
 	ftdi_write_data(ctx, both, 3);
-	assert_non_null(strstr(r->fk.violation, "illegal state on the wires: DP_DM_SHORT+CDP_VDM_SRC"));
+	assert_non_null(strstr(r->fk.violation, "illegal state on the wires: DP_DM_SHORT+DP_PULLDOWN"));
 	/* a make right after a break */
 	ftdi_fake_install(&r->fk, &r->def);
 	assert_int_equal(ftdi_usb_open_desc_index(ctx, 0x403, 0x6014, NULL, NULL, 0), 0);
@@ -312,7 +333,7 @@ static void test_ftdi__each_port_network(void **state)
 	rig_open_ok(r);
 	/* opened: the interface reset, the pins taken in MPSSE, all open */
 	assert_int_equal(r->fk.mode, BITMODE_MPSSE);
-	assert_int_equal(r->fk.dir, 0x07ff);
+	assert_int_equal(r->fk.dir, 0x3fea);
 	assert_int_equal(r->fk.latency_ms, 1);
 	assert_int_equal(r->fk.open_vid, 0x0403);
 	assert_int_equal(r->fk.open_pid, 0x6014);
@@ -322,7 +343,7 @@ static void test_ftdi__each_port_network(void **state)
 		ok(r, fx_connect(r, nets[i].port));
 		assert_decoded(r, nets[i].network);
 		/* the direction bits never change: inputs stay inputs */
-		assert_int_equal(r->fk.dir, 0x07ff);
+		assert_int_equal(r->fk.dir, 0x3fea);
 	}
 	assert_no_violation(r);
 	/* an unknown port type names the ones there are */
@@ -346,11 +367,13 @@ static void test_ftdi__break_before_make(void **state)
 	s0 = r->fk.nsteps;
 	ok(r, fx_connect(r, "cdp"));
 	/* two writes: the short opens with VBUS kept; the CDP network is
-	 * made after the release time */
+	 * made after the release time (its ADBUS and ACBUS commands are two
+	 * steps of the second write) */
 	assert_int_equal(r->fk.writes - w0, 2);
-	assert_int_equal(r->fk.nsteps - s0, 2);
+	assert_int_equal(r->fk.nsteps - s0, 3);
 	assert_int_equal(r->fk.steps[s0].state, 1u << bn_fixture_def_signal(&r->def, "VBUS_EN"));
 	assert_true(r->fk.steps[s0 + 1].t_us - r->fk.steps[s0].t_us >= 5000);
+	assert_int_equal(r->fk.steps[s0 + 1].write_no, r->fk.steps[s0 + 2].write_no);
 	assert_decoded(r, "VBUS_EN+DP_PULLDOWN+DM_PULLDOWN+CDP_VDM_SRC");
 	/* the same port again: no write at all */
 	w0 = r->fk.writes;
@@ -359,12 +382,13 @@ static void test_ftdi__break_before_make(void **state)
 	/* to a subset (cdp -> sdp): only a break, one write */
 	ok(r, fx_connect(r, "sdp"));
 	assert_int_equal(r->fk.writes - w0, 1);
-	/* one USB write per change, and each write a single MPSSE command
-	 * when only one byte's pins change (sdp -> aca-c also makes ACBUS0) */
+	/* one USB write per change, each a single MPSSE command when only
+	 * one byte's pins change (cdp -> sdp opens ACBUS0 only) */
 	assert_int_equal(r->fk.last_write_len, 3);
 	w0 = r->fk.writes;
 	ok(r, fx_connect(r, "aca-c"));
 	assert_int_equal(r->fk.writes - w0, 1);
+	assert_int_equal(r->fk.last_write_len, 3); /* ACBUS only: one 0x82 command */
 	/* a make long after a break needs no wait; a make soon after one does */
 	ok(r, r->fx.ops->disconnect(r->fx.priv, &r->err));
 	r->fk.skipped_us += 60000;
@@ -373,6 +397,70 @@ static void test_ftdi__break_before_make(void **state)
 	assert_int_equal(r->fk.nsteps - s0, 1);
 	assert_no_violation(r);
 	rig_free(r);
+}
+
+/* The release time holds across roles: a relay commanded open is still
+ * closed for up to release_ms, so ID_GND may not close right after
+ * VBUS_EN opened, nor VBUS_EN right after ID_GND. */
+static void test_ftdi__release_time_across_roles(void **state)
+{
+	struct rig *r = rig_new(FIXTURE_A);
+	int n;
+
+	(void)state;
+	rig_open_ok(r);
+	ok(r, fx_connect(r, "float"));
+	ok(r, fx_vbus(r, true));
+	ok(r, fx_vbus(r, false));
+	n = r->fk.nsteps;
+	ok(r, fx_connect(r, "otg"));
+	assert_int_equal(r->fk.nsteps - n, 1);
+	assert_true(r->fk.steps[n].t_us - r->fk.steps[n - 1].t_us >= 5000);
+	ok(r, r->fx.ops->disconnect(r->fx.priv, &r->err));
+	n = r->fk.nsteps;
+	ok(r, fx_vbus(r, true));
+	assert_true(r->fk.steps[n].t_us - r->fk.steps[n - 1].t_us >= 5000);
+	assert_decoded(r, "VBUS_EN");
+	assert_no_violation(r);
+	rig_free(r);
+}
+
+/* A bitbang fixture whose safe state has a relay on: open latches all
+ * off, and the safe network is made after the release time. */
+static void test_ftdi__bitbang_safe_network(void **state)
+{
+	static const char json[] =
+		"{\"ftdi\": {\"mode\": \"bitbang\", \"vid\": \"0403\", \"pid\": \"6001\"}, "
+		"\"release_ms\": 10, \"signals\": [{\"name\": \"VBUS_EN\", \"pin\": \"D1\", "
+		"\"role\": \"vbus\"}, {\"name\": \"DP_PD\", \"pin\": \"D3\"}], "
+		"\"ports\": {\"sdp\": [\"DP_PD\"]}, \"safe\": [\"DP_PD\"]}";
+	char path[] = "/tmp/bcbench-fxsafe-XXXXXX";
+	struct bn_backend_open bo = { 0 };
+	struct ftdi_fake *fk = calloc(1, sizeof(*fk));
+	struct bn_fixture_def *d = calloc(1, sizeof(*d));
+	struct bn_fixture fx = { 0 };
+	struct bn_err err = { 0 };
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, json, sizeof(json) - 1), (ssize_t)(sizeof(json) - 1));
+	close(fd);
+	if (bn_fixture_def_load(d, path, &err) < 0)
+		fail_msg("%s", err.msg);
+	ftdi_fake_install(fk, d);
+	bo.file = path;
+	if (bn_fixture_open(&fx, "ftdi", &bo, &err) < 0)
+		fail_msg("%s", err.msg);
+	if (fk->violation[0])
+		fail_msg("fake libftdi: %s", fk->violation);
+	assert_int_equal(ftdi_fake_decode(fk), 1u << bn_fixture_def_signal(d, "DP_PD"));
+	bn_fixture_close(&fx);
+	assert_null(fk->violation[0] ? fk->violation : NULL);
+	ftdi_fake_uninstall();
+	unlink(path);
+	free(fk);
+	free(d);
 }
 
 static void test_ftdi__refuses_illegal(void **state)
@@ -412,14 +500,14 @@ static void test_ftdi__safe_on_close(void **state)
 	ok(r, fx_vbus(r, true));
 	ok(r, r->fx.ops->load_path(r->fx.priv, true, &r->err));
 	assert_decoded(r, "VBUS_EN+LOAD_EN+DP_PULLDOWN+DM_PULLDOWN+CDP_VDM_SRC");
+	n = r->fk.nsteps;
 	bn_fixture_close(&r->fx);
 	assert_int_equal(r->fk.n_close, 1);
 	assert_int_equal(r->fk.state_at_close, 0);
-	/* VBUS and the load let go before the data lines open */
-	n = r->fk.nsteps;
-	assert_true(n >= 2);
-	assert_int_equal(r->fk.steps[n - 2].state, bn_fixture_def_port(&r->def, "cdp")->on);
-	assert_int_equal(r->fk.steps[n - 1].state, 0);
+	/* VBUS and the load let go first, the data lines after */
+	assert_true(r->fk.nsteps >= n + 2);
+	assert_int_equal(r->fk.steps[n].state, bn_fixture_def_port(&r->def, "cdp")->on);
+	assert_int_equal(r->fk.steps[r->fk.nsteps - 1].state, 0);
 	/* the mode stays (the relays hold their safe state); no reset needed */
 	assert_int_equal(r->fk.n_reset_mode, 1);
 	assert_no_violation(r);
@@ -761,6 +849,8 @@ int main(void)
 		cmocka_unit_test(test_ftdi__fake_catches_what_it_should),
 		cmocka_unit_test(test_ftdi__each_port_network),
 		cmocka_unit_test(test_ftdi__break_before_make),
+		cmocka_unit_test(test_ftdi__release_time_across_roles),
+		cmocka_unit_test(test_ftdi__bitbang_safe_network),
 		cmocka_unit_test(test_ftdi__refuses_illegal),
 		cmocka_unit_test(test_ftdi__safe_on_close),
 		cmocka_unit_test(test_ftdi__lost_chip_fails_safe),

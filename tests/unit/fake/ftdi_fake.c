@@ -96,20 +96,20 @@ static void pins_changed(struct ftdi_fake *fk, uint32_t *made, uint32_t *broken)
 
 	if (now == old)
 		return;
-	*made |= now & ~old & fk->def->data_mask;
-	*broken |= old & ~now & fk->def->data_mask;
+	*made |= now & ~old;
+	*broken |= old & ~now;
 	why = broken_rule(fk, now);
 	if (why) {
 		ftdi_fake_names(fk, now, names, sizeof(names));
 		violate(fk, "write %d: illegal state on the wires: %s (%s)", fk->writes, names, why);
 	}
-	if (now & ~old & fk->def->data_mask && fk->last_break_us >= 0 &&
+	if (now & ~old && fk->last_break_us >= 0 &&
 	    ftdi_fake_now_us(fk) - fk->last_break_us < (int64_t)fk->def->release_ms * 1000) {
 		ftdi_fake_names(fk, now & ~old, names, sizeof(names));
 		violate(fk, "write %d: made %s %lld us after a break (release time %d ms)", fk->writes,
 			names, (long long)(ftdi_fake_now_us(fk) - fk->last_break_us), fk->def->release_ms);
 	}
-	if (old & ~now & fk->def->data_mask)
+	if (old & ~now)
 		fk->last_break_us = ftdi_fake_now_us(fk);
 	if (fk->nsteps < FAKE_MAX_STEPS)
 		fk->steps[fk->nsteps++] = (struct ftdi_fake_step){ now, ftdi_fake_now_us(fk), fk->writes };
@@ -213,6 +213,15 @@ int __wrap_ftdi_tcioflush(struct ftdi_context *ctx)
 	return 0;
 }
 
+int __wrap_ftdi_tciflush(struct ftdi_context *ctx);
+int __wrap_ftdi_tciflush(struct ftdi_context *ctx)
+{
+	struct ftdi_fake *fk = chip(ctx, "ftdi_tciflush");
+
+	fk->nreadq = 0;
+	return 0;
+}
+
 int __wrap_ftdi_set_latency_timer(struct ftdi_context *ctx, unsigned char latency);
 int __wrap_ftdi_set_latency_timer(struct ftdi_context *ctx, unsigned char latency)
 {
@@ -238,8 +247,9 @@ int __wrap_ftdi_set_bitmode(struct ftdi_context *ctx, unsigned char bitmask, uns
 	}
 	fk->mode = mode;
 	switch (mode) {
-	case BITMODE_RESET: /* every pin an input */
-		fk->dir = 0;
+	case BITMODE_RESET: /* UART mode: TXD, RTS#, DTR# driven high (idle) */
+		fk->dir = 0x15;
+		fk->level |= 0x15;
 		fk->n_reset_mode++;
 		break;
 	case BITMODE_BITBANG: /* bitmask is the direction of D0-D7 */

@@ -11,8 +11,9 @@
  * What the backend must never do is recorded as the first violation: a
  * write before open or in reset mode (bytes to the UART), an unknown
  * MPSSE command, an illegal combination even between two commands of one
- * write, a write that makes and breaks data signals at once, a make
- * sooner than release_ms after a break. */
+ * write, a write that makes and breaks relays at once, a make of any
+ * relay sooner than release_ms after a break of any. Reset mode is UART
+ * mode, as on the chip: TXD, RTS# and DTR# (bits 0, 2, 4) driven high. */
 #ifndef BN_TEST_FTDI_FAKE_H
 #define BN_TEST_FTDI_FAKE_H
 
@@ -48,7 +49,7 @@ struct ftdi_fake {
 	int nsteps;
 	uint32_t state;                     /* decoded now */
 	uint32_t state_at_close;            /* decoded when the USB handle went */
-	int64_t last_break_us;              /* a data signal last went off; -1: never */
+	int64_t last_break_us;              /* a relay last went off; -1: never */
 	char violation[512];
 	/* failures to inject */
 	int open_rc;                        /* < 0: ftdi_usb_open_desc_index fails so */
