@@ -616,6 +616,52 @@ static void test_ftdi__open_errors(void **state)
 	rig_free(r);
 }
 
+/* Every step of open that can fail leaves nothing open and the pins as
+ * a reset chip has them (every relay open). */
+static void test_ftdi__each_open_step_fails_cleanly(void **state)
+{
+	static const struct {
+		const char *call, *says;
+	} steps[] = {
+		{ "ftdi_usb_reset", "USB reset" },
+		{ "ftdi_set_latency_timer", "setting the latency timer" },
+		{ "ftdi_tcioflush", "flushing the buffers" },
+		{ "ftdi_set_bitmode", "resetting the bit mode" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		struct rig *r = rig_new(FIXTURE_A);
+
+		r->fk.fail_call = steps[i].call;
+		assert_int_equal(rig_open(r, "ftdi"), BN_ERR_FAULT);
+		assert_msg_has(&r->err, steps[i].says);
+		assert_msg_has(&r->err, "USB transfer failed (injected)");
+		assert_null(r->fx.ops);
+		assert_int_equal(ftdi_fake_decode(&r->fk), 0);
+		assert_no_violation(r);
+		rig_free(r);
+	}
+}
+
+/* A chip an earlier session (or another program) left driving relays:
+ * open drops them, and the first make still waits the release time. */
+static void test_ftdi__chip_left_driving(void **state)
+{
+	struct rig *r = rig_new(FIXTURE_A);
+
+	(void)state;
+	ftdi_fake_left_driving(&r->fk, (1u << bn_fixture_def_signal(&r->def, "VBUS_EN")) |
+					       (1u << bn_fixture_def_signal(&r->def, "DP_DM_SHORT")));
+	assert_decoded(r, "VBUS_EN+DP_DM_SHORT");
+	rig_open_ok(r);
+	assert_decoded(r, "");
+	ok(r, fx_connect(r, "cdp"));
+	assert_decoded(r, "DP_PULLDOWN+DM_PULLDOWN+CDP_VDM_SRC");
+	assert_no_violation(r);
+	rig_free(r);
+}
+
 static void test_ftdi__inputs(void **state)
 {
 	struct rig *r = rig_new(FIXTURE_A);
@@ -856,6 +902,8 @@ int main(void)
 		cmocka_unit_test(test_ftdi__lost_chip_fails_safe),
 		cmocka_unit_test(test_ftdi__glitch_then_safe),
 		cmocka_unit_test(test_ftdi__open_errors),
+		cmocka_unit_test(test_ftdi__each_open_step_fails_cleanly),
+		cmocka_unit_test(test_ftdi__chip_left_driving),
 		cmocka_unit_test(test_ftdi__inputs),
 		cmocka_unit_test(test_ftdi__bitbang_active_low),
 		cmocka_unit_test(test_ftdi__scenarios_end_to_end),

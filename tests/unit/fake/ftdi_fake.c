@@ -22,6 +22,20 @@ void ftdi_fake_install(struct ftdi_fake *fk, const struct bn_fixture_def *def)
 	g_fake = fk;
 }
 
+void ftdi_fake_left_driving(struct ftdi_fake *fk, uint32_t state)
+{
+	fk->mode = BITMODE_MPSSE;
+	fk->dir = fk->def->out_pins;
+	fk->level = 0;
+	for (int i = 0; i < fk->def->nsignals; i++) {
+		const struct bn_fx_signal *s = &fk->def->signals[i];
+
+		if (!!(state & (1u << i)) == s->active_high)
+			fk->level |= (uint16_t)(1u << s->pin);
+	}
+	fk->state = ftdi_fake_decode(fk);
+}
+
 void ftdi_fake_uninstall(void)
 {
 	g_fake = NULL;
@@ -127,6 +141,15 @@ static struct ftdi_fake *chip(struct ftdi_context *ctx, const char *call)
 	return g_fake;
 }
 
+/* The injected failure of one call, with libftdi's kind of message. */
+static bool fails(struct ftdi_context *ctx, const char *call)
+{
+	if (!g_fake || !g_fake->fail_call || strcmp(g_fake->fail_call, call))
+		return false;
+	ctx->error_str = "USB transfer failed (injected)";
+	return true;
+}
+
 struct ftdi_context *__wrap_ftdi_new(void);
 struct ftdi_context *__wrap_ftdi_new(void)
 {
@@ -163,7 +186,7 @@ int __wrap_ftdi_set_interface(struct ftdi_context *ctx, enum ftdi_interface itf)
 {
 	if (g_fake && g_fake->opened)
 		violate(g_fake, "ftdi_set_interface after open");
-	return 0;
+	return fails(ctx, "ftdi_set_interface") ? -1 : 0;
 }
 
 int __wrap_ftdi_usb_open_desc_index(struct ftdi_context *ctx, int vendor, int product,
@@ -203,14 +226,14 @@ int __wrap_ftdi_usb_reset(struct ftdi_context *ctx);
 int __wrap_ftdi_usb_reset(struct ftdi_context *ctx)
 {
 	chip(ctx, "ftdi_usb_reset");
-	return 0;
+	return fails(ctx, "ftdi_usb_reset") ? -1 : 0;
 }
 
 int __wrap_ftdi_tcioflush(struct ftdi_context *ctx);
 int __wrap_ftdi_tcioflush(struct ftdi_context *ctx)
 {
 	chip(ctx, "ftdi_tcioflush");
-	return 0;
+	return fails(ctx, "ftdi_tcioflush") ? -1 : 0;
 }
 
 int __wrap_ftdi_tciflush(struct ftdi_context *ctx);
@@ -218,6 +241,8 @@ int __wrap_ftdi_tciflush(struct ftdi_context *ctx)
 {
 	struct ftdi_fake *fk = chip(ctx, "ftdi_tciflush");
 
+	if (fails(ctx, "ftdi_tciflush"))
+		return -1;
 	fk->nreadq = 0;
 	return 0;
 }
@@ -226,6 +251,9 @@ int __wrap_ftdi_set_latency_timer(struct ftdi_context *ctx, unsigned char latenc
 int __wrap_ftdi_set_latency_timer(struct ftdi_context *ctx, unsigned char latency)
 {
 	struct ftdi_fake *fk = chip(ctx, "ftdi_set_latency_timer");
+
+	if (fails(ctx, "ftdi_set_latency_timer"))
+		return -1;
 
 	if (latency < 1) {
 		ctx->error_str = "latency out of range. Only valid for 1-255";
@@ -241,6 +269,8 @@ int __wrap_ftdi_set_bitmode(struct ftdi_context *ctx, unsigned char bitmask, uns
 	struct ftdi_fake *fk = chip(ctx, "ftdi_set_bitmode");
 	uint32_t made = 0, broken = 0;
 
+	if (fails(ctx, "ftdi_set_bitmode"))
+		return -1;
 	if (fk->fail_bitmode && mode != BITMODE_RESET) {
 		ctx->error_str = "unable to configure bitbang mode. Perhaps not a BM/2232C type chip?";
 		return -1;

@@ -57,6 +57,7 @@ struct ftdi_fake {
 	int fail_writes_from;               /* this call (1-based) and all after fail */
 	int fail_writes_until;              /* ... until this one (0: for ever) */
 	bool fail_bitmode;
+	const char *fail_call;              /* this libftdi call fails ("ftdi_usb_reset", ...) */
 	bool reads_stall;                   /* MPSSE reads never answer */
 	uint8_t readq[64];                  /* MPSSE answers not yet read */
 	int nreadq;
@@ -66,9 +67,12 @@ struct ftdi_fake {
 	void *user;
 };
 
-/* Reset fk and make it the chip the next ftdi_new finds. */
+/* Reset fk and make it the chip the next ftdi_new finds: in reset
+ * (UART) mode, as after power-up. */
 void ftdi_fake_install(struct ftdi_fake *fk, const struct bn_fixture_def *def);
 void ftdi_fake_uninstall(void);
+/* A chip an earlier session left driving: MPSSE, state on its pins. */
+void ftdi_fake_left_driving(struct ftdi_fake *fk, uint32_t state);
 /* The fake clock (CLOCK_MONOTONIC as the backend sees it), us. */
 int64_t ftdi_fake_now_us(const struct ftdi_fake *fk);
 /* The signals the pins show now. */
