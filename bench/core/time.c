@@ -1,5 +1,6 @@
 #include "core/time.h"
 
+#include <errno.h>
 #include <math.h>
 #include <time.h>
 
@@ -21,6 +22,14 @@ int bn_ms_left(int64_t deadline_ms)
 	int64_t d = deadline_ms - mono_ms();
 
 	return d <= 0 ? 0 : d > INT32_MAX ? INT32_MAX : (int)d;
+}
+
+void bn_sleep_us(int64_t us)
+{
+	struct timespec ts = { .tv_sec = (time_t)(us / 1000000), .tv_nsec = (long)(us % 1000000) * 1000L };
+
+	while (us > 0 && clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
 }
 
 bn_time_us bn_time_from_s(double s)

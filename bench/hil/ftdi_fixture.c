@@ -61,15 +61,6 @@ static int64_t mono_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* The release wait is a safety property: a signal does not shorten it. */
-static void sleep_us(int64_t us)
-{
-	struct timespec ts = { .tv_sec = (time_t)(us / 1000000), .tv_nsec = (long)(us % 1000000) * 1000L };
-
-	while (us > 0 && clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-		;
-}
-
 static int refuse(struct ftdi_fixture *f, uint32_t state, struct bn_err *err)
 {
 	char why[400], names[256];
@@ -104,7 +95,7 @@ static int write_state(struct ftdi_fixture *f, uint32_t state, struct bn_err *er
 		int64_t left = f->break_us + (int64_t)d->release_ms * 1000 - mono_us();
 
 		if (left > 0)
-			sleep_us(left);
+			bn_sleep_us(left); /* the release wait: a signal does not shorten it */
 	}
 	if (d->mode == BN_FX_BITBANG) {
 		buf[n++] = (unsigned char)(levels & 0xff);

@@ -1,11 +1,11 @@
 /* The fixture selftest (hil/selftest.h). */
 #include "hil/selftest.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
-#include <time.h>
+
+#include "core/time.h"
 
 struct st {
 	FILE *out;
@@ -33,14 +33,6 @@ static void verdict(struct st *s, const char *v, const char *fmt, ...)
 	} else if (!strcmp(v, "SKIP")) {
 		s->res->skip++;
 	} /* NOTE: said, not counted */
-}
-
-static void settle(int ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-
-	while (ms > 0 && clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
-		;
 }
 
 /* Each input against its expectation; vbus_on is what VBUS_EN is now. */
@@ -142,7 +134,7 @@ int bn_selftest_run(struct bn_fixture *fx, const struct bn_fixture_def *d,
 				break;
 			state |= vbus_bit;
 		}
-		settle(d->settle_ms);
+		bn_sleep_us((int64_t)d->settle_ms * 1000);
 		rc = check_inputs(&s, fx, d, p->name, state, err);
 		if (rc < 0)
 			break;
@@ -151,7 +143,7 @@ int bn_selftest_run(struct bn_fixture *fx, const struct bn_fixture_def *d,
 			rc = fx->ops->vbus(fx->priv, false, err);
 			if (rc < 0)
 				break;
-			settle(d->settle_ms);
+			bn_sleep_us((int64_t)d->settle_ms * 1000);
 			rc = check_inputs(&s, fx, d, p->name, p->on, err);
 		} else {
 			verdict(&s, "NOTE", "%s: VBUS not switched on (the fixture's rules forbid it "
@@ -166,7 +158,7 @@ int bn_selftest_run(struct bn_fixture *fx, const struct bn_fixture_def *d,
 			fprintf(out, "FAIL  safe state not reached: %s\n", e2.msg);
 	}
 	if (rc == BN_OK && !stopped(stop)) {
-		settle(d->settle_ms);
+		bn_sleep_us((int64_t)d->settle_ms * 1000);
 		rc = check_inputs(&s, fx, d, "safe state", d->safe, err);
 	}
 	if (rc == BN_OK && stopped(stop))
