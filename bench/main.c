@@ -13,7 +13,6 @@
 #include "core/err.h"
 #include "core/file.h"
 #include "core/log.h"
-#include "capture/chanmap.h"
 #include "capture/events.h"
 #include "capture/replay.h"
 #include "cli/cli.h"
@@ -215,14 +214,7 @@ static int cmd_run(int argc, char **argv)
 		.stop_flag = bn_cli_stop_flag(),
 	};
 	if (conf.capture_driver[0]) {
-		char what[600];
-
-		dev.driver = conf.capture_driver;
-		dev.conn = conf.capture_conn[0] ? conf.capture_conn : NULL;
-		dev.rate_hz = conf.capture_rate_hz;
-		bn_chanmap_default(&dev.map);
-		snprintf(what, sizeof(what), "%s:%d: error: capture_map", conf.path, conf.capture_map_line);
-		if (conf.capture_map[0] && bn_chanmap_parse(conf.capture_map, &dev.map, what, &err) < 0) {
+		if (bn_cli_capture_opts(&conf, &dev, &err) < 0) {
 			fprintf(stderr, "bcbench: %s\n", err.msg);
 			return 2;
 		}

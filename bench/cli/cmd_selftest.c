@@ -6,7 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "capture/chanmap.h"
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "core/log.h"
@@ -85,17 +84,13 @@ static int cap_measure(void *user, double v[BN_CH_COUNT], struct bn_err *err)
 
 static int open_meter(const struct bn_conf *conf, struct cap_meter *m, struct bn_err *err)
 {
-	struct bn_sigrok_cap_opts o = { 0 };
-	char what[600];
-	int rc;
+	struct bn_sigrok_cap_opts o;
+	int rc = bn_cli_capture_opts(conf, &o, err);
 
-	o.driver = conf->capture_driver;
-	o.conn = conf->capture_conn[0] ? conf->capture_conn : NULL;
-	o.rate_hz = conf->capture_rate_hz > 0 ? conf->capture_rate_hz : 10000;
-	bn_chanmap_default(&o.map);
-	snprintf(what, sizeof(what), "%s:%d: error: capture_map", conf->path, conf->capture_map_line);
-	if (conf->capture_map[0] && bn_chanmap_parse(conf->capture_map, &o.map, what, err) < 0)
-		return err->code;
+	if (rc < 0)
+		return rc;
+	if (!(o.rate_hz > 0)) /* no scenario to take it from */
+		o.rate_hz = 10000;
 	rc = bn_sigrok_cap_open(&o, &m->cap, err);
 	if (rc == BN_OK)
 		rc = bn_sigrok_cap_start(m->cap, err);
@@ -107,16 +102,9 @@ static int open_meter(const struct bn_conf *conf, struct cap_meter *m, struct bn
  * limits. bn_bench_hw_close turns it off. */
 static int supply_on(struct bn_bench_hw *hw, bool quiet, struct bn_err *err)
 {
-	const struct bn_supply_ops *p = hw->supply.ops;
 	const double volts = 5.0, ilim_a = 0.5;
-	int rc = bn_guard_supply(&hw->guard, volts, ilim_a, err);
+	int rc = bn_supply_start(&hw->supply, &hw->guard, volts, ilim_a, err);
 
-	if (rc == BN_OK && p->set_voltage)
-		rc = p->set_voltage(hw->supply.priv, volts, err);
-	if (rc == BN_OK && p->set_current_limit)
-		rc = p->set_current_limit(hw->supply.priv, ilim_a, err);
-	if (rc == BN_OK && p->enable)
-		rc = p->enable(hw->supply.priv, true, err);
 	if (rc == BN_OK && !quiet)
 		printf("supply on: %.3f V, %.3f A limit\n", volts, ilim_a);
 	return rc;

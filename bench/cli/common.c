@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "capture/chanmap.h"
 #include "hil/bench_hw.h"
 
 #ifndef BN_DATADIR
@@ -89,6 +90,22 @@ int bn_cli_lock(const struct bn_conf *conf, const char *who, double wait_s, bool
 		return bn_err_exit_code(rc);
 	}
 	return 0;
+}
+
+int bn_cli_capture_opts(const struct bn_conf *conf, struct bn_sigrok_cap_opts *o,
+			struct bn_err *err)
+{
+	char what[600];
+
+	memset(o, 0, sizeof(*o));
+	o->driver = conf->capture_driver;
+	o->conn = conf->capture_conn[0] ? conf->capture_conn : NULL;
+	o->rate_hz = conf->capture_rate_hz;
+	bn_chanmap_default(&o->map);
+	snprintf(what, sizeof(what), "%s:%d: error: capture_map", conf->path, conf->capture_map_line);
+	if (conf->capture_map[0])
+		return bn_chanmap_parse(conf->capture_map, &o->map, what, err);
+	return BN_OK;
 }
 
 int bn_cli_parse_wait(const char *cmd, const char *arg, double *wait_s)

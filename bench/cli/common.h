@@ -9,6 +9,7 @@
 
 #include "core/conf.h"
 #include "hil/lock.h"
+#include "hil/sigrok_cap.h"
 
 /* Defaults, then conf_path (or ./bench.conf when it exists and conf_path
  * is NULL). *conf_path is set to the file read, NULL when none. On error
@@ -31,6 +32,13 @@ volatile sig_atomic_t *bn_cli_stop_flag(void);
  * command for the holder line. 0, or the exit code after printing why. */
 int bn_cli_lock(const struct bn_conf *conf, const char *who, double wait_s, bool quiet,
 		struct bn_lock *lock);
+
+/* The capture device bench.conf names (capture, capture_map,
+ * capture_rate; rate 0 when the conf gives none). A bad map is
+ * BN_ERR_DATA "FILE:LINE: error: capture_map ...". o->driver points into
+ * conf. */
+int bn_cli_capture_opts(const struct bn_conf *conf, struct bn_sigrok_cap_opts *o,
+			struct bn_err *err);
 
 /* "--wait SECONDS": 0 on success, else prints and returns 2. */
 int bn_cli_parse_wait(const char *cmd, const char *arg, double *wait_s);

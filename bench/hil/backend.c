@@ -11,6 +11,7 @@
 
 #include "capture/channel.h"
 #include "core/log.h"
+#include "hil/guard.h"
 #include "sim/port.h"
 #include "sim/world.h"
 
@@ -356,6 +357,21 @@ int bn_supply_open(struct bn_supply *h, const char *name_spec, const struct bn_b
 		   struct bn_err *err)
 {
 	OPEN_ROLE("supply", bn_supply_ops, bn_supply_backend, bn_supply_backend_names)
+}
+
+int bn_supply_start(struct bn_supply *sp, const struct bn_guard *g, double volts, double ilim_a,
+		    struct bn_err *err)
+{
+	const struct bn_supply_ops *p = sp->ops;
+	int rc = bn_guard_supply(g, volts, ilim_a, err);
+
+	if (rc == BN_OK && p->set_voltage)
+		rc = p->set_voltage(sp->priv, volts, err);
+	if (rc == BN_OK && ilim_a > 0 && p->set_current_limit)
+		rc = p->set_current_limit(sp->priv, ilim_a, err);
+	if (rc == BN_OK && p->enable)
+		rc = p->enable(sp->priv, true, err);
+	return rc;
 }
 
 /* close() reaches the safe state itself; a backend without close gets

@@ -103,6 +103,12 @@ int bn_load_open(struct bn_load *ld, const char *name_spec, const struct bn_back
 		 struct bn_err *err);
 int bn_supply_open(struct bn_supply *sp, const char *name_spec, const struct bn_backend_open *o,
 		   struct bn_err *err);
+struct bn_guard;
+/* Set the supply to volts with a current limit of ilim_a (0: leave the
+ * limit), within the hard limits g (may be NULL), and switch it on. */
+int bn_supply_start(struct bn_supply *sp, const struct bn_guard *g, double volts, double ilim_a,
+		    struct bn_err *err);
+
 /* Safe state, then release; a zeroed struct is a no-op. */
 void bn_fixture_close(struct bn_fixture *fx);
 void bn_load_close(struct bn_load *ld);

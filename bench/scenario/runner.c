@@ -782,9 +782,7 @@ static int bench_load(struct run_ctx *c, double amps, struct bn_err *err)
  * its open-circuit voltage and the current where its curve ends. */
 static int bench_supply_start(struct run_ctx *c, struct bn_err *err)
 {
-	const struct bn_supply_ops *p = c->sp->ops;
 	double v = 0.0, ilim = 0.0;
-	int rc;
 
 	if (!c->have_charger || c->charger.n_points < 1)
 		return BN_OK;
@@ -792,14 +790,7 @@ static int bench_supply_start(struct run_ctx *c, struct bn_err *err)
 	for (int i = 0; i < c->charger.n_points; i++)
 		if (c->charger.v_v[i] > 0)
 			ilim = c->charger.i_a[i];
-	rc = bn_guard_supply(c->o->guard, v, ilim, err);
-	if (rc == BN_OK && p->set_voltage)
-		rc = p->set_voltage(c->sp->priv, v, err);
-	if (rc == BN_OK && ilim > 0 && p->set_current_limit)
-		rc = p->set_current_limit(c->sp->priv, ilim, err);
-	if (rc == BN_OK && p->enable)
-		rc = p->enable(c->sp->priv, true, err);
-	return bench_fault(rc, err);
+	return bench_fault(bn_supply_start(c->sp, c->o->guard, v, ilim, err), err);
 }
 
 /* Load off, supply off, then the fixture (VBUS off, load path and data
