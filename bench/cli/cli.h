@@ -5,7 +5,13 @@
 
 int bn_cli_devices(int argc, char **argv);
 int bn_cli_selftest(int argc, char **argv);
+int bn_cli_suite(int argc, char **argv);   /* cmd_suite.c */
+int bn_cli_diff(int argc, char **argv);    /* cmd_diff.c */
+int bn_cli_merge(int argc, char **argv);   /* cmd_merge.c */
 extern const char bn_cli_devices_usage[];
 extern const char bn_cli_selftest_usage[];
+extern const char bn_cli_suite_usage[];
+extern const char bn_cli_diff_usage[];
+extern const char bn_cli_merge_usage[];
 
 #endif
