@@ -1,6 +1,8 @@
 /* bcbench: the command line. Only this file and the report writers print
  * to stdout. */
 #define BN_LOG_MODULE "bcbench"
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
@@ -17,6 +19,9 @@
 #include "capture/replay.h"
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/isolate.h"
+#include "core/json.h"
+#include "core/time.h"
 #include "hil/bench_hw.h"
 #include "hil/console.h"
 #include "hil/lock.h"
@@ -26,6 +31,13 @@
 #ifndef BN_DATADIR
 #define BN_DATADIR "/usr/local/share/bcbench"
 #endif
+
+/* A run that makes no progress this long is killed (--watchdog): far
+ * above any instrument's own time-out, far below a CI job's. */
+#define BN_RUN_WATCHDOG_S 30.0
+/* After SIGINT/SIGTERM, how long the run may take to reach its safe
+ * state and write its report before it is killed. */
+#define BN_RUN_GRACE_S 5.0
 
 static const char usage_main[] =
 	"Usage: bcbench COMMAND [OPTIONS]\n"
@@ -52,8 +64,9 @@ static const char usage_main[] =
 
 static const char usage_run[] =
 	"Usage: bcbench run SCENARIO [--conf FILE] [--out DIR] [--datadir DIR]\n"
-	"                   [--limits FILE] [--firmware NAME|FILE.so] [--wait SECONDS]\n"
-	"                   [-v] [-q]\n"
+	"                   [--limits FILE] [--firmware NAME|FILE.so] [--port PORT]\n"
+	"                   [--charger CHARGER] [--host HOST] [--dut DECL]\n"
+	"                   [--wait SECONDS] [--watchdog SECONDS] [--no-isolate] [-v] [-q]\n"
 	"Run SCENARIO (.scn) on the configured bench (the simulated bench by default),\n"
 	"print each result as it is judged, and write DIR/report.json atomically\n"
 	"(schema bcbench-report/1). On SIGINT or SIGTERM the bench goes to its safe\n"
@@ -69,13 +82,25 @@ static const char usage_run[] =
 	"                      wins over the scenario's and bench.conf's\n"
 	"  -f, --firmware FW   run this firmware (\"reference\" or a .so) instead of the\n"
 	"                      scenario's or the device declaration's\n"
+	"      --port, --charger, --host, --dut NAME|FILE\n"
+	"                      run with this port profile, charger, host or device\n"
+	"                      declaration instead of the scenario's (a suite's matrix)\n"
 	"  -w, --wait SECONDS  when the bench is in use (its lock is held), queue for it\n"
 	"                      this long instead of exiting 3 at once\n"
+	"      --watchdog SECONDS\n"
+	"                      the run goes on in a child process; if it makes no\n"
+	"                      progress this long (a firmware hanging in a call) it is\n"
+	"                      killed, the bench put in its safe state, and the report\n"
+	"                      says so (exit 3); a crash is reported the same way\n"
+	"                      (default 30)\n"
+	"      --no-isolate    run in this process (for a debugger): no watchdog, and a\n"
+	"                      crashing firmware takes bcbench down with it\n"
 	"  -v, --verbose       more log output (repeat for debug: every bench event)\n"
 	"  -q, --quiet         print only the summary\n"
 	"  -h, --help          this help\n"
 	"\n"
-	"Exit codes: 0 passed, 1 failed, 2 bad input, 3 bench fault or abort.\n";
+	"Exit codes: 0 passed, 1 failed, 2 bad input, 3 bench fault or abort (the\n"
+	"firmware crashed, hung or livelocked; an instrument lost; interrupted).\n";
 
 static const char usage_replay[] =
 	"Usage: bcbench replay FILE.sr [--events FILE] [--events-from ORIGINS]\n"
@@ -139,6 +164,205 @@ static void scenario_stem(const char *path, char *out, size_t len)
 	snprintf(out, len, "%s", base);
 }
 
+/* Everything one run needs, shared by the in-process and isolated ways. */
+struct run_job {
+	const char *scenario;
+	const char *out_dir;
+	const char *datadir;
+	struct bn_conf conf;
+	struct bn_run_opts ro;
+	struct bn_sigrok_cap_opts dev;
+	int quiet;
+};
+
+/* The report as it stands when the bench starts, marked unfinished: if
+ * the process dies, this is what it leaves (the parent fills in why). */
+static void write_provisional(void *user, const struct bn_report *rep)
+{
+	struct run_job *j = user;
+	struct bn_err err = { 0 };
+	char path[1400];
+	cJSON *root = bn_report_to_json(rep), *st;
+	char *text;
+
+	if (!root)
+		return;
+	st = cJSON_GetObjectItem(root, "status");
+	cJSON_ReplaceItemInObject(st, "reason",
+				  cJSON_CreateString("the run did not finish: its process ended "
+						     "before writing the final report"));
+	cJSON_ReplaceItemInObject(st, "exit_code", cJSON_CreateNumber(3));
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	snprintf(path, sizeof(path), "%s/report.json", j->out_dir);
+	if (text && bn_mkdir_p(j->out_dir, &err) == 0)
+		bn_file_write_atomic(path, text, strlen(text), &err);
+	free(text);
+}
+
+/* Open the instruments, run, close them, write the report: the exit code. */
+static int run_job_body(void *user)
+{
+	struct run_job *j = user;
+	struct bn_err err = { 0 };
+	struct bn_report rep;
+	struct bn_bench_hw hw;
+	struct bn_console *console = NULL;
+	char report_path[1400];
+	int rc, exit_code;
+
+	rc = bn_bench_hw_open(&hw, &j->conf, j->datadir, &err);
+	if (rc < 0) {
+		fprintf(stderr, "bcbench: %s\n", err.msg);
+		return bn_err_exit_code(rc);
+	}
+	if (j->conf.console[0] && bn_console_open(j->conf.console, &console, &err) < 0) {
+		fprintf(stderr, "bcbench: %s: console: %s\n", j->conf.path, err.msg);
+		bn_bench_hw_close(&hw);
+		return bn_err_exit_code(err.code);
+	}
+	j->ro.console = console;
+	j->ro.real_time = bn_conf_has_hardware(&j->conf);
+	j->ro.fixture = hw.fixture.ops ? &hw.fixture : NULL;
+	j->ro.load = hw.load.ops ? &hw.load : NULL;
+	j->ro.supply = hw.supply.ops ? &hw.supply : NULL;
+	j->ro.guard = &hw.guard;
+	bn_report_init(&rep);
+	if (!j->quiet)
+		printf("bcbench %s: %s on the %s bench%s%s%s%s\n", BN_VERSION, j->scenario,
+		       j->ro.fixture ? hw.fixture.ops->name : j->conf.backend,
+		       j->conf.capture_driver[0] ? ", captured by sigrok:" : "",
+		       j->conf.capture_driver, console ? ", dut.* from the console " : "",
+		       console ? j->conf.console : "");
+	rc = bn_run_scenario(&j->ro, &rep, &err);
+	bn_bench_hw_close(&hw);
+	bn_console_close(console);
+	if (rc < 0) {
+		/* Bad input: nothing ran, no report claims anything. */
+		fprintf(stderr, "%s\n", err.msg);
+		bn_report_free(&rep);
+		return bn_err_exit_code(rc);
+	}
+	if (*bn_cli_stop_flag())
+		snprintf(rep.reason, sizeof(rep.reason), "interrupted by %s at t=%.3f s; bench in safe state",
+			 *bn_cli_stop_flag() == SIGTERM ? "SIGTERM" : "SIGINT", rep.sim_s);
+	snprintf(report_path, sizeof(report_path), "%s/report.json", j->out_dir);
+	if (bn_mkdir_p(j->out_dir, &err) < 0 || bn_report_write_json(&rep, report_path, &err) < 0) {
+		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
+		print_summary(&rep, NULL);
+		bn_report_free(&rep);
+		return 3;
+	}
+	print_summary(&rep, report_path);
+	exit_code = bn_report_exit_code(&rep);
+	bn_report_free(&rep);
+	return exit_code;
+}
+
+/* What a run that died left half-written in its report directory: the
+ * capture's spool (.capture.sr.XXXXXX/) and temporary files. */
+static void remove_spools(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[2400];
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, ".capture.sr.", 12) && !strstr(de->d_name, ".tmp-"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (unlink(path) < 0) {
+			DIR *sd = opendir(path);
+			struct dirent *se;
+			char sub[2700];
+
+			while (sd && (se = readdir(sd)))
+				if (strcmp(se->d_name, ".") && strcmp(se->d_name, "..")) {
+					snprintf(sub, sizeof(sub), "%s/%s", path, se->d_name);
+					unlink(sub);
+				}
+			if (sd)
+				closedir(sd);
+			rmdir(path);
+		}
+	}
+	closedir(d);
+}
+
+/* The run's process died or was killed: the bench goes to its safe state
+ * (a real one is opened again for that), and the report it left (or a
+ * new one) says why. */
+static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
+{
+	char path[1400], reason[BN_ERR_MSG_LEN];
+	struct bn_err err = { 0 };
+	cJSON *root = NULL, *st;
+	char *text;
+
+	snprintf(reason, sizeof(reason), "%s", end->cause);
+	if (bn_conf_has_hardware(&j->conf)) {
+		struct bn_bench_hw hw;
+
+		if (bn_bench_hw_open(&hw, &j->conf, j->datadir, &err) == 0) {
+			bn_bench_hw_close(&hw);
+			snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+				 "; the bench was put in its safe state after");
+		} else {
+			snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+				 "; SAFE STATE NOT CONFIRMED: %.300s", err.msg);
+			bn_err_log("SAFE STATE NOT CONFIRMED after the run ended: %s", err.msg);
+		}
+	}
+	/* The capture lived in the dead process's buffers: what is on disk is
+	 * a spool no reader takes, so it goes rather than pass for evidence. */
+	remove_spools(j->out_dir);
+	snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+		 "; its capture was lost with the process");
+	snprintf(path, sizeof(path), "%s/report.json", j->out_dir);
+	if (access(path, R_OK) == 0 && bn_json_load(path, &root, &err) < 0)
+		root = NULL;
+	if (root && (st = cJSON_GetObjectItem(root, "status")) && cJSON_IsObject(st)) {
+		cJSON *timing = cJSON_GetObjectItem(root, "timing");
+
+		cJSON_ReplaceItemInObject(st, "state", cJSON_CreateString("error"));
+		cJSON_ReplaceItemInObject(st, "reason", cJSON_CreateString(reason));
+		cJSON_ReplaceItemInObject(st, "exit_code", cJSON_CreateNumber(3));
+		if (cJSON_IsObject(timing))
+			cJSON_ReplaceItemInObject(timing, "sim_s",
+						  cJSON_CreateNumber(bn_time_to_s(end->last.sim_t_us)));
+		text = cJSON_Print(root);
+		cJSON_Delete(root);
+		if (!text || bn_file_write_atomic(path, text, strlen(text), &err) < 0) {
+			free(text);
+			fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
+			return 3;
+		}
+		free(text);
+	} else {
+		struct bn_report rep;
+
+		cJSON_Delete(root);
+		bn_report_init(&rep);
+		snprintf(rep.scenario_name, sizeof(rep.scenario_name), "%s", j->scenario);
+		snprintf(rep.reason, sizeof(rep.reason), "%s", reason);
+		rep.status = BN_RUN_ERROR;
+		rep.exit_code = 3;
+		rep.sim_s = bn_time_to_s(end->last.sim_t_us);
+		bn_report_add_file(&rep, "scenario", j->scenario, NULL);
+		if (bn_mkdir_p(j->out_dir, &err) < 0 || bn_report_write_json(&rep, path, &err) < 0) {
+			fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
+			bn_report_free(&rep);
+			return 3;
+		}
+		bn_report_free(&rep);
+	}
+	printf("%s: error — %s\n  report: %s\n", j->scenario, reason, path);
+	fprintf(stderr, "bcbench: %s: %s\n", j->scenario, reason);
+	return 3;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -147,25 +371,26 @@ static int cmd_run(int argc, char **argv)
 		{ "datadir", required_argument, NULL, 'd' },
 		{ "limits", required_argument, NULL, 'l' },
 		{ "firmware", required_argument, NULL, 'f' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "charger", required_argument, NULL, 'C' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "dut", required_argument, NULL, 'D' },
 		{ "wait", required_argument, NULL, 'w' },
+		{ "watchdog", required_argument, NULL, 'W' },
+		{ "no-isolate", no_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL, *limits = NULL,
-		   *firmware = NULL;
-	char datadir_buf[1200], out_buf[1200], report_path[1400], stem[256];
-	struct bn_conf conf;
+		   *firmware = NULL, *port = NULL, *charger = NULL, *host = NULL, *dut = NULL;
+	char datadir_buf[1200], out_buf[1200], stem[256];
 	struct bn_err err = { 0 };
-	struct bn_report rep;
-	struct bn_run_opts ro;
-	struct bn_sigrok_cap_opts dev = { 0 };
-	struct bn_bench_hw hw;
-	struct bn_console *console = NULL;
 	struct bn_lock lock = { .fd = -1 };
-	double wait_s = 0;
-	int verbose = 0, quiet = 0, c, rc, exit_code;
+	struct run_job *j;
+	double wait_s = 0, watchdog_s = BN_RUN_WATCHDOG_S;
+	int verbose = 0, quiet = 0, isolate = 1, c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:o:d:l:f:w:vqh", opts, NULL)) != -1) {
@@ -174,11 +399,20 @@ static int cmd_run(int argc, char **argv)
 			if (bn_cli_parse_wait("run", optarg, &wait_s))
 				return 2;
 			break;
+		case 'W':
+			if (bn_cli_parse_seconds("run", "--watchdog", optarg, &watchdog_s))
+				return 2;
+			break;
 		case 'c': conf_path = optarg; break;
 		case 'o': out_dir = optarg; break;
 		case 'd': datadir = optarg; break;
 		case 'l': limits = optarg; break;
 		case 'f': firmware = optarg; break;
+		case 'P': port = optarg; break;
+		case 'C': charger = optarg; break;
+		case 'H': host = optarg; break;
+		case 'D': dut = optarg; break;
+		case 'N': isolate = 0; break;
 		case 'v': verbose++; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_run, stdout); return 0;
@@ -191,34 +425,50 @@ static int cmd_run(int argc, char **argv)
 	}
 	bn_log_set_level(quiet ? BN_LOG_ERR : BN_LOG_WARN + verbose);
 
-	if (bn_cli_conf(&conf_path, &conf))
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return 3;
+	j->scenario = argv[optind];
+	j->quiet = quiet;
+	if (bn_cli_conf(&conf_path, &j->conf)) {
+		free(j);
 		return 2;
-	datadir = bn_cli_datadir(datadir, &conf, conf_path, datadir_buf, sizeof(datadir_buf));
+	}
+	datadir = bn_cli_datadir(datadir, &j->conf, conf_path, datadir_buf, sizeof(datadir_buf));
+	j->datadir = datadir;
 	scenario_stem(argv[optind], stem, sizeof(stem));
 	if (!out_dir) {
-		snprintf(out_buf, sizeof(out_buf), "%s/%s", conf.out, stem);
+		snprintf(out_buf, sizeof(out_buf), "%s/%s", j->conf.out, stem);
 		out_dir = out_buf;
 	}
+	j->out_dir = out_dir;
 
 	bn_cli_catch_signals();
 
-	ro = (struct bn_run_opts){
+	j->ro = (struct bn_run_opts){
 		.scenario_path = argv[optind],
 		.datadir = datadir,
-		.limits_path = conf.limits[0] ? conf.limits : NULL,
+		.limits_path = j->conf.limits[0] ? j->conf.limits : NULL,
 		.limits_override = limits,
 		.firmware_override = firmware,
+		.port_override = port,
+		.charger_override = charger,
+		.host_override = host,
+		.dut_override = dut,
 		.conf_path = conf_path,
 		.out_dir = out_dir,
 		.progress = quiet ? NULL : stdout,
 		.stop_flag = bn_cli_stop_flag(),
+		.on_started = write_provisional,
+		.on_started_user = j,
 	};
-	if (conf.capture_driver[0]) {
-		if (bn_cli_capture_opts(&conf, &dev, &err) < 0) {
+	if (j->conf.capture_driver[0]) {
+		if (bn_cli_capture_opts(&j->conf, &j->dev, &err) < 0) {
 			fprintf(stderr, "bcbench: %s\n", err.msg);
+			free(j);
 			return 2;
 		}
-		ro.capture_dev = &dev;
+		j->ro.capture_dev = &j->dev;
 	}
 	/* One run drives one bench: the lock comes before any instrument is
 	 * touched and goes after the safe state and the report. */
@@ -226,60 +476,37 @@ static int cmd_run(int argc, char **argv)
 		char who[400];
 
 		snprintf(who, sizeof(who), "bcbench run %.300s", argv[optind]);
-		rc = bn_cli_lock(&conf, who, wait_s, quiet, &lock);
-		if (rc)
+		rc = bn_cli_lock(&j->conf, who, wait_s, quiet, &lock);
+		if (rc) {
+			free(j);
 			return rc;
+		}
 	}
-	rc = bn_bench_hw_open(&hw, &conf, datadir, &err);
-	if (rc < 0) {
-		fprintf(stderr, "bcbench: %s\n", err.msg);
-		bn_lock_release(&lock);
-		return bn_err_exit_code(rc);
+	if (!isolate) {
+		rc = run_job_body(j);
+	} else {
+		struct bn_isolate iso = {
+			.watchdog_s = watchdog_s,
+			.grace_s = BN_RUN_GRACE_S,
+			.stop_flag = bn_cli_stop_flag(),
+			.beacon = bn_isolate_beacon_new(),
+		};
+		struct bn_isolate_end end;
+
+		j->ro.beacon = iso.beacon;
+		if (!iso.beacon || bn_isolate_run(&iso, run_job_body, j, &end) < 0) {
+			fprintf(stderr, "bcbench: cannot start the run's process: %s\n", strerror(errno));
+			rc = 3;
+		} else if (end.abnormal) {
+			rc = run_job_salvage(j, &end);
+		} else {
+			rc = end.exit_code;
+		}
+		bn_isolate_beacon_free(iso.beacon);
 	}
-	if (conf.console[0] && bn_console_open(conf.console, &console, &err) < 0) {
-		fprintf(stderr, "bcbench: %s: console: %s\n", conf.path, err.msg);
-		bn_bench_hw_close(&hw);
-		bn_lock_release(&lock);
-		return bn_err_exit_code(err.code);
-	}
-	ro.console = console;
-	ro.real_time = bn_conf_has_hardware(&conf);
-	ro.fixture = hw.fixture.ops ? &hw.fixture : NULL;
-	ro.load = hw.load.ops ? &hw.load : NULL;
-	ro.supply = hw.supply.ops ? &hw.supply : NULL;
-	ro.guard = &hw.guard;
-	bn_report_init(&rep);
-	if (!quiet)
-		printf("bcbench %s: %s on the %s bench%s%s%s%s\n", BN_VERSION, argv[optind],
-		       ro.fixture ? hw.fixture.ops->name : conf.backend,
-		       conf.capture_driver[0] ? ", captured by sigrok:" : "", conf.capture_driver,
-		       console ? ", dut.* from the console " : "", console ? conf.console : "");
-	rc = bn_run_scenario(&ro, &rep, &err);
-	bn_bench_hw_close(&hw);
-	bn_console_close(console);
-	if (rc < 0) {
-		/* Bad input: nothing ran, no report claims anything. */
-		fprintf(stderr, "%s\n", err.msg);
-		bn_report_free(&rep);
-		bn_lock_release(&lock);
-		return bn_err_exit_code(rc);
-	}
-	if (*bn_cli_stop_flag())
-		snprintf(rep.reason, sizeof(rep.reason), "interrupted by %s at t=%.3f s; bench in safe state",
-			 *bn_cli_stop_flag() == SIGTERM ? "SIGTERM" : "SIGINT", rep.sim_s);
-	snprintf(report_path, sizeof(report_path), "%s/report.json", out_dir);
-	if (bn_mkdir_p(out_dir, &err) < 0 || bn_report_write_json(&rep, report_path, &err) < 0) {
-		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
-		print_summary(&rep, NULL);
-		bn_report_free(&rep);
-		bn_lock_release(&lock);
-		return 3;
-	}
-	print_summary(&rep, report_path);
-	exit_code = bn_report_exit_code(&rep);
-	bn_report_free(&rep);
 	bn_lock_release(&lock);
-	return exit_code;
+	free(j);
+	return rc;
 }
 
 /* reports/dcp/capture.sr -> "dcp"; x/long.sr -> "long". */

@@ -119,3 +119,16 @@ int bn_cli_parse_wait(const char *cmd, const char *arg, double *wait_s)
 	}
 	return 0;
 }
+
+int bn_cli_parse_seconds(const char *cmd, const char *opt, const char *arg, double *s)
+{
+	char *end;
+
+	*s = strtod(arg, &end);
+	if (end == arg || *end || !isfinite(*s) || *s <= 0) {
+		fprintf(stderr, "bcbench %s: %s \"%s\": expected seconds (more than 0)\n", cmd, opt,
+			arg);
+		return 2;
+	}
+	return 0;
+}

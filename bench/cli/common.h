@@ -40,6 +40,9 @@ int bn_cli_lock(const struct bn_conf *conf, const char *who, double wait_s, bool
 int bn_cli_capture_opts(const struct bn_conf *conf, struct bn_sigrok_cap_opts *o,
 			struct bn_err *err);
 
+/* OPT SECONDS, more than 0: 0 on success, else prints and returns 2. */
+int bn_cli_parse_seconds(const char *cmd, const char *opt, const char *arg, double *s);
+
 /* "--wait SECONDS": 0 on success, else prints and returns 2. */
 int bn_cli_parse_wait(const char *cmd, const char *arg, double *wait_s);
 

@@ -104,6 +104,9 @@ static int resolve(struct run_ctx *c, const char *kind, const char *what, const 
 		snprintf(out, len, "%s", spec);
 	else
 		snprintf(out, len, "%s/%s", dd, spec);
+	if (!file_exists(out) && !loc.line)
+		return bn_err_set(err, BN_ERR_DATA, "%s: error: cannot open %s \"%s\" (not written in "
+				  "the scenario: the command line's or the default; looked for %s)", c->scn.path, what, spec, out);
 	if (!file_exists(out))
 		return bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: cannot open %s \"%s\" (looked for %s)",
 				  c->scn.path, loc.line, loc.col, what, spec, out);
@@ -111,6 +114,16 @@ static int resolve(struct run_ctx *c, const char *kind, const char *what, const 
 }
 
 static double key_scale(const char *key, enum bn_dim *dim);
+
+/* A suite's matrix value in place of the scenario's statement; line 0
+ * says it came from the command line. */
+static void override(char field[BN_SCN_PATH_LEN], struct bn_scn_loc *loc, const char *value)
+{
+	if (!value)
+		return;
+	snprintf(field, BN_SCN_PATH_LEN, "%s", value);
+	*loc = (struct bn_scn_loc){ 0, 0 };
+}
 
 static int load_all(struct run_ctx *c, struct bn_err *err)
 {
@@ -125,6 +138,10 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	if (rc < 0)
 		return rc;
 	c->have_scn = true;
+	override(s->port, &s->port_loc, c->o->port_override);
+	override(s->charger, &s->charger_loc, c->o->charger_override);
+	override(s->host, &s->host_loc, c->o->host_override);
+	override(s->dut, &s->dut_loc, c->o->dut_override);
 
 	if (c->o->limits_override) {
 		snprintf(path, sizeof(path), "%s", c->o->limits_override);
@@ -259,10 +276,21 @@ static void window_free(struct run_window *w)
 }
 
 /* One frame of the judged stream: the window, the capture file, the checks. */
+static void beacon_beat(struct run_ctx *c, bn_time_us t)
+{
+	struct bn_run_beacon *b = c->o->beacon;
+
+	if (!b)
+		return;
+	__atomic_store_n(&b->sim_t_us, t, __ATOMIC_RELAXED);
+	__atomic_store_n(&b->beats, __atomic_load_n(&b->beats, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
 static void take_frame(struct run_ctx *c, bn_time_us t, const struct bn_sample *smp)
 {
 	struct run_window *w = &c->win;
 
+	beacon_beat(c, t);
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
 		w->v[ch][w->head] = smp->v[ch];
 	w->head = (w->head + 1) % w->cap;
@@ -498,6 +526,7 @@ static int wait_paced(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
 		if (rc < 0)
 			break;
 		sleep_until_wall(c->wall0_s + bn_time_to_s(step));
+		beacon_beat(c, step);
 		rc = drain_real(c, err);
 	}
 	return rc;
@@ -853,6 +882,10 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 		const struct bn_step *st = &c->scn.steps[i];
 		int rc = BN_OK;
 
+		if (c->o->beacon) {
+			__atomic_store_n(&c->o->beacon->line, st->line, __ATOMIC_RELAXED);
+			beacon_beat(c, bn_world_now(c->world));
+		}
 		switch (st->kind) {
 		case BN_STEP_VBUS: rc = bench_vbus(c, st->on, err); break;
 		case BN_STEP_PLUG: rc = bench_connect(c, err); break;
@@ -1168,6 +1201,10 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	}
 
 	/* From here the bench runs: every outcome is in the report. */
+	if (o->on_started)
+		o->on_started(o->on_started_user, rep);
+	if (o->beacon)
+		__atomic_store_n(&o->beacon->started, 1, __ATOMIC_RELAXED);
 	rc = bench_supply_start(c, &run_err);
 	if (rc == BN_OK)
 		rc = run_steps(c, &run_err);

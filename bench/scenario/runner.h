@@ -13,6 +13,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "core/err.h"
@@ -21,6 +22,18 @@
 #include "hil/guard.h"
 #include "hil/sigrok_cap.h"
 #include "report/report.h"
+
+/* Where a run is, for a process watching it (bcbench run's isolation:
+ * the run goes on in a child, the parent reads this from shared memory).
+ * The runner stores to it with relaxed atomics; a reader sees the
+ * counters move while the bench advances, and stop when the firmware
+ * hangs inside a call or the process dies. */
+struct bn_run_beacon {
+	uint64_t beats;          /* bumped for every sample taken and step begun */
+	int64_t sim_t_us;        /* bench time of the last sample */
+	int32_t line;            /* scenario line of the step running, 0 before */
+	int32_t started;         /* 1 once the bench runs (on_started called) */
+};
 
 struct bn_run_opts {
 	const char *scenario_path;
@@ -61,6 +74,18 @@ struct bn_run_opts {
 	 * before the world is freed, so the hook drops what it bound to it. */
 	void (*world_hook)(void *user, struct bn_world *w);
 	void *world_hook_user;
+	/* The matrix a suite runs over: each wins over the scenario's own
+	 * statement (NAME or FILE as in the scenario). NULL: the scenario's. */
+	const char *port_override;
+	const char *charger_override;
+	const char *host_override;
+	const char *dut_override;
+	/* Called once everything is loaded and the report says what runs,
+	 * just before the bench is first driven (a provisional report can be
+	 * written then, for a crash to leave something behind). */
+	void (*on_started)(void *user, const struct bn_report *rep);
+	void *on_started_user;
+	struct bn_run_beacon *beacon; /* NULL: none */
 	FILE *progress;             /* one line per step result; NULL: silent */
 	volatile const sig_atomic_t *stop_flag;
 	int livelock_wakes;         /* 0: default */

@@ -1,0 +1,165 @@
+#include "cli/isolate.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "core/time.h"
+
+/* How often the parent looks at the child: short enough that a suite
+ * entry does not wait on it, long enough to cost nothing. */
+#define ISOLATE_POLL_MS 5
+
+struct bn_run_beacon *bn_isolate_beacon_new(void)
+{
+	void *p = mmap(NULL, sizeof(struct bn_run_beacon), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memset(p, 0, sizeof(struct bn_run_beacon));
+	return p;
+}
+
+void bn_isolate_beacon_free(struct bn_run_beacon *b)
+{
+	if (b)
+		munmap(b, sizeof(*b));
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void snap(const struct bn_run_beacon *b, struct bn_run_beacon *out)
+{
+	out->beats = __atomic_load_n(&b->beats, __ATOMIC_RELAXED);
+	out->sim_t_us = __atomic_load_n(&b->sim_t_us, __ATOMIC_RELAXED);
+	out->line = __atomic_load_n(&b->line, __ATOMIC_RELAXED);
+	out->started = __atomic_load_n(&b->started, __ATOMIC_RELAXED);
+}
+
+/* " at t=1.234 s (scenario line 12)" or "" before the bench ran. */
+static void where(const struct bn_run_beacon *b, char *buf, size_t len)
+{
+	if (!b->started)
+		snprintf(buf, len, " before the bench started");
+	else if (b->line)
+		snprintf(buf, len, " at t=%.3f s, in the step on scenario line %d",
+			 bn_time_to_s(b->sim_t_us), b->line);
+	else
+		snprintf(buf, len, " at t=%.3f s", bn_time_to_s(b->sim_t_us));
+}
+
+static const char *sig_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGFPE: return "SIGFPE";
+	case SIGILL: return "SIGILL";
+	case SIGABRT: return "SIGABRT";
+	case SIGKILL: return "SIGKILL";
+	case SIGTERM: return "SIGTERM";
+	case SIGINT: return "SIGINT";
+	default: return NULL;
+	}
+}
+
+int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *user,
+		   struct bn_isolate_end *end)
+{
+	struct bn_run_beacon seen;
+	double last_move, stop_at = 0;
+	int forwarded = 0, killed_by = 0, status;
+	char at[160];
+	pid_t pid, w;
+
+	memset(end, 0, sizeof(*end));
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return BN_ERR_IO;
+	if (pid == 0) {
+		int code = body(user);
+
+		fflush(stdout);
+		exit(code);
+	}
+	snap(iso->beacon, &seen);
+	last_move = mono_s();
+	for (;;) {
+		struct timespec ts = { 0, ISOLATE_POLL_MS * 1000000L };
+		struct bn_run_beacon now;
+		double t;
+
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return BN_ERR_IO;
+		t = mono_s();
+		snap(iso->beacon, &now);
+		if (now.beats != seen.beats || now.started != seen.started) {
+			seen = now;
+			last_move = t;
+		}
+		if (iso->stop_flag && *iso->stop_flag && !forwarded) {
+			forwarded = *iso->stop_flag;
+			kill(pid, forwarded);
+			stop_at = t + iso->grace_s;
+		}
+		if (!killed_by && forwarded && t >= stop_at) {
+			where(&now, at, sizeof(at));
+			snprintf(end->cause, sizeof(end->cause),
+				 "interrupted by %s, and the run did not stop within %d s%s "
+				 "(the firmware does not return?); killed",
+				 forwarded == SIGTERM ? "SIGTERM" : "SIGINT", (int)iso->grace_s, at);
+			killed_by = SIGKILL;
+			kill(pid, SIGKILL);
+		} else if (!killed_by && t - last_move >= iso->watchdog_s) {
+			where(&now, at, sizeof(at));
+			snprintf(end->cause, sizeof(end->cause),
+				 "watchdog: no progress for %.3g s%s (the firmware hangs in a call?); "
+				 "killed",
+				 iso->watchdog_s, at);
+			killed_by = SIGKILL;
+			kill(pid, SIGKILL);
+		}
+		nanosleep(&ts, NULL);
+	}
+	snap(iso->beacon, &end->last);
+	if (killed_by) {
+		end->abnormal = true;
+		end->signal = killed_by;
+		end->exit_code = 3;
+	} else if (WIFSIGNALED(status)) {
+		const char *name = sig_name(WTERMSIG(status));
+
+		where(&end->last, at, sizeof(at));
+		end->abnormal = true;
+		end->signal = WTERMSIG(status);
+		end->exit_code = 3;
+		if (name)
+			snprintf(end->cause, sizeof(end->cause),
+				 "crashed: killed by %s%s (the firmware, or the bench model under it)",
+				 name, at);
+		else
+			snprintf(end->cause, sizeof(end->cause), "crashed: killed by signal %d%s",
+				 WTERMSIG(status), at);
+	} else {
+		end->exit_code = WEXITSTATUS(status);
+	}
+	return BN_OK;
+}
