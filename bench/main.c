@@ -641,6 +641,7 @@ int main(int argc, char **argv)
 			{ "replay", usage_replay },
 			{ "devices", bn_cli_devices_usage },
 			{ "selftest", bn_cli_selftest_usage },
+			{ "suite", bn_cli_suite_usage },
 		};
 
 		if (cmd && !strcmp(cmd, "help") && argc > 2) {
@@ -667,6 +668,8 @@ int main(int argc, char **argv)
 		return bn_cli_devices(argc - 1, argv + 1);
 	if (!strcmp(cmd, "selftest"))
 		return bn_cli_selftest(argc - 1, argv + 1);
+	if (!strcmp(cmd, "suite"))
+		return bn_cli_suite(argc - 1, argv + 1);
 	fprintf(stderr, "bcbench: unknown command \"%s\"\n%s", cmd, usage_main);
 	return 2;
 }

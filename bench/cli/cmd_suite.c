@@ -1,0 +1,612 @@
+/* bcbench suite: a suite's entries, each a `bcbench run` in its own
+ * process (which isolates the run once more under its watchdog), N at a
+ * time, longest first; one suite.json and, on request, JUnit XML. */
+#define BN_LOG_MODULE "suite"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/common.h"
+#include "core/file.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "report/junit.h"
+#include "report/suite_doc.h"
+#include "suite/judge.h"
+#include "suite/suite.h"
+
+const char bn_cli_suite_usage[] =
+	"Usage: bcbench suite FILE.suite [-j N] [--out DIR] [--junit FILE] [--shard K/N]\n"
+	"                    [--filter PATTERN] [--fwdir DIR] [--watchdog SECONDS]\n"
+	"                    [--limits FILE] [--conf FILE] [--datadir DIR] [--list] [-v] [-q]\n"
+	"Run every entry of a suite (scenarios by ports, chargers, hosts, devices and\n"
+	"firmware builds; see bcbench(1), SUITES) and judge each against what the suite\n"
+	"expects of it: pass, fail exactly the listed rules (xfail), or end in error.\n"
+	"Each entry is a `bcbench run` in its own process under a watchdog: a firmware\n"
+	"that crashes or hangs ends that entry as error, with its cause, and the suite\n"
+	"goes on. Entries run longest first. Writes DIR/suite.json (every entry's report,\n"
+	"totals, timings; schema bcbench-suite/1) and DIR/entries/NNNN-ID/ (report.json,\n"
+	"capture.sr, events.json, run.log).\n"
+	"\n"
+	"  -j, --jobs N         entries at a time on the simulated bench (default: the\n"
+	"                       number of CPUs); a real bench runs one at a time, each\n"
+	"                       under the bench lock\n"
+	"  -o, --out DIR        where the suite's reports go (default <out>/suite-<name>)\n"
+	"      --junit FILE     also write JUnit XML (a testcase per rule per entry)\n"
+	"      --shard K/N      run only shard K of N: the entries sorted longest first and\n"
+	"                       dealt round-robin; the N shards run every entry once\n"
+	"                       (bcbench merge joins their suite.json files)\n"
+	"      --filter PAT     only entries whose id matches a glob (comma-separated\n"
+	"                       list), e.g. 'dcp*,*/ignore_droop'\n"
+	"      --fwdir DIR      where firmware NAMEs are built (NAME.so); wins over the\n"
+	"                       suite's fwdir (default build/fw)\n"
+	"      --watchdog S     per entry: no progress this long and it is killed as hung\n"
+	"                       (default: the suite's watchdog, else 30)\n"
+	"      --limits FILE    judge every entry against this limits file\n"
+	"      --list           print the entries (index, id, expectation) and exit\n"
+	"  -c, --conf FILE, -d, --datadir DIR, -v, -q, -h: as for run\n"
+	"\n"
+	"Exit codes:\n"
+	"  0  every entry did what the suite expects (pass, or xfail)\n"
+	"  1  an entry failed unexpectedly, or passed a rule it should fail (xpass)\n"
+	"  2  bad input: the suite file, a scenario or profile it names, an option\n"
+	"  3  bench fault: an entry crashed, hung or livelocked, lost an instrument or\n"
+	"     the bench lock, or the suite was interrupted\n";
+
+struct job {
+	int entry;        /* index into the suite */
+	pid_t pid;
+	double t0;
+	char dir[1600];   /* DIR/entries/NNNN-ID */
+	char rel[300];    /* entries/NNNN-ID */
+};
+
+struct suite_run {
+	const struct bn_suite *s;
+	const char *out_dir, *conf_path, *datadir, *limits, *self;
+	double watchdog_s;
+	int jobs, quiet, tty, real_bench;
+	cJSON **done;     /* by suite index */
+	int n_pick, n_done, n_unexpected, n_error;
+	double cost_total, cost_done, t0;
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Ids carry '/' and profile names: the directory name keeps [A-Za-z0-9._-]. */
+static void entry_dirname(const struct bn_suite_entry *e, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "%04d-", e->index);
+
+	for (const char *p = e->id; *p && n + 1 < len; p++) {
+		char c = *p;
+
+		buf[n++] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+					   c == '.' || c == '_' || c == '-'
+				   ? c
+				   : '-';
+	}
+	buf[n] = '\0';
+}
+
+static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
+{
+	const struct bn_suite_entry *e = &r->s->entries[j->entry];
+	static const char *const opt[BN_AXIS_COUNT] = { "--port", "--charger", "--host", "--dut",
+							"--firmware" };
+	char watchdog[32], log_path[1700];
+	const char *argv[40];
+	int argc = 0, fd;
+	pid_t pid;
+
+	entry_dirname(e, j->rel + 8, sizeof(j->rel) - 8);
+	memcpy(j->rel, "entries/", 8);
+	snprintf(j->dir, sizeof(j->dir), "%s/%s", r->out_dir, j->rel);
+	if (bn_mkdir_p(j->dir, err) < 0)
+		return -1;
+	/* A re-run into the same directory must not read an old report. */
+	snprintf(log_path, sizeof(log_path), "%s/report.json", j->dir);
+	unlink(log_path);
+	snprintf(log_path, sizeof(log_path), "%s/run.log", j->dir);
+	fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		bn_err_set(err, BN_ERR_IO, "%s: %s", log_path, strerror(errno));
+		return -1;
+	}
+	snprintf(watchdog, sizeof(watchdog), "%g", r->watchdog_s);
+	argv[argc++] = r->self;
+	argv[argc++] = "run";
+	argv[argc++] = "--out";
+	argv[argc++] = j->dir;
+	argv[argc++] = "--watchdog";
+	argv[argc++] = watchdog;
+	if (r->real_bench) {
+		/* One entry at a time on a real bench, each under its lock. */
+		argv[argc++] = "--wait";
+		argv[argc++] = "600";
+	}
+	if (r->conf_path) {
+		argv[argc++] = "--conf";
+		argv[argc++] = r->conf_path;
+	}
+	argv[argc++] = "--datadir";
+	argv[argc++] = r->datadir;
+	if (r->limits) {
+		argv[argc++] = "--limits";
+		argv[argc++] = r->limits;
+	}
+	for (int a = 0; a < BN_AXIS_COUNT; a++)
+		if (e->param_path[a][0]) {
+			argv[argc++] = opt[a];
+			argv[argc++] = e->param_path[a];
+		}
+	argv[argc++] = e->scenario;
+	argv[argc] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		close(fd);
+		bn_err_set(err, BN_ERR_IO, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execv(r->self, (char *const *)argv);
+		fprintf(stderr, "bcbench suite: cannot run %s: %s\n", r->self, strerror(errno));
+		_exit(127);
+	}
+	close(fd);
+	j->pid = pid;
+	j->t0 = mono_s();
+	return pid;
+}
+
+static void progress_line(struct suite_run *r)
+{
+	double el = mono_s() - r->t0, eta = 0;
+
+	if (!r->tty || r->quiet)
+		return;
+	if (r->cost_done > 0 && r->n_done < r->n_pick)
+		eta = el * (r->cost_total - r->cost_done) / r->cost_done;
+	printf("\r\033[K[%d/%d] %d unexpected, %d errors, %.1f s elapsed", r->n_done, r->n_pick,
+	       r->n_unexpected, r->n_error, el);
+	if (r->n_done < r->n_pick)
+		printf(", ETA %.0f s", ceil(eta));
+	fflush(stdout);
+}
+
+static void finish(struct suite_run *r, struct job *j, int status, const char *cause_in)
+{
+	const struct bn_suite_entry *e = &r->s->entries[j->entry];
+	char path[1700], cause[600];
+	struct bn_err err = { 0 };
+	cJSON *report = NULL, *o, *u, *line;
+	const char *cause_p = cause_in;
+	int exit_code = -1;
+
+	snprintf(path, sizeof(path), "%s/report.json", j->dir);
+	if (access(path, R_OK) == 0 && bn_json_load(path, &report, &err) < 0) {
+		snprintf(cause, sizeof(cause), "its report is unreadable: %.500s", err.msg);
+		cause_p = cause;
+		report = NULL;
+	}
+	if (!cause_p && WIFEXITED(status))
+		exit_code = WEXITSTATUS(status);
+	else if (!cause_p && WIFSIGNALED(status)) {
+		snprintf(cause, sizeof(cause), "bcbench run was killed by signal %d", WTERMSIG(status));
+		cause_p = cause;
+	}
+	if (exit_code == 127 && !report) {
+		snprintf(cause, sizeof(cause), "could not start bcbench run (see %s/run.log)", j->rel);
+		cause_p = cause;
+	}
+	o = bn_suite_judge(e, report, exit_code, cause_p, j->rel, j->pid ? mono_s() - j->t0 : 0);
+	if (!o)
+		return;
+	r->done[e->index] = o;
+	r->n_done++;
+	r->cost_done += e->cost;
+	if (!cJSON_IsTrue(cJSON_GetObjectItem(o, "as_expected")))
+		r->n_unexpected++;
+	if (!strcmp(cJSON_GetObjectItem(o, "outcome")->valuestring, "error"))
+		r->n_error++;
+	u = cJSON_GetObjectItem(o, "unexpected");
+	if (r->quiet && !cJSON_GetArraySize(u))
+		return;
+	if (r->tty && !r->quiet)
+		printf("\r\033[K");
+	if (!r->tty || cJSON_GetArraySize(u) || !r->quiet)
+		if (!r->tty || cJSON_GetArraySize(u))
+			printf("[%d/%d] %-6s %s%s (%.2f s)\n", r->n_done, r->n_pick,
+			       cJSON_GetObjectItem(o, "outcome")->valuestring, e->id,
+			       cJSON_GetArraySize(u) ? "  UNEXPECTED" : "",
+			       cJSON_GetObjectItem(o, "wall_s")->valuedouble);
+	cJSON_ArrayForEach(line, u)
+		printf("         %s\n", line->valuestring);
+	progress_line(r);
+}
+
+static int write_doc(struct suite_run *r, const int *pick, const char *filter, int shard_k,
+		     int shard_n, int n_matching, double wall_s, cJSON **doc_out,
+		     const char *suite_path, struct bn_err *err)
+{
+	cJSON *doc = cJSON_CreateObject(), *o, *entries;
+	char sha[65] = "", path[1300];
+	double entries_wall = 0;
+	char *text;
+	int rc;
+
+	bn_file_sha256(suite_path, sha, err);
+	cJSON_AddStringToObject(doc, "schema", "bcbench-suite/1");
+	o = cJSON_AddObjectToObject(doc, "tool");
+	cJSON_AddStringToObject(o, "name", "bcbench");
+	cJSON_AddStringToObject(o, "version", BN_VERSION);
+	o = cJSON_AddObjectToObject(doc, "suite");
+	cJSON_AddStringToObject(o, "name", r->s->name);
+	cJSON_AddStringToObject(o, "path", suite_path);
+	cJSON_AddStringToObject(o, "sha256", sha);
+	o = cJSON_AddObjectToObject(doc, "bench");
+	cJSON_AddStringToObject(o, "backend", r->real_bench ? "real" : "sim");
+	/* The limits that judged: the first report's (all share them). */
+	o = cJSON_AddObjectToObject(doc, "limits");
+	{
+		const char *lp = "", *ls = "";
+
+		for (int i = 0; i < r->s->n_entries && !lp[0]; i++) {
+			const cJSON *rep = r->done[i] ? cJSON_GetObjectItem(r->done[i], "report") : NULL;
+			const cJSON *f, *files = rep ? cJSON_GetObjectItem(rep, "files") : NULL;
+
+			cJSON_ArrayForEach(f, files) {
+				const cJSON *role = cJSON_GetObjectItem(f, "role");
+
+				if (cJSON_IsString(role) && !strcmp(role->valuestring, "limits")) {
+					lp = cJSON_GetObjectItem(f, "path")->valuestring;
+					ls = cJSON_GetObjectItem(f, "sha256")->valuestring;
+					break;
+				}
+			}
+		}
+		cJSON_AddStringToObject(o, "path", lp);
+		cJSON_AddStringToObject(o, "sha256", ls);
+	}
+	if (shard_n > 1) {
+		o = cJSON_AddObjectToObject(doc, "shard");
+		cJSON_AddNumberToObject(o, "index", shard_k);
+		cJSON_AddNumberToObject(o, "count", shard_n);
+	} else {
+		cJSON_AddNullToObject(doc, "shard");
+	}
+	if (filter)
+		cJSON_AddStringToObject(doc, "filter", filter);
+	else
+		cJSON_AddNullToObject(doc, "filter");
+	cJSON_AddNumberToObject(doc, "jobs", r->jobs);
+	cJSON_AddNumberToObject(doc, "entries_in_suite", n_matching);
+	entries = cJSON_AddArrayToObject(doc, "entries");
+	(void)pick;
+	for (int i = 0; i < r->s->n_entries; i++)
+		if (r->done[i]) {
+			entries_wall += cJSON_GetObjectItem(r->done[i], "wall_s")->valuedouble;
+			cJSON_AddItemToArray(entries, r->done[i]);
+			r->done[i] = NULL;
+		}
+	o = cJSON_AddObjectToObject(doc, "timing");
+	cJSON_AddNumberToObject(o, "wall_s", wall_s);
+	cJSON_AddNumberToObject(o, "entries_wall_s", entries_wall);
+	rc = bn_suite_doc_totals(doc, err);
+	if (rc < 0) {
+		cJSON_Delete(doc);
+		return rc;
+	}
+	text = cJSON_Print(doc);
+	snprintf(path, sizeof(path), "%s/suite.json", r->out_dir);
+	rc = text ? bn_file_write_atomic(path, text, strlen(text), err)
+		  : bn_err_set(err, BN_ERR_NOMEM, "out of memory rendering suite.json");
+	free(text);
+	*doc_out = doc;
+	return rc;
+}
+
+static const char *self_exe(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return buf;
+}
+
+int bn_cli_suite(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "junit", required_argument, NULL, 'J' },
+		{ "shard", required_argument, NULL, 'S' },
+		{ "filter", required_argument, NULL, 'F' },
+		{ "fwdir", required_argument, NULL, 'B' },
+		{ "watchdog", required_argument, NULL, 'W' },
+		{ "limits", required_argument, NULL, 'l' },
+		{ "list", no_argument, NULL, 'L' },
+		{ "conf", required_argument, NULL, 'c' },
+		{ "datadir", required_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL, *junit = NULL,
+		   *filter = NULL, *fwdir = NULL, *limits = NULL;
+	char datadir_buf[1200], out_buf[1200], self[1024];
+	struct bn_conf conf;
+	struct bn_err err = { 0 };
+	struct bn_suite s;
+	struct bn_suite_opts so;
+	struct suite_run r = { 0 };
+	struct job *slots = NULL;
+	cJSON *doc = NULL;
+	int *pick = NULL;
+	int verbose = 0, quiet = 0, list = 0, jobs = 0, shard_k = 1, shard_n = 1, c, rc, next = 0,
+	    running = 0, n_matching, exit_code;
+	double watchdog_s = 0;
+	volatile sig_atomic_t *stop = bn_cli_stop_flag();
+	int forwarded = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "j:o:c:d:l:vqh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (end == optarg || *end || v < 1 || v > 256) {
+				fprintf(stderr, "bcbench suite: -j \"%s\": expected a number of jobs, "
+						"1 to 256\n", optarg);
+				return 2;
+			}
+			jobs = (int)v;
+			break;
+		}
+		case 'S':
+			if (bn_suite_parse_shard(optarg, &shard_k, &shard_n, &err) < 0) {
+				fprintf(stderr, "bcbench suite: %s\n", err.msg);
+				return 2;
+			}
+			break;
+		case 'W':
+			if (bn_cli_parse_seconds("suite", "--watchdog", optarg, &watchdog_s))
+				return 2;
+			break;
+		case 'o': out_dir = optarg; break;
+		case 'J': junit = optarg; break;
+		case 'F': filter = optarg; break;
+		case 'B': fwdir = optarg; break;
+		case 'l': limits = optarg; break;
+		case 'L': list = 1; break;
+		case 'c': conf_path = optarg; break;
+		case 'd': datadir = optarg; break;
+		case 'v': verbose++; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(bn_cli_suite_usage, stdout); return 0;
+		default: fputs(bn_cli_suite_usage, stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "bcbench suite: expected one suite FILE\n%s", bn_cli_suite_usage);
+		return 2;
+	}
+	bn_log_set_level(quiet ? BN_LOG_ERR : BN_LOG_WARN + verbose);
+	if (bn_cli_conf(&conf_path, &conf))
+		return 2;
+	datadir = bn_cli_datadir(datadir, &conf, conf_path, datadir_buf, sizeof(datadir_buf));
+	if (limits && access(limits, R_OK) != 0) {
+		fprintf(stderr, "bcbench suite: cannot open limits file \"%s\"\n", limits);
+		return 2;
+	}
+	so = (struct bn_suite_opts){ .datadir = datadir, .fwdir = fwdir };
+	if (!fwdir && getenv("BCBENCH_FWDIR"))
+		so.fwdir = getenv("BCBENCH_FWDIR");
+	if (bn_suite_parse_file(argv[optind], &so, &s, &err) < 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		return 2;
+	}
+	pick = calloc((size_t)s.n_entries, sizeof(*pick));
+	r.done = calloc((size_t)s.n_entries, sizeof(*r.done));
+	if (!pick || !r.done) {
+		free(pick);
+		free(r.done);
+		bn_suite_free(&s);
+		return 3;
+	}
+	r.n_pick = bn_suite_select(&s, filter, shard_k, shard_n, pick, &n_matching);
+	if (list) {
+		static const char *const ex[] = { "pass", "xfail", "xerror" };
+
+		for (int i = 0; i < s.n_entries; i++) {
+			const struct bn_suite_entry *e = &s.entries[i];
+			bool in = false;
+
+			for (int k = 0; k < r.n_pick; k++)
+				in |= pick[k] == i;
+			if (!in)
+				continue;
+			printf("%4d  %-60s %s", e->index, e->id, ex[e->expect]);
+			for (int k = 0; k < e->n_rules; k++)
+				printf(" %s", e->rules[k]);
+			printf("\n");
+		}
+		printf("%d of %d entries\n", r.n_pick, s.n_entries);
+		free(pick);
+		free(r.done);
+		bn_suite_free(&s);
+		return 0;
+	}
+	if (!r.n_pick)
+		fprintf(stderr, "bcbench suite: note: no entry matches%s%s%s\n",
+			filter ? " --filter " : "", filter ? filter : "",
+			shard_n > 1 ? " in this shard" : "");
+	if (!out_dir) {
+		snprintf(out_buf, sizeof(out_buf), "%s/suite-%s", conf.out, s.name);
+		for (char *p = out_buf + strlen(conf.out) + 1; *p; p++)
+			if (*p == ' ' || *p == '/')
+				*p = '-';
+		out_dir = out_buf;
+	}
+	if (!self_exe(self, sizeof(self)) || bn_mkdir_p(out_dir, &err) < 0) {
+		fprintf(stderr, "bcbench suite: %s\n", err.code ? err.msg : "cannot find my own program");
+		free(pick);
+		free(r.done);
+		bn_suite_free(&s);
+		return 2;
+	}
+	r.s = &s;
+	r.out_dir = out_dir;
+	r.conf_path = conf_path;
+	r.datadir = datadir;
+	r.limits = limits ? limits : s.limits[0] ? s.limits : NULL;
+	r.self = self;
+	r.watchdog_s = watchdog_s > 0 ? watchdog_s : s.watchdog_s > 0 ? s.watchdog_s : 30;
+	r.real_bench = bn_conf_has_hardware(&conf);
+	r.jobs = jobs ? jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (r.jobs < 1)
+		r.jobs = 1;
+	if (r.real_bench && r.jobs > 1) {
+		if (jobs > 1)
+			fprintf(stderr, "bcbench suite: note: a real bench runs one entry at a time "
+					"(-j %d ignored)\n", jobs);
+		r.jobs = 1;
+	}
+	r.quiet = quiet;
+	r.tty = isatty(STDOUT_FILENO);
+	for (int i = 0; i < r.n_pick; i++)
+		r.cost_total += s.entries[pick[i]].cost;
+	slots = calloc((size_t)r.jobs, sizeof(*slots));
+	if (!slots) {
+		free(pick);
+		free(r.done);
+		bn_suite_free(&s);
+		return 3;
+	}
+	bn_cli_catch_signals();
+	r.t0 = mono_s();
+	if (!quiet)
+		printf("bcbench %s: suite %s (%s): %d entries%s, %d at a time, on the %s bench\n",
+		       BN_VERSION, s.name, argv[optind], r.n_pick,
+		       shard_n > 1 || filter ? " selected" : "", r.jobs,
+		       r.real_bench ? "real" : "simulated");
+	progress_line(&r);
+	while (next < r.n_pick || running > 0) {
+		int status;
+		pid_t w;
+
+		while (!*stop && running < r.jobs && next < r.n_pick) {
+			struct job *j = NULL;
+
+			for (int k = 0; k < r.jobs && !j; k++)
+				if (!slots[k].pid)
+					j = &slots[k];
+			memset(j, 0, sizeof(*j));
+			j->entry = pick[next++];
+			if (launch(&r, j, &err) < 0) {
+				char cause[900];
+
+				snprintf(cause, sizeof(cause), "could not start: %s", err.msg);
+				bn_err_clear(&err);
+				j->pid = 0;
+				finish(&r, j, 0, cause);
+				continue;
+			}
+			running++;
+		}
+		if (*stop && !forwarded) {
+			forwarded = 1;
+			for (int k = 0; k < r.jobs; k++)
+				if (slots[k].pid)
+					kill(slots[k].pid, (int)*stop);
+		}
+		if (!running)
+			break;
+		w = waitpid(-1, &status, 0);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int k = 0; k < r.jobs; k++)
+			if (slots[k].pid == w) {
+				finish(&r, &slots[k], status, NULL);
+				slots[k].pid = 0;
+				running--;
+			}
+	}
+	/* What an interrupt left unrun is recorded, not silently dropped. */
+	for (; next < r.n_pick; next++) {
+		struct job j = { .entry = pick[next] };
+
+		entry_dirname(&s.entries[j.entry], j.rel + 8, sizeof(j.rel) - 8);
+		memcpy(j.rel, "entries/", 8);
+		snprintf(j.dir, sizeof(j.dir), "%s/%s", out_dir, j.rel);
+		finish(&r, &j, 0, *stop == SIGTERM ? "not run: the suite was interrupted by SIGTERM"
+						   : "not run: the suite was interrupted by SIGINT");
+	}
+	if (r.tty && !quiet)
+		printf("\r\033[K");
+	rc = write_doc(&r, pick, filter, shard_k, shard_n, n_matching, mono_s() - r.t0, &doc,
+		       argv[optind], &err);
+	if (rc < 0) {
+		fprintf(stderr, "bcbench suite: cannot write %s/suite.json: %s\n", out_dir, err.msg);
+		exit_code = 3;
+	} else {
+		const cJSON *t = cJSON_GetObjectItem(doc, "totals");
+		int n;
+
+		exit_code = cJSON_GetObjectItem(doc, "exit_code")->valueint;
+		if (*stop && exit_code < 3)
+			exit_code = 3;
+#define T(k) cJSON_GetObjectItem(t, k)->valueint
+		n = printf("suite %s: %d entries: %d passed, %d xfail, %d failed, %d xpass, %d errors "
+			   "— %d unexpected (%.1f s)\n",
+			   s.name, T("entries"), T("pass"), T("xfail"), T("fail"), T("xpass"),
+			   T("error"), T("unexpected"), cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "timing"), "wall_s")->valuedouble);
+#undef T
+		(void)n;
+		printf("  suite report: %s/suite.json\n", out_dir);
+		if (junit) {
+			if (bn_junit_write(doc, junit, &err) < 0) {
+				fprintf(stderr, "bcbench suite: cannot write JUnit: %s\n", err.msg);
+				if (exit_code < 3)
+					exit_code = 3;
+			} else {
+				printf("  junit: %s\n", junit);
+			}
+		}
+	}
+	cJSON_Delete(doc);
+	for (int i = 0; i < s.n_entries; i++)
+		cJSON_Delete(r.done[i]);
+	free(r.done);
+	free(slots);
+	free(pick);
+	bn_suite_free(&s);
+	return exit_code;
+}

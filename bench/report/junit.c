@@ -1,0 +1,779 @@
+#include "report/junit.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/file.h"
+
+#define JUNIT_SUITE_SCHEMA "bcbench-suite/1"
+#define JUNIT_WHAT "suite document"
+
+/* A growing text buffer; an allocation failure is sticky and checked once
+ * at the end, so the writers below stay void. */
+struct jbuf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+/* What one <testsuite> (or the whole file) holds. */
+struct jcount {
+	int tests, failures, errors, skipped;
+	double time_s;
+};
+
+enum tc_kind { TC_PASS, TC_FAILURE, TC_ERROR, TC_SKIPPED };
+
+struct tc {
+	const char *classname;
+	const char *name;
+	double time_s;
+	enum tc_kind kind;
+	const char *type;    /* failure and error */
+	const char *message; /* failure, error, skipped */
+	const char *out;     /* <system-out>, NULL for none */
+};
+
+static void jb_reserve(struct jbuf *b, size_t more)
+{
+	size_t cap;
+	char *p;
+
+	if (b->oom)
+		return;
+	if (b->len + more + 1 <= b->cap)
+		return;
+	cap = b->cap ? b->cap : 1024;
+	while (cap < b->len + more + 1)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = true;
+		return;
+	}
+	b->p = p;
+	b->cap = cap;
+}
+
+static void jb_putn(struct jbuf *b, const char *s, size_t n)
+{
+	jb_reserve(b, n);
+	if (b->oom)
+		return;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void jb_puts(struct jbuf *b, const char *s)
+{
+	jb_putn(b, s, strlen(s));
+}
+
+static __attribute__((format(printf, 2, 3))) void jb_printf(struct jbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	jb_reserve(b, (size_t)n);
+	if (b->oom)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+static const char *jb_str(const struct jbuf *b)
+{
+	return b->p ? b->p : "";
+}
+
+static void jb_free(struct jbuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Length of the well-formed UTF-8 sequence at s that encodes a character
+ * XML 1.0 allows (tab, newline, CR, U+0020..U+D7FF, U+E000..U+FFFD,
+ * U+10000..U+10FFFF), or 0. */
+static size_t xml_char_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+
+	if (c < 0x80)
+		return c >= 0x20 || c == '\t' || c == '\n' || c == '\r' ? 1 : 0;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if (c == 0xe0 && s[1] < 0xa0)
+			return 0; /* overlong */
+		if (c == 0xed && s[1] >= 0xa0)
+			return 0; /* UTF-16 surrogate */
+		if (c == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
+			return 0; /* U+FFFE, U+FFFF */
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+			return 0;
+		if (c == 0xf0 && s[1] < 0x90)
+			return 0; /* overlong */
+		if (c == 0xf4 && s[1] >= 0x90)
+			return 0; /* above U+10FFFF */
+		return 4;
+	}
+	return 0;
+}
+
+/* s escaped for an attribute value (attr) or character data. A byte that
+ * starts no allowed character (a control byte, broken UTF-8) becomes
+ * U+FFFD. In attributes tab, newline and CR are written as references so
+ * attribute normalisation keeps them. */
+static void jb_esc(struct jbuf *b, const char *s, bool attr)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p) {
+		size_t n = xml_char_len(p);
+
+		if (n == 0) {
+			jb_puts(b, "\xef\xbf\xbd");
+			p++;
+			continue;
+		}
+		switch (*p) {
+		case '&': jb_puts(b, "&amp;"); break;
+		case '<': jb_puts(b, "&lt;"); break;
+		case '>': jb_puts(b, "&gt;"); break;
+		case '"': jb_puts(b, "&quot;"); break;
+		case '\'': jb_puts(b, "&apos;"); break;
+		case '\r': jb_puts(b, "&#13;"); break;
+		case '\t': jb_puts(b, attr ? "&#9;" : "\t"); break;
+		case '\n': jb_puts(b, attr ? "&#10;" : "\n"); break;
+		default: jb_putn(b, (const char *)p, n); break;
+		}
+		p += n;
+	}
+}
+
+/* name="value" with a leading space. */
+static void jb_attr(struct jbuf *b, const char *name, const char *value)
+{
+	jb_printf(b, " %s=\"", name);
+	jb_esc(b, value, true);
+	jb_puts(b, "\"");
+}
+
+static void jb_attr_int(struct jbuf *b, const char *name, int v)
+{
+	jb_printf(b, " %s=\"%d\"", name, v);
+}
+
+static void jb_attr_num(struct jbuf *b, const char *name, double v)
+{
+	jb_printf(b, " %s=\"%.6g\"", name, v);
+}
+
+/* Typed lookups: NULL / false when absent or of another type. */
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static bool jnum(const cJSON *o, const char *key, double *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsNumber(v))
+		return false;
+	*out = v->valuedouble;
+	return true;
+}
+
+static const cJSON *jobj(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsObject(v) ? v : NULL;
+}
+
+static const cJSON *jarr(const cJSON *o, const char *key)
+{
+	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+
+	return cJSON_IsArray(v) ? v : NULL;
+}
+
+static bool streq(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* ---- checking the document ---- */
+
+static const char *const known_verdicts[] = {
+	"pass", "fail", "inconclusive", "skipped", "error", NULL,
+};
+
+#define RES_AT "%s: entries[%d].report.results[%d]"
+
+static int check_result(const cJSON *res, int e, int r, struct bn_err *err)
+{
+	const char *verdict;
+
+	if (!cJSON_IsObject(res))
+		return bn_err_set(err, BN_ERR_DATA, RES_AT ": expected an object", JUNIT_WHAT, e,
+				  r);
+	if (!jstr(res, "id"))
+		return bn_err_set(err, BN_ERR_DATA, RES_AT ": key \"id\": expected a string",
+				  JUNIT_WHAT, e, r);
+	verdict = jstr(res, "verdict");
+	if (!verdict)
+		return bn_err_set(err, BN_ERR_DATA, RES_AT ": key \"verdict\": expected a string",
+				  JUNIT_WHAT, e, r);
+	for (int i = 0; known_verdicts[i]; i++)
+		if (strcmp(verdict, known_verdicts[i]) == 0)
+			return BN_OK;
+	return bn_err_set(err, BN_ERR_DATA, RES_AT ": unknown verdict \"%s\"", JUNIT_WHAT, e, r,
+			  verdict);
+}
+
+static int check_entry(const cJSON *ent, int e, struct bn_err *err)
+{
+	const cJSON *rep, *results, *res;
+	int r = 0;
+
+	if (!cJSON_IsObject(ent))
+		return bn_err_set(err, BN_ERR_DATA, "%s: entries[%d]: expected an object",
+				  JUNIT_WHAT, e);
+	if (!jstr(ent, "id"))
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: entries[%d]: key \"id\": expected a string", JUNIT_WHAT, e);
+	rep = cJSON_GetObjectItemCaseSensitive(ent, "report");
+	if (!rep || cJSON_IsNull(rep))
+		return BN_OK;
+	if (!cJSON_IsObject(rep))
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: entries[%d]: key \"report\": expected an object or null",
+				  JUNIT_WHAT, e);
+	results = cJSON_GetObjectItemCaseSensitive(rep, "results");
+	if (!results)
+		return BN_OK;
+	if (!cJSON_IsArray(results))
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: entries[%d].report: key \"results\": expected an array",
+				  JUNIT_WHAT, e);
+	cJSON_ArrayForEach(res, results) {
+		if (check_result(res, e, r, err) < 0)
+			return err->code;
+		r++;
+	}
+	return BN_OK;
+}
+
+static int check_doc(const cJSON *doc, struct bn_err *err)
+{
+	const cJSON *entries, *ent;
+	const char *schema;
+	int e = 0;
+
+	if (!cJSON_IsObject(doc))
+		return bn_err_set(err, BN_ERR_DATA, "%s: expected a JSON object", JUNIT_WHAT);
+	schema = jstr(doc, "schema");
+	if (!schema)
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"schema\": missing, expected \"%s\"",
+				  JUNIT_WHAT, JUNIT_SUITE_SCHEMA);
+	if (strcmp(schema, JUNIT_SUITE_SCHEMA) != 0)
+		return bn_err_set(err, BN_ERR_DATA, "%s: schema \"%s\", expected \"%s\"",
+				  JUNIT_WHAT, schema, JUNIT_SUITE_SCHEMA);
+	entries = cJSON_GetObjectItemCaseSensitive(doc, "entries");
+	if (!cJSON_IsArray(entries))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"entries\": %s", JUNIT_WHAT,
+				  entries ? "expected an array" : "missing");
+	cJSON_ArrayForEach(ent, entries) {
+		if (check_entry(ent, e, err) < 0)
+			return err->code;
+		e++;
+	}
+	return BN_OK;
+}
+
+/* ---- one entry ---- */
+
+struct entry_view {
+	const cJSON *ent;
+	const cJSON *report; /* NULL when none was written */
+	const char *id;
+	const char *outcome;        /* the entry's outcome, "" if absent */
+	const char *expect_outcome; /* "pass", "fail", "error", "" if absent */
+	const cJSON *expect_rules;  /* array or NULL */
+	bool completed;             /* a report whose status.state is completed */
+	const char *classname;      /* "bcbench." + id, '/' -> '.' */
+};
+
+static bool rule_listed(const struct entry_view *v, const char *id)
+{
+	const cJSON *r;
+
+	if (!streq(v->expect_outcome, "fail") || !v->expect_rules)
+		return false;
+	cJSON_ArrayForEach(r, v->expect_rules)
+		if (cJSON_IsString(r) && strcmp(r->valuestring, id) == 0)
+			return true;
+	return false;
+}
+
+static bool result_is_warning(const cJSON *res)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "warning")) ||
+	       streq(jstr(res, "severity"), "warning");
+}
+
+static void put_value(struct jbuf *b, double v, const char *unit)
+{
+	jb_printf(b, "%.6g%s%s", v, unit && unit[0] ? " " : "", unit ? unit : "");
+}
+
+/* "TEXT: measured 0.45 A; limit NAME (min 0.5 A, max 1.5 A); margin
+ * -0.05 A; REASON", each part only when the result has it. */
+static void result_detail(struct jbuf *b, const cJSON *res)
+{
+	const char *text = jstr(res, "text"), *unit = jstr(res, "unit");
+	const char *reason = jstr(res, "reason");
+	const cJSON *lim = jobj(res, "limit");
+	const char *lname = jstr(lim, "name"), *lsrc = jstr(lim, "source");
+	double v, lo = 0, hi = 0;
+	bool has_lo = lim && jnum(lim, "min", &lo);
+	bool has_hi = lim && jnum(lim, "max", &hi);
+	const char *sep = "";
+
+	if (text && text[0]) {
+		jb_puts(b, text);
+		sep = ": ";
+	}
+	if (jnum(res, "measured", &v)) {
+		jb_printf(b, "%smeasured ", sep);
+		put_value(b, v, unit);
+		sep = "; ";
+	} else if (jstr(res, "measured")) {
+		jb_printf(b, "%smeasured %s", sep, jstr(res, "measured"));
+		sep = "; ";
+	}
+	if ((lname && lname[0]) || has_lo || has_hi) {
+		jb_printf(b, "%slimit%s%s", sep, lname && lname[0] ? " " : "", lname ? lname : "");
+		if (has_lo || has_hi) {
+			jb_puts(b, " (");
+			if (has_lo) {
+				jb_puts(b, "min ");
+				put_value(b, lo, unit);
+			}
+			if (has_hi) {
+				jb_puts(b, has_lo ? ", max " : "max ");
+				put_value(b, hi, unit);
+			}
+			jb_puts(b, ")");
+		}
+		if (lsrc && lsrc[0])
+			jb_printf(b, " [%s]", lsrc);
+		sep = "; ";
+	}
+	if (jnum(res, "margin", &v)) {
+		jb_printf(b, "%smargin ", sep);
+		put_value(b, v, unit);
+		sep = "; ";
+	}
+	if (reason && reason[0]) {
+		jb_printf(b, "%s%s", sep, reason);
+		sep = "; ";
+	}
+	if (!sep[0])
+		jb_puts(b, "no detail");
+}
+
+/* The length of the result's window in seconds, 0 without one. */
+static double result_time(const cJSON *res)
+{
+	const cJSON *win = jobj(res, "window");
+	double t0, t1;
+
+	if (win && jnum(win, "t0_s", &t0) && jnum(win, "t1_s", &t1) && t1 > t0)
+		return t1 - t0;
+	return 0;
+}
+
+static void emit_case(struct jbuf *b, struct jcount *n, const struct tc *tc)
+{
+	static const char *const elem[] = {
+		[TC_FAILURE] = "failure", [TC_ERROR] = "error", [TC_SKIPPED] = "skipped",
+	};
+
+	jb_puts(b, "    <testcase");
+	jb_attr(b, "classname", tc->classname);
+	jb_attr(b, "name", tc->name);
+	jb_attr_num(b, "time", tc->time_s);
+	if (tc->kind == TC_PASS && !tc->out) {
+		jb_puts(b, "/>\n");
+		n->tests++;
+		return;
+	}
+	jb_puts(b, ">\n");
+	if (tc->kind != TC_PASS) {
+		jb_printf(b, "      <%s", elem[tc->kind]);
+		jb_attr(b, "message", tc->message);
+		if (tc->type)
+			jb_attr(b, "type", tc->type);
+		jb_puts(b, "/>\n");
+	}
+	if (tc->out) {
+		jb_puts(b, "      <system-out>");
+		jb_esc(b, tc->out, false);
+		jb_puts(b, "</system-out>\n");
+	}
+	jb_puts(b, "    </testcase>\n");
+	n->tests++;
+	n->failures += tc->kind == TC_FAILURE;
+	n->errors += tc->kind == TC_ERROR;
+	n->skipped += tc->kind == TC_SKIPPED;
+}
+
+static void emit_result(struct jbuf *b, struct jcount *n, const struct entry_view *v,
+			const cJSON *res)
+{
+	const char *id = jstr(res, "id"), *verdict = jstr(res, "verdict");
+	const char *reason = jstr(res, "reason"), *text = jstr(res, "text");
+	bool warning = result_is_warning(res);
+	bool fails = streq(verdict, "fail") && !warning;
+	struct jbuf detail = { 0 }, msg = { 0 }, out = { 0 };
+	struct tc tc = {
+		.classname = v->classname, .name = id, .time_s = result_time(res), .kind = TC_PASS,
+	};
+
+	result_detail(&detail, res);
+	if (streq(verdict, "error")) {
+		if (streq(v->expect_outcome, "error") && streq(v->outcome, "error")) {
+			jb_printf(&out, "expected error: %s", jb_str(&detail));
+			tc.out = jb_str(&out);
+		} else {
+			jb_printf(&msg, "error: %s", jb_str(&detail));
+			tc.kind = TC_ERROR;
+			tc.type = "error";
+			tc.message = jb_str(&msg);
+			tc.out = jb_str(&detail);
+		}
+	} else if (rule_listed(v, id)) {
+		if (fails) {
+			jb_printf(&out, "expected failure (xfail): %s", jb_str(&detail));
+			tc.out = jb_str(&out);
+		} else {
+			jb_printf(&msg, "expected to fail (xfail) but was %s%s: %s", verdict,
+				  warning ? " (warning)" : "", jb_str(&detail));
+			tc.kind = TC_FAILURE;
+			tc.type = "xpass";
+			tc.message = jb_str(&msg);
+			tc.out = jb_str(&detail);
+		}
+	} else if (fails) {
+		tc.kind = TC_FAILURE;
+		tc.type = "fail";
+		tc.message = jb_str(&detail);
+		tc.out = jb_str(&detail);
+	} else if (streq(verdict, "fail")) {
+		jb_printf(&out, "warning (does not fail the entry): %s", jb_str(&detail));
+		tc.out = jb_str(&out);
+	} else if (streq(verdict, "inconclusive") || streq(verdict, "skipped")) {
+		if (!reason || !reason[0])
+			reason = text && text[0] ? text : "no reason given";
+		jb_printf(&msg, "%s: %s", verdict, reason);
+		tc.kind = TC_SKIPPED;
+		tc.message = jb_str(&msg);
+	}
+	emit_case(b, n, &tc);
+	b->oom |= detail.oom || msg.oom || out.oom;
+	jb_free(&detail);
+	jb_free(&msg);
+	jb_free(&out);
+}
+
+/* Listed rules the report has no result for: not failed, so xpass. */
+static void emit_missing_rules(struct jbuf *b, struct jcount *n, const struct entry_view *v)
+{
+	const cJSON *results = jarr(v->report, "results"), *rule, *res;
+
+	if (!streq(v->expect_outcome, "fail") || !v->expect_rules)
+		return;
+	cJSON_ArrayForEach(rule, v->expect_rules) {
+		bool found = false;
+		struct tc tc = {
+			.classname = v->classname, .kind = TC_FAILURE, .type = "xpass",
+			.message = "expected to fail (xfail) but the report has no result for it",
+		};
+
+		if (!cJSON_IsString(rule))
+			continue;
+		cJSON_ArrayForEach(res, results)
+			if (streq(jstr(res, "id"), rule->valuestring))
+				found = true;
+		if (found)
+			continue;
+		tc.name = rule->valuestring;
+		emit_case(b, n, &tc);
+	}
+}
+
+/* The testcase "run": how the run itself ended, for an entry whose run did
+ * not complete, or that was expected to end in an error and completed. */
+static void emit_run(struct jbuf *b, struct jcount *n, const struct entry_view *v)
+{
+	const cJSON *status = v->report ? jobj(v->report, "status") : NULL;
+	const cJSON *unexpected = jarr(v->ent, "unexpected"), *u;
+	const char *cause = jstr(v->ent, "cause"), *reason = status ? jstr(status, "reason") : NULL;
+	const char *state = status ? jstr(status, "state") : NULL;
+	bool expected = streq(v->expect_outcome, "error");
+	struct jbuf why = { 0 }, msg = { 0 }, out = { 0 };
+	struct tc tc = { .classname = v->classname, .name = "run", .kind = TC_PASS };
+	double exit_code;
+
+	if (v->completed && !streq(v->outcome, "error")) {
+		if (!expected)
+			return;
+		tc.kind = TC_FAILURE;
+		tc.type = "unexpected-completion";
+		tc.message = "expected the run to end in an error, but it completed";
+		emit_case(b, n, &tc);
+		return;
+	}
+	if (cause && cause[0])
+		jb_puts(&why, cause);
+	else if (reason && reason[0])
+		jb_puts(&why, reason);
+	else if (!v->report)
+		jb_puts(&why, "the run wrote no report");
+	else if (v->completed)
+		jb_puts(&why, "the entry ended in an error");
+	else
+		jb_printf(&why, "the run did not complete (status %s)", state ? state : "unknown");
+	jb_printf(&out, "%s\n", jb_str(&why));
+	if (jnum(v->ent, "exit_code", &exit_code))
+		jb_printf(&out, "exit code %.6g\n", exit_code);
+	if (reason && reason[0] && !streq(reason, jb_str(&why)))
+		jb_printf(&out, "status: %s: %s\n", state ? state : "?", reason);
+	cJSON_ArrayForEach(u, unexpected)
+		if (cJSON_IsString(u))
+			jb_printf(&out, "unexpected: %s\n", u->valuestring);
+	if (expected) {
+		jb_printf(&msg, "expected error: %s", jb_str(&out));
+		tc.out = jb_str(&msg);
+	} else {
+		tc.kind = TC_ERROR;
+		tc.type = "bench-fault";
+		tc.message = jb_str(&why);
+		tc.out = jb_str(&out);
+	}
+	emit_case(b, n, &tc);
+	b->oom |= why.oom || msg.oom || out.oom;
+	jb_free(&why);
+	jb_free(&msg);
+	jb_free(&out);
+}
+
+static void prop(struct jbuf *b, const char *name, const char *value)
+{
+	if (!value)
+		return;
+	jb_puts(b, "      <property");
+	jb_attr(b, "name", name);
+	jb_attr(b, "value", value);
+	jb_puts(b, "/>\n");
+}
+
+static void prop_num(struct jbuf *b, const char *name, const cJSON *o, const char *key)
+{
+	char s[32];
+	double d;
+
+	if (!jnum(o, key, &d))
+		return;
+	snprintf(s, sizeof(s), "%.6g", d);
+	prop(b, name, s);
+}
+
+/* The report's file of a role, else NULL. */
+static const cJSON *report_file(const cJSON *report, const char *role)
+{
+	const cJSON *files = jarr(report, "files"), *f;
+
+	cJSON_ArrayForEach(f, files)
+		if (streq(jstr(f, "role"), role))
+			return f;
+	return NULL;
+}
+
+static void emit_properties(struct jbuf *b, const cJSON *doc, const struct entry_view *v)
+{
+	const cJSON *params = jobj(v->ent, "params");
+	const cJSON *bench = v->report ? jobj(v->report, "bench") : NULL;
+	const cJSON *dut = v->report ? jobj(v->report, "dut") : NULL;
+	const cJSON *scen = v->report ? jobj(v->report, "scenario") : NULL;
+	const cJSON *lim = report_file(v->report, "limits"), *r;
+	const char *fw = dut ? jstr(dut, "firmware") : NULL;
+	struct jbuf rules = { 0 };
+
+	if (!bench)
+		bench = jobj(doc, "bench");
+	if (!lim)
+		lim = jobj(doc, "limits");
+	if (!fw || !fw[0])
+		fw = params ? jstr(params, "firmware") : NULL;
+	cJSON_ArrayForEach(r, v->expect_rules)
+		if (cJSON_IsString(r))
+			jb_printf(&rules, "%s%s", rules.len ? " " : "", r->valuestring);
+
+	jb_puts(b, "    <properties>\n");
+	prop(b, "bench.backend", bench ? jstr(bench, "backend") : NULL);
+	prop(b, "dut.firmware", fw);
+	prop(b, "port", params ? jstr(params, "port") : NULL);
+	prop(b, "charger", params ? jstr(params, "charger") : NULL);
+	prop(b, "host", params ? jstr(params, "host") : NULL);
+	prop(b, "scenario", jstr(v->ent, "scenario"));
+	prop(b, "scenario.name", scen ? jstr(scen, "name") : NULL);
+	prop(b, "limits.path", lim ? jstr(lim, "path") : NULL);
+	prop(b, "limits.sha256", lim ? jstr(lim, "sha256") : NULL);
+	prop(b, "expect.outcome", v->expect_outcome[0] ? v->expect_outcome : NULL);
+	prop(b, "expect.rules", rules.len ? jb_str(&rules) : NULL);
+	prop(b, "outcome", v->outcome[0] ? v->outcome : NULL);
+	prop_num(b, "exit_code", v->ent, "exit_code");
+	prop(b, "cause", jstr(v->ent, "cause"));
+	prop(b, "dir", jstr(v->ent, "dir"));
+	jb_puts(b, "    </properties>\n");
+	b->oom |= rules.oom;
+	jb_free(&rules);
+}
+
+static void emit_entry(struct jbuf *b, struct jcount *total, const cJSON *doc, const cJSON *ent)
+{
+	const cJSON *expect = jobj(ent, "expect"), *rep = jobj(ent, "report"), *results, *res;
+	const cJSON *status = rep ? jobj(rep, "status") : NULL;
+	const char *s;
+	struct entry_view v = { .ent = ent, .report = rep, .id = jstr(ent, "id") };
+	struct jcount n = { 0 };
+	struct jbuf body = { 0 }, cls = { 0 };
+
+	s = jstr(ent, "outcome");
+	v.outcome = s ? s : "";
+	s = expect ? jstr(expect, "outcome") : NULL;
+	v.expect_outcome = s ? s : "";
+	v.expect_rules = jarr(expect, "rules");
+	v.completed = status && streq(jstr(status, "state"), "completed");
+	jb_printf(&cls, "bcbench.%s", v.id);
+	for (size_t i = 0; i < cls.len; i++)
+		if (cls.p[i] == '/')
+			cls.p[i] = '.';
+	v.classname = jb_str(&cls);
+	jnum(ent, "wall_s", &n.time_s);
+
+	emit_properties(&body, doc, &v);
+	results = jarr(rep, "results");
+	cJSON_ArrayForEach(res, results)
+		emit_result(&body, &n, &v, res);
+	if (v.completed)
+		emit_missing_rules(&body, &n, &v);
+	emit_run(&body, &n, &v);
+
+	jb_puts(b, "  <testsuite");
+	jb_attr(b, "name", v.id);
+	jb_attr_int(b, "tests", n.tests);
+	jb_attr_int(b, "failures", n.failures);
+	jb_attr_int(b, "errors", n.errors);
+	jb_attr_int(b, "skipped", n.skipped);
+	jb_attr_num(b, "time", n.time_s);
+	jb_puts(b, ">\n");
+	jb_puts(b, jb_str(&body));
+	jb_puts(b, "  </testsuite>\n");
+	b->oom |= body.oom || cls.oom;
+	jb_free(&body);
+	jb_free(&cls);
+
+	total->tests += n.tests;
+	total->failures += n.failures;
+	total->errors += n.errors;
+	total->skipped += n.skipped;
+	total->time_s += n.time_s;
+}
+
+char *bn_junit_render(const cJSON *suite_doc, struct bn_err *err)
+{
+	const cJSON *suite, *timing, *ent;
+	const char *name;
+	struct jcount total = { 0 };
+	struct jbuf body = { 0 }, out = { 0 };
+	struct bn_err local = { 0 };
+	double wall;
+
+	if (!err)
+		err = &local;
+	if (check_doc(suite_doc, err) < 0)
+		return NULL;
+	suite = jobj(suite_doc, "suite");
+	name = suite ? jstr(suite, "name") : NULL;
+	timing = jobj(suite_doc, "timing");
+
+	cJSON_ArrayForEach(ent, cJSON_GetObjectItemCaseSensitive(suite_doc, "entries"))
+		emit_entry(&body, &total, suite_doc, ent);
+	/* The suite's wall time when it has one (entries may have run in
+	 * parallel), else the sum of the entries'. */
+	if (timing && jnum(timing, "wall_s", &wall))
+		total.time_s = wall;
+
+	jb_puts(&out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	/* junit-10.xsd has no "skipped" on <testsuites>; each <testsuite>
+	 * carries its own. */
+	jb_puts(&out, "<testsuites");
+	jb_attr(&out, "name", name && name[0] ? name : "bcbench suite");
+	jb_attr_int(&out, "tests", total.tests);
+	jb_attr_int(&out, "failures", total.failures);
+	jb_attr_int(&out, "errors", total.errors);
+	jb_attr_num(&out, "time", total.time_s);
+	jb_puts(&out, ">\n");
+	jb_puts(&out, jb_str(&body));
+	jb_puts(&out, "</testsuites>\n");
+	if (body.oom || out.oom) {
+		jb_free(&body);
+		jb_free(&out);
+		bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory rendering JUnit XML", JUNIT_WHAT);
+		return NULL;
+	}
+	jb_free(&body);
+	return out.p;
+}
+
+int bn_junit_write(const cJSON *suite_doc, const char *path, struct bn_err *err)
+{
+	struct bn_err local = { 0 };
+	char *text;
+	int rc;
+
+	if (!err)
+		err = &local;
+	text = bn_junit_render(suite_doc, err);
+	if (!text)
+		return err->code ? err->code : BN_ERR_BUG;
+	rc = bn_file_write_atomic(path, text, strlen(text), err);
+	free(text);
+	return rc;
+}

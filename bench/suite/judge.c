@@ -1,0 +1,166 @@
+#include "suite/judge.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const expect_names[] = { "pass", "fail", "error" };
+
+static bool listed(const struct bn_suite_entry *e, const char *id)
+{
+	for (int i = 0; i < e->n_rules; i++)
+		if (!strcmp(e->rules[i], id))
+			return true;
+	return false;
+}
+
+/* A result fails the entry when its verdict is fail and it is not a
+ * warning. */
+static bool result_fails(const cJSON *r)
+{
+	const cJSON *v = cJSON_GetObjectItem(r, "verdict");
+	const cJSON *w = cJSON_GetObjectItem(r, "warning");
+
+	return cJSON_IsString(v) && !strcmp(v->valuestring, "fail") && !cJSON_IsTrue(w);
+}
+
+static const char *str_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* "bc12.cur.droop failed: measured 4.31 V, limit >= 4.5 V" */
+static void describe(const cJSON *r, const char *what, char *buf, size_t len)
+{
+	const cJSON *m = cJSON_GetObjectItem(r, "measured");
+	const cJSON *lim = cJSON_GetObjectItem(r, "limit");
+	const char *unit = str_of(r, "unit"), *limname = lim ? str_of(lim, "name") : NULL;
+	const char *id = str_of(r, "id"), *reason = str_of(r, "reason");
+	int n;
+
+	n = snprintf(buf, len, "%s %s", id ? id : "?", what);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (cJSON_IsNumber(m))
+		n += snprintf(buf + n, len - (size_t)n, ": measured %.4g%s%s", m->valuedouble,
+			      unit && unit[0] ? " " : "", unit ? unit : "");
+	else if (cJSON_IsString(m))
+		n += snprintf(buf + n, len - (size_t)n, ": measured %s", m->valuestring);
+	if (n > 0 && (size_t)n < len && limname && limname[0])
+		n += snprintf(buf + n, len - (size_t)n, ", limit %s", limname);
+	if (n > 0 && (size_t)n < len && reason && reason[0])
+		snprintf(buf + n, len - (size_t)n, " (%s)", reason);
+}
+
+static const char *judge(const struct bn_suite_entry *e, const cJSON *report, int exit_code,
+			 const char *cause, cJSON *unexpected, char *cause_out, size_t cause_len)
+{
+	const cJSON *status = cJSON_GetObjectItem(report, "status");
+	const char *state = status ? str_of(status, "state") : NULL;
+	const cJSON *results = cJSON_GetObjectItem(report, "results"), *r;
+	bool failed_other = false, missing = false;
+	char line[512];
+
+	cause_out[0] = '\0';
+	if (cause || !report || !state || strcmp(state, "completed")) {
+		const char *why = cause;
+
+		if (!why && status)
+			why = str_of(status, "reason");
+		if (!why && !report)
+			why = exit_code == 2 ? "bad input: the run refused it (see run.log)"
+					     : "no report was written (see run.log)";
+		snprintf(cause_out, cause_len, "%s", why ? why : "the run did not complete");
+		if (e->expect != BN_SUITE_EXPECT_ERROR) {
+			snprintf(line, sizeof(line), "ended in error: %s", cause_out);
+			cJSON_AddItemToArray(unexpected, cJSON_CreateString(line));
+		}
+		return "error";
+	}
+	cJSON_ArrayForEach(r, results) {
+		const char *id = str_of(r, "id");
+
+		if (!id || !result_fails(r))
+			continue;
+		if (e->expect == BN_SUITE_EXPECT_FAIL && listed(e, id))
+			continue;
+		describe(r, "failed", line, sizeof(line));
+		cJSON_AddItemToArray(unexpected, cJSON_CreateString(line));
+		failed_other = true;
+	}
+	for (int i = 0; e->expect == BN_SUITE_EXPECT_FAIL && i < e->n_rules; i++) {
+		const cJSON *found = NULL;
+
+		cJSON_ArrayForEach(r, results) {
+			const char *id = str_of(r, "id");
+
+			if (id && !strcmp(id, e->rules[i]))
+				found = r;
+		}
+		if (found && result_fails(found))
+			continue;
+		if (found) {
+			const char *v = str_of(found, "verdict");
+			char what[64];
+
+			snprintf(what, sizeof(what), "was expected to fail but is %s", v ? v : "?");
+			describe(found, what, line, sizeof(line));
+		} else {
+			snprintf(line, sizeof(line), "%s was expected to fail but was not judged "
+				 "(not in the report)", e->rules[i]);
+		}
+		cJSON_AddItemToArray(unexpected, cJSON_CreateString(line));
+		missing = true;
+	}
+	if (e->expect == BN_SUITE_EXPECT_ERROR)
+		cJSON_AddItemToArray(unexpected,
+				     cJSON_CreateString("was expected to end in error but completed"));
+	if (failed_other)
+		return "fail";
+	if (missing)
+		return "xpass";
+	return e->expect == BN_SUITE_EXPECT_FAIL ? "xfail" : "pass";
+}
+
+static cJSON *str_or_null(const char *s)
+{
+	return s && s[0] ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+cJSON *bn_suite_judge(const struct bn_suite_entry *e, cJSON *report, int exit_code,
+		      const char *cause, const char *dir, double wall_s)
+{
+	cJSON *o = cJSON_CreateObject(), *params, *ex, *rules, *unexpected;
+	char cause_buf[1024];
+	const char *outcome;
+
+	if (!o) {
+		cJSON_Delete(report);
+		return NULL;
+	}
+	cJSON_AddNumberToObject(o, "index", e->index);
+	cJSON_AddStringToObject(o, "id", e->id);
+	cJSON_AddStringToObject(o, "scenario", e->scenario);
+	cJSON_AddNumberToObject(o, "line", e->line);
+	params = cJSON_AddObjectToObject(o, "params");
+	for (int a = 0; a < BN_AXIS_COUNT; a++)
+		cJSON_AddItemToObject(params, bn_suite_axis_name(a), str_or_null(e->param[a]));
+	ex = cJSON_AddObjectToObject(o, "expect");
+	cJSON_AddStringToObject(ex, "outcome", expect_names[e->expect]);
+	rules = cJSON_AddArrayToObject(ex, "rules");
+	for (int i = 0; i < e->n_rules; i++)
+		cJSON_AddItemToArray(rules, cJSON_CreateString(e->rules[i]));
+	unexpected = cJSON_CreateArray();
+	outcome = judge(e, report, exit_code, cause, unexpected, cause_buf, sizeof(cause_buf));
+	cJSON_AddStringToObject(o, "outcome", outcome);
+	cJSON_AddBoolToObject(o, "as_expected", cJSON_GetArraySize(unexpected) == 0);
+	cJSON_AddItemToObject(o, "unexpected", unexpected);
+	cJSON_AddNumberToObject(o, "exit_code", exit_code);
+	cJSON_AddItemToObject(o, "cause", str_or_null(cause_buf));
+	cJSON_AddNumberToObject(o, "wall_s", wall_s);
+	cJSON_AddStringToObject(o, "dir", dir);
+	cJSON_AddItemToObject(o, "report", report ? report : cJSON_CreateNull());
+	return o;
+}
