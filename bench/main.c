@@ -51,14 +51,24 @@ static const char usage_main[] =
 	"                   devices this machine can reach\n"
 	"  selftest         switch the configured fixture through every port type and\n"
 	"                   check it against its fixture file\n"
+	"  suite FILE       run a suite's matrix of scenarios, ports, chargers and\n"
+	"                   firmware builds, in parallel, each entry isolated; write\n"
+	"                   suite.json and JUnit XML\n"
+	"  diff BASE NEW    compare two reports or suite reports: new failures, fixes,\n"
+	"                   new inconclusives, shrunk margins\n"
+	"  merge SHARD...   join the suite.json files of --shard runs into one\n"
 	"  help [COMMAND]   show help\n"
 	"  version          show the version\n"
 	"\n"
 	"Exit codes (every command):\n"
-	"  0  everything passed (inconclusive results alone do not fail a run)\n"
-	"  1  a rule or expectation failed\n"
-	"  2  bad input or usage: scenario, profile, limits, config, capture files\n"
-	"  3  bench fault or abort: firmware livelock, interrupted; the report says which\n"
+	"  0  everything passed, or failed only where a suite expected it (xfail);\n"
+	"     inconclusive results alone do not fail a run\n"
+	"  1  a rule or expectation failed, an xfail passed (xpass), or diff found a\n"
+	"     regression\n"
+	"  2  bad input or usage: scenario, suite, profile, limits, config, capture,\n"
+	"     report files\n"
+	"  3  bench fault or abort: firmware crashed, hung or livelocked, instrument lost,\n"
+	"     lock time-out, interrupted; the report says which\n"
 	"\n"
 	"Run 'bcbench help COMMAND' or 'man bcbench' for more.\n";
 
@@ -363,7 +373,7 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 	return 3;
 }
 
-static int cmd_run(int argc, char **argv)
+int bn_cli_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "conf", required_argument, NULL, 'c' },
@@ -642,6 +652,8 @@ int main(int argc, char **argv)
 			{ "devices", bn_cli_devices_usage },
 			{ "selftest", bn_cli_selftest_usage },
 			{ "suite", bn_cli_suite_usage },
+			{ "diff", bn_cli_diff_usage },
+			{ "merge", bn_cli_merge_usage },
 		};
 
 		if (cmd && !strcmp(cmd, "help") && argc > 2) {
@@ -661,7 +673,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 1, argv + 1);
+		return bn_cli_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return cmd_replay(argc - 1, argv + 1);
 	if (!strcmp(cmd, "devices"))
@@ -670,6 +682,10 @@ int main(int argc, char **argv)
 		return bn_cli_selftest(argc - 1, argv + 1);
 	if (!strcmp(cmd, "suite"))
 		return bn_cli_suite(argc - 1, argv + 1);
+	if (!strcmp(cmd, "diff"))
+		return bn_cli_diff(argc - 1, argv + 1);
+	if (!strcmp(cmd, "merge"))
+		return bn_cli_merge(argc - 1, argv + 1);
 	fprintf(stderr, "bcbench: unknown command \"%s\"\n%s", cmd, usage_main);
 	return 2;
 }

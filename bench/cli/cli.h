@@ -3,6 +3,7 @@
 #ifndef BN_CLI_CLI_H
 #define BN_CLI_CLI_H
 
+int bn_cli_run(int argc, char **argv);     /* main.c */
 int bn_cli_devices(int argc, char **argv);
 int bn_cli_selftest(int argc, char **argv);
 int bn_cli_suite(int argc, char **argv);   /* cmd_suite.c */

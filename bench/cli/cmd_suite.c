@@ -73,7 +73,7 @@ struct job {
 
 struct suite_run {
 	const struct bn_suite *s;
-	const char *out_dir, *conf_path, *datadir, *limits, *self;
+	const char *out_dir, *conf_path, *datadir, *limits;
 	double watchdog_s;
 	int jobs, quiet, tty, real_bench;
 	cJSON **done;     /* by suite index */
@@ -130,7 +130,7 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
 		return -1;
 	}
 	snprintf(watchdog, sizeof(watchdog), "%g", r->watchdog_s);
-	argv[argc++] = r->self;
+	argv[argc++] = "bcbench";
 	argv[argc++] = "run";
 	argv[argc++] = "--out";
 	argv[argc++] = j->dir;
@@ -167,11 +167,13 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
 		return -1;
 	}
 	if (pid == 0) {
+		/* The entry is `bcbench run` in this forked copy, without exec:
+		 * loading libsigrok and its kin again would cost each entry
+		 * about as much as a short run. */
 		dup2(fd, STDOUT_FILENO);
 		dup2(fd, STDERR_FILENO);
-		execv(r->self, (char *const *)argv);
-		fprintf(stderr, "bcbench suite: cannot run %s: %s\n", r->self, strerror(errno));
-		_exit(127);
+		close(fd);
+		exit(bn_cli_run(argc - 1, (char **)argv + 1));
 	}
 	close(fd);
 	j->pid = pid;
@@ -213,10 +215,6 @@ static void finish(struct suite_run *r, struct job *j, int status, const char *c
 		exit_code = WEXITSTATUS(status);
 	else if (!cause_p && WIFSIGNALED(status)) {
 		snprintf(cause, sizeof(cause), "bcbench run was killed by signal %d", WTERMSIG(status));
-		cause_p = cause;
-	}
-	if (exit_code == 127 && !report) {
-		snprintf(cause, sizeof(cause), "could not start bcbench run (see %s/run.log)", j->rel);
 		cause_p = cause;
 	}
 	o = bn_suite_judge(e, report, exit_code, cause_p, j->rel, j->pid ? mono_s() - j->t0 : 0);
@@ -326,16 +324,6 @@ static int write_doc(struct suite_run *r, const int *pick, const char *filter, i
 	return rc;
 }
 
-static const char *self_exe(char *buf, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return buf;
-}
-
 int bn_cli_suite(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -357,7 +345,7 @@ int bn_cli_suite(int argc, char **argv)
 	};
 	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL, *junit = NULL,
 		   *filter = NULL, *fwdir = NULL, *limits = NULL;
-	char datadir_buf[1200], out_buf[1200], self[1024];
+	char datadir_buf[1200], out_buf[1200];
 	struct bn_conf conf;
 	struct bn_err err = { 0 };
 	struct bn_suite s;
@@ -472,8 +460,8 @@ int bn_cli_suite(int argc, char **argv)
 				*p = '-';
 		out_dir = out_buf;
 	}
-	if (!self_exe(self, sizeof(self)) || bn_mkdir_p(out_dir, &err) < 0) {
-		fprintf(stderr, "bcbench suite: %s\n", err.code ? err.msg : "cannot find my own program");
+	if (bn_mkdir_p(out_dir, &err) < 0) {
+		fprintf(stderr, "bcbench suite: %s\n", err.msg);
 		free(pick);
 		free(r.done);
 		bn_suite_free(&s);
@@ -484,7 +472,6 @@ int bn_cli_suite(int argc, char **argv)
 	r.conf_path = conf_path;
 	r.datadir = datadir;
 	r.limits = limits ? limits : s.limits[0] ? s.limits : NULL;
-	r.self = self;
 	r.watchdog_s = watchdog_s > 0 ? watchdog_s : s.watchdog_s > 0 ? s.watchdog_s : 30;
 	r.real_bench = bn_conf_has_hardware(&conf);
 	r.jobs = jobs ? jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);

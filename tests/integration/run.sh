@@ -202,5 +202,16 @@ printf 'console = %s/no-tty@115200\ndatadir = %s\nlock_dir = %s\n' "$TMP" "$PWD"
 expect_exit "console that is not there" 3 "$BCBENCH" run -q --conf "$TMP/con.conf" --out "$TMP/nocon" scripts/scenarios/dcp.scn
 expect_err "names the console's port" "console: $TMP/no-tty: open"
 
+# Suites, merge, diff and JUnit have their own scripts.
+for script in tests/integration/suite.sh tests/integration/diff.sh; do
+	[ -f "$script" ] || continue
+	BCBENCH=$BCBENCH FWDIR=$FWDIR sh "$script" >"$TMP/sub.out" 2>&1
+	rc=$?
+	grep -v '^ok ' "$TMP/sub.out"
+	sub_pass=$(grep -c '^ok ' "$TMP/sub.out")
+	pass=$((pass + sub_pass))
+	[ $rc -eq 0 ] || fail=$((fail + 1))
+done
+
 echo "integration: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,112 @@
+#!/bin/sh
+# CLI-level tests of bcbench suite, merge, diff on suites and JUnit: exit
+# codes, isolation of crashing and hanging firmware, shards, the JUnit
+# schema. Run from the repository root by tests/integration/run.sh.
+# BCBENCH: the binary; FWDIR: where the test firmware .so files are.
+set -u
+BCBENCH=${BCBENCH:-build/bcbench}
+FWDIR=${FWDIR:-build/fw}
+TMP=$(mktemp -d /tmp/bcbench-suite.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+XSD=tests/data/junit/junit-10.xsd
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+expect_exit() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok "$name (exit $got)"; else
+		bad "$name: exit $got, want $want"; sed 's/^/     | /' "$TMP/err" "$TMP/out" | tail -8; fi
+}
+expect_err() {
+	if grep -qF -- "$2" "$TMP/err"; then ok "$1"; else
+		bad "$1: stderr lacks \"$2\""; sed 's/^/     | /' "$TMP/err" | head -5; fi
+}
+# has NAME FILE TEXT: FILE contains TEXT
+has() {
+	if grep -qF -- "$3" "$2"; then ok "$1"; else bad "$1: $2 lacks \"$3\""; fi
+}
+# json_num FILE KEY: a suite.json's totals.KEY (cJSON prints one key a
+# line, indented by depth: the totals' own keys are two tabs in)
+json_num() {
+	grep -m1 "^		\"$2\":" "$1" | sed 's/.*:[[:space:]]*\([-0-9.]*\).*/\1/'
+}
+
+# Bad suites: exit 2, file:line:col, nothing run.
+for case in bad-statement:3:3 bad-rule:2:29 bad-port:2:16 bad-scenario:2:10 no-firmware:2:12; do
+	f=${case%%:*}
+	loc=${case#*:}
+	expect_exit "bad suite $f" 2 "$BCBENCH" suite --fwdir "$FWDIR" --out "$TMP/$f" "tests/data/suites/$f.suite"
+	expect_err "bad suite $f names file:line:col" "tests/data/suites/$f.suite:$loc: error:"
+	[ ! -e "$TMP/$f/suite.json" ] && ok "bad suite $f writes no suite.json" || bad "bad suite $f wrote suite.json"
+done
+expect_exit "suite without a file" 2 "$BCBENCH" suite
+expect_exit "suite, -j 0" 2 "$BCBENCH" suite -j 0 scripts/suites/regression.suite
+expect_exit "suite, --shard 4/3" 2 "$BCBENCH" suite --shard 4/3 scripts/suites/regression.suite
+expect_err "--shard names what it expects" "expected K/N with 1 <= K <= N"
+expect_exit "suite --help" 0 "$BCBENCH" suite --help
+has "suite --help lists exit codes" "$TMP/out" "3  bench fault"
+
+# Crashing, hanging and livelocking firmware among healthy entries.
+expect_exit "isolation suite" 3 "$BCBENCH" suite -j 2 --fwdir "$FWDIR" --out "$TMP/iso" --junit "$TMP/iso.xml" tests/data/suites/isolation.suite
+S=$TMP/iso/suite.json
+has "segfault entry is error with its signal" "$S" "crashed: killed by SIGSEGV"
+has "hang entry is error with the watchdog" "$S" "watchdog: no progress for 1 s"
+has "livelock entry is error with its cause" "$S" "livelocked virtual time"
+[ "$(json_num "$S" pass)" = 2 ] && ok "the two healthy entries passed" || bad "healthy entries: pass = $(json_num "$S" pass)"
+[ "$(json_num "$S" error)" = 3 ] && ok "three entries in error" || bad "errors = $(json_num "$S" error)"
+has "crash report on disk says why" "$TMP/iso/entries/0001-dcp-crash_segv/report.json" "killed by SIGSEGV"
+xmllint --noout --schema "$XSD" "$TMP/iso.xml" 2>"$TMP/xmlerr" && ok "isolation JUnit validates against $XSD" || { bad "isolation JUnit invalid"; head -5 "$TMP/xmlerr"; }
+has "JUnit has the crash as a bench-fault error" "$TMP/iso.xml" 'type="bench-fault"'
+expect_exit "expected errors (xerror)" 0 "$BCBENCH" suite -j 2 --fwdir "$FWDIR" --out "$TMP/xerror" tests/data/suites/xerror.suite
+expect_exit "xpass is unexpected" 1 "$BCBENCH" suite --fwdir "$FWDIR" --out "$TMP/xpass" tests/data/suites/xpass.suite
+has "xpass says which rule passed" "$TMP/out" "bc12.det.port_type was expected to fail but is pass"
+
+# bcbench run alone on each: exit 3 and the cause in its report.
+for fwname in crash_segv hang_spin livelock; do
+	case $fwname in
+	crash_segv) cause="killed by SIGSEGV" ;;
+	hang_spin) cause="watchdog: no progress" ;;
+	livelock) cause="livelocked virtual time" ;;
+	esac
+	expect_exit "run alone: $fwname" 3 "$BCBENCH" run -q --watchdog 1 --firmware "$FWDIR/$fwname.so" --out "$TMP/alone-$fwname" scripts/scenarios/dcp.scn
+	has "run alone: $fwname report has the cause" "$TMP/alone-$fwname/report.json" "$cause"
+	has "run alone: $fwname report is an error" "$TMP/alone-$fwname/report.json" '"state":	"error"'
+	[ -z "$(find "$TMP/alone-$fwname" -name '.*')" ] && ok "run alone: $fwname leaves no spool or temporary file" || bad "run alone: $fwname left $(find "$TMP/alone-$fwname" -name '.*')"
+done
+
+# The regression suite: whole, then in three shards merged.
+expect_exit "regression suite -j 2" 0 "$BCBENCH" suite -j 2 --fwdir "$FWDIR" --out "$TMP/reg" --junit "$TMP/reg.xml" scripts/suites/regression.suite
+xmllint --noout --schema "$XSD" "$TMP/reg.xml" 2>"$TMP/xmlerr" && ok "regression JUnit validates" || { bad "regression JUnit invalid"; head -5 "$TMP/xmlerr"; }
+n_all=$(json_num "$TMP/reg/suite.json" entries)
+for k in 1 2 3; do
+	expect_exit "shard $k/3" 0 "$BCBENCH" suite -q -j 2 --shard "$k/3" --fwdir "$FWDIR" --out "$TMP/shard$k" scripts/suites/regression.suite
+done
+sum=0
+for k in 1 2 3; do sum=$((sum + $(json_num "$TMP/shard$k/suite.json" entries))); done
+[ "$sum" = "$n_all" ] && ok "shards together run $sum entries, as the whole suite" || bad "shards ran $sum, whole suite $n_all"
+cat "$TMP"/shard?/suite.json | grep '^			"id":' | sort >"$TMP/ids-shards"
+sort -u "$TMP/ids-shards" >"$TMP/ids-uniq"
+grep '^			"id":' "$TMP/reg/suite.json" | sort >"$TMP/ids-all"
+cmp -s "$TMP/ids-shards" "$TMP/ids-uniq" && ok "no entry runs in two shards" || bad "an entry ran in two shards"
+cmp -s "$TMP/ids-shards" "$TMP/ids-all" && ok "shards cover every entry of the suite" || bad "shards and suite differ: $(diff "$TMP/ids-shards" "$TMP/ids-all" | head -3)"
+expect_exit "merge the shards" 0 "$BCBENCH" merge -o "$TMP/merged.json" "$TMP/shard1/suite.json" "$TMP/shard2/suite.json" "$TMP/shard3/suite.json"
+for key in entries pass xfail fail xpass error unexpected; do
+	a=$(json_num "$TMP/merged.json" "$key")
+	b=$(json_num "$TMP/reg/suite.json" "$key")
+	[ "$a" = "$b" ] && ok "merged totals: $key = $a as unsharded" || bad "merged $key = $a, unsharded $b"
+done
+expect_exit "merge with a shard missing" 2 "$BCBENCH" merge -o "$TMP/m2.json" "$TMP/shard1/suite.json" "$TMP/shard2/suite.json"
+expect_exit "merge a shard twice" 2 "$BCBENCH" merge -o "$TMP/m3.json" "$TMP/shard1/suite.json" "$TMP/shard1/suite.json" "$TMP/shard2/suite.json" "$TMP/shard3/suite.json"
+
+# diff on suites: itself, then an injected regression.
+expect_exit "diff suite against itself" 0 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/reg/suite.json"
+expect_exit "diff merged against unsharded" 0 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/merged.json"
+expect_exit "diff finds a regressed entry (crash)" 1 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/iso/suite.json"
+
+echo "suite: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
