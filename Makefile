@@ -113,10 +113,11 @@ units: $(UNIT_BIN) $(EMU_BIN)
 
 demo: deps
 	$(MAKE) --no-print-directory all
-	sh scripts/demo.sh $(BUILD)/bcbench
+	sh scripts/demo.sh $(BUILD)/bcbench $(BUILD)/fw
 
 bench: all $(BENCH_BIN)
-	sh scripts/bench.sh $(BUILD)/bcbench && sh scripts/bench-capture.sh $(BUILD)/bcbench $(BUILD)/bench/sr_peer
+	sh scripts/bench.sh $(BUILD)/bcbench && sh scripts/bench-capture.sh $(BUILD)/bcbench $(BUILD)/bench/sr_peer && \
+		sh scripts/bench-suite.sh $(BUILD)/bcbench $(BUILD)/fw
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bcbench $(DESTDIR)$(PREFIX)/share/man/man1

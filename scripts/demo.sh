@@ -1,30 +1,17 @@
 #!/bin/sh
-# make demo: run every scenario in scripts/scenarios on the simulated bench
-# and say where the reports are. Exit 0 only if every run passed.
+# make demo: the regression suite on the simulated bench (every scenario
+# by its ports and chargers, the reference firmware and every faulty one),
+# two entries at a time, with suite.json and JUnit in reports/. Exit 0 when
+# every entry did what the suite expects: the reference passes, each
+# faulty firmware fails exactly its rules (xfail) or ends in error where
+# the suite says so (xerror).
 set -u
 BCBENCH=${1:-build/bcbench}
+FWDIR=${2:-build/fw}
 OUT=${OUT:-reports}
-failed=0
-n=0
-skipped=0
-for scn in scripts/scenarios/*.scn; do
-	name=$(basename "$scn" .scn)
-	case $name in
-	faulty-*)
-		# A deliberately faulty device: it must fail, and the golden
-		# matrix (make check) proves that it does.
-		skipped=$((skipped + 1))
-		continue
-		;;
-	esac
-	n=$((n + 1))
-	"$BCBENCH" run -q --out "$OUT/$name" "$scn"
-	rc=$?
-	if [ $rc -ne 0 ]; then
-		echo "  -> $scn exited $rc"
-		failed=$((failed + 1))
-	fi
-done
+"$BCBENCH" suite -j 2 --fwdir "$FWDIR" --out "$OUT/regression" --junit "$OUT/regression/junit.xml" \
+	scripts/suites/regression.suite
+rc=$?
 echo
-echo "demo: $n scenarios, $failed not passed ($skipped faulty-device scenarios left to make check); reports in $OUT/<scenario>/report.json"
-[ $failed -eq 0 ]
+echo "demo: each entry's report is in $OUT/regression/entries/<NNNN-id>/report.json"
+exit $rc

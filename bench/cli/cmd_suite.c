@@ -191,7 +191,7 @@ static void progress_line(struct suite_run *r)
 		eta = el * (r->cost_total - r->cost_done) / r->cost_done;
 	printf("\r\033[K[%d/%d] %d unexpected, %d errors, %.1f s elapsed", r->n_done, r->n_pick,
 	       r->n_unexpected, r->n_error, el);
-	if (r->n_done < r->n_pick)
+	if (r->n_done && r->n_done < r->n_pick)
 		printf(", ETA %.0f s", ceil(eta));
 	fflush(stdout);
 }

@@ -103,6 +103,21 @@ done
 expect_exit "merge with a shard missing" 2 "$BCBENCH" merge -o "$TMP/m2.json" "$TMP/shard1/suite.json" "$TMP/shard2/suite.json"
 expect_exit "merge a shard twice" 2 "$BCBENCH" merge -o "$TMP/m3.json" "$TMP/shard1/suite.json" "$TMP/shard1/suite.json" "$TMP/shard2/suite.json" "$TMP/shard3/suite.json"
 
+# SIGTERM mid-suite: the running entries stop in their safe state, what
+# was not run is recorded as such, suite.json is written, exit 3.
+"$BCBENCH" suite -q -j 1 --fwdir "$FWDIR" --out "$TMP/term" scripts/suites/regression.suite >"$TMP/term.out" 2>&1 &
+spid=$!
+sleep 1
+kill -TERM $spid
+wait $spid
+rc=$?
+[ $rc -eq 3 ] && ok "SIGTERM mid-suite exits 3" || bad "SIGTERM mid-suite exited $rc"
+has "interrupted suite still writes suite.json" "$TMP/term/suite.json" '"schema":	"bcbench-suite/1"'
+has "entries not run say so" "$TMP/term/suite.json" "not run: the suite was interrupted by SIGTERM"
+n_term=$(json_num "$TMP/term/suite.json" entries)
+[ "$n_term" = "$n_all" ] && ok "interrupted suite.json lists all $n_term entries" || bad "interrupted suite.json lists $n_term of $n_all"
+[ -z "$(find "$TMP/term" -name '.capture.sr.*')" ] && ok "no capture spool left behind" || bad "spool left: $(find "$TMP/term" -name '.capture.sr.*' | head -2)"
+
 # diff on suites: itself, then an injected regression.
 expect_exit "diff suite against itself" 0 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/reg/suite.json"
 expect_exit "diff merged against unsharded" 0 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/merged.json"

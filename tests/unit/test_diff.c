@@ -540,8 +540,8 @@ static void test_diff__not_a_record(void **state)
 		"[1, 2]",
 		"{\"schema\": \"bcbench-report/2\", \"results\": []}",
 		"{\"schema\": \"bcbench-report/1\", \"results\": {}}",
-		"{\"schema\": \"bcbench-report/1\", \"results\": [{\"id\": \"x\", \"verdict\": "
-		"\"maybe\"}], \"status\": {\"state\": \"completed\"}}",
+		("{\"schema\": \"bcbench-report/1\", \"results\": [{\"id\": \"x\", \"verdict\": "
+		 "\"maybe\"}], \"status\": {\"state\": \"completed\"}}"),
 		"{\"schema\": \"bcbench-report/1\", \"results\": []}",
 		"{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1}]}",
 		"{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1, \"id\": \"a\"}]}",
