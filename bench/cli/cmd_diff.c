@@ -101,9 +101,10 @@ int bn_cli_diff(int argc, char **argv)
 	if (load(argv[optind], &base, &kb) < 0 || load(argv[optind + 1], &new_doc, &kn) < 0)
 		goto out;
 	if (kb != kn) {
-		fprintf(stderr, "bcbench diff: %s is %s and %s is %s: compare reports with reports, "
-			"suite records with suite records\n", argv[optind], kind_names[kb],
-			argv[optind + 1], kind_names[kn]);
+		fprintf(stderr,
+			"bcbench diff: %s is %s and %s is %s: compare reports with reports, "
+			"suite records with suite records\n",
+			argv[optind], kind_names[kb], argv[optind + 1], kind_names[kn]);
 		goto out;
 	}
 	if (bn_diff_docs(base, new_doc, pct, quiet ? NULL : stdout, &counts, &err) < 0) {

@@ -102,8 +102,8 @@ static int check_report(const cJSON *doc, const char *what, struct bn_err *err)
 		return bn_err_set(err, BN_ERR_DATA, "%s: not a JSON object", what);
 	if (!schema || strcmp(schema, BN_REPORT_SCHEMA))
 		return bn_err_set(err, BN_ERR_DATA, "%s: schema %s%s%s, expected \"%s\"", what,
-				  schema ? "\"" : "", schema ? schema : "missing", schema ? "\"" : "",
-				  BN_REPORT_SCHEMA);
+				  schema ? "\"" : "", schema ? schema : "missing",
+				  schema ? "\"" : "", BN_REPORT_SCHEMA);
 	if (!cJSON_IsArray(results))
 		return bn_err_set(err, BN_ERR_DATA, "%s: \"results\" is not an array", what);
 	cJSON_ArrayForEach(res, results) {
@@ -133,10 +133,11 @@ int bn_diff_doc_kind(const cJSON *doc, const char *what, enum bn_diff_kind *kind
 		return bn_err_set(err, BN_ERR_DATA, "%s: not a bcbench report or suite record "
 				  "(not a JSON object)", what);
 	if (!schema || (strcmp(schema, BN_REPORT_SCHEMA) && strcmp(schema, BN_SUITE_SCHEMA)))
-		return bn_err_set(err, BN_ERR_DATA, "%s: not a bcbench report or suite record "
-				  "(schema %s%s%s, expected \"%s\" or \"%s\")", what,
-				  schema ? "\"" : "", schema ? schema : "missing", schema ? "\"" : "",
-				  BN_REPORT_SCHEMA, BN_SUITE_SCHEMA);
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: not a bcbench report or suite record "
+				  "(schema %s%s%s, expected \"%s\" or \"%s\")",
+				  what, schema ? "\"" : "", schema ? schema : "missing",
+				  schema ? "\"" : "", BN_REPORT_SCHEMA, BN_SUITE_SCHEMA);
 	if (!strcmp(schema, BN_REPORT_SCHEMA)) {
 		*kind = BN_DIFF_REPORT;
 		return check_report(doc, what, err);
@@ -149,8 +150,10 @@ int bn_diff_doc_kind(const cJSON *doc, const char *what, enum bn_diff_kind *kind
 		const cJSON *rep = get(e, "report");
 
 		if (!get_str(e, "outcome") || !cJSON_IsBool(get(e, "as_expected")))
-			return bn_err_set(err, BN_ERR_DATA, "%s: entries[%d] \"%s\": no \"outcome\" "
-					  "or \"as_expected\"", what, i, id);
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: entries[%d] \"%s\": no \"outcome\" "
+					  "or \"as_expected\"",
+					  what, i, id);
 		for (const cJSON *o = get(doc, "entries")->child; o != e; o = o->next)
 			if (!strcmp(get_str(o, "id"), id))
 				return bn_err_set(err, BN_ERR_DATA, "%s: entry id \"%s\" is there "
@@ -279,8 +282,10 @@ static void fmt_qty(char *buf, size_t len, double v, const char *unit)
 	}
 	if (a > 0 && a < 1) {
 		for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
-			if (a >= small[i].scale * 0.9995 || i + 1 == sizeof(small) / sizeof(small[0])) {
-				snprintf(buf, len, "%.4g %s%s", v / small[i].scale, small[i].prefix, unit);
+			if (a >= small[i].scale * 0.9995 ||
+			    i + 1 == sizeof(small) / sizeof(small[0])) {
+				snprintf(buf, len, "%.4g %s%s", v / small[i].scale, small[i].prefix,
+					 unit);
 				return;
 			}
 	}
@@ -361,7 +366,8 @@ static void print_row(FILE *f, const struct entry *en, const struct row *b, cons
 		fprintf(f, ", measured %s", b ? mb : mn);
 	if (lim[0])
 		fprintf(f, " (limit %s)", lim);
-	if (reason && reason[0] && n->verdict != BN_VERDICT_PASS && n->verdict != BN_VERDICT_SKIPPED)
+	if (reason && reason[0] && n->verdict != BN_VERDICT_PASS &&
+	    n->verdict != BN_VERDICT_SKIPPED)
 		fprintf(f, " [%s]", reason);
 	fputc('\n', f);
 }
@@ -483,7 +489,9 @@ static const struct row *find_row(const struct side *s, const struct entry *en, 
 
 static const char *outcome_str(const struct entry *en)
 {
-	return en->suite ? bn_outcome_name(en->outcome) : en->completed ? "completed" : "not completed";
+	if (en->suite)
+		return bn_outcome_name(en->outcome);
+	return en->completed ? "completed" : "not completed";
 }
 
 /* The unexpected[] lines of a suite entry, "; "-joined. */
@@ -523,8 +531,9 @@ static void compare_entry(struct diff_ctx *x, const struct side *bs, const struc
 	if (!be) {
 		if (ne->suite && !ne->as_expected) {
 			unexpected_lines(new_doc, ne->id, why, sizeof(why));
-			fprintf(count(x, BN_DIFF_UNEXPECTED), "  [%s] absent -> %s, not as expected%s%s\n",
-				ne->label, outcome_str(ne), why[0] ? ": " : "", why);
+			fprintf(count(x, BN_DIFF_UNEXPECTED),
+				"  [%s] absent -> %s, not as expected%s%s\n", ne->label,
+				outcome_str(ne), why[0] ? ": " : "", why);
 		} else {
 			fprintf(count(x, BN_DIFF_ADDED), "  [%s] new entry, %s\n", ne->label,
 				outcome_str(ne));
@@ -546,12 +555,12 @@ static void compare_entry(struct diff_ctx *x, const struct side *bs, const struc
 		fprintf(count(x, BN_DIFF_NEW_ERROR), "  [%s] run did not complete: %s -> %s",
 			ne->label, be->state, ne->state);
 		if (unreported)
-			fprintf(x->sec[BN_DIFF_NEW_ERROR], " (%d result%s not reported)", unreported,
-				unreported == 1 ? "" : "s");
+			fprintf(x->sec[BN_DIFF_NEW_ERROR], " (%d result%s not reported)",
+				unreported, unreported == 1 ? "" : "s");
 		fputc('\n', x->sec[BN_DIFF_NEW_ERROR]);
 	} else if (!be->completed && ne->completed) {
-		fprintf(count(x, BN_DIFF_FIXED), "  [%s] run completes again: %s -> %s\n", ne->label,
-			be->state, ne->state);
+		fprintf(count(x, BN_DIFF_FIXED), "  [%s] run completes again: %s -> %s\n",
+			ne->label, be->state, ne->state);
 		fixed = true;
 	}
 	if (!ne->suite)
@@ -610,8 +619,10 @@ int bn_diff_docs(const cJSON *base, const cJSON *new_doc, double margin_drop_pct
 		compare_entry(&x, &bs, &ns, new_doc, &ns.e[i], b_matched, e_matched);
 	for (int i = 0; i < bs.n_e; i++)
 		if (!e_matched[i])
-			fprintf(count(&x, BN_DIFF_GONE), "  [%s] entry missing from new (was %s, %d "
-				"result%s)\n", bs.e[i].label, outcome_str(&bs.e[i]), bs.e[i].n,
+			fprintf(count(&x, BN_DIFF_GONE),
+				"  [%s] entry missing from new (was %s, %d "
+				"result%s)\n",
+				bs.e[i].label, outcome_str(&bs.e[i]), bs.e[i].n,
 				bs.e[i].n == 1 ? "" : "s");
 
 	if (out && bs.kind == BN_DIFF_REPORT && strcmp(bs.e[0].label, ns.e[0].label))

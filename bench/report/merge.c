@@ -44,8 +44,10 @@ static int read_shard(const cJSON *doc, const char *path, struct shard *s, struc
 	const cJSON *idx, *cnt;
 
 	if (!cJSON_IsString(sha) || !sha->valuestring[0])
-		return bn_err_set(err, BN_ERR_DATA, "%s: no \"suite\": {\"sha256\"}: cannot tell which "
-				  "suite it ran", path);
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: no \"suite\": {\"sha256\"}: cannot tell which "
+				  "suite it ran",
+				  path);
 	s->sha = sha->valuestring;
 	s->index = s->count = 0;
 	if (!sh || cJSON_IsNull(sh))
@@ -73,29 +75,37 @@ static int check_same_run(cJSON *const *docs, const char *const *paths, int n,
 		const cJSON *lb = get(get(docs[i], "limits"), "sha256");
 
 		if (strcmp(sh[0].sha, sh[i].sha))
-			return bn_err_set(err, BN_ERR_DATA, "%s and %s ran different suites "
-					  "(suite.sha256 %.12s... and %.12s...)", paths[0], paths[i],
-					  sh[0].sha, sh[i].sha);
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s and %s ran different suites "
+					  "(suite.sha256 %.12s... and %.12s...)",
+					  paths[0], paths[i], sh[0].sha, sh[i].sha);
 		for (size_t k = 0; k < sizeof(same_keys) / sizeof(same_keys[0]); k++)
 			if (!same_value(get(docs[0], same_keys[k]), get(docs[i], same_keys[k])))
-				return bn_err_set(err, BN_ERR_DATA, "%s and %s differ in \"%s\": not "
-						  "shards of one run", paths[0], paths[i],
-						  same_keys[k]);
-		if (cJSON_IsString(la) && cJSON_IsString(lb) && strcmp(la->valuestring, lb->valuestring))
-			return bn_err_set(err, BN_ERR_DATA, "%s and %s were judged against different "
-					  "limits (limits.sha256)", paths[0], paths[i]);
+				return bn_err_set(err, BN_ERR_DATA,
+						  "%s and %s differ in \"%s\": not "
+						  "shards of one run",
+						  paths[0], paths[i], same_keys[k]);
+		if (cJSON_IsString(la) && cJSON_IsString(lb) &&
+		    strcmp(la->valuestring, lb->valuestring))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s and %s were judged against different "
+					  "limits (limits.sha256)",
+					  paths[0], paths[i]);
 		if (!sh[0].count != !sh[i].count)
 			return bn_err_set(err, BN_ERR_DATA, "%s is %s and %s is %s", paths[0],
 					  sh[0].count ? "a shard" : "not sharded", paths[i],
 					  sh[i].count ? "a shard" : "not sharded");
 		if (sh[0].count != sh[i].count)
-			return bn_err_set(err, BN_ERR_DATA, "%s is shard %d/%d and %s is shard %d/%d: "
-					  "not one sharding", paths[0], sh[0].index, sh[0].count,
-					  paths[i], sh[i].index, sh[i].count);
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s is shard %d/%d and %s is shard %d/%d: "
+					  "not one sharding",
+					  paths[0], sh[0].index, sh[0].count, paths[i], sh[i].index,
+					  sh[i].count);
 		for (int j = 0; j < i; j++)
 			if (sh[i].count && sh[i].index == sh[j].index)
-				return bn_err_set(err, BN_ERR_DATA, "%s and %s are both shard %d/%d",
-						  paths[j], paths[i], sh[i].index, sh[i].count);
+				return bn_err_set(err, BN_ERR_DATA,
+						  "%s and %s are both shard %d/%d", paths[j],
+						  paths[i], sh[i].index, sh[i].count);
 	}
 	return BN_OK;
 }
@@ -349,7 +359,8 @@ int bn_suite_merge(cJSON *const *docs, const char *const *paths, int n,
 					paths[slots[i].src], slots[i].index);
 		else
 			rc = bn_err_set(err, BN_ERR_DATA, "entry index %g is in both %s and %s",
-					slots[i].index, paths[slots[i - 1].src], paths[slots[i].src]);
+					slots[i].index, paths[slots[i - 1].src],
+					paths[slots[i].src]);
 		goto out;
 	}
 	eis = get(docs[0], "entries_in_suite");
@@ -382,7 +393,8 @@ int bn_suite_merge(cJSON *const *docs, const char *const *paths, int n,
 		const cJSON *t = get(docs[i], "timing");
 
 		cJSON_AddStringToObject(m, "path", paths[i]);
-		cJSON_AddItemToObject(m, "shard", s ? cJSON_Duplicate(s, true) : cJSON_CreateNull());
+		cJSON_AddItemToObject(m, "shard",
+				      s ? cJSON_Duplicate(s, true) : cJSON_CreateNull());
 		cJSON_AddItemToArray(from, m);
 		if (cJSON_IsNumber(get(t, "wall_s"))) {
 			wall_s = fmax(wall_s, get(t, "wall_s")->valuedouble);

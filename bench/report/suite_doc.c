@@ -37,7 +37,8 @@ int bn_suite_doc_check(const cJSON *doc, const char *path, struct bn_err *err)
 	int i = 0;
 
 	if (!cJSON_IsObject(doc))
-		return bn_err_set(err, BN_ERR_DATA, "%s: not a suite record (not a JSON object)", path);
+		return bn_err_set(err, BN_ERR_DATA, "%s: not a suite record (not a JSON object)",
+				  path);
 	schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
 	if (!cJSON_IsString(schema))
 		return bn_err_set(err, BN_ERR_DATA, "%s: not a suite record: no \"schema\"", path);
@@ -53,26 +54,33 @@ int bn_suite_doc_check(const cJSON *doc, const char *path, struct bn_err *err)
 		const cJSON *it;
 
 		if (!cJSON_IsObject(e))
-			return bn_err_set(err, BN_ERR_DATA, "%s: entries[%d] is not an object", path, i);
+			return bn_err_set(err, BN_ERR_DATA, "%s: entries[%d] is not an object",
+					  path, i);
 		if (!cJSON_IsNumber(idx))
-			return bn_err_set(err, BN_ERR_DATA, "%s: entries[%d]: no number \"index\"", path, i);
+			return bn_err_set(err, BN_ERR_DATA, "%s: entries[%d]: no number \"index\"",
+					  path, i);
 		if (!cJSON_IsString(id))
-			return bn_err_set(err, BN_ERR_DATA, "%s: entries[%d]: no string \"id\"", path, i);
+			return bn_err_set(err, BN_ERR_DATA, "%s: entries[%d]: no string \"id\"",
+					  path, i);
 		it = cJSON_GetObjectItemCaseSensitive(e, "outcome");
 		if (it && (!cJSON_IsString(it) || bn_outcome_parse(it->valuestring) < 0))
-			return bn_err_set(err, BN_ERR_DATA,
-					  "%s: entries[%d] \"%s\": \"outcome\" is not one of pass, xfail, "
-					  "fail, xpass, error", path, i, id->valuestring);
+			return bn_err_set(
+			    err, BN_ERR_DATA,
+			    "%s: entries[%d] \"%s\": \"outcome\" is not one of pass, xfail, "
+			    "fail, xpass, error",
+			    path, i, id->valuestring);
 		it = cJSON_GetObjectItemCaseSensitive(e, "as_expected");
 		if (it && !cJSON_IsBool(it))
-			return bn_err_set(err, BN_ERR_DATA,
-					  "%s: entries[%d] \"%s\": \"as_expected\" is not true or false",
-					  path, i, id->valuestring);
+			return bn_err_set(
+			    err, BN_ERR_DATA,
+			    "%s: entries[%d] \"%s\": \"as_expected\" is not true or false", path, i,
+			    id->valuestring);
 		it = cJSON_GetObjectItemCaseSensitive(e, "report");
 		if (it && !cJSON_IsObject(it) && !cJSON_IsNull(it))
-			return bn_err_set(err, BN_ERR_DATA,
-					  "%s: entries[%d] \"%s\": \"report\" is not an object or null",
-					  path, i, id->valuestring);
+			return bn_err_set(
+			    err, BN_ERR_DATA,
+			    "%s: entries[%d] \"%s\": \"report\" is not an object or null", path, i,
+			    id->valuestring);
 		i++;
 	}
 	return BN_OK;
@@ -91,16 +99,16 @@ static int count_rules(const cJSON *report, const char *id, int rules[BN_VERDICT
 	if (!results)
 		return BN_OK;
 	if (!cJSON_IsArray(results))
-		return bn_err_set(err, BN_ERR_DATA, "suite entry \"%s\": report \"results\" is not an array",
-				  id);
+		return bn_err_set(err, BN_ERR_DATA,
+				  "suite entry \"%s\": report \"results\" is not an array", id);
 	cJSON_ArrayForEach(res, results) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
 		int verdict = cJSON_IsString(v) ? verdict_parse(v->valuestring) : -1;
 
 		if (verdict < 0)
-			return bn_err_set(err, BN_ERR_DATA,
-					  "suite entry \"%s\": report results[%d]: no known \"verdict\"",
-					  id, i);
+			return bn_err_set(
+			    err, BN_ERR_DATA,
+			    "suite entry \"%s\": report results[%d]: no known \"verdict\"", id, i);
 		rules[verdict]++;
 		i++;
 	}
@@ -134,12 +142,13 @@ int bn_suite_doc_totals(cJSON *doc, struct bn_err *err)
 		int o = cJSON_IsString(oc) ? bn_outcome_parse(oc->valuestring) : -1;
 
 		if (o < 0)
-			return bn_err_set(err, BN_ERR_DATA, "suite entry \"%s\": no known \"outcome\"",
-					  name);
+			return bn_err_set(err, BN_ERR_DATA,
+					  "suite entry \"%s\": no known \"outcome\"", name);
 		if (!cJSON_IsBool(ax))
-			return bn_err_set(err, BN_ERR_DATA, "suite entry \"%s\": no \"as_expected\"",
-					  name);
-		if (count_rules(cJSON_GetObjectItemCaseSensitive(e, "report"), name, rules, err) < 0)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "suite entry \"%s\": no \"as_expected\"", name);
+		if (count_rules(cJSON_GetObjectItemCaseSensitive(e, "report"), name, rules, err) <
+		    0)
 			return err->code;
 		n++;
 		outcomes[o]++;

@@ -134,7 +134,8 @@ static void test_diff__new_failure(void **state)
 	assert_int_equal(c.n[BN_DIFF_NEW_FAILURE], 1);
 	assert_int_equal(c.n[BN_DIFF_FIXED], 0);
 	assert_has(text, "new failures (1):\n");
-	assert_has(text, "bc12.cur.idev_chg: pass -> fail, measured 1.204 A (limit IDEV_CHG <= 1.5 A)");
+	assert_has(text,
+		   "bc12.cur.idev_chg: pass -> fail, measured 1.204 A (limit IDEV_CHG <= 1.5 A)");
 	assert_has(text, "[DCP (compliant 1 A): detection and input current ramp]");
 	assert_has(text, "diff: 1 regression (1 new failure), 0 fixed\n");
 	free(text);
@@ -463,7 +464,8 @@ static void test_diff__suite_entry_error(void **state)
 	assert_int_equal(c.n[BN_DIFF_NEW_ERROR], 1);
 	assert_int_equal(c.n[BN_DIFF_UNEXPECTED], 1);
 	assert_int_equal(c.n[BN_DIFF_GONE], 0);
-	assert_has(text, "[dcp] run did not complete: completed -> outcome error: killed by SIGSEGV "
+	assert_has(text,
+		   "[dcp] run did not complete: completed -> outcome error: killed by SIGSEGV "
 		   "(firmware crashed) (7 results not reported)");
 	assert_has(text, "[dcp] pass -> error, not as expected: the run did not complete");
 	free(text);

@@ -55,7 +55,8 @@ static cJSON *report(const char *verdicts)
 
 		snprintf(id, sizeof(id), "rule.%d", i);
 		cJSON_AddStringToObject(res, "id", id);
-		cJSON_AddStringToObject(res, "verdict", names[strchr("pfise", verdicts[i]) - "pfise"]);
+		cJSON_AddStringToObject(res, "verdict",
+					names[strchr("pfise", verdicts[i]) - "pfise"]);
 		cJSON_AddItemToArray(results, res);
 	}
 	cJSON_AddStringToObject(cJSON_AddObjectToObject(r, "status"), "state", "completed");
@@ -199,7 +200,8 @@ static void test_merge__exit_code(void **state)
 		cJSON_AddStringToObject(doc, "schema", BN_SUITE_SCHEMA);
 		entries = cJSON_AddArrayToObject(doc, "entries");
 		cJSON_AddItemToArray(entries, entry(1, "pass", true, "pp"));
-		cJSON_AddItemToArray(entries, entry(2, cases[i].outcome, cases[i].as_expected, "p"));
+		cJSON_AddItemToArray(entries,
+				     entry(2, cases[i].outcome, cases[i].as_expected, "p"));
 		cJSON_AddItemToArray(entries, entry(3, "xfail", true, "f"));
 		assert_int_equal(bn_suite_doc_totals(doc, &err), BN_OK);
 		assert_int_equal(num(doc, "exit_code"), cases[i].exit_code);
@@ -226,19 +228,21 @@ static void test_merge__check(void **state)
 	static const struct {
 		const char *json, *says;
 	} bad[] = {
-		{ "[]", "not a suite record" },
-		{ "{\"entries\": []}", "no \"schema\"" },
-		{ "{\"schema\": \"bcbench-report/1\", \"entries\": []}", "schema \"bcbench-report/1\"" },
-		{ "{\"schema\": \"bcbench-suite/1\"}", "\"entries\" is not an array" },
-		{ "{\"schema\": \"bcbench-suite/1\", \"entries\": [3]}", "entries[0] is not an object" },
-		{ "{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"id\": \"a\"}]}",
-		  "entries[0]: no number \"index\"" },
-		{ "{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1, \"id\": 2}]}",
-		  "entries[0]: no string \"id\"" },
-		{ "{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1, \"id\": \"a\", "
-		  "\"outcome\": \"meh\"}]}", "\"outcome\" is not one of" },
-		{ "{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1, \"id\": \"a\", "
-		  "\"as_expected\": 1}]}", "\"as_expected\" is not true or false" },
+	    {"[]", "not a suite record"},
+	    {"{\"entries\": []}", "no \"schema\""},
+	    {"{\"schema\": \"bcbench-report/1\", \"entries\": []}", "schema \"bcbench-report/1\""},
+	    {"{\"schema\": \"bcbench-suite/1\"}", "\"entries\" is not an array"},
+	    {"{\"schema\": \"bcbench-suite/1\", \"entries\": [3]}", "entries[0] is not an object"},
+	    {"{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"id\": \"a\"}]}",
+	     "entries[0]: no number \"index\""},
+	    {"{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1, \"id\": 2}]}",
+	     "entries[0]: no string \"id\""},
+	    {"{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1, \"id\": \"a\", "
+	     "\"outcome\": \"meh\"}]}",
+	     "\"outcome\" is not one of"},
+	    {"{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1, \"id\": \"a\", "
+	     "\"as_expected\": 1}]}",
+	     "\"as_expected\" is not true or false"},
 	};
 	cJSON *good = suite(0, 0);
 	struct bn_err err = { 0 };
@@ -291,7 +295,8 @@ static void test_merge__three_shards(void **state)
 	assert_near(num(timing, "entries_wall_s"), 4.5, 1e-12);
 	/* the inputs are left as they were */
 	assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(docs[0], "shard")));
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(docs[0], "entries")), 3);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(docs[0], "entries")),
+			 3);
 	cJSON_Delete(out);
 	cJSON_Delete(whole);
 	free_docs(docs, 3);
@@ -515,7 +520,8 @@ static void test_merge__one_file(void **state)
 	merge_ok(docs, shard_paths, 1, NULL, &out);
 	assert_true(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(out, "entries"),
 				  cJSON_GetObjectItemCaseSensitive(docs[0], "entries"), true));
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(out, "merged_from")), 1);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(out, "merged_from")),
+			 1);
 	cJSON_Delete(out);
 	free_docs(docs, 1);
 }
