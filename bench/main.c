@@ -161,6 +161,30 @@ static void print_summary(const struct bn_report *rep, const char *report_path)
 		printf("  report: %s\n", report_path);
 }
 
+/* The interrupt (if any) in the reason, OUT/report.json written
+ * atomically, the summary printed, the report freed: the exit code. */
+static int write_report(struct bn_report *rep, const char *out_dir, const char *where)
+{
+	struct bn_err err = { 0 };
+	char report_path[1400];
+	int exit_code;
+
+	if (*bn_cli_stop_flag())
+		snprintf(rep->reason, sizeof(rep->reason), "interrupted by %s at t=%.3f s%s",
+			 *bn_cli_stop_flag() == SIGTERM ? "SIGTERM" : "SIGINT", rep->sim_s, where);
+	snprintf(report_path, sizeof(report_path), "%s/report.json", out_dir);
+	if (bn_mkdir_p(out_dir, &err) < 0 || bn_report_write_json(rep, report_path, &err) < 0) {
+		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
+		print_summary(rep, NULL);
+		bn_report_free(rep);
+		return 3;
+	}
+	print_summary(rep, report_path);
+	exit_code = bn_report_exit_code(rep);
+	bn_report_free(rep);
+	return exit_code;
+}
+
 static void scenario_stem(const char *path, char *out, size_t len)
 {
 	char buf[1024];
@@ -218,8 +242,7 @@ static int run_job_body(void *user)
 	struct bn_report rep;
 	struct bn_bench_hw hw;
 	struct bn_console *console = NULL;
-	char report_path[1400];
-	int rc, exit_code;
+	int rc;
 
 	rc = bn_bench_hw_open(&hw, &j->conf, j->datadir, &err);
 	if (rc < 0) {
@@ -253,20 +276,7 @@ static int run_job_body(void *user)
 		bn_report_free(&rep);
 		return bn_err_exit_code(rc);
 	}
-	if (*bn_cli_stop_flag())
-		snprintf(rep.reason, sizeof(rep.reason), "interrupted by %s at t=%.3f s; bench in safe state",
-			 *bn_cli_stop_flag() == SIGTERM ? "SIGTERM" : "SIGINT", rep.sim_s);
-	snprintf(report_path, sizeof(report_path), "%s/report.json", j->out_dir);
-	if (bn_mkdir_p(j->out_dir, &err) < 0 || bn_report_write_json(&rep, report_path, &err) < 0) {
-		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
-		print_summary(&rep, NULL);
-		bn_report_free(&rep);
-		return 3;
-	}
-	print_summary(&rep, report_path);
-	exit_code = bn_report_exit_code(&rep);
-	bn_report_free(&rep);
-	return exit_code;
+	return write_report(&rep, j->out_dir, "; bench in safe state");
 }
 
 /* What a run that died left half-written in its report directory: the
@@ -553,12 +563,12 @@ static int cmd_replay(int argc, char **argv)
 	};
 	struct bn_replay_opts ro = { 0 };
 	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL;
-	char datadir_buf[1200], out_buf[1200], report_path[1400], stem[256],
+	char datadir_buf[1200], out_buf[1200], stem[256],
 		beside[1100];
 	struct bn_conf conf;
 	struct bn_err err = { 0 };
 	struct bn_report rep;
-	int verbose = 0, quiet = 0, c, rc, exit_code;
+	int verbose = 0, quiet = 0, c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "e:p:u:m:l:o:c:d:vqh", opts, NULL)) != -1) {
@@ -623,20 +633,7 @@ static int cmd_replay(int argc, char **argv)
 		bn_report_free(&rep);
 		return bn_err_exit_code(rc);
 	}
-	if (*bn_cli_stop_flag())
-		snprintf(rep.reason, sizeof(rep.reason), "interrupted by %s at t=%.3f s of the capture",
-			 *bn_cli_stop_flag() == SIGTERM ? "SIGTERM" : "SIGINT", rep.sim_s);
-	snprintf(report_path, sizeof(report_path), "%s/report.json", out_dir);
-	if (bn_mkdir_p(out_dir, &err) < 0 || bn_report_write_json(&rep, report_path, &err) < 0) {
-		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
-		print_summary(&rep, NULL);
-		bn_report_free(&rep);
-		return 3;
-	}
-	print_summary(&rep, report_path);
-	exit_code = bn_report_exit_code(&rep);
-	bn_report_free(&rep);
-	return exit_code;
+	return write_report(&rep, out_dir, " of the capture");
 }
 
 int main(int argc, char **argv)
