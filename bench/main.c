@@ -311,6 +311,16 @@ static void remove_spools(const char *dir)
 	closedir(d);
 }
 
+/* The run in the isolated child: the parent learns it ended on purpose. */
+static int run_job_child(void *user)
+{
+	struct run_job *j = user;
+	int rc = run_job_body(j);
+
+	__atomic_store_n(&j->ro.beacon->finished, 1, __ATOMIC_RELAXED);
+	return rc;
+}
+
 /* The run's process died or was killed: the bench goes to its safe state
  * (a real one is opened again for that), and the report it left (or a
  * new one) says why. */
@@ -514,7 +524,7 @@ int bn_cli_run(int argc, char **argv)
 		struct bn_isolate_end end;
 
 		j->ro.beacon = iso.beacon;
-		if (!iso.beacon || bn_isolate_run(&iso, run_job_body, j, &end) < 0) {
+		if (!iso.beacon || bn_isolate_run(&iso, run_job_child, j, &end) < 0) {
 			fprintf(stderr, "bcbench: cannot start the run's process: %s\n", strerror(errno));
 			rc = 3;
 		} else if (end.abnormal) {

@@ -47,6 +47,7 @@ static void snap(const struct bn_run_beacon *b, struct bn_run_beacon *out)
 	out->sim_t_us = __atomic_load_n(&b->sim_t_us, __ATOMIC_RELAXED);
 	out->line = __atomic_load_n(&b->line, __ATOMIC_RELAXED);
 	out->started = __atomic_load_n(&b->started, __ATOMIC_RELAXED);
+	out->finished = __atomic_load_n(&b->finished, __ATOMIC_RELAXED);
 }
 
 /* " at t=1.234 s (scenario line 12)" or "" before the bench ran. */
@@ -158,6 +159,16 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 		else
 			snprintf(end->cause, sizeof(end->cause), "crashed: killed by signal %d%s",
 				 WTERMSIG(status), at);
+	} else if (!end->last.finished) {
+		/* Exited, but not through the end of body(): something in the
+		 * run called exit() (a firmware, or a sanitizer's report). */
+		where(&end->last, at, sizeof(at));
+		end->abnormal = true;
+		end->exit_code = 3;
+		snprintf(end->cause, sizeof(end->cause),
+			 "the run's process exited with status %d%s without finishing the run "
+			 "(the firmware called exit()?)",
+			 WEXITSTATUS(status), at);
 	} else {
 		end->exit_code = WEXITSTATUS(status);
 	}

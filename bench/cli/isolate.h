@@ -37,7 +37,9 @@ struct bn_isolate_end {
 struct bn_run_beacon *bn_isolate_beacon_new(void);
 void bn_isolate_beacon_free(struct bn_run_beacon *b);
 
-/* Fork, run body(user) in the child, watch it. Returns 0 with *end
+/* Fork, run body(user) in the child, watch it. body must set the
+ * beacon's finished before it returns: a child that exits without it
+ * ended abnormally. Returns 0 with *end
  * filled, or a negative error (fork failed: nothing ran). */
 int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *user,
 		   struct bn_isolate_end *end);

@@ -33,6 +33,8 @@ struct bn_run_beacon {
 	int64_t sim_t_us;        /* bench time of the last sample */
 	int32_t line;            /* scenario line of the step running, 0 before */
 	int32_t started;         /* 1 once the bench runs (on_started called) */
+	int32_t finished;        /* 1 once the caller has its outcome (the report
+				  * written, or bad input said): set by the caller */
 };
 
 struct bn_run_opts {
