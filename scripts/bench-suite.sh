@@ -16,17 +16,20 @@ now() { date +%s.%N; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo
-echo "suite: $SUITE on $(nproc) CPUs, median of $RUNS"
+echo "suite: $SUITE on $(nproc) CPUs, median of $RUNS (after one warm-up run each)"
+# Interleaved, -j 1 then -j 2, so a slow spell of the machine hits both.
 for j in 1 2; do
-	: >"$TMP/walls$j"
-	for i in $(seq "$RUNS"); do
-		t0=$(now)
-		"$BCBENCH" suite -q -j "$j" --fwdir "$FWDIR" --out "$TMP/j$j" "$SUITE" >/dev/null 2>&1
-		rc=$?
-		t1=$(now)
-		[ $rc -eq 0 ] || echo "bench-suite: -j $j exited $rc" >&2
-		echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }' >>"$TMP/walls$j"
-	done
+	"$BCBENCH" suite -q -j "$j" --fwdir "$FWDIR" --out "$TMP/j$j" "$SUITE" >/dev/null 2>&1
+done
+for i in $(seq "$RUNS"); do
+for j in 1 2; do
+	t0=$(now)
+	"$BCBENCH" suite -q -j "$j" --fwdir "$FWDIR" --out "$TMP/j$j" "$SUITE" >/dev/null 2>&1
+	rc=$?
+	t1=$(now)
+	[ $rc -eq 0 ] || echo "bench-suite: -j $j exited $rc" >&2
+	echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }' >>"$TMP/walls$j"
+done
 done
 w1=$(median <"$TMP/walls1")
 w2=$(median <"$TMP/walls2")
