@@ -579,7 +579,10 @@ int bn_cli_suite(int argc, char **argv)
 		(void)n;
 		printf("  suite report: %s/suite.json\n", out_dir);
 		if (junit) {
-			if (bn_junit_write(doc, junit, &err) < 0) {
+			char dir[1200];
+
+			snprintf(dir, sizeof(dir), "%s", junit);
+			if (bn_mkdir_p(dirname(dir), &err) < 0 || bn_junit_write(doc, junit, &err) < 0) {
 				fprintf(stderr, "bcbench suite: cannot write JUnit: %s\n", err.msg);
 				if (exit_code < 3)
 					exit_code = 3;
