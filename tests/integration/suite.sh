@@ -89,6 +89,11 @@ done
 # The regression suite: whole, then in three shards merged.
 expect_exit "regression suite -j 2" 0 "$BCBENCH" suite -j 2 --fwdir "$FWDIR" --out "$TMP/reg" --junit "$TMP/reg.xml" scripts/suites/regression.suite
 xmllint --noout --schema "$XSD" "$TMP/reg.xml" 2>"$TMP/xmlerr" && ok "regression JUnit validates" || { bad "regression JUnit invalid"; head -5 "$TMP/xmlerr"; }
+# Every entry as expected: JUnit must agree (no failure, no error), and
+# every expected failure is there as one.
+grep -q '<testsuites [^>]*failures="0" errors="0"' "$TMP/reg.xml" && ok "regression JUnit: no failures, no errors" || bad "regression JUnit: $(sed -n 2p "$TMP/reg.xml")"
+n_xf=$(grep -c 'expected failure (xfail)' "$TMP/reg.xml")
+[ "$n_xf" -ge 37 ] && ok "regression JUnit: $n_xf expected failures said so" || bad "regression JUnit: only $n_xf expected failures"
 n_all=$(json_num "$TMP/reg/suite.json" entries)
 for k in 1 2 3; do
 	expect_exit "shard $k/3" 0 "$BCBENCH" suite -q -j 2 --shard "$k/3" --fwdir "$FWDIR" --out "$TMP/shard$k" scripts/suites/regression.suite
