@@ -129,9 +129,9 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 		if (!killed_by && forwarded && t >= stop_at) {
 			where(&now, at, sizeof(at));
 			snprintf(end->cause, sizeof(end->cause),
-				 "interrupted by %s, and the run did not stop within %d s%s "
+				 "interrupted by %s, and the run did not stop within %.3g s%s "
 				 "(the firmware does not return?); killed",
-				 forwarded == SIGTERM ? "SIGTERM" : "SIGINT", (int)iso->grace_s, at);
+				 forwarded == SIGTERM ? "SIGTERM" : "SIGINT", iso->grace_s, at);
 			killed_by = SIGKILL;
 			kill(pid, SIGKILL);
 		} else if (!killed_by && t - last_move >= iso->watchdog_s) {
@@ -166,7 +166,10 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 		end->abnormal = true;
 		end->signal = WTERMSIG(status);
 		end->exit_code = 3;
-		if (name)
+		if (forwarded && WTERMSIG(status) == forwarded)
+			snprintf(end->cause, sizeof(end->cause),
+				 "interrupted by %s%s, before the run could stop cleanly", name, at);
+		else if (name)
 			snprintf(end->cause, sizeof(end->cause),
 				 "crashed: killed by %s%s (the firmware, or the bench model under it)",
 				 name, at);
