@@ -5,31 +5,13 @@
 
 #include "lib/variant.h"
 
-struct exit_fw {
-	struct fw_shim shim; /* first: the reference's HAL points here */
-	int armed;
-};
-
-static int variant_init(void *ctx, const struct bcfw_hal *hal, const struct bcfw_decl *decl)
-{
-	struct exit_fw *f = ctx;
-
-	fw_shim_setup(&f->shim, hal);
-	return fw_shim_start(&f->shim, decl, &ref_fw_tunables);
-}
-
 static void variant_wake(void *ctx, uint32_t ev)
 {
-	struct exit_fw *f = ctx;
-	const struct bcfw_hal *hal = f->shim.real;
+	struct fw_fault *f = ctx;
 
-	if (!f->armed && (hal->comparators(hal->bench) & BCFW_CMP_SESS_VLD)) {
-		f->armed = 1;
-		fw_shim_set_timer(&f->shim, fw_shim_now(&f->shim) + 300000);
-	}
-	if (fw_shim_timer_due(&f->shim))
+	if (fw_fault_due(f, 300000))
 		exit(0);
 	fw_shim_wake(&f->shim, ev);
 }
 
-FW_VARIANT_EXPORT("exit_early", sizeof(struct exit_fw), variant_init, variant_wake)
+FW_VARIANT_EXPORT("exit_early", sizeof(struct fw_fault), fw_fault_init, variant_wake)

@@ -6,32 +6,7 @@ set -u
 BCBENCH=${BCBENCH:-build/bcbench}
 TMP=$(mktemp -d /tmp/bcbench-diff.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-
-# expect_exit NAME CODE CMD...: run CMD, check its exit code
-expect_exit() {
-	name=$1 want=$2
-	shift 2
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$name (exit $got)"; else
-		bad "$name: exit $got, want $want"; sed 's/^/     | /' "$TMP/err" | head -5; fi
-}
-
-# expect_out NAME TEXT / expect_err NAME TEXT: the last command's stdout /
-# stderr contains TEXT
-expect_out() {
-	if grep -qF -- "$2" "$TMP/out"; then ok "$1"; else
-		bad "$1: stdout lacks \"$2\""; sed 's/^/     | /' "$TMP/out" | head -8; fi
-}
-expect_err() {
-	if grep -qF -- "$2" "$TMP/err"; then ok "$1"; else
-		bad "$1: stderr lacks \"$2\""; sed 's/^/     | /' "$TMP/err" | head -5; fi
-}
+. tests/integration/lib.sh
 
 # changed NAME A B: sed did change the copy
 changed() {

@@ -7,27 +7,7 @@ BCBENCH=${BCBENCH:-build/bcbench}
 FWDIR=${FWDIR:-build/fw}
 TMP=$(mktemp -d /tmp/bcbench-it.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-
-# expect_exit NAME CODE CMD...: run CMD, check its exit code
-expect_exit() {
-	name=$1 want=$2
-	shift 2
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$name (exit $got)"; else
-		bad "$name: exit $got, want $want"; sed 's/^/     | /' "$TMP/err" | head -5; fi
-}
-
-# expect_err NAME TEXT: the last command's stderr contains TEXT
-expect_err() {
-	if grep -qF -- "$2" "$TMP/err"; then ok "$1"; else
-		bad "$1: stderr lacks \"$2\""; sed 's/^/     | /' "$TMP/err" | head -5; fi
-}
+. tests/integration/lib.sh
 
 expect_exit "--version" 0 "$BCBENCH" --version
 grep -q "^bcbench [0-9]" "$TMP/out" && ok "--version prints the version" || bad "--version output"

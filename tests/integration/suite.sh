@@ -8,8 +8,6 @@ BCBENCH=${BCBENCH:-build/bcbench}
 FWDIR=${FWDIR:-build/fw}
 TMP=$(mktemp -d /tmp/bcbench-suite.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
 XSD=tests/data/junit/junit-10.xsd
 # Under AddressSanitizer (make check SAN=1) a SIGSEGV would be caught and
 # turned into exit(1); let it kill the process as it does in a real build,
@@ -18,24 +16,8 @@ XSD=tests/data/junit/junit-10.xsd
 ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0
 export ASAN_OPTIONS
 
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-expect_exit() {
-	name=$1 want=$2
-	shift 2
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	got=$?
-	if [ "$got" -eq "$want" ]; then ok "$name (exit $got)"; else
-		bad "$name: exit $got, want $want"; sed 's/^/     | /' "$TMP/err" "$TMP/out" | tail -8; fi
-}
-expect_err() {
-	if grep -qF -- "$2" "$TMP/err"; then ok "$1"; else
-		bad "$1: stderr lacks \"$2\""; sed 's/^/     | /' "$TMP/err" | head -5; fi
-}
-# has NAME FILE TEXT: FILE contains TEXT
-has() {
-	if grep -qF -- "$3" "$2"; then ok "$1"; else bad "$1: $2 lacks \"$3\""; fi
-}
+. tests/integration/lib.sh
+
 # json_num FILE KEY: a suite.json's totals.KEY (cJSON prints one key a
 # line, indented by depth: the totals' own keys are two tabs in)
 json_num() {

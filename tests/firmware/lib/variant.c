@@ -93,3 +93,22 @@ void fw_shim_wake(struct fw_shim *s, uint32_t ev)
 		ref_fw_wake(s->ref, ev);
 	arm(s);
 }
+
+int fw_fault_init(void *ctx, const struct bcfw_hal *hal, const struct bcfw_decl *decl)
+{
+	struct fw_fault *f = ctx;
+
+	fw_shim_setup(&f->shim, hal);
+	return fw_shim_start(&f->shim, decl, &ref_fw_tunables);
+}
+
+bool fw_fault_due(struct fw_fault *f, uint64_t delay_us)
+{
+	const struct bcfw_hal *hal = f->shim.real;
+
+	if (!f->armed && (hal->comparators(hal->bench) & BCFW_CMP_SESS_VLD)) {
+		f->armed = 1;
+		fw_shim_set_timer(&f->shim, fw_shim_now(&f->shim) + delay_us);
+	}
+	return fw_shim_timer_due(&f->shim);
+}

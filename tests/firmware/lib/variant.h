@@ -38,6 +38,18 @@ bool fw_shim_timer_due(struct fw_shim *s);
 /* Hand ev to the reference; its timer bit only when its own wake-up is due. */
 void fw_shim_wake(struct fw_shim *s, uint32_t ev);
 
+/* A bench-fault variant (crash, hang, exit): the reference behind a
+ * shim until delay_us after VBUS first reads valid, then its fault. */
+struct fw_fault {
+	struct fw_shim shim; /* first: the reference's HAL points here */
+	int armed;
+};
+
+int fw_fault_init(void *ctx, const struct bcfw_hal *hal, const struct bcfw_decl *decl);
+/* True, once, in the wake-up when the fault is due; arms it on the first
+ * wake-up with VBUS valid. */
+bool fw_fault_due(struct fw_fault *f, uint64_t delay_us);
+
 /* A variant's firmware table and bcfw_entry(). */
 #define FW_VARIANT_EXPORT(NAME, CTX_SIZE, INIT, WAKE)                                          \
 	static const struct bcfw_firmware fw_variant_table = {                                 \

@@ -1,0 +1,34 @@
+# What the integration scripts share; sourced after each sets TMP (a
+# scratch directory it removes on exit). pass and fail count the checks.
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+
+# expect_exit NAME CODE CMD...: run CMD (stdout to $TMP/out, stderr to
+# $TMP/err), check its exit code; on a miss show the end of both
+expect_exit() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then ok "$name (exit $got)"; else
+		bad "$name: exit $got, want $want"; sed 's/^/     | /' "$TMP/err" "$TMP/out" | tail -8; fi
+}
+
+# expect_out NAME TEXT / expect_err NAME TEXT: the last command's stdout /
+# stderr contains TEXT
+expect_out() {
+	if grep -qF -- "$2" "$TMP/out"; then ok "$1"; else
+		bad "$1: stdout lacks \"$2\""; sed 's/^/     | /' "$TMP/out" | head -8; fi
+}
+expect_err() {
+	if grep -qF -- "$2" "$TMP/err"; then ok "$1"; else
+		bad "$1: stderr lacks \"$2\""; sed 's/^/     | /' "$TMP/err" | head -5; fi
+}
+
+# has NAME FILE TEXT: FILE contains TEXT
+has() {
+	if grep -qF -- "$3" "$2"; then ok "$1"; else bad "$1: $2 lacks \"$3\""; fi
+}
