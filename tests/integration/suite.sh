@@ -68,6 +68,31 @@ for fwname in crash_segv hang_spin livelock exit_early; do
 	[ -z "$(find "$TMP/alone-$fwname" -name '.*')" ] && ok "run alone: $fwname leaves no spool or temporary file" || bad "run alone: $fwname left $(find "$TMP/alone-$fwname" -name '.*')"
 done
 
+# The regression suite holds every golden row (tests/golden/*.tsv) with
+# its rules, and every faulty firmware build (hang_spin waits for the
+# watchdog: it lives in isolation.suite).
+"$BCBENCH" suite --list --fwdir "$FWDIR" scripts/suites/regression.suite >"$TMP/list" 2>&1
+rows=0
+missing=0
+for tsv in tests/golden/*.tsv; do
+	while read -r fw scn rules; do
+		case $fw in '#'* | '') continue ;; esac
+		rows=$((rows + 1))
+		line=$(grep " $scn/$fw " "$TMP/list")
+		for rule in $rules; do
+			case " $line " in *" $rule "*) ;; *) missing=$((missing + 1)); echo "     | $scn/$fw lacks $rule" ;; esac
+		done
+	done <"$tsv"
+done
+[ "$rows" -gt 30 ] && [ $missing -eq 0 ] && ok "regression.suite has all $rows golden rows with their rules" || bad "regression.suite: $missing golden rules missing ($rows rows)"
+missing=0
+for c in tests/firmware/*.c; do
+	fw=$(basename "$c" .c)
+	[ "$fw" = hang_spin ] && continue
+	grep -q "/$fw " "$TMP/list" || { missing=$((missing + 1)); echo "     | no entry runs $fw"; }
+done
+[ $missing -eq 0 ] && ok "regression.suite runs every faulty firmware" || bad "regression.suite misses firmware"
+
 # The regression suite: whole, then in three shards merged.
 expect_exit "regression suite -j 2" 0 "$BCBENCH" suite -j 2 --fwdir "$FWDIR" --out "$TMP/reg" --junit "$TMP/reg.xml" scripts/suites/regression.suite
 xmllint --noout --schema "$XSD" "$TMP/reg.xml" 2>"$TMP/xmlerr" && ok "regression JUnit validates" || { bad "regression JUnit invalid"; head -5 "$TMP/xmlerr"; }
