@@ -13,7 +13,9 @@
  * on, 0 and 0 when off. An unknown command queues an error, which the
  * family's error query reports.
  *
- * Faults, counted in received lines (the first N are served normally):
+ * Faults, counted in received lines (the first N are served normally; a
+ * query sent again at once is the client's retry after a time-out on a
+ * loaded machine, and counts once):
  * --stall-after N answers nothing more; --garbage-after N answers every
  * query with "#?garbage\x01"; --vanish-after N closes the master and exits
  * when line N+1 comes. --log FILE gets every received line. It exits when
@@ -60,6 +62,7 @@ struct emu {
 	long stall_after, garbage_after, vanish_after;
 	int delay_ms;
 	long lines;
+	char prev[256];  /* the last line: its immediate repeat is a retry */
 	FILE *log;
 };
 
@@ -296,7 +299,9 @@ static bool serve(struct emu *e, int master, char *line)
 		line[--n] = '\0';
 	if (n == 0)
 		return true;
-	e->lines++;
+	if (!(line[n - 1] == '?' && !strcmp(line, e->prev)))
+		e->lines++;
+	snprintf(e->prev, sizeof(e->prev), "%s", line);
 	if (e->log) {
 		fprintf(e->log, "%s\n", line);
 		fflush(e->log);
