@@ -20,6 +20,7 @@
 #include "core/file.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "hil/lock.h"
 #include "report/junit.h"
 #include "report/suite_doc.h"
 #include "suite/judge.h"
@@ -28,7 +29,8 @@
 const char bn_cli_suite_usage[] =
 	"Usage: bcbench suite FILE.suite [-j N] [--out DIR] [--junit FILE] [--shard K/N]\n"
 	"                    [--filter PATTERN] [--fwdir DIR] [--watchdog SECONDS]\n"
-	"                    [--limits FILE] [--conf FILE] [--datadir DIR] [--list] [-v] [-q]\n"
+	"                    [--limits FILE] [--wait SECONDS] [--conf FILE] [--datadir DIR]\n"
+	"                    [--list] [-v] [-q]\n"
 	"Run every entry of a suite (scenarios by ports, chargers, hosts, devices and\n"
 	"firmware builds; see bcbench(1), SUITES) and judge each against what the suite\n"
 	"expects of it: pass, fail exactly the listed rules (xfail), or end in error.\n"
@@ -39,8 +41,7 @@ const char bn_cli_suite_usage[] =
 	"capture.sr, events.json, run.log).\n"
 	"\n"
 	"  -j, --jobs N         entries at a time on the simulated bench (default: the\n"
-	"                       number of CPUs); a real bench runs one at a time, each\n"
-	"                       under the bench lock\n"
+	"                       number of CPUs); a real bench runs one at a time\n"
 	"  -o, --out DIR        where the suite's reports go (default <out>/suite-<name>)\n"
 	"      --junit FILE     also write JUnit XML (a testcase per rule per entry)\n"
 	"      --shard K/N      run only shard K of N: the entries sorted longest first and\n"
@@ -53,6 +54,10 @@ const char bn_cli_suite_usage[] =
 	"      --watchdog S     per entry: no progress this long and it is killed as hung\n"
 	"                       (default: the suite's watchdog, else 30)\n"
 	"      --limits FILE    judge every entry against this limits file\n"
+	"  -w, --wait SECONDS   the suite holds the bench lock from its first entry to\n"
+	"                       its last (no other run slips in between); when the\n"
+	"                       bench is in use, queue for it this long instead of\n"
+	"                       recording every entry as not run and exiting 3\n"
 	"      --list           print the entries (index, id, expectation) and exit\n"
 	"  -c, --conf FILE, -d, --datadir DIR, -v, -q, -h: as for run\n"
 	"\n"
@@ -136,11 +141,6 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
 	argv[argc++] = j->dir;
 	argv[argc++] = "--watchdog";
 	argv[argc++] = watchdog;
-	if (r->real_bench) {
-		/* One entry at a time on a real bench, each under its lock. */
-		argv[argc++] = "--wait";
-		argv[argc++] = "600";
-	}
 	if (r->conf_path) {
 		argv[argc++] = "--conf";
 		argv[argc++] = r->conf_path;
@@ -336,6 +336,7 @@ int bn_cli_suite(int argc, char **argv)
 		{ "watchdog", required_argument, NULL, 'W' },
 		{ "limits", required_argument, NULL, 'l' },
 		{ "list", no_argument, NULL, 'L' },
+		{ "wait", required_argument, NULL, 'w' },
 		{ "conf", required_argument, NULL, 'c' },
 		{ "datadir", required_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -356,12 +357,14 @@ int bn_cli_suite(int argc, char **argv)
 	int *pick = NULL;
 	int verbose = 0, quiet = 0, list = 0, jobs = 0, shard_k = 1, shard_n = 1, c, rc, next = 0,
 	    running = 0, n_matching, exit_code;
-	double watchdog_s = 0;
+	double watchdog_s = 0, wait_s = 0;
+	struct bn_lock lock = { .fd = -1 };
+	char lock_cause[900] = "";
 	volatile sig_atomic_t *stop = bn_cli_stop_flag();
 	int forwarded = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:o:c:d:l:vqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:o:c:d:l:w:vqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': {
 			char *end;
@@ -383,6 +386,10 @@ int bn_cli_suite(int argc, char **argv)
 			break;
 		case 'W':
 			if (bn_cli_parse_seconds("suite", "--watchdog", optarg, &watchdog_s))
+				return 2;
+			break;
+		case 'w':
+			if (bn_cli_parse_wait("suite", optarg, &wait_s))
 				return 2;
 			break;
 		case 'o': out_dir = optarg; break;
@@ -496,6 +503,21 @@ int bn_cli_suite(int argc, char **argv)
 	}
 	bn_cli_catch_signals();
 	r.t0 = mono_s();
+	/* The suite holds the bench for all its entries, which share the lock
+	 * (BN_LOCK_FD_ENV): a run queued behind one entry must not take the
+	 * bench in the middle of the suite. */
+	if (r.n_pick) {
+		char who[400];
+		struct bn_err lerr = { 0 };
+
+		snprintf(who, sizeof(who), "bcbench suite %.300s", argv[optind]);
+		if (bn_cli_lock_err(&conf, who, wait_s, quiet, &lock, &lerr)) {
+			snprintf(lock_cause, sizeof(lock_cause), "not run: %s", lerr.msg);
+			fprintf(stderr, "bcbench suite: %s\n", lerr.msg);
+			next = r.n_pick;
+		}
+		bn_lock_share_with_children(&lock);
+	}
 	if (!quiet)
 		printf("bcbench %s: suite %s (%s): %d entries%s, %d at a time, on the %s bench\n",
 		       BN_VERSION, s.name, argv[optind], r.n_pick,
@@ -546,15 +568,17 @@ int bn_cli_suite(int argc, char **argv)
 				running--;
 			}
 	}
-	/* What an interrupt left unrun is recorded, not silently dropped. */
-	for (; next < r.n_pick; next++) {
+	/* What an interrupt or a bench in use left unrun is recorded, not
+	 * silently dropped. */
+	for (next = lock_cause[0] ? 0 : next; next < r.n_pick; next++) {
 		struct job j = { .entry = pick[next] };
 
 		entry_dirname(&s.entries[j.entry], j.rel + 8, sizeof(j.rel) - 8);
 		memcpy(j.rel, "entries/", 8);
 		snprintf(j.dir, sizeof(j.dir), "%s/%s", out_dir, j.rel);
-		finish(&r, &j, 0, *stop == SIGTERM ? "not run: the suite was interrupted by SIGTERM"
-						   : "not run: the suite was interrupted by SIGINT");
+		finish(&r, &j, 0, lock_cause[0] ? lock_cause
+				  : *stop == SIGTERM ? "not run: the suite was interrupted by SIGTERM"
+						     : "not run: the suite was interrupted by SIGINT");
 	}
 	if (r.tty && !quiet)
 		printf("\r\033[K");
@@ -591,6 +615,7 @@ int bn_cli_suite(int argc, char **argv)
 			}
 		}
 	}
+	bn_lock_release(&lock);
 	cJSON_Delete(doc);
 	for (int i = 0; i < s.n_entries; i++)
 		cJSON_Delete(r.done[i]);

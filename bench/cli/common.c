@@ -71,25 +71,32 @@ const char *bn_cli_datadir(const char *opt, const struct bn_conf *conf, const ch
 	return access("profiles", R_OK) == 0 ? "." : BN_DATADIR;
 }
 
-int bn_cli_lock(const struct bn_conf *conf, const char *who, double wait_s, bool quiet,
-		struct bn_lock *lock)
+int bn_cli_lock_err(const struct bn_conf *conf, const char *who, double wait_s, bool quiet,
+		    struct bn_lock *lock, struct bn_err *err)
 {
-	struct bn_err err = { 0 };
 	char name[128];
 	int rc;
 
 	lock->fd = -1;
+	lock->inherited = 0;
 	if (strcmp(conf->lock, "yes") && !(!strcmp(conf->lock, "auto") && bn_conf_has_hardware(conf)))
 		return 0;
 	bn_bench_lock_name(conf, name, sizeof(name));
 	if (wait_s > 0 && !quiet)
 		fprintf(stderr, "bcbench: waiting up to %.0f s for the bench \"%s\"\n", wait_s, name);
-	rc = bn_lock_take(lock, conf->lock_dir, name, wait_s, who, &stop_requested, &err);
-	if (rc < 0) {
+	rc = bn_lock_take(lock, conf->lock_dir, name, wait_s, who, &stop_requested, err);
+	return rc < 0 ? bn_err_exit_code(rc) : 0;
+}
+
+int bn_cli_lock(const struct bn_conf *conf, const char *who, double wait_s, bool quiet,
+		struct bn_lock *lock)
+{
+	struct bn_err err = { 0 };
+	int rc = bn_cli_lock_err(conf, who, wait_s, quiet, lock, &err);
+
+	if (rc)
 		fprintf(stderr, "bcbench: %s\n", err.msg);
-		return bn_err_exit_code(rc);
-	}
-	return 0;
+	return rc;
 }
 
 int bn_cli_capture_opts(const struct bn_conf *conf, struct bn_sigrok_cap_opts *o,

@@ -29,7 +29,11 @@ volatile sig_atomic_t *bn_cli_stop_flag(void);
 
 /* The bench lock when bench.conf asks for it (lock = yes, or auto with
  * any real instrument), before any instrument is touched. who names the
- * command for the holder line. 0, or the exit code after printing why. */
+ * command for the holder line. A lock a parent shares (a suite's entries)
+ * is taken over, not queued for. 0, or the exit code after printing why;
+ * bn_cli_lock_err leaves the reason in err instead. */
+int bn_cli_lock_err(const struct bn_conf *conf, const char *who, double wait_s, bool quiet,
+		    struct bn_lock *lock, struct bn_err *err);
 int bn_cli_lock(const struct bn_conf *conf, const char *who, double wait_s, bool quiet,
 		struct bn_lock *lock);
 

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +52,37 @@ static void write_holder(int fd, const char *who)
 		(void)!pwrite(fd, line, (size_t)n, 0);
 }
 
+/* The descriptor a parent shares, if it is open on the same file as fd
+ * and holds the lock: flock on a descriptor whose open file already holds
+ * it succeeds without waiting. -1 otherwise. */
+static int shared_from_parent(int fd)
+{
+	const char *env = getenv(BN_LOCK_FD_ENV);
+	struct stat mine, theirs;
+	char *end;
+	long v;
+
+	if (!env || !env[0])
+		return -1;
+	v = strtol(env, &end, 10);
+	if (*end || v < 0 || v > 65535 || v == fd)
+		return -1;
+	if (fstat(fd, &mine) < 0 || fstat((int)v, &theirs) < 0 || mine.st_dev != theirs.st_dev ||
+	    mine.st_ino != theirs.st_ino)
+		return -1;
+	return flock((int)v, LOCK_EX | LOCK_NB) == 0 ? (int)v : -1;
+}
+
+void bn_lock_share_with_children(const struct bn_lock *l)
+{
+	char num[16];
+
+	if (l->fd < 0)
+		return;
+	snprintf(num, sizeof(num), "%d", l->fd);
+	setenv(BN_LOCK_FD_ENV, num, 1);
+}
+
 int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wait_s,
 		 const char *who, volatile const sig_atomic_t *stop, struct bn_err *err)
 {
@@ -57,6 +90,7 @@ int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wa
 	char holder[700];
 
 	l->fd = -1;
+	l->inherited = 0;
 	if (!dir || !dir[0])
 		dir = bn_lock_default_dir();
 	snprintf(l->path, sizeof(l->path), "%s/bcbench-%s.lock", dir, name && name[0] ? name : "bench");
@@ -66,6 +100,16 @@ int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wa
 	if (l->fd < 0)
 		return bn_err_set(err, BN_ERR_IO, "bench lock %s: cannot open: %s", l->path,
 				  strerror(errno));
+	{
+		int parent_fd = shared_from_parent(l->fd);
+
+		if (parent_fd >= 0) {
+			close(l->fd);
+			l->fd = parent_fd;
+			l->inherited = 1;
+			return BN_OK;
+		}
+	}
 	for (;;) {
 		if (flock(l->fd, LOCK_EX | LOCK_NB) == 0) {
 			write_holder(l->fd, who);
@@ -102,6 +146,13 @@ int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wa
 
 void bn_lock_release(struct bn_lock *l)
 {
+	/* The parent's open file: unlocking it would free the bench under the
+	 * parent's feet. */
+	if (l->inherited) {
+		l->fd = -1;
+		l->inherited = 0;
+		return;
+	}
 	if (l->fd >= 0) {
 		/* Leave the file (others may be queued on it); say it is free. */
 		if (ftruncate(l->fd, 0) != 0) {

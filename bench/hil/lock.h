@@ -12,8 +12,20 @@
 
 struct bn_lock {
 	int fd;             /* -1: not held */
+	int inherited;      /* held by a parent through BN_LOCK_FD_ENV: not ours to drop */
 	char path[600];
 };
+
+/* A process that holds the lock for its children (`bcbench suite` for its
+ * entries) names the descriptor here. A child's bn_lock_take checks that
+ * the descriptor is open on the same lock file and that flock on it holds;
+ * only then does it share the lock instead of queueing behind its own
+ * parent. A stale or foreign number is ignored, so it cannot bypass the
+ * lock. */
+#define BN_LOCK_FD_ENV "BCBENCH_LOCK_FD"
+
+/* After taking l: let children share it (sets BN_LOCK_FD_ENV). */
+void bn_lock_share_with_children(const struct bn_lock *l);
 
 /* The lock directory when bench.conf names none: /run/lock if writable,
  * else /tmp. */
@@ -25,7 +37,8 @@ const char *bn_lock_default_dir(void);
  * "bench \"NAME\" is in use by pid 123 (bcbench run dcp.scn, since
  * 2026-12-04 05:40:02 UTC); lock DIR/bcbench-NAME.lock" (and how long it
  * waited). A signal through stop: BN_ERR_INTR. A lock file that cannot be
- * opened: BN_ERR_IO naming it. */
+ * opened: BN_ERR_IO naming it. Held by a parent that shares it
+ * (BN_LOCK_FD_ENV): BN_OK with inherited set. */
 int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wait_s,
 		 const char *who, volatile const sig_atomic_t *stop, struct bn_err *err);
 void bn_lock_release(struct bn_lock *l);

@@ -137,6 +137,43 @@ n_term=$(json_num "$TMP/term/suite.json" entries)
 [ "$n_term" = "$n_all" ] && ok "interrupted suite.json lists all $n_term entries" || bad "interrupted suite.json lists $n_term of $n_all"
 [ -z "$(find "$TMP/term" -name '.capture.sr.*')" ] && ok "no capture spool left behind" || bad "spool left: $(find "$TMP/term" -name '.capture.sr.*' | head -2)"
 
+# The bench lock: a suite holds it from its first entry to its last, and
+# its entries share it; another run is refused, naming the suite.
+printf 'lock = yes\nlock_dir = %s\ndatadir = %s\n' "$TMP" "$PWD" >"$TMP/lock.conf"
+"$BCBENCH" suite -q -j 2 --conf "$TMP/lock.conf" --fwdir "$FWDIR" --out "$TMP/held" tests/data/suites/long.suite >"$TMP/held.out" 2>&1 &
+spid=$!
+i=0
+while [ $i -lt 200 ] && [ "$(find "$TMP/held/entries" -name report.json 2>/dev/null | wc -l)" -lt 2 ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(find "$TMP/held/entries" -name report.json 2>/dev/null | wc -l)" -eq 2 ] && ok "both entries run under the suite's lock" || bad "entries did not start: $(cat "$TMP/held.out" "$TMP"/held/entries/*/run.log 2>&1 | head -5)"
+has "the lock file names the suite" "$TMP/bcbench-bench.lock" "pid $spid (bcbench suite tests/data/suites/long.suite"
+expect_exit "a run while a suite holds the bench" 3 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l2" scripts/scenarios/float.scn
+expect_err "the refusal names the suite" "is in use by pid $spid (bcbench suite"
+kill -TERM $spid
+wait $spid
+rc=$?
+[ $rc -eq 3 ] && ok "interrupted locked suite exits 3" || bad "interrupted locked suite exited $rc"
+if grep -q "in use" "$TMP/held/suite.json"; then bad "an entry of the suite found the bench in use"; else ok "no entry found its own suite's bench in use"; fi
+has "the entries were interrupted, not refused" "$TMP/held/suite.json" "interrupted"
+expect_exit "the suite released the bench" 0 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l3" scripts/scenarios/float.scn
+# A suite that finds the bench in use runs nothing, says why for every
+# entry (suite.json and JUnit) and exits 3.
+"$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l4" tests/data/scenarios/long.scn >/dev/null 2>&1 &
+rpid=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q "^pid $rpid " "$TMP/bcbench-bench.lock" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+expect_exit "a suite on a bench in use" 3 "$BCBENCH" suite -q --conf "$TMP/lock.conf" --fwdir "$FWDIR" --out "$TMP/busy" --junit "$TMP/busy/junit.xml" tests/data/suites/xerror.suite
+expect_err "says who holds the bench" "is in use by pid $rpid (bcbench run tests/data/scenarios/long.scn"
+n_busy=$(grep -c "\"cause\":.*not run: bench .* is in use by pid $rpid" "$TMP/busy/suite.json")
+n_want=$(json_num "$TMP/busy/suite.json" entries)
+[ "$n_busy" -ge 1 ] && [ "$n_busy" = "$n_want" ] && ok "every entry says the bench was in use ($n_busy)" || bad "entries saying the bench was in use: $n_busy of $n_want"
+[ -z "$(find "$TMP/busy/entries" -name report.json 2>/dev/null)" ] && ok "the refused suite ran nothing" || bad "the refused suite ran an entry"
+xmllint --noout --schema "$XSD" "$TMP/busy/junit.xml" 2>/dev/null && ok "the refused suite's JUnit validates" || bad "refused suite JUnit invalid"
+(sleep 1; kill -INT $rpid) &
+"$BCBENCH" suite -q --wait 60 --conf "$TMP/lock.conf" --fwdir "$FWDIR" --out "$TMP/queued" tests/data/suites/xerror.suite >"$TMP/queued.out" 2>&1
+rc=$?
+wait
+[ $rc -eq 0 ] && ok "the queued suite ran after the run ended (exit $rc)" || bad "queued suite exited $rc: $(tail -3 "$TMP/queued.out")"
+
 # diff on suites: itself, then an injected regression.
 expect_exit "diff suite against itself" 0 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/reg/suite.json"
 expect_exit "diff merged against unsharded" 0 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/merged.json"

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/harness.h"
@@ -491,6 +492,66 @@ static void test_bench__lock_wait_interrupted(void **state)
 	rmdir(dir);
 }
 
+/* A suite holds the lock for its entries: a child told the descriptor
+ * shares it, anything else still queues, and the child's release leaves
+ * the parent holding it. */
+static void test_bench__lock_shared_with_children(void **state)
+{
+	char dir[64], path[700], num[16];
+	struct bn_lock suite, entry, other, b;
+	struct bn_err err = { 0 };
+	pid_t pid;
+	int status;
+
+	(void)state;
+	scratch_dir(dir, sizeof(dir));
+	unsetenv(BN_LOCK_FD_ENV);
+	assert_int_equal(bn_lock_take(&suite, dir, "f", 0, "bcbench suite r.suite", NULL, &err), BN_OK);
+	bn_lock_share_with_children(&suite);
+	/* a forked entry, a process of its own, takes it over */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int ok = bn_lock_take(&entry, dir, "f", 0, "bcbench run x.scn", NULL, &err) == BN_OK &&
+			 entry.inherited && entry.fd == suite.fd;
+
+		bn_lock_release(&entry);
+		_exit(ok ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* the entry's release did not free the bench: a run without the
+	 * descriptor is still refused, naming the suite */
+	unsetenv(BN_LOCK_FD_ENV);
+	assert_int_equal(bn_lock_take(&other, dir, "f", 0, "bcbench run y.scn", NULL, &err),
+			 BN_ERR_FAULT);
+	assert_msg_has(&err, "bcbench suite r.suite");
+	bn_err_clear(&err);
+	/* a descriptor on another lock file is not a pass */
+	assert_int_equal(bn_lock_take(&b, dir, "g", 0, "other bench", NULL, &err), BN_OK);
+	snprintf(num, sizeof(num), "%d", b.fd);
+	setenv(BN_LOCK_FD_ENV, num, 1);
+	assert_int_equal(bn_lock_take(&other, dir, "f", 0, "y", NULL, &err), BN_ERR_FAULT);
+	bn_err_clear(&err);
+	bn_lock_release(&b);
+	/* nor is a number that is not a descriptor */
+	setenv(BN_LOCK_FD_ENV, "999", 1);
+	assert_int_equal(bn_lock_take(&other, dir, "f", 0, "y", NULL, &err), BN_ERR_FAULT);
+	bn_err_clear(&err);
+	setenv(BN_LOCK_FD_ENV, "x3", 1);
+	assert_int_equal(bn_lock_take(&other, dir, "f", 0, "y", NULL, &err), BN_ERR_FAULT);
+	bn_err_clear(&err);
+	unsetenv(BN_LOCK_FD_ENV);
+	bn_lock_release(&suite);
+	assert_int_equal(bn_lock_take(&other, dir, "f", 0, "y", NULL, &err), BN_OK);
+	bn_lock_release(&other);
+	snprintf(path, sizeof(path), "%s/bcbench-f.lock", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/bcbench-g.lock", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_bench__lock_bad_dir(void **state)
 {
 	struct bn_lock a;
@@ -584,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_bench__lock_exclusive),
 		cmocka_unit_test(test_bench__lock_wait_times_out),
 		cmocka_unit_test(test_bench__lock_wait_interrupted),
+		cmocka_unit_test(test_bench__lock_shared_with_children),
 		cmocka_unit_test(test_bench__lock_bad_dir),
 		cmocka_unit_test(test_bench__conf_instruments),
 		cmocka_unit_test(test_bench__conf_errors),
