@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "capture/events.h"
 #include "capture/replay.h"
+#include "capture/srzip_write.h"
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "cli/isolate.h"
@@ -324,12 +325,53 @@ static int run_job_child(void *user)
 /* The run's process died or was killed: the bench goes to its safe state
  * (a real one is opened again for that), and the report it left (or a
  * new one) says why. */
+#define KEPT_CAPTURE 1
+#define KEPT_EVENTS 2
+
+/* The dead run's capture and events, finished from what it left on disk
+ * (its sample buffer is a shared mapping, its events are flushed one by
+ * one): the record of what led to the crash is what the engineer needs
+ * most. Says in reason what was kept. KEPT_* bits. */
+static int salvage_capture(const struct run_job *j, const struct bn_isolate_end *end,
+			   char *reason, size_t len)
+{
+	char path[1400];
+	struct bn_err err = { 0 };
+	int64_t frames = 0;
+	int kept = 0, n_events = 0, rc;
+
+	snprintf(path, sizeof(path), "%s/capture.sr", j->out_dir);
+	rc = bn_srw_salvage(path, &frames, &err);
+	if (rc == BN_OK) {
+		kept |= KEPT_CAPTURE;
+		snprintf(reason + strlen(reason), len - strlen(reason),
+			 "; the capture up to then was kept: capture.sr (%lld frames)",
+			 (long long)frames);
+	} else if (rc != BN_ERR_NA) {
+		snprintf(reason + strlen(reason), len - strlen(reason),
+			 "; its capture could not be kept: %.300s", err.msg);
+	}
+	bn_err_clear(&err);
+	snprintf(path, sizeof(path), "%s/events.json", j->out_dir);
+	rc = bn_evlog_salvage(path, end->last.sim_t_us, frames, "error", &n_events, &err);
+	if (rc == BN_OK) {
+		kept |= KEPT_EVENTS;
+		snprintf(reason + strlen(reason), len - strlen(reason), "%s events.json (%d events)",
+			 kept & KEPT_CAPTURE ? "," : "; the events up to then were kept:", n_events);
+	} else if (rc != BN_ERR_NA) {
+		snprintf(reason + strlen(reason), len - strlen(reason),
+			 "; its events could not be kept: %.300s", err.msg);
+	}
+	return kept;
+}
+
 static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 {
 	char path[1400], reason[BN_ERR_MSG_LEN];
 	struct bn_err err = { 0 };
 	cJSON *root = NULL, *st;
 	char *text;
+	int kept;
 
 	snprintf(reason, sizeof(reason), "%s", end->cause);
 	if (bn_conf_has_hardware(&j->conf)) {
@@ -345,11 +387,9 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 			bn_err_log("SAFE STATE NOT CONFIRMED after the run ended: %s", err.msg);
 		}
 	}
-	/* The capture lived in the dead process's buffers: what is on disk is
-	 * a spool no reader takes, so it goes rather than pass for evidence. */
+	kept = salvage_capture(j, end, reason, sizeof(reason));
+	/* Whatever could not be finished goes rather than pass for evidence. */
 	remove_spools(j->out_dir);
-	snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
-		 "; its capture was lost with the process");
 	snprintf(path, sizeof(path), "%s/report.json", j->out_dir);
 	if (access(path, R_OK) == 0 && bn_json_load(path, &root, &err) < 0)
 		root = NULL;
@@ -359,6 +399,16 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 		cJSON_ReplaceItemInObject(st, "state", cJSON_CreateString("error"));
 		cJSON_ReplaceItemInObject(st, "reason", cJSON_CreateString(reason));
 		cJSON_ReplaceItemInObject(st, "exit_code", cJSON_CreateNumber(3));
+		if (kept) {
+			cJSON *art = cJSON_GetObjectItem(root, "artifacts");
+
+			if (!cJSON_IsObject(art))
+				art = cJSON_AddObjectToObject(root, "artifacts");
+			if (kept & KEPT_CAPTURE)
+				cJSON_AddStringToObject(art, "capture", "capture.sr");
+			if (kept & KEPT_EVENTS)
+				cJSON_AddStringToObject(art, "events", "events.json");
+		}
 		if (cJSON_IsObject(timing))
 			cJSON_ReplaceItemInObject(timing, "sim_s",
 						  cJSON_CreateNumber(bn_time_to_s(end->last.sim_t_us)));
@@ -381,6 +431,10 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 		rep.exit_code = 3;
 		rep.sim_s = bn_time_to_s(end->last.sim_t_us);
 		bn_report_add_file(&rep, "scenario", j->scenario, NULL);
+		if (kept & KEPT_CAPTURE)
+			bn_report_artifact(&rep, "capture", "capture.sr");
+		if (kept & KEPT_EVENTS)
+			bn_report_artifact(&rep, "events", "events.json");
 		if (bn_mkdir_p(j->out_dir, &err) < 0 || bn_report_write_json(&rep, path, &err) < 0) {
 			fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
 			bn_report_free(&rep);

@@ -1,8 +1,10 @@
 #include "capture/events.h"
 
+#include <glib.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "capture/channel.h"
 #include "core/file.h"
@@ -229,6 +231,9 @@ void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev)
 	cJSON_Delete(o);
 	if (text) {
 		fprintf(l->af.f, "%s\n\t\t%s", l->n ? "," : "", text);
+		/* on disk at once: a process that dies mid-run leaves every
+		 * event for bn_evlog_salvage */
+		fflush(l->af.f);
 		l->n++;
 		free(text);
 	}
@@ -245,6 +250,65 @@ int bn_evlog_close(struct bn_evlog *l, bn_time_us t_end_us, int64_t frames, cons
 		(long long)t_end_us, (long long)frames, status ? status : "completed");
 	rc = bn_afile_commit(&l->af, err);
 	free(l);
+	return rc;
+}
+
+int bn_evlog_salvage(const char *path, bn_time_us t_end_us, int64_t frames, const char *status,
+		     int *n_events, struct bn_err *err)
+{
+	static const char open_events[] = ",\n\t\"events\": [";
+	/* bn_afile's temporary file: DIR/.NAME.tmp-XXXXXX */
+	char *tmp = bn_file_leftover(path, ".tmp-", NULL), *text = NULL, *start, *p, *out = NULL;
+	size_t len = 0, keep;
+	int n = 0, rc;
+
+	if (n_events)
+		*n_events = 0;
+	if (!tmp)
+		return bn_err_set(err, BN_ERR_NA, "%s: no events to salvage beside it", path);
+	rc = bn_file_read(tmp, &text, &len, err);
+	if (rc < 0)
+		goto out;
+	start = strstr(text, open_events);
+	if (!start || strncmp(text, "{", 1)) {
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: error: %s is not an events file bcbench wrote",
+				path, tmp);
+		goto out;
+	}
+	/* Whole events only: each is one line "\n\t\t{...}", written with
+	 * fflush; a line cut short by the process's death is dropped. */
+	keep = (size_t)(start - text) + strlen(open_events);
+	for (p = strstr(text + keep, "\n\t\t{"); p;) {
+		char *next = strstr(p + 3, "\n\t\t{");
+		size_t line = next ? (size_t)(next - p) : strlen(p);
+		cJSON *ev;
+
+		if (line > 3 && p[line - 1] == ',')
+			line--;
+		ev = cJSON_ParseWithLength(p + 3, line - 3);
+		if (!cJSON_IsObject(ev)) {
+			cJSON_Delete(ev);
+			break;
+		}
+		cJSON_Delete(ev);
+		keep = (size_t)(p + line - text);
+		n++;
+		p = next;
+	}
+	out = g_strdup_printf("%.*s\n\t],\n\t\"t_end_us\": %lld,\n\t\"frames\": %lld,\n\t\"status\": "
+			      "\"%s\"\n}\n",
+			      (int)keep, text, (long long)t_end_us, (long long)frames,
+			      status ? status : "error");
+	rc = bn_file_write_atomic(path, out, strlen(out), err);
+	if (rc == BN_OK) {
+		unlink(tmp);
+		if (n_events)
+			*n_events = n;
+	}
+out:
+	g_free(out);
+	free(text);
+	free(tmp);
 	return rc;
 }
 
@@ -495,6 +559,7 @@ int bn_evrec_load(const char *path, struct bn_evrec *r, struct bn_err *err)
 	if ((rc = bn_json_str(root, "scenario", false, r->scenario, sizeof(r->scenario), path,
 			      err)) < 0 ||
 	    (rc = bn_json_num(root, "t_end_us", false, &t_end, path, err)) < 0 ||
+	    (rc = bn_json_str(root, "status", false, r->status, sizeof(r->status), path, err)) < 0 ||
 	    (rc = load_capture(root, r, path, err)) < 0 || (rc = load_port(root, r, path, err)) < 0 ||
 	    (rc = load_dut(root, r, path, err)) < 0)
 		goto out;

@@ -55,6 +55,15 @@ int bn_evlog_close(struct bn_evlog *l, bn_time_us t_end_us, int64_t frames, cons
 
 void bn_evlog_discard(struct bn_evlog *l);
 
+/* Finish the events.json of a writer that died before close (the run's
+ * process crashed or was killed): its temporary file beside path holds
+ * every event up to the death (each is flushed as it is added); a last
+ * line cut short is dropped. Writes path atomically with the trailer
+ * (t_end_us, frames, status) and removes the temporary file. *n_events:
+ * how many were kept. BN_ERR_NA when there is nothing beside path. */
+int bn_evlog_salvage(const char *path, bn_time_us t_end_us, int64_t frames, const char *status,
+		     int *n_events, struct bn_err *err);
+
 /* A loaded events.json. */
 struct bn_evrec {
 	struct bn_check_ctx ctx;  /* lim NULL; channels/rate as recorded */
@@ -62,6 +71,7 @@ struct bn_evrec {
 	char dut_name[64];
 	char scenario[200];
 	bn_time_us t_end_us;      /* -1 when the file does not say */
+	char status[16];          /* the recorded run's: "completed", "aborted", "error"; "" */
 	int n;
 	struct bn_cev *ev;        /* time-ordered; key/text point into owned strings */
 	char **strings;

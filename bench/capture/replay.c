@@ -600,6 +600,40 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 	return BN_OK;
 }
 
+/* The record is of a run that did not complete (it crashed, hung, was
+ * stopped; its capture was salvaged): the run itself judged nothing on a
+ * partial stream, and neither may its replay. Each verdict becomes
+ * inconclusive, saying what it would have been, so the evidence of what
+ * led up to the end is still there to read. */
+static void partial_record(struct replay *r, struct bn_report *rep, int first)
+{
+	char why[200];
+
+	if (r->evrec.t_end_us >= 0)
+		snprintf(why, sizeof(why),
+			 "the recorded run did not complete (status \"%s\", ended at t=%.3f s)",
+			 r->evrec.status, bn_time_to_s(r->evrec.t_end_us));
+	else
+		snprintf(why, sizeof(why), "the recorded run did not complete (status \"%s\")",
+			 r->evrec.status);
+	snprintf(rep->reason, sizeof(rep->reason), "%s: every verdict is inconclusive", why);
+	for (int i = first; i < rep->n_results; i++) {
+		struct bn_result *res = &rep->results[i];
+		char was[sizeof(res->reason)];
+
+		if (res->verdict == BN_VERDICT_SKIPPED)
+			continue;
+		snprintf(was, sizeof(was), "%s", res->reason);
+		/* the cause first: it is what the reader needs; what the
+		 * verdict would have been is cut if it must be */
+		snprintf(res->reason, sizeof(res->reason), "%s; would be %s%s", why,
+			 bn_verdict_name(res->verdict), was[0] ? ": " : "");
+		snprintf(res->reason + strlen(res->reason), sizeof(res->reason) - strlen(res->reason),
+			 "%s", was);
+		res->verdict = BN_VERDICT_INCONCLUSIVE;
+	}
+}
+
 int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_err *err)
 {
 	struct replay *r = calloc(1, sizeof(*r));
@@ -666,6 +700,8 @@ int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_e
 					 "the replay ended early: %.200s", rep->reason);
 			}
 	}
+	if (rc == BN_OK && r->evrec.status[0] && strcmp(r->evrec.status, "completed"))
+		partial_record(r, rep, first);
 	for (int i = first; o->progress && i < rep->n_results; i++)
 		if (rep->results[i].verdict != BN_VERDICT_SKIPPED)
 			bn_result_print(o->progress, &rep->results[i]);

@@ -22,13 +22,17 @@
 #include <glib.h>
 #include <libsigrok/libsigrok.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
+
+#include "core/file.h"
 
 #define SRW_BUF_SAMPLES 65536	   /* per channel, between write()s */
 #define SRW_DEFAULT_CHUNK 1048576L /* samples per member */
@@ -37,6 +41,19 @@
 #define SRW_NAME_MAX 63 /* struct bn_srr_chan.name */
 #define SRW_UNIT_MAX 7	/* struct bn_srr_chan.unit */
 #define SRW_RATE_MAX 1e12
+#define SRW_PENDING_MAGIC "BNSRWPD1"
+#define SRW_PENDING_HDR 64 /* bytes before the samples: keeps them aligned */
+
+/* The head of spool_dir/pending: the frame buffer lives in this file,
+ * mapped shared, so what a process that dies mid-run had buffered is
+ * still in the page cache for bn_srw_salvage. */
+struct srw_pending {
+	char magic[8];
+	uint32_t n_ch;
+	uint32_t buf_samples;
+	int64_t buf_first; /* frames before this are in the chN.f32 files */
+	int64_t frames;	   /* the buffer holds buf_first .. frames - 1 */
+};
 
 struct bn_srw {
 	char *path;		    /* the capture */
@@ -51,7 +68,11 @@ struct bn_srw {
 	long chunk;
 	int64_t frames;
 	long buf_n; /* samples buffered per channel */
-	float *buf; /* channel c at buf + c * SRW_BUF_SAMPLES */
+	float *buf; /* channel c at buf + c * SRW_BUF_SAMPLES, in the mapping */
+	struct srw_pending *pend; /* the mapping of spool_dir/pending; NULL: none */
+	size_t pend_len;
+	bool pend_private; /* no shared mapping: pend is malloc'ed */
+	char *pend_path, *meta_path;
 	int io_err; /* sticky: BN_OK or BN_ERR_IO */
 	int io_errno;
 	int io_ch; /* whose spool file failed */
@@ -96,16 +117,28 @@ static int spool_flush(struct bn_srw *w)
 	for (int c = 0; c < w->n_ch && w->io_err == BN_OK; c++) {
 		const float *src = w->buf + (size_t)c * SRW_BUF_SAMPLES;
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		/* the file is little-endian; the buffer is refilled after this */
-		uint32_t *u = (uint32_t *)(w->buf + (size_t)c * SRW_BUF_SAMPLES);
+		/* the file is little-endian; swapped in a copy, so the mapped
+		 * buffer stays whole for a salvage until buf_first moves on */
+		uint32_t *u = malloc(len ? len : 1);
 
+		if (!u) {
+			set_io_err(w, c, ENOMEM);
+			break;
+		}
+		memcpy(u, src, len);
 		for (long i = 0; i < w->buf_n; i++)
 			u[i] = __builtin_bswap32(u[i]);
-#endif
+		if (write_all(w->fd[c], u, len) < 0)
+			set_io_err(w, c, errno);
+		free(u);
+#else
 		if (write_all(w->fd[c], src, len) < 0)
 			set_io_err(w, c, errno);
+#endif
 	}
 	w->buf_n = 0;
+	if (w->io_err == BN_OK)
+		__atomic_store_n(&w->pend->buf_first, w->frames, __ATOMIC_RELEASE);
 	return w->io_err;
 }
 
@@ -123,6 +156,19 @@ static void spool_close_fds(struct bn_srw *w)
 static void spool_remove(struct bn_srw *w)
 {
 	spool_close_fds(w);
+	if (w->pend && w->pend_private)
+		free(w->pend);
+	else if (w->pend)
+		munmap(w->pend, w->pend_len);
+	w->pend = NULL;
+	w->buf = NULL;
+	if (w->pend_path)
+		unlink(w->pend_path);
+	if (w->meta_path)
+		unlink(w->meta_path);
+	g_free(w->pend_path);
+	g_free(w->meta_path);
+	w->pend_path = w->meta_path = NULL;
 	for (int c = 0; c < w->n_ch; c++) {
 		if (w->spool[c])
 			unlink(w->spool[c]);
@@ -138,12 +184,61 @@ static void spool_remove(struct bn_srw *w)
 static void srw_free(struct bn_srw *w)
 {
 	spool_remove(w);
-	free(w->buf);
 	g_free(w->path);
 	free(w);
 }
 
+static char *metadata_text(const struct bn_srw *w, gsize *len);
+
 /* ---- open ---- */
+
+/* spool_dir/metadata (the member as it will be zipped) and spool_dir/
+ * pending (the frame buffer, mapped shared): with the chN.f32 files they
+ * are all bn_srw_salvage needs to finish the capture of a dead writer. */
+static int pending_create(struct bn_srw *w, struct bn_err *err)
+{
+	gsize meta_len = 0;
+	char *meta = metadata_text(w, &meta_len);
+	int fd, rc = BN_OK;
+	void *map;
+
+	w->meta_path = g_strdup_printf("%s/metadata", w->spool_dir);
+	w->pend_path = g_strdup_printf("%s/pending", w->spool_dir);
+	if (!meta || !g_file_set_contents(w->meta_path, meta, (gssize)meta_len, NULL)) {
+		g_free(meta);
+		return bn_err_set(err, BN_ERR_IO, "%s: error: cannot write the spool file %s", w->path,
+				  w->meta_path);
+	}
+	g_free(meta);
+	w->pend_len = SRW_PENDING_HDR + (size_t)w->n_ch * SRW_BUF_SAMPLES * sizeof(float);
+	fd = open(w->pend_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	/* Blocks reserved now: a page of a sparse file that cannot be
+	 * allocated later (a full disk) would be a SIGBUS mid-run, blamed on
+	 * the firmware, instead of this error. */
+	if (fd < 0 || (errno = posix_fallocate(fd, 0, (off_t)w->pend_len)) != 0)
+		rc = bn_err_set(err, BN_ERR_IO, "%s: error: cannot create the spool file %s: %s",
+				w->path, w->pend_path, strerror(errno));
+	else if ((map = mmap(NULL, w->pend_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
+		 MAP_FAILED) {
+		/* a file system without shared mappings: a plain buffer, and
+		 * no salvage (no pending file for it to find) */
+		unlink(w->pend_path);
+		map = calloc(1, w->pend_len);
+		w->pend_private = true;
+		if (!map)
+			rc = bn_err_set(err, BN_ERR_NOMEM, "%s: error: out of memory", w->path);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (rc)
+		return rc;
+	w->pend = map;
+	memcpy(w->pend->magic, SRW_PENDING_MAGIC, 8);
+	w->pend->n_ch = (uint32_t)w->n_ch;
+	w->pend->buf_samples = SRW_BUF_SAMPLES;
+	w->buf = (float *)((char *)map + SRW_PENDING_HDR);
+	return BN_OK;
+}
 
 static int check_opts(const char *path, const struct bn_srw_opts *o, uint64_t *rate,
 		      struct bn_err *err)
@@ -235,12 +330,6 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 	w->level = o->compression_level == 0 ? SRW_DEFAULT_LEVEL : o->compression_level;
 	w->chunk = o->chunk_samples ? o->chunk_samples : SRW_DEFAULT_CHUNK;
 	w->path = g_strdup(path);
-	w->buf = malloc((size_t)o->n_ch * SRW_BUF_SAMPLES * sizeof(float));
-	if (!w->buf) {
-		srw_free(w);
-		return bn_err_set(err, BN_ERR_NOMEM, "%s: error: out of memory", path);
-	}
-
 	dir = g_path_get_dirname(path);
 	base = g_path_get_basename(path);
 	w->spool_dir = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
@@ -269,6 +358,11 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 			return rc;
 		}
 	}
+	rc = pending_create(w, err);
+	if (rc) {
+		srw_free(w);
+		return rc;
+	}
 	*out = w;
 	return BN_OK;
 }
@@ -287,6 +381,8 @@ int bn_srw_frame(struct bn_srw *w, const double *v)
 	for (int c = 0; c < w->n_ch; c++)
 		b[(size_t)c * SRW_BUF_SAMPLES] = (float)v[c];
 	w->frames++;
+	/* after the values: a salvage never reads a frame half written */
+	__atomic_store_n(&w->pend->frames, w->frames, __ATOMIC_RELEASE);
 	if (++w->buf_n == SRW_BUF_SAMPLES)
 		return spool_flush(w);
 	return BN_OK;
@@ -353,12 +449,11 @@ static zip_int64_t add_member(zip_t *za, int level, const char *name, zip_source
 	return idx;
 }
 
-static int write_zip(struct bn_srw *w, struct bn_err *err)
+static int write_zip(struct bn_srw *w, const char *meta, size_t meta_len, struct bn_err *err)
 {
 	zip_t *za;
 	zip_error_t ze;
-	char name[48], *meta;
-	gsize meta_len = 0;
+	char name[48];
 	int zcode = 0, rc;
 	int64_t n_chunks = w->frames ? (w->frames + w->chunk - 1) / w->chunk : 1;
 	struct stat st;
@@ -374,7 +469,6 @@ static int write_zip(struct bn_srw *w, struct bn_err *err)
 		zip_error_fini(&ze);
 		return rc;
 	}
-	meta = metadata_text(w, &meta_len);
 	if (add_member(za, w->level, "version", zip_source_buffer(za, "2", 1, 0)) < 0 ||
 	    add_member(za, w->level, "metadata", zip_source_buffer(za, meta, meta_len, 0)) < 0)
 		goto fail;
@@ -398,14 +492,12 @@ static int write_zip(struct bn_srw *w, struct bn_err *err)
 	/* Writes PATH.XXXXXX beside the target and renames it into place. */
 	if (zip_close(za) < 0)
 		goto fail;
-	g_free(meta);
 	return BN_OK;
 
 fail:
 	rc = bn_err_set(err, BN_ERR_IO, "%s: error: writing the capture: %s", w->path,
 			zip_strerror(za));
 	zip_discard(za);
-	g_free(meta);
 	return rc;
 }
 
@@ -421,8 +513,14 @@ int bn_srw_close(struct bn_srw *w, struct bn_err *err)
 	if (w->io_err != BN_OK)
 		rc = bn_err_set(err, BN_ERR_IO, "%s: error: writing the spool file %s: %s", w->path,
 				w->spool[w->io_ch], strerror(w->io_errno));
-	else
-		rc = write_zip(w, err);
+	else {
+		gsize meta_len = 0;
+		char *meta = metadata_text(w, &meta_len);
+
+		rc = meta ? write_zip(w, meta, meta_len, err)
+			  : bn_err_set(err, BN_ERR_NOMEM, "%s: error: out of memory", w->path);
+		g_free(meta);
+	}
 	srw_free(w);
 	return rc;
 }
@@ -431,4 +529,98 @@ void bn_srw_discard(struct bn_srw *w)
 {
 	if (w)
 		srw_free(w);
+}
+
+/* ---- salvage: the capture of a writer that died ---- */
+
+static int salvage_spool(struct bn_srw *w, const char *spool_dir, struct bn_err *err)
+{
+	struct srw_pending h;
+	struct stat st;
+	size_t buf_bytes;
+	int64_t n_buf;
+	float *tail = NULL;
+	int fd, rc = BN_OK;
+
+	fd = open(w->pend_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || fstat(fd, &st) < 0 ||
+	    memcmp(h.magic, SRW_PENDING_MAGIC, 8) || h.n_ch < 1 || h.n_ch > BN_SRW_MAX_CH ||
+	    h.buf_samples < 1 || h.buf_samples > SRW_BUF_SAMPLES * 16 || h.buf_first < 0 ||
+	    h.frames < h.buf_first || h.frames - h.buf_first > (int64_t)h.buf_samples ||
+	    (size_t)st.st_size < SRW_PENDING_HDR + (size_t)h.n_ch * h.buf_samples * sizeof(float)) {
+		if (fd >= 0)
+			close(fd);
+		return bn_err_set(err, BN_ERR_DATA, "%s: error: the spool %s is not one bcbench wrote",
+				  w->path, spool_dir);
+	}
+	w->n_ch = (int)h.n_ch;
+	w->frames = h.frames;
+	n_buf = h.frames - h.buf_first;
+	buf_bytes = (size_t)n_buf * sizeof(float);
+	tail = malloc(buf_bytes ? buf_bytes : 1);
+	for (int c = 0; c < w->n_ch && rc == BN_OK; c++) {
+		off_t keep = (off_t)h.buf_first * 4;
+		int cfd;
+
+		w->spool[c] = g_strdup_printf("%s/ch%d.f32", spool_dir, c + 1);
+		cfd = open(w->spool[c], O_RDWR | O_CLOEXEC);
+		/* a flush the writer died in may have reached some channels: the
+		 * buffer still holds those frames, so cut back to buf_first */
+		if (!tail || cfd < 0 || fstat(cfd, &st) < 0 || st.st_size < keep ||
+		    ftruncate(cfd, keep) < 0 ||
+		    pread(fd, tail, buf_bytes,
+			  SRW_PENDING_HDR + (off_t)c * h.buf_samples * (off_t)sizeof(float)) !=
+			    (ssize_t)buf_bytes ||
+		    pwrite(cfd, tail, buf_bytes, keep) != (ssize_t)buf_bytes)
+			rc = bn_err_set(err, BN_ERR_IO, "%s: error: salvaging the spool file %s: %s",
+					w->path, w->spool[c], errno ? strerror(errno) : "short");
+		if (cfd >= 0)
+			close(cfd);
+	}
+	free(tail);
+	close(fd);
+	return rc;
+}
+
+int bn_srw_salvage(const char *path, int64_t *frames, struct bn_err *err)
+{
+	struct bn_srw w = { .level = SRW_DEFAULT_LEVEL, .chunk = SRW_DEFAULT_CHUNK };
+	/* the newest spool directory of path's writers: DIR/.NAME.XXXXXX */
+	char *found = bn_file_leftover(path, ".", "pending"), *spool_dir = g_strdup(found);
+	char *meta = NULL;
+	gsize meta_len = 0;
+	int rc;
+
+	free(found);
+	if (frames)
+		*frames = 0;
+	if (!spool_dir)
+		return bn_err_set(err, BN_ERR_NA, "%s: no capture spool to salvage beside it", path);
+	for (int c = 0; c < BN_SRW_MAX_CH; c++)
+		w.fd[c] = -1;
+	w.path = g_strdup(path);
+	w.spool_dir = spool_dir;
+	w.pend_path = g_strdup_printf("%s/pending", spool_dir);
+	w.meta_path = g_strdup_printf("%s/metadata", spool_dir);
+	errno = 0;
+	rc = salvage_spool(&w, spool_dir, err);
+	if (rc == BN_OK && !g_file_get_contents(w.meta_path, &meta, &meta_len, NULL))
+		rc = bn_err_set(err, BN_ERR_IO, "%s: error: cannot read the spool file %s", path,
+				w.meta_path);
+	if (rc == BN_OK)
+		rc = write_zip(&w, meta, meta_len, err);
+	if (rc == BN_OK && frames)
+		*frames = w.frames;
+	g_free(meta);
+	/* w.n_ch may be 0 if the spool was unreadable: remove what is there */
+	if (w.n_ch == 0)
+		for (int c = 0; c < BN_SRW_MAX_CH; c++) {
+			char *f = g_strdup_printf("%s/ch%d.f32", spool_dir, c + 1);
+
+			unlink(f);
+			g_free(f);
+		}
+	spool_remove(&w);
+	g_free(w.path);
+	return rc;
 }

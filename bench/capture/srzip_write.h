@@ -10,7 +10,9 @@
  * temporary file per channel (in a hidden directory beside the output)
  * and the chunks are zipped from those files at close. The zip itself is
  * written to a temporary file and renamed into place, so a reader never
- * sees a half-written capture.sr; the spool is removed on every path. */
+ * sees a half-written capture.sr; the spool is removed on every path. The
+ * frame buffer is a shared mapping of a spool file, so a process that
+ * dies mid-run loses nothing: bn_srw_salvage finishes its capture. */
 #ifndef BN_CAPTURE_SRZIP_WRITE_H
 #define BN_CAPTURE_SRZIP_WRITE_H
 
@@ -49,5 +51,14 @@ int bn_srw_close(struct bn_srw *w, struct bn_err *err);
 /* Drop the capture and the spool, free w. A file that was at path before
  * open is left as it was. */
 void bn_srw_discard(struct bn_srw *w);
+
+/* Finish the capture of a writer that died before close (a firmware that
+ * crashed the run's process, a watchdog's SIGKILL): every frame it had
+ * written, flushed or still in its buffer, which lives in a shared
+ * mapping of the spool and so outlives the process. Writes path as close
+ * would (default chunking and compression) and removes the spool.
+ * *frames: how many were kept. BN_ERR_NA when path has no spool beside
+ * it; BN_ERR_DATA for a spool bcbench did not write. */
+int bn_srw_salvage(const char *path, int64_t *frames, struct bn_err *err);
 
 #endif

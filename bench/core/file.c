@@ -1,6 +1,7 @@
 /* Files: atomic replace, whole reads, SHA-256, mkdir -p. */
 #include "core/file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <nettle/sha2.h>
@@ -371,4 +372,35 @@ void bn_afile_discard(struct bn_afile *a)
 		a->f = NULL;
 		unlink(a->tmp);
 	}
+}
+
+char *bn_file_leftover(const char *path, const char *tag, const char *inside)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char *dir = dir_of(path), *best = NULL, prefix[600], entry[2400];
+	time_t best_mtime = 0;
+	DIR *d = dir ? opendir(dir) : NULL;
+	struct dirent *de;
+
+	snprintf(prefix, sizeof(prefix), ".%s%s", base, tag);
+	while (d && (de = readdir(d))) {
+		struct stat st;
+
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		if (inside)
+			snprintf(entry, sizeof(entry), "%s/%s/%s", dir, de->d_name, inside);
+		else
+			snprintf(entry, sizeof(entry), "%s/%s", dir, de->d_name);
+		if (stat(entry, &st) != 0 || !S_ISREG(st.st_mode) || (best && st.st_mtime < best_mtime))
+			continue;
+		free(best);
+		snprintf(entry, sizeof(entry), "%s/%s", dir, de->d_name);
+		best = strdup(entry);
+		best_mtime = st.st_mtime;
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	return best;
 }

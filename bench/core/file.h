@@ -28,6 +28,10 @@ int bn_file_read(const char *path, char **out, size_t *len, struct bn_err *err);
 /* SHA-256 of a file as 64 hex digits (nettle). */
 int bn_file_sha256(const char *path, char hex[65], struct bn_err *err);
 void bn_sha256_hex(const void *data, size_t len, char hex[65]);
+/* What a writer of path that died left beside it: the newest entry
+ * DIR/.NAME<tag>... that is a regular file (inside NULL) or a directory
+ * holding the regular file inside. malloc'ed; NULL if none. */
+char *bn_file_leftover(const char *path, const char *tag, const char *inside);
 /* mkdir -p */
 int bn_mkdir_p(const char *path, struct bn_err *err);
 

@@ -66,6 +66,20 @@ for fwname in crash_segv hang_spin livelock exit_early; do
 	has "run alone: $fwname report has the cause" "$TMP/alone-$fwname/report.json" "$cause"
 	has "run alone: $fwname report is an error" "$TMP/alone-$fwname/report.json" '"state":	"error"'
 	[ -z "$(find "$TMP/alone-$fwname" -name '.*')" ] && ok "run alone: $fwname leaves no spool or temporary file" || bad "run alone: $fwname left $(find "$TMP/alone-$fwname" -name '.*')"
+	# What led up to the end is kept, whole: the capture and the events
+	# replay, and reach the time the run ended at.
+	has "run alone: $fwname report lists its capture" "$TMP/alone-$fwname/report.json" '"capture":	"capture.sr"'
+	has "run alone: $fwname report lists its events" "$TMP/alone-$fwname/report.json" '"events":	"events.json"'
+	"$BCBENCH" replay -q --events "$TMP/alone-$fwname/events.json" --out "$TMP/alone-$fwname/replay" "$TMP/alone-$fwname/capture.sr" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -le 1 ] && grep -q '"state":	"completed"' "$TMP/alone-$fwname/replay/report.json" && ok "run alone: $fwname capture and events replay (exit $rc)" || { bad "run alone: $fwname capture does not replay (exit $rc)"; tail -3 "$TMP/err"; }
+	case $fwname in
+	livelock) ;;
+	*) has "run alone: $fwname report says what was kept" "$TMP/alone-$fwname/report.json" "the capture up to then was kept: capture.sr (" ;;
+	esac
+	grep -q "of capture replayed" "$TMP/out" && ok "run alone: $fwname replay reached the end" || bad "run alone: $fwname replay: $(cat "$TMP/out")"
+	has "run alone: $fwname replay judges nothing on the partial record" "$TMP/alone-$fwname/replay/report.json" "did not complete (status \\\"error\\\""
+	grep -q "0 passed, 0 failed" "$TMP/out" && ok "run alone: $fwname replay passes and fails nothing" || bad "run alone: $fwname replay: $(cat "$TMP/out")"
 done
 
 # The regression suite holds every golden row (tests/golden/*.tsv) with

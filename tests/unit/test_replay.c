@@ -14,7 +14,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -23,6 +25,7 @@
 #include "capture/replay.h"
 #include "capture/srzip_write.h"
 #include "checks/check.h"
+#include "core/file.h"
 #include "report/report.h"
 #include "scenario/runner.h"
 
@@ -295,6 +298,130 @@ static void test_replay__faulty_captures_still_fail(void **state)
 	globfree(&g);
 	assert_true(rows >= 20);
 	assert_int_equal(bad, 0);
+}
+
+/* A writer that dies mid-run: the salvage keeps every whole event, drops
+ * a line cut short, and writes a file the loader takes. */
+static void test_replay__events_salvage(void **state)
+{
+	char path[512], tmp_pattern[600];
+	struct bn_check_ctx ctx = { .port = BN_PORT_DCP, .port_name = "dcp", .rate_hz = 10e3,
+				    .channels = 3, .events = BN_CEV_ALL };
+	struct bn_evlog_meta meta = { .capture_file = "capture.sr", .port_profile = "dcp",
+				      .dut_name = "phone", .scenario = "crash" };
+	struct bn_evrec rec;
+	struct bn_err err = { 0 };
+	int n = -1, status;
+	glob_t g;
+	pid_t pid;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/ev-salvage/events.json", tmpdir);
+	assert_int_equal(bn_mkdir_p(path, &err), BN_OK);
+	rmdir(path);
+	/* nothing there yet */
+	assert_int_equal(bn_evlog_salvage(path, 0, 0, "error", &n, &err), BN_ERR_NA);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct bn_evlog *l = NULL;
+
+		if (bn_evlog_open(path, &ctx, &meta, &l, &err) != BN_OK)
+			_exit(1);
+		bn_evlog_add(l, &(struct bn_cev){ .kind = BN_CEV_VBUS_ON, .t_us = 0 });
+		bn_evlog_add(l, &(struct bn_cev){ .kind = BN_CEV_TELEMETRY, .t_us = 1200,
+						  .key = "port", .text = "dcp, \"quoted\"\n" });
+		bn_evlog_add(l, &(struct bn_cev){ .kind = BN_CEV_LOAD, .t_us = 250000, .num = 0.5 });
+		kill(getpid(), SIGKILL);
+		_exit(2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	/* the process died writing a fourth event */
+	snprintf(tmp_pattern, sizeof(tmp_pattern), "%s/ev-salvage/.events.json.tmp-*", tmpdir);
+	assert_int_equal(glob(tmp_pattern, 0, NULL, &g), 0);
+	assert_int_equal(g.gl_pathc, 1);
+	f = fopen(g.gl_pathv[0], "a");
+	assert_non_null(f);
+	fputs(",\n\t\t{\"t_us\":260000,\"kind\":\"vbus_o", f);
+	fclose(f);
+	assert_int_equal(bn_evlog_salvage(path, 300000, 3000, "error", &n, &err), BN_OK);
+	assert_int_equal(n, 3);
+	assert_int_equal(access(g.gl_pathv[0], F_OK), -1);
+	globfree(&g);
+	if (bn_evrec_load(path, &rec, &err) != BN_OK)
+		fail_msg("the salvaged events do not load: %s", err.msg);
+	assert_int_equal(rec.n, 3);
+	assert_int_equal(rec.ev[2].kind, BN_CEV_LOAD);
+	assert_int_equal(rec.ev[2].t_us, 250000);
+	assert_string_equal(rec.ev[1].text, "dcp, \"quoted\"\n");
+	assert_int_equal(rec.t_end_us, 300000);
+	assert_string_equal(rec.status, "error");
+	bn_evrec_free(&rec);
+}
+
+/* Rewrite the recorded run's status (the trailer's, the last "status"). */
+static void set_status(const char *path, const char *status)
+{
+	static const char key[] = "\"status\": \"";
+	struct bn_err err = { 0 };
+	char *text, *at = NULL, *p, *end;
+	size_t len;
+	FILE *f;
+
+	assert_int_equal(bn_file_read(path, &text, &len, &err), BN_OK);
+	for (p = text; (p = strstr(p, key)); p++)
+		at = p;
+	assert_non_null(at);
+	at += strlen(key);
+	end = strchr(at, '"');
+	assert_non_null(end);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%.*s%s%s", (int)(at - text), text, status, end);
+	fclose(f);
+	free(text);
+}
+
+/* A record of a run that did not complete (a crash's salvaged capture, an
+ * interrupted run): no verdict stands, each says what it would be. The
+ * same record marked completed keeps its failure. */
+static void test_replay__partial_record_is_inconclusive(void **state)
+{
+	static const char *const statuses[] = { "error", "aborted" };
+	char dir[512], ev[600], fw[512];
+	struct bn_report live, rp;
+	struct bn_err err = { 0 };
+	const struct bn_result *r;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/partial", tmpdir);
+	snprintf(fw, sizeof(fw), "%s/ramp_past_idev.so", fwdir());
+	run_live("dcp-strong", fw, dir, &live);
+	assert_int_equal(find(&live, "bc12.cur.idev_chg")->verdict, BN_VERDICT_FAIL);
+	assert_int_equal(replay(dir, 0, NULL, NULL, true, &rp, &err), BN_OK);
+	assert_int_equal(find(&rp, "bc12.cur.idev_chg")->verdict, BN_VERDICT_FAIL);
+	assert_string_equal(rp.reason, "");
+	bn_report_free(&rp);
+	snprintf(ev, sizeof(ev), "%s/events.json", dir);
+	for (int k = 0; k < 2; k++) {
+		set_status(ev, statuses[k]);
+		assert_int_equal(replay(dir, 0, NULL, NULL, true, &rp, &err), BN_OK);
+		assert_int_equal(rp.status, BN_RUN_COMPLETED);
+		assert_non_null(strstr(rp.reason, "the recorded run did not complete"));
+		assert_non_null(strstr(rp.reason, statuses[k]));
+		for (int i = 0; i < rp.n_results; i++)
+			if (rp.results[i].verdict != BN_VERDICT_SKIPPED &&
+			    rp.results[i].verdict != BN_VERDICT_INCONCLUSIVE)
+				fail_msg("%s: %s is %s on a partial record", statuses[k], rp.results[i].id,
+					 bn_verdict_name(rp.results[i].verdict));
+		r = find(&rp, "bc12.cur.idev_chg");
+		assert_non_null(r);
+		assert_non_null(strstr(r->reason, "would be fail"));
+		bn_report_free(&rp);
+	}
+	bn_report_free(&live);
 }
 
 /* Without a sidecar: attach and connect are inferred; port and
@@ -579,6 +706,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay__every_scenario_round_trips),
 		cmocka_unit_test(test_replay__faulty_captures_still_fail),
+		cmocka_unit_test(test_replay__partial_record_is_inconclusive),
+		cmocka_unit_test(test_replay__events_salvage),
 		cmocka_unit_test(test_replay__inferred_events_never_flip),
 		cmocka_unit_test(test_replay__minimum_channels_and_maps),
 		cmocka_unit_test(test_replay__broken_captures_are_bad_input),

@@ -21,6 +21,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -1283,7 +1284,8 @@ static void test_srzip__spool_is_removed(void **state)
 	snprintf(spool, sizeof(spool), "%s/%s", s->dir, first);
 	assert_int_equal(stat(spool, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
-	assert_int_equal(count_entries(spool, NULL, 0), 2);
+	/* ch1.f32, ch2.f32, metadata, pending */
+	assert_int_equal(count_entries(spool, NULL, 0), 4);
 	assert_int_equal(bn_srw_close(w, &err), BN_OK);
 	assert_int_equal(count_entries(s->dir, first, sizeof(first)), 1);
 	assert_string_equal(first, "cap.sr");
@@ -1484,6 +1486,128 @@ static void test_srzip__failed_close_keeps_old_file(void **state)
 	g_free(now);
 }
 
+/* ---- salvage: a writer that dies before close ---- */
+
+/* A child writes n frames of wave() and is killed, as a crashing firmware
+ * or the watchdog kills a run; the parent finishes its capture. */
+static void write_and_die(const char *path, int n_ch, long n)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct bn_srw_opts o;
+		struct bn_srw *w = NULL;
+		struct bn_err err = {0};
+		double v[BN_SRW_MAX_CH];
+
+		opts_init(&o, n_ch, 100e3, 0, 0);
+		if (bn_srw_open(path, &o, &w, &err) != BN_OK)
+			_exit(1);
+		for (long k = 0; k < n; k++) {
+			for (int c = 0; c < n_ch; c++)
+				v[c] = wave(c, k);
+			if (bn_srw_frame(w, v) != BN_OK)
+				_exit(1);
+		}
+		kill(getpid(), SIGKILL);
+		_exit(2);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+static void check_capture(const char *path, int n_ch, long n)
+{
+	struct bn_err err = {0};
+	struct bn_srr *r = NULL;
+	const int sel[5] = {0, 1, 2, 3, 4};
+
+	if (bn_srr_open(path, &r, &err) != BN_OK)
+		fail_msg("open: %s", err.msg);
+	assert_int_equal(bn_srr_info(r)->n_frames, n);
+	assert_near(bn_srr_info(r)->rate_hz, 100e3, 0);
+	assert_string_equal(bn_srr_info(r)->ch[1].unit, "A");
+	assert_int_equal(read_and_check(r, n_ch, sel, sel, 10007), n);
+	bn_srr_close(r);
+}
+
+static void test_srzip__salvage_after_kill(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = {0};
+	int64_t frames = -1;
+	const long n = 3 * 65536 + 1234; /* three flushes, then a part in the buffer */
+
+	write_and_die(s->path, 5, n);
+	assert_int_equal(count_entries(s->dir, NULL, 0), 1); /* only the spool */
+	assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_OK);
+	assert_int_equal(frames, n);
+	check_capture(s->path, 5, n);
+	/* the spool is gone: only the capture is left */
+	assert_int_equal(count_entries(s->dir, NULL, 0), 1);
+	assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_ERR_NA);
+	assert_msg_has(&err, "no capture spool");
+
+	/* exactly at a flush, and before any */
+	unlink(s->path);
+	write_and_die(s->path, 3, 2 * 65536);
+	assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_OK);
+	assert_int_equal(frames, 2 * 65536);
+	check_capture(s->path, 3, 2 * 65536);
+	unlink(s->path);
+	write_and_die(s->path, 2, 17);
+	assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_OK);
+	check_capture(s->path, 2, 17);
+}
+
+/* Killed inside a flush: some channel files already hold frames the
+ * buffer still holds too. Each frame must come out once. */
+static void test_srzip__salvage_mid_flush(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = {0};
+	char first[256], ch[700];
+	int64_t frames = -1;
+	const long n = 65536 + 500;
+	FILE *f;
+
+	write_and_die(s->path, 3, n);
+	assert_int_equal(count_entries(s->dir, first, sizeof(first)), 1);
+	snprintf(ch, sizeof(ch), "%s/%s/ch1.f32", s->dir, first);
+	f = fopen(ch, "ab");
+	assert_non_null(f);
+	/* what the died flush had written of the 500 buffered frames */
+	for (int i = 0; i < 300; i++)
+		fputc(0x7f, f), fputc(0x7f, f), fputc(0x7f, f), fputc(0x7f, f);
+	fclose(f);
+	assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_OK);
+	assert_int_equal(frames, n);
+	check_capture(s->path, 3, n);
+}
+
+/* A directory that looks like a spool but is not one: refused, named. */
+static void test_srzip__salvage_foreign_spool(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = {0};
+	char dir[700], file[800];
+	int64_t frames = -1;
+
+	snprintf(dir, sizeof(dir), "%s/.cap.sr.abc123", s->dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(file, sizeof(file), "%s/pending", dir);
+	assert_true(g_file_set_contents(file, "not a spool at all, just text that is long enough "
+					      "to read a header from it",
+					-1, NULL));
+	assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_ERR_DATA);
+	assert_msg_has(&err, "is not one bcbench wrote");
+	assert_msg_has(&err, ".cap.sr.abc123");
+	assert_int_equal(frames, 0);
+	assert_int_equal(access(s->path, F_OK), -1);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1516,6 +1640,9 @@ int main(int argc, char **argv)
 	    T(test_srzip__bad_options),
 	    T(test_srzip__spool_write_error_is_sticky),
 	    T(test_srzip__failed_close_keeps_old_file),
+	    T(test_srzip__salvage_after_kill),
+	    T(test_srzip__salvage_mid_flush),
+	    T(test_srzip__salvage_foreign_spool),
 #undef T
 	};
 
