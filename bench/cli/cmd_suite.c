@@ -8,6 +8,7 @@
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "core/file.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "hil/bench_hw.h"
 #include "hil/lock.h"
 #include "report/junit.h"
 #include "report/suite_doc.h"
@@ -196,10 +198,36 @@ static void progress_line(struct suite_run *r)
 	fflush(stdout);
 }
 
+/* The last non-empty line of DIR/run.log without the "bcbench: " prefix;
+ * false when there is none. */
+static bool last_log_line(const char *dir, char *buf, size_t len)
+{
+	char path[1700], line[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/run.log", dir);
+	f = fopen(path, "r");
+	buf[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *p = line;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!line[0])
+			continue;
+		if (!strncmp(p, "bcbench: ", 9))
+			p += 9;
+		/* a long line is cut: the start says what failed */
+		snprintf(buf, len, "%.*s", (int)(len - 1), p);
+	}
+	if (f)
+		fclose(f);
+	return buf[0] != '\0';
+}
+
 static void finish(struct suite_run *r, struct job *j, int status, const char *cause_in)
 {
 	const struct bn_suite_entry *e = &r->s->entries[j->entry];
-	char path[1700], cause[600];
+	char path[1700], cause[600], line_buf[512];
 	struct bn_err err = { 0 };
 	cJSON *report = NULL, *o, *u, *line;
 	const char *cause_p = cause_in;
@@ -215,6 +243,13 @@ static void finish(struct suite_run *r, struct job *j, int status, const char *c
 		exit_code = WEXITSTATUS(status);
 	else if (!cause_p && WIFSIGNALED(status)) {
 		snprintf(cause, sizeof(cause), "bcbench run was killed by signal %d", WTERMSIG(status));
+		cause_p = cause;
+	}
+	/* A run that wrote no report said why on its way out: the last line
+	 * of its log ("bcbench: /dev/ttyUSB0: open: No such file ..."). */
+	if (!cause_p && !report && last_log_line(j->dir, line_buf, sizeof(line_buf))) {
+		snprintf(cause, sizeof(cause), "%s: %.480s",
+			 exit_code == 2 ? "bad input" : "no report was written", line_buf);
 		cause_p = cause;
 	}
 	o = bn_suite_judge(e, report, exit_code, cause_p, j->rel, j->pid ? mono_s() - j->t0 : 0);
@@ -241,6 +276,31 @@ static void finish(struct suite_run *r, struct job *j, int status, const char *c
 	cJSON_ArrayForEach(line, u)
 		printf("         %s\n", line->valuestring);
 	progress_line(r);
+}
+
+static bool entry_errored(const struct suite_run *r, int entry)
+{
+	const cJSON *o = r->done[r->s->entries[entry].index];
+	const cJSON *outcome = o ? cJSON_GetObjectItem(o, "outcome") : NULL;
+
+	return cJSON_IsString(outcome) && !strcmp(outcome->valuestring, "error");
+}
+
+/* Open the real bench and close it again (its safe state). False when it
+ * opens; else cause says, for the entries not run, what is gone. */
+static bool bench_gone(const struct bn_conf *conf, const char *datadir,
+		       const struct bn_suite_entry *after, char *cause, size_t len)
+{
+	struct bn_bench_hw hw;
+	struct bn_err err = { 0 };
+
+	if (bn_bench_hw_open(&hw, conf, datadir, &err) == BN_OK) {
+		bn_bench_hw_close(&hw);
+		return false;
+	}
+	snprintf(cause, len, "not run: the bench failed after entry %d (%.120s) ended in error: %.500s",
+		 after->index, after->id, err.msg);
+	return true;
 }
 
 static int write_doc(struct suite_run *r, const int *pick, const char *filter, int shard_k,
@@ -359,7 +419,8 @@ int bn_cli_suite(int argc, char **argv)
 	    running = 0, n_matching, exit_code;
 	double watchdog_s = 0, wait_s = 0;
 	struct bn_lock lock = { .fd = -1 };
-	char lock_cause[900] = "";
+	char unrun_cause[900] = "";
+	int unrun_from = -1; /* entries from here on are recorded as not run */
 	volatile sig_atomic_t *stop = bn_cli_stop_flag();
 	int forwarded = 0;
 
@@ -512,9 +573,9 @@ int bn_cli_suite(int argc, char **argv)
 
 		snprintf(who, sizeof(who), "bcbench suite %.300s", argv[optind]);
 		if (bn_cli_lock_err(&conf, who, wait_s, quiet, &lock, &lerr)) {
-			snprintf(lock_cause, sizeof(lock_cause), "not run: %s", lerr.msg);
+			snprintf(unrun_cause, sizeof(unrun_cause), "not run: %s", lerr.msg);
 			fprintf(stderr, "bcbench suite: %s\n", lerr.msg);
-			next = r.n_pick;
+			unrun_from = 0;
 		}
 		bn_lock_share_with_children(&lock);
 	}
@@ -524,11 +585,11 @@ int bn_cli_suite(int argc, char **argv)
 		       shard_n > 1 || filter ? " selected" : "", r.jobs,
 		       r.real_bench ? "real" : "simulated");
 	progress_line(&r);
-	while (next < r.n_pick || running > 0) {
+	while ((unrun_from < 0 && next < r.n_pick) || running > 0) {
 		int status;
 		pid_t w;
 
-		while (!*stop && running < r.jobs && next < r.n_pick) {
+		while (!*stop && unrun_from < 0 && running < r.jobs && next < r.n_pick) {
 			struct job *j = NULL;
 
 			for (int k = 0; k < r.jobs && !j; k++)
@@ -566,17 +627,27 @@ int bn_cli_suite(int argc, char **argv)
 				finish(&r, &slots[k], status, NULL);
 				slots[k].pid = 0;
 				running--;
+				/* A real bench after an entry's error: is it still
+				 * there? If not, the rest would each fail the same
+				 * way, one instrument time-out after another. */
+				if (r.real_bench && unrun_from < 0 && !*stop && next < r.n_pick &&
+				    entry_errored(&r, slots[k].entry) &&
+				    bench_gone(&conf, datadir, &r.s->entries[slots[k].entry], unrun_cause,
+					       sizeof(unrun_cause))) {
+					fprintf(stderr, "bcbench suite: %s\n", unrun_cause + 9);
+					unrun_from = next;
+				}
 			}
 	}
 	/* What an interrupt or a bench in use left unrun is recorded, not
 	 * silently dropped. */
-	for (next = lock_cause[0] ? 0 : next; next < r.n_pick; next++) {
+	for (next = unrun_from >= 0 ? unrun_from : next; next < r.n_pick; next++) {
 		struct job j = { .entry = pick[next] };
 
 		entry_dirname(&s.entries[j.entry], j.rel + 8, sizeof(j.rel) - 8);
 		memcpy(j.rel, "entries/", 8);
 		snprintf(j.dir, sizeof(j.dir), "%s/%s", out_dir, j.rel);
-		finish(&r, &j, 0, lock_cause[0] ? lock_cause
+		finish(&r, &j, 0, unrun_cause[0] ? unrun_cause
 				  : *stop == SIGTERM ? "not run: the suite was interrupted by SIGTERM"
 						     : "not run: the suite was interrupted by SIGINT");
 	}

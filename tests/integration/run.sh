@@ -185,7 +185,7 @@ expect_err "names the console's port" "console: $TMP/no-tty: open"
 # Suites, merge, diff and JUnit have their own scripts.
 for script in tests/integration/suite.sh tests/integration/diff.sh; do
 	[ -f "$script" ] || continue
-	BCBENCH=$BCBENCH FWDIR=$FWDIR sh "$script" >"$TMP/sub.out" 2>&1
+	BCBENCH=$BCBENCH FWDIR=$FWDIR EMUDIR=${EMUDIR:-build/emu} sh "$script" >"$TMP/sub.out" 2>&1
 	rc=$?
 	grep -v '^ok ' "$TMP/sub.out"
 	sub_pass=$(grep -c '^ok ' "$TMP/sub.out")

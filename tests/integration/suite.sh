@@ -6,6 +6,7 @@
 set -u
 BCBENCH=${BCBENCH:-build/bcbench}
 FWDIR=${FWDIR:-build/fw}
+EMUDIR=${EMUDIR:-build/emu}
 TMP=$(mktemp -d /tmp/bcbench-suite.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 XSD=tests/data/junit/junit-10.xsd
@@ -187,6 +188,26 @@ xmllint --noout --schema "$XSD" "$TMP/busy/junit.xml" 2>/dev/null && ok "the ref
 rc=$?
 wait
 [ $rc -eq 0 ] && ok "the queued suite ran after the run ended (exit $rc)" || bad "queued suite exited $rc: $(tail -3 "$TMP/queued.out")"
+
+# A real bench whose instrument goes away (an electronic load on a pty
+# that exits when its port is closed, after the first entry): the entry
+# that cannot open it says why (from its log), the suite checks the bench,
+# finds it gone and records the rest as not run, instead of failing each.
+"$EMUDIR/instr_emu" --family rigol-dl3000 >"$TMP/emu.out" 2>&1 &
+epid=$!
+i=0
+while [ $i -lt 50 ] && [ ! -s "$TMP/emu.out" ]; do sleep 0.1; i=$((i + 1)); done
+pty=$(head -1 "$TMP/emu.out")
+printf 'load = scpi:%s\nload_dialect = rigol-dl3000\nlock_dir = %s\ndatadir = %s\n' "$pty" "$TMP" "$PWD" >"$TMP/gone.conf"
+expect_exit "a suite whose bench goes away" 3 "$BCBENCH" suite --conf "$TMP/gone.conf" --fwdir "$FWDIR" --out "$TMP/gone" --junit "$TMP/gone.xml" tests/data/suites/bench-gone.suite
+kill $epid 2>/dev/null
+wait $epid 2>/dev/null
+expect_out "the first entry ran on the real instrument" "[1/4] pass   short/dcp-1a/reference"
+has "the entry that found it gone says why" "$TMP/gone/suite.json" "no report was written: $pty: open:"
+n_gone=$(grep -c "\"cause\":.*not run: the bench failed after entry 1 (short/ideal-5a/reference) ended in error: $pty: open:" "$TMP/gone/suite.json")
+[ "$n_gone" -eq 2 ] && ok "the rest are not run, with the bench's failure" || bad "entries recorded as not run after the bench failed: $n_gone of 2"
+[ ! -e "$TMP/gone/entries/0003-short-cdp-1a5-reference/run.log" ] && ok "no run was started on the failed bench" || bad "a run was started on the failed bench"
+xmllint --noout --schema "$XSD" "$TMP/gone.xml" 2>/dev/null && ok "its JUnit validates" || bad "bench-gone JUnit invalid"
 
 # diff on suites: itself, then an injected regression.
 expect_exit "diff suite against itself" 0 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/reg/suite.json"
