@@ -80,8 +80,9 @@ static const char usage_run[] =
 	"                   [--wait SECONDS] [--watchdog SECONDS] [--no-isolate] [-v] [-q]\n"
 	"Run SCENARIO (.scn) on the configured bench (the simulated bench by default),\n"
 	"print each result as it is judged, and write DIR/report.json atomically\n"
-	"(schema bcbench-report/1). On SIGINT or SIGTERM the bench goes to its safe\n"
-	"state (VBUS off, load off, data lines open) and a partial report says why.\n"
+	"(schema bcbench-report/1). On SIGINT, SIGTERM or SIGHUP the bench goes to its\n"
+	"safe state (VBUS off, load off, data lines open) and a partial report says\n"
+	"why. A closed output pipe does not stop the run.\n"
 	"\n"
 	"  -c, --conf FILE     bench configuration (default ./bench.conf if present)\n"
 	"  -o, --out DIR       report directory (default <out>/<scenario file stem>, <out>\n"
@@ -172,7 +173,7 @@ static int write_report(struct bn_report *rep, const char *out_dir, const char *
 
 	if (*bn_cli_stop_flag())
 		snprintf(rep->reason, sizeof(rep->reason), "interrupted by %s at t=%.3f s%s",
-			 *bn_cli_stop_flag() == SIGTERM ? "SIGTERM" : "SIGINT", rep->sim_s, where);
+			 bn_cli_signal_name(*bn_cli_stop_flag()), rep->sim_s, where);
 	snprintf(report_path, sizeof(report_path), "%s/report.json", out_dir);
 	if (bn_mkdir_p(out_dir, &err) < 0 || bn_report_write_json(rep, report_path, &err) < 0) {
 		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
@@ -263,8 +264,10 @@ static int run_job_body(void *user)
 	j->ro.guard = &hw.guard;
 	bn_report_init(&rep);
 	if (!j->quiet)
-		printf("bcbench %s: %s on the %s bench%s%s%s%s\n", BN_VERSION, j->scenario,
+		printf("bcbench %s: %s on the %s bench%s%s%s%s%s%s%s%s\n", BN_VERSION, j->scenario,
 		       j->ro.fixture ? hw.fixture.ops->name : j->conf.backend,
+		       j->ro.load ? ", load " : "", j->ro.load ? j->conf.load : "",
+		       j->ro.supply ? ", supply " : "", j->ro.supply ? j->conf.supply : "",
 		       j->conf.capture_driver[0] ? ", captured by sigrok:" : "",
 		       j->conf.capture_driver, console ? ", dut.* from the console " : "",
 		       console ? j->conf.console : "");

@@ -647,9 +647,10 @@ int bn_cli_suite(int argc, char **argv)
 		entry_dirname(&s.entries[j.entry], j.rel + 8, sizeof(j.rel) - 8);
 		memcpy(j.rel, "entries/", 8);
 		snprintf(j.dir, sizeof(j.dir), "%s/%s", out_dir, j.rel);
-		finish(&r, &j, 0, unrun_cause[0] ? unrun_cause
-				  : *stop == SIGTERM ? "not run: the suite was interrupted by SIGTERM"
-						     : "not run: the suite was interrupted by SIGINT");
+		if (!unrun_cause[0])
+			snprintf(unrun_cause, sizeof(unrun_cause),
+				 "not run: the suite was interrupted by %s", bn_cli_signal_name(*stop));
+		finish(&r, &j, 0, unrun_cause);
 	}
 	if (r.tty && !quiet)
 		printf("\r\033[K");

@@ -31,6 +31,22 @@ void bn_cli_catch_signals(void)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A dropped ssh session: the bench must still reach its safe state
+	 * and the report be written, as for SIGTERM. */
+	sigaction(SIGHUP, &sa, NULL);
+	/* A closed pipe (`bcbench run ... | head`) must not kill a run
+	 * half-way: writes to it fail, the run goes on to its report. */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+const char *bn_cli_signal_name(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	default: return "a signal";
+	}
 }
 
 volatile sig_atomic_t *bn_cli_stop_flag(void)

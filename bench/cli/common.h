@@ -22,10 +22,12 @@ int bn_cli_conf(const char **conf_path, struct bn_conf *conf);
 const char *bn_cli_datadir(const char *opt, const struct bn_conf *conf, const char *conf_path,
 			   char *buf, size_t len);
 
-/* SIGINT and SIGTERM set the flag (the signal number); the loops read it
- * between events. */
+/* SIGINT, SIGTERM and SIGHUP set the flag (the signal number); the loops
+ * read it between events. SIGPIPE is ignored. */
 void bn_cli_catch_signals(void);
 volatile sig_atomic_t *bn_cli_stop_flag(void);
+/* "SIGINT", "SIGTERM", "SIGHUP": the stop flag's value in words. */
+const char *bn_cli_signal_name(int sig);
 
 /* The bench lock when bench.conf asks for it (lock = yes, or auto with
  * any real instrument), before any instrument is touched. who names the

@@ -77,6 +77,8 @@ static const char *sig_name(int sig)
 	case SIGKILL: return "SIGKILL";
 	case SIGTERM: return "SIGTERM";
 	case SIGINT: return "SIGINT";
+	case SIGHUP: return "SIGHUP";
+	case SIGPIPE: return "SIGPIPE";
 	default: return NULL;
 	}
 }
@@ -131,7 +133,7 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 			snprintf(end->cause, sizeof(end->cause),
 				 "interrupted by %s, and the run did not stop within %.3g s%s "
 				 "(the firmware does not return?); killed",
-				 forwarded == SIGTERM ? "SIGTERM" : "SIGINT", iso->grace_s, at);
+				 sig_name(forwarded) ? sig_name(forwarded) : "a signal", iso->grace_s, at);
 			killed_by = SIGKILL;
 			kill(pid, SIGKILL);
 		} else if (!killed_by && t - last_move >= iso->watchdog_s) {

@@ -73,6 +73,21 @@ else bad "capture.sr of an interrupted run"; sed 's/^/     | /' "$TMP/show" | he
 grep -q '"status": "aborted"' "$TMP/long/events.json" && ok "events.json says aborted" || bad "events.json status"
 [ -z "$(find "$TMP/long" -name '.*')" ] && ok "no spool or temporary file left after SIGINT" || bad "spool left: $(find "$TMP/long" -name '.*')"
 
+# SIGHUP (a dropped ssh session) ends a run as SIGTERM does; a closed
+# output pipe does not end it at all.
+"$BCBENCH" run -q --out "$TMP/hup" tests/data/scenarios/long.scn >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 1
+kill -HUP $pid
+wait $pid
+got=$?
+[ "$got" -eq 3 ] && ok "SIGHUP exits 3" || bad "SIGHUP: exit $got, want 3"
+grep -q 'interrupted by SIGHUP' "$TMP/hup/report.json" 2>/dev/null && ok "report says SIGHUP" || bad "report lacks SIGHUP"
+grep -q '"safe_state"' "$TMP/hup/report.json" 2>/dev/null && ok "SIGHUP: bench put in safe state" || bad "SIGHUP: no safe state event"
+grep -q '"status": "aborted"' "$TMP/hup/events.json" && ok "SIGHUP: events.json finished" || bad "SIGHUP: events.json"
+"$BCBENCH" run --out "$TMP/pipe" scripts/scenarios/dcp.scn | head -c 1 >/dev/null
+grep -q '"state":[[:space:]]*"completed"' "$TMP/pipe/report.json" 2>/dev/null && ok "a run whose output pipe closes still completes" || bad "closed pipe: $(grep -h '"reason"' "$TMP/pipe/report.json" 2>&1 | head -1)"
+
 # Every run leaves capture.sr and events.json beside its report.
 [ -s "$TMP/weak/capture.sr" ] && [ -s "$TMP/weak/events.json" ] && ok "run writes capture.sr and events.json" || bad "capture files missing"
 grep -q '"capture":[[:space:]]*"capture.sr"' "$TMP/weak/report.json" && ok "report lists the capture" || bad "report lacks the capture artifact"
