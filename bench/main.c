@@ -378,10 +378,7 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 
 	snprintf(reason, sizeof(reason), "%s", end->cause);
 	if (bn_conf_has_hardware(&j->conf)) {
-		struct bn_bench_hw hw;
-
-		if (bn_bench_hw_open(&hw, &j->conf, j->datadir, &err) == 0) {
-			bn_bench_hw_close(&hw);
+		if (bn_bench_hw_safe(&j->conf, j->datadir, &err) == 0) {
 			snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
 				 "; the bench was put in its safe state after");
 		} else {

@@ -562,7 +562,6 @@ static int salvage_spool(struct bn_srw *w, const char *spool_dir, struct bn_err 
 		off_t keep = (off_t)h.buf_first * 4;
 		int cfd;
 
-		w->spool[c] = g_strdup_printf("%s/ch%d.f32", spool_dir, c + 1);
 		cfd = open(w->spool[c], O_RDWR | O_CLOEXEC);
 		/* a flush the writer died in may have reached some channels: the
 		 * buffer still holds those frames, so cut back to buf_first */
@@ -596,8 +595,12 @@ int bn_srw_salvage(const char *path, int64_t *frames, struct bn_err *err)
 		*frames = 0;
 	if (!spool_dir)
 		return bn_err_set(err, BN_ERR_NA, "%s: no capture spool to salvage beside it", path);
-	for (int c = 0; c < BN_SRW_MAX_CH; c++)
+	/* every channel a spool can have, so the removal below takes them
+	 * all whatever the header says (or when it is unreadable) */
+	for (int c = 0; c < BN_SRW_MAX_CH; c++) {
 		w.fd[c] = -1;
+		w.spool[c] = g_strdup_printf("%s/ch%d.f32", spool_dir, c + 1);
+	}
 	w.path = g_strdup(path);
 	w.spool_dir = spool_dir;
 	w.pend_path = g_strdup_printf("%s/pending", spool_dir);
@@ -612,14 +615,7 @@ int bn_srw_salvage(const char *path, int64_t *frames, struct bn_err *err)
 	if (rc == BN_OK && frames)
 		*frames = w.frames;
 	g_free(meta);
-	/* w.n_ch may be 0 if the spool was unreadable: remove what is there */
-	if (w.n_ch == 0)
-		for (int c = 0; c < BN_SRW_MAX_CH; c++) {
-			char *f = g_strdup_printf("%s/ch%d.f32", spool_dir, c + 1);
-
-			unlink(f);
-			g_free(f);
-		}
+	w.n_ch = BN_SRW_MAX_CH;
 	spool_remove(&w);
 	g_free(w.path);
 	return rc;

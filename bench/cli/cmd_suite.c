@@ -291,13 +291,10 @@ static bool entry_errored(const struct suite_run *r, int entry)
 static bool bench_gone(const struct bn_conf *conf, const char *datadir,
 		       const struct bn_suite_entry *after, char *cause, size_t len)
 {
-	struct bn_bench_hw hw;
 	struct bn_err err = { 0 };
 
-	if (bn_bench_hw_open(&hw, conf, datadir, &err) == BN_OK) {
-		bn_bench_hw_close(&hw);
+	if (bn_bench_hw_safe(conf, datadir, &err) == BN_OK)
 		return false;
-	}
 	snprintf(cause, len, "not run: the bench failed after entry %d (%.120s) ended in error: %.500s",
 		 after->index, after->id, err.msg);
 	return true;

@@ -42,10 +42,17 @@ void bn_cli_catch_signals(void)
 const char *bn_cli_signal_name(int sig)
 {
 	switch (sig) {
-	case SIGINT: return "SIGINT";
+	case SIGSEGV: return "SIGSEGV";
+	case SIGBUS: return "SIGBUS";
+	case SIGFPE: return "SIGFPE";
+	case SIGILL: return "SIGILL";
+	case SIGABRT: return "SIGABRT";
+	case SIGKILL: return "SIGKILL";
 	case SIGTERM: return "SIGTERM";
+	case SIGINT: return "SIGINT";
 	case SIGHUP: return "SIGHUP";
-	default: return "a signal";
+	case SIGPIPE: return "SIGPIPE";
+	default: return NULL;
 	}
 }
 

@@ -26,7 +26,8 @@ const char *bn_cli_datadir(const char *opt, const struct bn_conf *conf, const ch
  * read it between events. SIGPIPE is ignored. */
 void bn_cli_catch_signals(void);
 volatile sig_atomic_t *bn_cli_stop_flag(void);
-/* "SIGINT", "SIGTERM", "SIGHUP": the stop flag's value in words. */
+/* "SIGINT", "SIGSEGV", ...: the stop flag's value, or how a process
+ * died, in words; NULL for a signal without a name here. */
 const char *bn_cli_signal_name(int sig);
 
 /* The bench lock when bench.conf asks for it (lock = yes, or auto with

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/common.h"
 #include "core/err.h"
 #include "core/time.h"
 
@@ -66,23 +67,6 @@ static void where(const struct bn_run_beacon *b, char *buf, size_t len)
 		snprintf(buf, len, " at t=%.3f s", bn_time_to_s(b->sim_t_us));
 }
 
-static const char *sig_name(int sig)
-{
-	switch (sig) {
-	case SIGSEGV: return "SIGSEGV";
-	case SIGBUS: return "SIGBUS";
-	case SIGFPE: return "SIGFPE";
-	case SIGILL: return "SIGILL";
-	case SIGABRT: return "SIGABRT";
-	case SIGKILL: return "SIGKILL";
-	case SIGTERM: return "SIGTERM";
-	case SIGINT: return "SIGINT";
-	case SIGHUP: return "SIGHUP";
-	case SIGPIPE: return "SIGPIPE";
-	default: return NULL;
-	}
-}
-
 int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *user,
 		   struct bn_isolate_end *end)
 {
@@ -133,7 +117,7 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 			snprintf(end->cause, sizeof(end->cause),
 				 "interrupted by %s, and the run did not stop within %.3g s%s "
 				 "(the firmware does not return?); killed",
-				 sig_name(forwarded) ? sig_name(forwarded) : "a signal", iso->grace_s, at);
+				 bn_cli_signal_name(forwarded), iso->grace_s, at);
 			killed_by = SIGKILL;
 			kill(pid, SIGKILL);
 		} else if (!killed_by && t - last_move >= iso->watchdog_s) {
@@ -162,7 +146,7 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 		end->signal = killed_by;
 		end->exit_code = 3;
 	} else if (WIFSIGNALED(status)) {
-		const char *name = sig_name(WTERMSIG(status));
+		const char *name = bn_cli_signal_name(WTERMSIG(status));
 
 		where(&end->last, at, sizeof(at));
 		end->abnormal = true;

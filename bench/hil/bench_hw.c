@@ -72,3 +72,13 @@ void bn_bench_hw_close(struct bn_bench_hw *hw)
 	bn_supply_close(&hw->supply);
 	bn_fixture_close(&hw->fixture);
 }
+
+int bn_bench_hw_safe(const struct bn_conf *conf, const char *datadir, struct bn_err *err)
+{
+	struct bn_bench_hw hw;
+	int rc = bn_bench_hw_open(&hw, conf, datadir, err);
+
+	if (rc == BN_OK)
+		bn_bench_hw_close(&hw);
+	return rc;
+}

@@ -26,6 +26,10 @@ int bn_bench_hw_open(struct bn_bench_hw *hw, const struct bn_conf *conf, const c
 		     struct bn_err *err);
 /* Safe state, then close, every instrument (each tried). */
 void bn_bench_hw_close(struct bn_bench_hw *hw);
+/* Open the bench and close it again: its safe state, and proof it is still
+ * there (after a run's process died; between a suite's entries). As
+ * bn_bench_hw_open's result. */
+int bn_bench_hw_safe(const struct bn_conf *conf, const char *datadir, struct bn_err *err);
 /* The name of the bench for its lock file: the fixture file's stem,
  * else "bench". */
 void bn_bench_lock_name(const struct bn_conf *conf, char *buf, size_t len);

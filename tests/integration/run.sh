@@ -55,13 +55,19 @@ sed "s|^port.*|port sdp\nfirmware $FWDIR/livelock.so|" tests/data/scenarios/odd-
 expect_exit "livelock firmware" 3 "$BCBENCH" run -q --out "$TMP/ll" "$TMP/livelock.scn"
 grep -q 'livelocked virtual time' "$TMP/ll/report.json" && ok "report names the livelock" || bad "livelock not in report"
 
+# interrupt SIG DIR: a long run into DIR, sent SIG after a second; its
+# exit code in $got
+interrupt() {
+	"$BCBENCH" run -q --out "$2" tests/data/scenarios/long.scn >"$TMP/out" 2>"$TMP/err" &
+	pid=$!
+	sleep 1
+	kill -"$1" $pid
+	wait $pid
+	got=$?
+}
+
 # SIGINT during a long run: exit 3, a partial report that says why.
-"$BCBENCH" run -q --out "$TMP/long" tests/data/scenarios/long.scn >"$TMP/out" 2>"$TMP/err" &
-pid=$!
-sleep 1
-kill -INT $pid
-wait $pid
-got=$?
+interrupt INT "$TMP/long"
 [ "$got" -eq 3 ] && ok "SIGINT exits 3" || bad "SIGINT: exit $got, want 3"
 grep -q '"state":[[:space:]]*"aborted"' "$TMP/long/report.json" 2>/dev/null && ok "SIGINT leaves an aborted report" || bad "no aborted report after SIGINT"
 grep -q 'interrupted by SIGINT' "$TMP/long/report.json" 2>/dev/null && ok "report says SIGINT" || bad "report lacks the signal"
@@ -75,12 +81,7 @@ grep -q '"status": "aborted"' "$TMP/long/events.json" && ok "events.json says ab
 
 # SIGHUP (a dropped ssh session) ends a run as SIGTERM does; a closed
 # output pipe does not end it at all.
-"$BCBENCH" run -q --out "$TMP/hup" tests/data/scenarios/long.scn >"$TMP/out" 2>"$TMP/err" &
-pid=$!
-sleep 1
-kill -HUP $pid
-wait $pid
-got=$?
+interrupt HUP "$TMP/hup"
 [ "$got" -eq 3 ] && ok "SIGHUP exits 3" || bad "SIGHUP: exit $got, want 3"
 grep -q 'interrupted by SIGHUP' "$TMP/hup/report.json" 2>/dev/null && ok "report says SIGHUP" || bad "report lacks SIGHUP"
 grep -q '"safe_state"' "$TMP/hup/report.json" 2>/dev/null && ok "SIGHUP: bench put in safe state" || bad "SIGHUP: no safe state event"
