@@ -77,7 +77,8 @@ static const char usage_run[] =
 	"Usage: bcbench run SCENARIO [--conf FILE] [--out DIR] [--datadir DIR]\n"
 	"                   [--limits FILE] [--firmware NAME|FILE.so] [--port PORT]\n"
 	"                   [--charger CHARGER] [--host HOST] [--dut DECL]\n"
-	"                   [--wait SECONDS] [--watchdog SECONDS] [--no-isolate] [-v] [-q]\n"
+	"                   [--wait SECONDS] [--watchdog SECONDS] [--no-isolate]\n"
+	"                   [--acceptance guarded|simple] [-v] [-q]\n"
 	"Run SCENARIO (.scn) on the configured bench (the simulated bench by default),\n"
 	"print each result as it is judged, and write DIR/report.json atomically\n"
 	"(schema bcbench-report/1). On SIGINT, SIGTERM or SIGHUP the bench goes to its\n"
@@ -107,6 +108,10 @@ static const char usage_run[] =
 	"                      (default 30)\n"
 	"      --no-isolate    run in this process (for a debugger): no watchdog, and a\n"
 	"                      crashing firmware takes bcbench down with it\n"
+	"      --acceptance RULE\n"
+	"                      guarded (default): a result passes or fails only beyond\n"
+	"                      its measurement uncertainty U, else it is inconclusive;\n"
+	"                      simple: the plain limit (U still reported)\n"
 	"  -v, --verbose       more log output (repeat for debug: every bench event)\n"
 	"  -q, --quiet         print only the summary\n"
 	"  -h, --help          this help\n"
@@ -115,8 +120,9 @@ static const char usage_run[] =
 	"firmware crashed, hung or livelocked; an instrument lost; interrupted).\n";
 
 static const char usage_replay[] =
-	"Usage: bcbench replay FILE.sr [--events FILE] [--events-from ORIGINS]\n"
+	"Usage: bcbench replay FILE.sr [--events FILE | --no-events] [--events-from ORIGINS]\n"
 	"                      [--port PORT] [--dut DECL] [--map MAP] [--limits FILE]\n"
+	"                      [--uncertainty CH=SPEC]... [--acceptance guarded|simple]\n"
 	"                      [--out DIR] [--conf FILE] [--datadir DIR] [-v] [-q]\n"
 	"Re-judge a capture with the checks a live run uses, and write DIR/report.json\n"
 	"whose source is the file (with its SHA-256). Channels are found by name (VBUS,\n"
@@ -124,10 +130,13 @@ static const char usage_replay[] =
 	"DP; any other missing channel makes the rules that need it inconclusive.\n"
 	"\n"
 	"  -e, --events FILE       the capture's sidecar (events.json from bcbench run):\n"
-	"                          events with times, the port, the device's declaration.\n"
-	"                          Without it, attach and removal are inferred from VBUS\n"
-	"                          crossing VOTG_SESS_VLD min, connect and disconnect from\n"
-	"                          D+ crossing VLGC; what cannot be inferred is inconclusive\n"
+	"                          events with times, the port, the device's declaration,\n"
+	"                          how each channel was measured. Default: events.json\n"
+	"                          beside the capture, when there is one (a note says so)\n"
+	"      --no-events         ignore any sidecar: attach and removal are inferred from\n"
+	"                          VBUS crossing VOTG_SESS_VLD min, connect and disconnect\n"
+	"                          from D+ crossing VLGC; what cannot be inferred is\n"
+	"                          inconclusive, and nothing passes on an inferred event\n"
 	"      --events-from LIST  use only events of these origins: fixture (VBUS, data\n"
 	"                          contact, e-load, marks), host (connect, configuration,\n"
 	"                          suspend), dut (the device's console); e.g. fixture,host\n"
@@ -138,6 +147,15 @@ static const char usage_replay[] =
 	"                          sidecar's\n"
 	"  -m, --map MAP           channel map, e.g. VBUS=A0,IBUS=A1:scale=10:unit=A,DP=A2\n"
 	"                          (IBUS from a shunt voltage: scale = 1/R_shunt)\n"
+	"      --uncertainty CH=SPEC\n"
+	"                          the instrument's accuracy on channel CH, e.g.\n"
+	"                          vbus=noise=10mV,offset=5mV,gain=0.5%,bits=12,range=0V..25V\n"
+	"                          (repeat per channel). Default: the sidecar's record, else\n"
+	"                          the noise is estimated from the samples and the report\n"
+	"                          says the instrument's accuracy is unknown\n"
+	"      --acceptance RULE   guarded (default): pass or fail only beyond the\n"
+	"                          measurement uncertainty U, else inconclusive; simple:\n"
+	"                          the plain limit (U still reported)\n"
 	"  -l, --limits FILE       judge against this limits file\n"
 	"  -o, --out DIR           report directory (default <out>/replay-<name>)\n"
 	"  -c, --conf FILE, -d, --datadir DIR, -v, -q, -h: as for run\n"
@@ -462,6 +480,7 @@ int bn_cli_run(int argc, char **argv)
 		{ "wait", required_argument, NULL, 'w' },
 		{ "watchdog", required_argument, NULL, 'W' },
 		{ "no-isolate", no_argument, NULL, 'N' },
+		{ "acceptance", required_argument, NULL, 'A' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -474,6 +493,7 @@ int bn_cli_run(int argc, char **argv)
 	struct bn_lock lock = { .fd = -1 };
 	struct run_job *j;
 	double wait_s = 0, watchdog_s = BN_RUN_WATCHDOG_S;
+	enum bn_acceptance acceptance = BN_ACCEPT_GUARDED;
 	int verbose = 0, quiet = 0, isolate = 1, c, rc;
 
 	optind = 1;
@@ -497,6 +517,10 @@ int bn_cli_run(int argc, char **argv)
 		case 'H': host = optarg; break;
 		case 'D': dut = optarg; break;
 		case 'N': isolate = 0; break;
+		case 'A':
+			if (bn_cli_parse_acceptance("run", optarg, &acceptance))
+				return 2;
+			break;
 		case 'v': verbose++; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_run, stdout); return 0;
@@ -545,7 +569,11 @@ int bn_cli_run(int argc, char **argv)
 		.stop_flag = bn_cli_stop_flag(),
 		.on_started = write_provisional,
 		.on_started_user = j,
+		.acceptance = acceptance,
+		.meas_set = j->conf.meas_set,
 	};
+	_Static_assert(BN_CONF_MEAS_N == BN_CH_COUNT, "bench.conf meas_* keys follow enum bn_chan");
+	memcpy(j->ro.meas, j->conf.meas, sizeof(j->ro.meas));
 	if (j->conf.capture_driver[0]) {
 		if (bn_cli_capture_opts(&j->conf, &j->dev, &err) < 0) {
 			fprintf(stderr, "bcbench: %s\n", err.msg);
@@ -613,6 +641,9 @@ static int cmd_replay(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "events", required_argument, NULL, 'e' },
 		{ "events-from", required_argument, NULL, 'E' },
+		{ "no-events", no_argument, NULL, 'n' },
+		{ "uncertainty", required_argument, NULL, 'U' },
+		{ "acceptance", required_argument, NULL, 'A' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "dut", required_argument, NULL, 'u' },
 		{ "map", required_argument, NULL, 'm' },
@@ -632,12 +663,21 @@ static int cmd_replay(int argc, char **argv)
 	struct bn_conf conf;
 	struct bn_err err = { 0 };
 	struct bn_report rep;
-	int verbose = 0, quiet = 0, c, rc;
+	int verbose = 0, quiet = 0, no_events = 0, c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "e:p:u:m:l:o:c:d:vqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e': ro.events_path = optarg; break;
+		case 'n': no_events = 1; break;
+		case 'U':
+			if (bn_cli_parse_uncertainty("replay", optarg, &ro.meas_given, ro.meas))
+				return 2;
+			break;
+		case 'A':
+			if (bn_cli_parse_acceptance("replay", optarg, &ro.acceptance))
+				return 2;
+			break;
 		case 'E':
 			if (bn_origins_parse(optarg, &ro.origins, "--events-from", &err) < 0) {
 				fprintf(stderr, "bcbench replay: %s\n", err.msg);
@@ -674,15 +714,24 @@ static int cmd_replay(int argc, char **argv)
 		snprintf(out_buf, sizeof(out_buf), "%s/replay-%s", conf.out, stem);
 		out_dir = out_buf;
 	}
-	if (!ro.events_path) {
+	if (no_events && ro.events_path) {
+		fprintf(stderr, "bcbench replay: --events and --no-events: give one\n");
+		return 2;
+	}
+	/* The record beside the capture is the capture's own: read it unless
+	 * told not to, and say so. */
+	if (!ro.events_path && !no_events) {
 		char buf[1024];
 
 		snprintf(buf, sizeof(buf), "%s", ro.capture_path);
 		snprintf(beside, sizeof(beside), "%s/events.json", dirname(buf));
-		if (access(beside, R_OK) == 0 && !quiet)
-			fprintf(stderr, "bcbench replay: note: %s is beside the capture; give --events %s "
-					"to judge with its events (inferring from the samples)\n",
-				beside, beside);
+		if (access(beside, R_OK) == 0) {
+			ro.events_path = beside;
+			if (!quiet)
+				fprintf(stderr, "bcbench replay: note: judging with the events beside the "
+						"capture, %s (--no-events to infer them from the samples)\n",
+					beside);
+		}
 	}
 	bn_cli_catch_signals();
 	ro.progress = quiet ? NULL : stdout;

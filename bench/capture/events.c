@@ -129,6 +129,15 @@ static cJSON *header_json(const struct bn_check_ctx *ctx, const struct bn_evlog_
 		cJSON_AddStringToObject(c, "name", bn_chan_label(ch));
 		cJSON_AddStringToObject(c, "unit", bn_chan_unit(ch));
 		cJSON_AddStringToObject(c, "where", chan_where(ch));
+		/* How it was measured, so a replay judges with the same
+		 * uncertainty; an estimated one is left to the replay's own. */
+		if (ctx->meas_src[ch] != BN_MEAS_SRC_ESTIMATED) {
+			char spec[200];
+
+			bn_meas_format(&ctx->meas[ch], ch == BN_CH_IBUS ? BN_DIM_A : BN_DIM_V, spec,
+				       sizeof(spec));
+			cJSON_AddStringToObject(c, "measurement", spec);
+		}
 		cJSON_AddItemToArray(a, c);
 	}
 	port = cJSON_AddObjectToObject(root, "port");
@@ -449,11 +458,24 @@ static int load_capture(const cJSON *root, struct bn_evrec *r, const char *path,
 		const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
 		int ch = cJSON_IsString(n) ? bn_chan_from_name(n->valuestring) : -1;
 
+		const cJSON *ms = cJSON_GetObjectItemCaseSensitive(it, "measurement");
+
 		if (ch < 0)
 			return bn_err_set(err, BN_ERR_DATA,
 					  "%s: channels[%d]: expected a name VBUS, IBUS, DP, DM or ID",
 					  what, i);
 		r->ctx.channels |= 1u << ch;
+		if (ms) {
+			char why[200];
+
+			if (!cJSON_IsString(ms) ||
+			    bn_meas_parse(ms->valuestring, ch == BN_CH_IBUS ? BN_DIM_A : BN_DIM_V,
+					  &r->ctx.meas[ch], why, sizeof(why)) < 0)
+				return bn_err_set(err, BN_ERR_DATA, "%s: channels[%d]: measurement: %s",
+						  what, i, cJSON_IsString(ms) ? why : "expected a string");
+			r->ctx.meas_src[ch] = BN_MEAS_SRC_GIVEN;
+			r->meas_known |= 1u << ch;
+		}
 		i++;
 	}
 	return BN_OK;

@@ -72,6 +72,7 @@ struct bn_evrec {
 	char scenario[200];
 	bn_time_us t_end_us;      /* -1 when the file does not say */
 	char status[16];          /* the recorded run's: "completed", "aborted", "error"; "" */
+	unsigned meas_known;      /* channels whose measurement the record states (ctx.meas) */
 	int n;
 	struct bn_cev *ev;        /* time-ordered; key/text point into owned strings */
 	char **strings;

@@ -383,6 +383,20 @@ static int load_context(struct replay *r, struct bn_report *rep, struct bn_err *
 	}
 	if (r->o->origins)
 		r->ctx.events &= bn_origin_kinds(r->o->origins);
+	/* Each channel's accuracy: --uncertainty, else the record's, else
+	 * estimated from the samples (and said to be unknown). */
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		if (r->o->meas_given & (1u << ch)) {
+			r->ctx.meas[ch] = r->o->meas[ch];
+			r->ctx.meas_src[ch] = BN_MEAS_SRC_GIVEN;
+		} else if (r->have_evrec && (r->evrec.meas_known & (1u << ch))) {
+			r->ctx.meas_src[ch] = BN_MEAS_SRC_GIVEN;
+		} else {
+			bn_meas_ideal(&r->ctx.meas[ch]);
+			r->ctx.meas_src[ch] = BN_MEAS_SRC_ESTIMATED;
+		}
+	}
+	r->ctx.acceptance = r->o->acceptance;
 	if (r->o->port) {
 		struct bn_port_profile port;
 

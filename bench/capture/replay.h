@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "checks/check.h"
 #include "core/err.h"
 #include "report/report.h"
 
@@ -31,6 +32,11 @@ struct bn_replay_opts {
 	const char *limits_path;   /* NULL: datadir/profiles/limits/bc12.json */
 	const char *datadir;
 	unsigned origins;          /* bits 1 << enum bn_cev_origin to trust; 0: all */
+	/* --uncertainty CH=SPEC: each channel's accuracy (bits of meas_given);
+	 * else the record's, else estimated from the samples. */
+	unsigned meas_given;
+	struct bn_meas meas[BN_CH_COUNT];
+	enum bn_acceptance acceptance;
 	FILE *progress;            /* one line per result; NULL: silent */
 	volatile const sig_atomic_t *stop_flag;
 };

@@ -20,6 +20,7 @@
 #include "capture/channel.h"
 #include "checks/event.h"
 #include "core/limits.h"
+#include "core/meas.h"
 #include "core/time.h"
 #include "report/report.h"
 #include "sim/port.h"
@@ -42,6 +43,16 @@ enum bn_decl_bit {
 };
 
 #define BN_PORT_BIT(t) (1u << (t))
+
+/* The decision rule a verdict follows (docs/uncertainty.md).
+ * GUARDED, in the manner of ISO 14253-1: pass only when the measured value
+ * is inside the limit by more than its expanded uncertainty U, fail only
+ * when it is outside by more than U, otherwise inconclusive ("within
+ * measurement uncertainty"). SIMPLE: the plain limit, U reported but not
+ * used (a lab's choice, said in the report). */
+enum bn_acceptance { BN_ACCEPT_GUARDED = 0, BN_ACCEPT_SIMPLE };
+
+const char *bn_acceptance_name(enum bn_acceptance a);
 
 /* What a check knows before the first sample. */
 struct bn_check_ctx {
@@ -68,7 +79,22 @@ struct bn_check_ctx {
 	unsigned events;            /* BN_CEV_BIT()s the source provides */
 	bool no_hold;               /* feed every sample one by one (tests of hold()) */
 	bn_time_us t_start_us;
+	/* How each channel is measured (core/meas.h) and where that came
+	 * from. A channel whose source is BN_MEAS_SRC_ESTIMATED has its noise
+	 * and resolution estimated from the samples by the engine, before
+	 * any end() runs: a rule that kept the ctx pointer given to begin()
+	 * reads the estimate there. */
+	struct bn_meas meas[BN_CH_COUNT];
+	enum bn_meas_src meas_src[BN_CH_COUNT];
+	enum bn_acceptance acceptance;
 };
+
+/* Standard uncertainties of a channel's level (one sample, or the average
+ * of n), of a difference of two levels on it, and of an edge's time on it
+ * (slew in unit/s; 0: a step). */
+double bn_ctx_u_level(const struct bn_check_ctx *ctx, enum bn_chan ch, double v, long n);
+double bn_ctx_u_delta(const struct bn_check_ctx *ctx, enum bn_chan ch, double dv, long n);
+double bn_ctx_u_edge(const struct bn_check_ctx *ctx, enum bn_chan ch, double slew_per_s);
 
 struct bn_rule {
 	const char *id;       /* stable: "bc12.<family>.<rule>" */
@@ -76,6 +102,10 @@ struct bn_rule {
 	const char *title;
 	const char *clause;   /* compliance plan clause or tester tag, NULL if none */
 	const char *limit;    /* the limits-file name judged against, NULL if none */
+	/* What makes an excursion count, and over which window the rule
+	 * judges: said in every result (e.g. "D+ outside VDP_SRC for > 1 ms
+	 * ends the phase"). NULL: the rule judges events, not levels. */
+	const char *persistence;
 	unsigned needs_channels;
 	unsigned needs_events;
 	double min_rate_hz;   /* 0: any */
@@ -112,8 +142,15 @@ bool bn_rule_name_known(const char *name);
 /* Result helpers for rules. */
 void bn_result_measured(struct bn_result *res, double v, const char *unit);
 /* Judge v against [min, max] (NAN: open): sets verdict, limits and the
- * margin (signed distance to the nearest bound, positive inside). */
+ * margin (signed distance to the nearest bound, positive inside). An exact
+ * value (a count, a declared figure): no measurement uncertainty. */
 void bn_result_judge(struct bn_result *res, double v, double min, double max, const char *unit);
+/* The same for a measured value with expanded uncertainty U (>= 0, in
+ * unit), under the result's decision rule (res->decision, set by the
+ * engine before end()): inside by more than U passes, outside by more
+ * than U fails, else inconclusive "within measurement uncertainty". */
+void bn_result_judge_u(struct bn_result *res, double v, double u, double min, double max,
+		       const char *unit);
 void bn_result_window(struct bn_result *res, bn_time_us t0_us, bn_time_us t1_us);
 /* A figure (not a verdict), e.g. time to settle; dropped when the result's
  * figures are full. */

@@ -16,6 +16,28 @@ const char *bn_cev_name(enum bn_cev_kind k)
 	return (unsigned)k < BN_CEV_COUNT ? cev_names[k] : "?";
 }
 
+const char *bn_acceptance_name(enum bn_acceptance a)
+{
+	return a == BN_ACCEPT_SIMPLE ? "simple" : "guarded";
+}
+
+/* ---- uncertainty of a channel ---- */
+
+double bn_ctx_u_level(const struct bn_check_ctx *ctx, enum bn_chan ch, double v, long n)
+{
+	return bn_meas_u_level(&ctx->meas[ch], v, n);
+}
+
+double bn_ctx_u_delta(const struct bn_check_ctx *ctx, enum bn_chan ch, double dv, long n)
+{
+	return bn_meas_u_delta(&ctx->meas[ch], dv, n);
+}
+
+double bn_ctx_u_edge(const struct bn_check_ctx *ctx, enum bn_chan ch, double slew_per_s)
+{
+	return bn_meas_u_edge(&ctx->meas[ch], ctx->rate_hz, slew_per_s);
+}
+
 /* ---- result helpers ---- */
 
 void bn_result_measured(struct bn_result *res, double v, const char *unit)
@@ -40,6 +62,45 @@ void bn_result_judge(struct bn_result *res, double v, double min, double max, co
 	res->margin = res->has_margin ? m : NAN;
 	res->verdict = (isnan(min) || v >= min) && (isnan(max) || v <= max) ? BN_VERDICT_PASS
 									     : BN_VERDICT_FAIL;
+}
+
+static void fmt_value(char *buf, size_t len, double v, const char *unit)
+{
+	double a = fabs(v);
+
+	if (a != 0 && a < 1e-3)
+		snprintf(buf, len, "%.4g u%s", v * 1e6, unit);
+	else if (a != 0 && a < 1)
+		snprintf(buf, len, "%.4g m%s", v * 1e3, unit);
+	else
+		snprintf(buf, len, "%.4g %s", v, unit);
+}
+
+void bn_result_judge_u(struct bn_result *res, double v, double u, double min, double max,
+		       const char *unit)
+{
+	char vs[32], us[32], ms[32];
+
+	bn_result_judge(res, v, min, max, unit);
+	res->has_u = true;
+	res->u = isfinite(u) && u > 0 ? u : 0;
+	if (!res->decision[0])
+		snprintf(res->decision, sizeof(res->decision), "%s", bn_acceptance_name(BN_ACCEPT_GUARDED));
+	if (!strcmp(res->decision, "simple") || res->u == 0 || !res->has_margin)
+		return;
+	if (res->margin > res->u) {
+		res->verdict = BN_VERDICT_PASS;
+		return;
+	}
+	if (res->margin < -res->u) {
+		res->verdict = BN_VERDICT_FAIL;
+		return;
+	}
+	fmt_value(vs, sizeof(vs), v, unit);
+	fmt_value(us, sizeof(us), res->u, unit);
+	fmt_value(ms, sizeof(ms), fabs(res->margin), unit);
+	bn_result_inconclusive(res, "within measurement uncertainty (U = %s): measured %s, %s the "
+			       "limit by %s", us, vs, res->margin >= 0 ? "inside" : "outside", ms);
 }
 
 void bn_result_window(struct bn_result *res, bn_time_us t0_us, bn_time_us t1_us)
@@ -93,6 +154,11 @@ struct rule_inst {
  * rules as one run (bn_rule.hold), up to this many at a time. */
 #define HOLD_MAX 4096
 
+/* The estimate's histogram: |step| from 1e-9 to 1e3 (V or A), 16 bins a decade. */
+#define EST_BINS 192
+#define EST_LO_EXP (-9)
+#define EST_PER_DECADE 16
+
 struct active_rule {
 	void (*sample)(void *priv, bn_time_us t_us, const struct bn_sample *s);
 	void (*hold)(void *priv, const bn_time_us *t, long n, const struct bn_sample *s);
@@ -118,6 +184,12 @@ struct bn_checks {
 	unsigned implausible;
 	long hold_n;
 	bn_time_us hold_t[HOLD_MAX];
+	/* Channels measured by an instrument of unknown accuracy: the
+	 * sample-to-sample steps, in a log histogram, give the noise (their
+	 * median) and the resolution (the smallest step that recurs). */
+	unsigned estimate;
+	long est_zero[BN_CH_COUNT], est_n[BN_CH_COUNT];
+	long est_bin[BN_CH_COUNT][EST_BINS];
 };
 
 static void list_bits(char *buf, size_t len, unsigned bits, int n, const char *(*name)(int))
@@ -216,6 +288,60 @@ static void decide(struct rule_inst *ri, const struct bn_check_ctx *ctx)
 	}
 }
 
+static void est_add(struct bn_checks *c, int ch, double d, long n)
+{
+	double a = fabs(d);
+	int b;
+
+	if (isnan(a))
+		return;
+	c->est_n[ch] += n;
+	if (a == 0) {
+		c->est_zero[ch] += n;
+		return;
+	}
+	b = (int)floor((log10(a) - EST_LO_EXP) * EST_PER_DECADE);
+	b = b < 0 ? 0 : b >= EST_BINS ? EST_BINS - 1 : b;
+	c->est_bin[ch][b] += n;
+}
+
+static double est_bin_value(int b)
+{
+	return pow(10.0, EST_LO_EXP + (b + 0.5) / EST_PER_DECADE);
+}
+
+/* White noise of rms s gives steps with median |d| = 0.6745 * sqrt(2) * s;
+ * edges are few and do not move a median. */
+static void est_finish(struct bn_checks *c)
+{
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		struct bn_meas *m = &c->ctx.meas[ch];
+		long half, acc;
+		int b;
+
+		if (!(c->estimate & (1u << ch)) || c->est_n[ch] < 2)
+			continue;
+		half = c->est_n[ch] / 2;
+		acc = c->est_zero[ch];
+		m->noise_rms = 0;
+		if (acc <= half) {
+			for (b = 0; b < EST_BINS && acc + c->est_bin[ch][b] <= half; b++)
+				acc += c->est_bin[ch][b];
+			m->noise_rms = est_bin_value(b < EST_BINS ? b : EST_BINS - 1) / (0.6745 * sqrt(2.0));
+		}
+		/* the smallest step seen in at least 1 % of the samples */
+		for (b = 0; b < EST_BINS; b++)
+			if (c->est_bin[ch][b] * 100 >= c->est_n[ch])
+				break;
+		if (b < EST_BINS && m->noise_rms < est_bin_value(b)) {
+			/* a resolution-limited channel: one step, as a range of 1 step */
+			m->bits = 1;
+			m->range_lo = 0;
+			m->range_hi = 2.0 * est_bin_value(b);
+		}
+	}
+}
+
 int bn_checks_new(const struct bn_check_ctx *ctx, struct bn_checks **out, struct bn_err *err)
 {
 	struct bn_checks *c = calloc(1, sizeof(*c));
@@ -232,6 +358,9 @@ int bn_checks_new(const struct bn_check_ctx *ctx, struct bn_checks **out, struct
 		return bn_err_set(err, BN_ERR_NOMEM, "checks: out of memory");
 	}
 	c->n = n;
+	for (int ch = 0; ch < BN_CH_COUNT; ch++)
+		if (c->ctx.meas_src[ch] == BN_MEAS_SRC_ESTIMATED && (c->ctx.channels & (1u << ch)))
+			c->estimate |= 1u << ch;
 	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
 		const char *name = ch == BN_CH_VBUS ? "CAPTURE_VBUS"
 				   : ch == BN_CH_IBUS ? "CAPTURE_IBUS" : "CAPTURE_DATA_LINE";
@@ -271,6 +400,9 @@ static void flush_hold(struct bn_checks *c)
 {
 	if (!c->hold_n)
 		return;
+	for (int ch = 0; c->estimate && ch < BN_CH_COUNT; ch++)
+		if (c->estimate & (1u << ch))
+			est_add(c, ch, 0, c->hold_n);
 	for (int i = 0; i < c->n_active; i++) {
 		const struct active_rule *a = &c->active[i];
 
@@ -295,6 +427,9 @@ void bn_checks_sample(struct bn_checks *c, bn_time_us t_us, const struct bn_samp
 	flush_hold(c);
 	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
 		double v = s->v[ch];
+
+		if ((c->estimate & (1u << ch)) && c->have_prev)
+			est_add(c, ch, v - c->prev.v[ch], 1);
 
 		if (!(v >= c->plaus_lo[ch] && v <= c->plaus_hi[ch]) && !isnan(v) &&
 		    !(c->implausible & (1u << ch))) {
@@ -352,9 +487,38 @@ void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev)
 		c->evented[i]->rule->event(c->evented[i]->priv, ev);
 }
 
+/* The report's "measurement": each captured channel's measurement and
+ * where it came from, and the decision rule. */
+static void measurement_json(const struct bn_checks *c, struct bn_report *rep)
+{
+	cJSON *m = cJSON_CreateObject(), *chs;
+
+	if (!m)
+		return;
+	cJSON_AddStringToObject(m, "decision_rule", bn_acceptance_name(c->ctx.acceptance));
+	cJSON_AddNumberToObject(m, "coverage_factor", BN_MEAS_K);
+	chs = cJSON_AddObjectToObject(m, "channels");
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		cJSON *o;
+		char spec[200];
+
+		if (!(c->ctx.channels & (1u << ch)))
+			continue;
+		o = cJSON_AddObjectToObject(chs, bn_chan_label(ch));
+		bn_meas_format(&c->ctx.meas[ch], ch == BN_CH_IBUS ? BN_DIM_A : BN_DIM_V, spec, sizeof(spec));
+		cJSON_AddStringToObject(o, "spec", spec);
+		cJSON_AddStringToObject(o, "source", bn_meas_src_name(c->ctx.meas_src[ch]));
+		cJSON_AddStringToObject(o, "ground", c->ctx.meas[ch].gnd == BN_GND_DUT ? "dut" : "port");
+	}
+	cJSON_Delete(rep->measurement);
+	rep->measurement = m;
+}
+
 void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *rep)
 {
 	flush_hold(c);
+	est_finish(c);
+	measurement_json(c, rep);
 	for (int i = 0; i < c->n; i++) {
 		struct rule_inst *ri = &c->v[i];
 		const struct bn_rule *r = ri->rule;
@@ -374,6 +538,9 @@ void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *r
 			snprintf(res->limit, sizeof(res->limit), "%s", r->limit);
 		if (lim && lim->source)
 			snprintf(res->limit_source, sizeof(res->limit_source), "%s", lim->source);
+		if (r->persistence)
+			snprintf(res->persistence, sizeof(res->persistence), "%s", r->persistence);
+		snprintf(res->decision, sizeof(res->decision), "%s", bn_acceptance_name(c->ctx.acceptance));
 		if (ri->pre != BN_VERDICT_PASS) {
 			res->verdict = ri->pre;
 			snprintf(res->reason, sizeof(res->reason), "%s", ri->why);

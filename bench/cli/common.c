@@ -162,3 +162,47 @@ int bn_cli_parse_seconds(const char *cmd, const char *opt, const char *arg, doub
 	}
 	return 0;
 }
+
+int bn_cli_parse_acceptance(const char *cmd, const char *arg, enum bn_acceptance *a)
+{
+	if (!strcmp(arg, "guarded")) {
+		*a = BN_ACCEPT_GUARDED;
+		return 0;
+	}
+	if (!strcmp(arg, "simple")) {
+		*a = BN_ACCEPT_SIMPLE;
+		return 0;
+	}
+	fprintf(stderr, "bcbench %s: --acceptance \"%s\": expected guarded (pass or fail only "
+		"beyond the measurement uncertainty) or simple (the plain limit)\n", cmd, arg);
+	return 1;
+}
+
+int bn_cli_parse_uncertainty(const char *cmd, const char *arg, unsigned *given,
+			     struct bn_meas meas[BN_CH_COUNT])
+{
+	const char *eq = strchr(arg, '=');
+	char name[16], why[200];
+	int ch;
+
+	if (!eq || (size_t)(eq - arg) >= sizeof(name)) {
+		fprintf(stderr, "bcbench %s: --uncertainty \"%s\": expected CH=SPEC such as "
+			"vbus=noise=10mV,offset=5mV,gain=0.5%%\n", cmd, arg);
+		return 1;
+	}
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = '\0';
+	ch = bn_chan_from_name(name);
+	if (ch < 0) {
+		fprintf(stderr, "bcbench %s: --uncertainty \"%s\": unknown channel \"%s\" (expected "
+			"vbus, ibus, dp, dm or id)\n", cmd, arg, name);
+		return 1;
+	}
+	if (bn_meas_parse(eq + 1, ch == BN_CH_IBUS ? BN_DIM_A : BN_DIM_V, &meas[ch], why,
+			  sizeof(why)) < 0) {
+		fprintf(stderr, "bcbench %s: --uncertainty \"%s\": %s\n", cmd, arg, why);
+		return 1;
+	}
+	*given |= 1u << ch;
+	return 0;
+}

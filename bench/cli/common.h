@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "checks/check.h"
 #include "core/conf.h"
 #include "hil/lock.h"
 #include "hil/sigrok_cap.h"
@@ -52,5 +53,11 @@ int bn_cli_parse_seconds(const char *cmd, const char *opt, const char *arg, doub
 
 /* "--wait SECONDS": 0 on success, else prints and returns 2. */
 int bn_cli_parse_wait(const char *cmd, const char *arg, double *wait_s);
+/* --acceptance guarded|simple; prints the error itself: non-zero. */
+int bn_cli_parse_acceptance(const char *cmd, const char *arg, enum bn_acceptance *a);
+/* --uncertainty CH=SPEC (core/meas.h) into meas[ch], bit ch of *given;
+ * prints the error itself: non-zero. */
+int bn_cli_parse_uncertainty(const char *cmd, const char *arg, unsigned *given,
+			     struct bn_meas meas[BN_CH_COUNT]);
 
 #endif

@@ -123,6 +123,17 @@ static int parse_capture(struct bn_conf *c, const char *val, const char *path, i
 	return BN_OK;
 }
 
+/* meas_<ch>: the channel's index in capture order, -1 if none. */
+static int meas_index(const char *ch)
+{
+	static const char *const names[BN_CONF_MEAS_N] = { "vbus", "ibus", "dp", "dm", "id" };
+
+	for (int i = 0; i < BN_CONF_MEAS_N; i++)
+		if (!strcmp(ch, names[i]))
+			return i;
+	return -1;
+}
+
 int bn_conf_load(const char *path, struct bn_conf *c, struct bn_err *err)
 {
 	char *text, *line, *save = NULL;
@@ -211,6 +222,18 @@ int bn_conf_load(const char *path, struct bn_conf *c, struct bn_err *err)
 			snprintf(c->dut_usb, sizeof(c->dut_usb), "%s", val);
 		} else if (!strcmp(key, "console")) {
 			snprintf(c->console, sizeof(c->console), "%s", val);
+		} else if (!strncmp(key, "meas_", 5) && meas_index(key + 5) >= 0) {
+			int ch = meas_index(key + 5);
+			char why[200];
+
+			if (bn_meas_parse(val, ch == 1 ? BN_DIM_A : BN_DIM_V, &c->meas[ch], why, sizeof(why)) < 0)
+				rc = bn_err_set(err, BN_ERR_DATA, "%s:%d: error: %s \"%s\": %s", path, lineno,
+						key, val, why);
+			else if (c->meas_set & (1u << ch))
+				rc = bn_err_set(err, BN_ERR_DATA, "%s:%d: error: %s given twice (first at line %d)",
+						path, lineno, key, c->meas_line[ch]);
+			c->meas_set |= 1u << ch;
+			c->meas_line[ch] = lineno;
 		} else if (!strcmp(key, "lock_dir")) {
 			snprintf(c->lock_dir, sizeof(c->lock_dir), "%s", val);
 		} else if (!strcmp(key, "lock")) {
@@ -257,7 +280,7 @@ int bn_conf_load(const char *path, struct bn_conf *c, struct bn_err *err)
 					"capture, capture_map, capture_rate, fixture, fixture_file, load, "
 					"load_dialect, supply, supply_dialect, instrument_timeout, "
 					"instrument_retries, max_load, max_vbus, max_power, dut_usb, console, "
-					"lock, lock_dir)",
+					"lock, lock_dir, meas_vbus, meas_ibus, meas_dp, meas_dm, meas_id)",
 					path, lineno, key);
 		}
 	}

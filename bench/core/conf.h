@@ -28,11 +28,18 @@
  *   console = PORT[@BAUD]  the device's telemetry console
  *   lock = auto|yes|no     the bench lock (auto: only when an instrument is real)
  *   lock_dir = DIR         where lock files live (default /run/lock, else /tmp)
+ *   meas_vbus, meas_ibus, meas_dp, meas_dm, meas_id = SPEC
+ *                          how the channel is measured (core/meas.h): the simulated
+ *                          bench's conditions, or a capture device's stated accuracy
  * Errors read "FILE:LINE: error: ..." and name what was expected. */
 #ifndef BN_CORE_CONF_H
 #define BN_CORE_CONF_H
 
 #include "core/err.h"
+#include "core/meas.h"
+
+/* The meas_* keys, in the order of the capture channels (enum bn_chan). */
+#define BN_CONF_MEAS_N 5
 
 struct bn_conf {
 	char path[512];
@@ -58,6 +65,9 @@ struct bn_conf {
 	char console[256];
 	char lock[8];               /* "auto", "yes", "no" */
 	char lock_dir[512];
+	unsigned meas_set;          /* bits: meas_* given */
+	struct bn_meas meas[BN_CONF_MEAS_N];
+	int meas_line[BN_CONF_MEAS_N];
 };
 
 /* Whether any instrument is a real one (not sim). */

@@ -35,6 +35,7 @@ void bn_report_free(struct bn_report *r)
 	cJSON_Delete(r->events);
 	cJSON_Delete(r->telemetry);
 	cJSON_Delete(r->configs);
+	cJSON_Delete(r->measurement);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -166,6 +167,14 @@ static cJSON *result_json(const struct bn_result *res)
 		add_num_or_null(o, "margin", res->margin);
 	else
 		cJSON_AddNullToObject(o, "margin");
+	if (res->has_u)
+		add_num_or_null(o, "uncertainty", res->u);
+	else
+		cJSON_AddNullToObject(o, "uncertainty");
+	if (res->has_u && res->decision[0])
+		cJSON_AddStringToObject(o, "decision_rule", res->decision);
+	if (res->persistence[0])
+		cJSON_AddStringToObject(o, "persistence", res->persistence);
 	if (res->t0_us >= 0) {
 		win = cJSON_AddObjectToObject(o, "window");
 		cJSON_AddNumberToObject(win, "t0_s", bn_time_to_s(res->t0_us));
@@ -207,6 +216,8 @@ cJSON *bn_report_to_json(const struct bn_report *r)
 	cJSON_AddStringToObject(o, "firmware_version", r->fw_version);
 	cJSON_AddItemToObject(o, "configurations", cJSON_Duplicate(r->configs, 1));
 	cJSON_AddItemToObject(o, "telemetry", cJSON_Duplicate(r->telemetry, 1));
+	if (r->measurement)
+		cJSON_AddItemToObject(root, "measurement", cJSON_Duplicate(r->measurement, 1));
 	o = cJSON_AddObjectToObject(root, "port");
 	cJSON_AddStringToObject(o, "profile", r->port_name);
 	cJSON_AddStringToObject(o, "expect", r->port_expect);

@@ -40,6 +40,10 @@ struct bn_result {
 	double limit_min, limit_max; /* NAN when open */
 	bool has_margin;
 	double margin;        /* distance to the limit, positive inside */
+	bool has_u;
+	double u;             /* expanded uncertainty U (k = 2) of measured, in unit */
+	char decision[12];    /* the decision rule that judged it: "guarded", "simple" */
+	char persistence[120];/* what makes an excursion count, and the window judged */
 	bn_time_us t0_us, t1_us; /* window in the capture; -1 if none */
 	char reason[240];     /* why inconclusive / error / failed */
 	char title[120];      /* compliance rules: what the rule says */
@@ -83,6 +87,10 @@ struct bn_report {
 	long n_events, n_events_dropped;
 	cJSON *telemetry;     /* object, owned */
 	cJSON *configs;       /* array, owned */
+	/* How the channels were measured and which decision rule judged
+	 * ({"decision_rule", "channels": {LABEL: {"spec", "source"}}}), owned;
+	 * NULL: not said. */
+	cJSON *measurement;
 	enum bn_run_status status;
 	char reason[BN_ERR_MSG_LEN];
 	int exit_code;

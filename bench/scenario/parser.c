@@ -688,6 +688,54 @@ static int st_check(struct parser *p, const struct bn_token *kw)
 	return BN_OK;
 }
 
+static int st_measure(struct parser *p, const struct bn_token *kw)
+{
+	const struct bn_token *t;
+	char why[200];
+	int ch, rc;
+
+	if (at_end(p))
+		return missing(p, kw, "a channel (vbus ibus dp dm id) or seed");
+	t = cur(p);
+	if (t->kind == BN_TOK_WORD && !strcmp(t->text, "seed")) {
+		double n;
+
+		advance(p);
+		if (at_end(p))
+			return missing(p, kw, "a whole number such as 7");
+		t = cur(p);
+		if (t->kind != BN_TOK_QUANTITY || bn_quantity_parse(t->text, BN_DIM_NONE, &n, NULL, 0) ||
+		    n < 0 || n > 9007199254740992.0 || n != floor(n))
+			return perr(p, t, "bad seed %s: expected a whole number >= 0", SHOW(t));
+		if (p->scn->has_meas_seed)
+			return perr(p, kw, "\"measure seed\" given twice");
+		p->scn->has_meas_seed = true;
+		p->scn->meas_seed = (unsigned long long)n;
+		advance(p);
+		return expect_end(p, kw);
+	}
+	ch = t->kind == BN_TOK_WORD ? bn_chan_from_name(t->text) : -1;
+	if (ch < 0)
+		return perr(p, t, "unknown channel %s (expected vbus ibus dp dm id, or seed)", SHOW(t));
+	if (p->scn->meas_loc[ch].line)
+		return perr(p, t, "\"measure %s\" given twice (first at line %d)", bn_chan_name(ch),
+			    p->scn->meas_loc[ch].line);
+	advance(p);
+	if (at_end(p))
+		return missing(p, kw, "the measurement in double quotes such as \"noise=3mV,bits=12,range=0V..6V\"");
+	t = cur(p);
+	if (t->kind != BN_TOK_STRING)
+		return perr(p, t, "expected the measurement in double quotes such as "
+			    "\"noise=3mV,bits=12,range=0V..6V\", got %s", SHOW(t));
+	rc = bn_meas_parse(t->text, ch == BN_CH_IBUS ? BN_DIM_A : BN_DIM_V, &p->scn->meas[ch], why,
+			   sizeof(why));
+	if (rc < 0)
+		return perr(p, t, "bad measurement for %s: %s", bn_chan_name(ch), why);
+	p->scn->meas_loc[ch] = (struct bn_scn_loc){ kw->line, kw->col };
+	advance(p);
+	return expect_end(p, kw);
+}
+
 /* The statements, in the order messages list them. */
 static const struct stmt stmts[] = {
 	{ "name", true, st_name },
@@ -701,6 +749,7 @@ static const struct stmt stmts[] = {
 	{ "capture", true, st_capture },
 	{ "data_delay", true, st_data_delay },
 	{ "bounce", true, st_bounce },
+	{ "measure", true, st_measure },
 	{ "vbus", false, st_vbus },
 	{ "plug", false, st_plug },
 	{ "unplug", false, st_unplug },
@@ -751,7 +800,8 @@ static int parse_statement(struct parser *p)
 		if (p->first_action_line)
 			return perr(p, kw, "set-up statement \"%s\" after the first action (line %d)",
 				    kw->text, p->first_action_line);
-		if (p->seen_line[k])
+		/* measure: once per channel, st_measure checks */
+		if (p->seen_line[k] && stmts[k].parse != st_measure)
 			return perr(p, kw, "\"%s\" given twice (first at line %d)", kw->text,
 				    p->seen_line[k]);
 		p->seen_line[k] = kw->line;

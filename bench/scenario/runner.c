@@ -75,6 +75,15 @@ struct run_ctx {
 	int evq_n, evq_cap, evq_head;
 	char **evq_str;              /* their key/text copies */
 	int evq_nstr;
+	/* The simulated bench's measurement conditions: what its instrument
+	 * adds to the model's true values (ideal: nothing). */
+	bool meas_on;
+	struct bn_meas meas[BN_CH_COUNT];
+	enum bn_meas_src meas_src[BN_CH_COUNT];
+	struct bn_rng rng;
+	struct bn_sample meas_prev;  /* the previous true sample, for jitter */
+	bn_time_us meas_prev_t;
+	bool meas_have_prev;
 };
 
 static double now_wall_s(void)
@@ -317,13 +326,62 @@ static void take_frame(struct run_ctx *c, bn_time_us t, const struct bn_sample *
 	}
 }
 
+/* What the simulated instrument reads for the model's true sample. */
+static void measure(struct run_ctx *c, bn_time_us t, const struct bn_sample *truth,
+		    struct bn_sample *seen)
+{
+	double dt = c->meas_have_prev ? bn_time_to_s(t - c->meas_prev_t) : 0;
+
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		double slope = dt > 0 ? (truth->v[ch] - c->meas_prev.v[ch]) / dt : 0;
+
+		seen->v[ch] = bn_meas_apply(&c->meas[ch], &c->rng, truth->v[ch], slope);
+	}
+	c->meas_prev = *truth;
+	c->meas_prev_t = t;
+	c->meas_have_prev = true;
+}
+
 static void on_sample(void *user, bn_time_us t, const struct bn_sample *smp)
 {
 	struct run_ctx *c = user;
+	struct bn_sample seen;
 
 	/* With a capture device, its frames are the evidence, not the model's. */
-	if (!c->dev)
+	if (c->dev)
+		return;
+	if (!c->meas_on) {
 		take_frame(c, t, smp);
+		return;
+	}
+	measure(c, t, smp, &seen);
+	take_frame(c, t, &seen);
+}
+
+/* Each channel's measurement: the scenario's measure line, else
+ * bench.conf's, else ideal (the sim) or unknown (a capture device, whose
+ * noise the checks then estimate). */
+static void setup_meas(struct run_ctx *c)
+{
+	bn_rng_seed(&c->rng, c->scn.has_meas_seed ? c->scn.meas_seed : 1);
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		bool conf = c->o->meas_set & (1u << ch);
+
+		bn_meas_ideal(&c->meas[ch]);
+		if (c->dev) {
+			if (conf)
+				c->meas[ch] = c->o->meas[ch];
+			c->meas_src[ch] = conf ? BN_MEAS_SRC_CONF : BN_MEAS_SRC_ESTIMATED;
+			continue;
+		}
+		if (c->scn.meas_loc[ch].line)
+			c->meas[ch] = c->scn.meas[ch];
+		else if (conf)
+			c->meas[ch] = c->o->meas[ch];
+		c->meas_src[ch] = bn_meas_is_ideal(&c->meas[ch]) ? BN_MEAS_SRC_IDEAL : BN_MEAS_SRC_SIM;
+		if (c->meas_src[ch] == BN_MEAS_SRC_SIM)
+			c->meas_on = true;
+	}
 }
 
 static void deliver_cev(struct run_ctx *c, const struct bn_cev *ev)
@@ -971,8 +1029,13 @@ static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct
 		.channels = c->chan_mask,
 		.events = BN_CEV_ALL,
 		.no_hold = c->o->checks_no_hold,
+		.acceptance = c->o->acceptance,
 	};
 	int n = usb->n_configs;
+
+	setup_meas(c);
+	memcpy(ctx.meas, c->meas, sizeof(ctx.meas));
+	memcpy(ctx.meas_src, c->meas_src, sizeof(ctx.meas_src));
 
 	if (c->dut.battery_powered)
 		ctx.decl |= BN_DECL_BATTERY;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "checks/check.h"
 #include "core/err.h"
 #include "hil/backend.h"
 #include "hil/console.h"
@@ -92,6 +93,12 @@ struct bn_run_opts {
 	volatile const sig_atomic_t *stop_flag;
 	int livelock_wakes;         /* 0: default */
 	bool checks_no_hold;        /* feed the checks sample by sample (tests of bn_rule.hold) */
+	/* bench.conf meas_CH: the simulated bench's measurement conditions,
+	 * or a capture device's stated accuracy (bits of meas_set); a
+	 * scenario's own measure line wins for the sim. */
+	unsigned meas_set;
+	struct bn_meas meas[BN_CH_COUNT];
+	enum bn_acceptance acceptance;  /* the decision rule */
 };
 
 int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct bn_err *err);

@@ -16,6 +16,9 @@
  *   capture CH... at RATE        channels vbus ibus dp dm id; default all at 10kHz
  *   data_delay TIME              VBUS-to-data-line contact delay for attaches
  *   bounce N TIME                N contact bounces of TIME each on data contact
+ *   measure CH "SPEC"            how the simulated bench measures CH (core/meas.h),
+ *                                at most once per channel; wins over bench.conf
+ *   measure seed N               the seed of the measurement noise (default 1)
  * Actions, run in order:
  *   vbus on|off                  plug with VBUS on / remove VBUS (data lines stay)
  *   plug                         attach: VBUS, then the data lines after data_delay
@@ -36,6 +39,7 @@
 
 #include "capture/channel.h"
 #include "core/err.h"
+#include "core/meas.h"
 #include "core/time.h"
 #include "core/units.h"
 
@@ -109,6 +113,11 @@ struct bn_scenario {
 	bn_time_us data_delay_us;  /* -1: the dut's default */
 	int bounce_n;
 	bn_time_us bounce_us;
+	/* measure: per channel, where written (line 0: not written) */
+	struct bn_meas meas[BN_CH_COUNT];
+	struct bn_scn_loc meas_loc[BN_CH_COUNT];
+	bool has_meas_seed;
+	unsigned long long meas_seed;
 	int n_steps;
 	struct bn_step *steps;     /* malloc'ed */
 };

@@ -107,11 +107,18 @@ verdicts "$TMP/weak/report.json" >"$TMP/v.live"
 verdicts "$TMP/rw/report.json" >"$TMP/v.replay"
 if [ -s "$TMP/v.live" ] && cmp -s "$TMP/v.live" "$TMP/v.replay"; then ok "replay verdicts equal the live run's"; else
 	bad "replay verdicts differ"; diff "$TMP/v.live" "$TMP/v.replay" | head -5; fi
-# Without the sidecar: a hint, inferred events, no failure invented.
-"$BCBENCH" replay --out "$TMP/ri" "$TMP/weak/capture.sr" >"$TMP/out" 2>"$TMP/err"
+# The sidecar beside the capture is read by default, and said so.
+"$BCBENCH" replay --out "$TMP/rd" "$TMP/weak/capture.sr" >"$TMP/out" 2>"$TMP/err"
+got=$?
+[ "$got" -eq 0 ] && ok "replay reads the sidecar by default (exit 0)" || bad "replay with the default sidecar: exit $got"
+expect_err "replay says it judges with the sidecar" "judging with the events beside the capture"
+grep -q '"role":[[:space:]]*"events"' "$TMP/rd/report.json" && ok "the default sidecar is listed in the report" || bad "default sidecar not in the report"
+expect_exit "--events and --no-events together" 2 "$BCBENCH" replay -q --no-events --events "$TMP/weak/events.json" --out "$TMP/rx" "$TMP/weak/capture.sr"
+# --no-events: inferred events, no failure invented.
+"$BCBENCH" replay --no-events --out "$TMP/ri" "$TMP/weak/capture.sr" >"$TMP/out" 2>"$TMP/err"
 got=$?
 [ "$got" -eq 0 ] && ok "replay without events (exit 0)" || bad "replay without events: exit $got"
-expect_err "replay hints at the sidecar" "events.json is beside the capture"
+grep -q '"role":[[:space:]]*"events"' "$TMP/ri/report.json" && bad "--no-events still read the sidecar" || ok "--no-events reads no sidecar"
 grep -q '"inconclusive"' "$TMP/ri/report.json" && ok "unknowns are inconclusive" || bad "no inconclusive without events"
 # Bad input: exit 2, the file named.
 printf 'not a zip\n' >"$TMP/junk.sr"

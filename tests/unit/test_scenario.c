@@ -362,7 +362,7 @@ static void test_scenario__error_unknown_step(void **state)
 			 BN_ERR_DATA);
 	assert_string_equal(err.msg,
 			    "x.scn:4:1: error: unknown step \"vbuss\" (expected one of: name port "
-			    "charger host dut firmware limits battery capture data_delay bounce "
+			    "charger host dut firmware limits battery capture data_delay bounce measure "
 			    "vbus plug unplug wait load suspend resume mark expect check)");
 	check_error("vbus on\n  (\n", "x.scn:2:3: error: ", "expected a step, got \"(\"");
 	check_error("vbus on\n\"wait\" 1s\n", "x.scn:2:1: error: ", "expected a step");
