@@ -7,17 +7,23 @@
 
 #include "firmware/ref_ramp.h"
 
+/* A good product keeps a margin below each limit, so that the part
+ * spread, its own current sense and a test bench's measurement error do
+ * not put it on the edge: here 10 % below each current limit (IUNIT,
+ * a configuration's bMaxPower, the DBP allowance), 60 % below ISUSP (a
+ * suspend draw is mostly quiescent current), about 7 % below IDEV_CHG,
+ * and 10 ms (25 %) above each detection hold time. */
 const struct ref_fw_tunables ref_fw_tunables = {
 	.dcd_poll_us = 1000,
 	.dcd_dbnc_us = 12000,
 	.dcd_timeout_us = 600000,
-	.vdpsrc_on_us = 45000,
-	.vdmsrc_on_us = 45000,
-	.iunit_ma = 100,
-	.isusp_ma = 2,
-	.idev_chg_ma = 1500,
+	.vdpsrc_on_us = 50000,      /* TVDPSRC_ON min 40 ms + 10 ms */
+	.vdmsrc_on_us = 50000,      /* TVDMSRC_ON min 40 ms + 10 ms */
+	.iunit_ma = 90,             /* IUNIT 100 mA - 10 % */
+	.isusp_ma = 1,              /* ISUSP 2.5 mA - 60 % */
+	.idev_chg_ma = 1400,        /* IDEV_CHG 1.5 A - 100 mA */
 	.dcp_start_ma = 500,
-	.cdp_start_ma = 1500,
+	.cdp_start_ma = 1400,       /* a CDP is rated ICDP >= 1.5 A: start at the device's own ceiling */
 	.aca_start_ma = 500,
 	.dbp_attach_us = 1000000,
 	.dbp_poll_us = 1000000,
@@ -31,7 +37,8 @@ const struct ref_fw_tunables ref_fw_tunables = {
 	.rid_a_max_ohm = 175000,
 	.cfg_high_ma = 500,
 	.cfg_low_ma = 100,
-	.dbp_ma = 100,
+	.cfg_draw_pct = 90,         /* draw 90 % of the chosen configuration's bMaxPower */
+	.dbp_ma = 90,               /* IUNIT 100 mA - 10 % */
 };
 
 enum ref_state {
@@ -175,6 +182,12 @@ static void start_charging(struct ref_fw *f, const char *port, uint32_t phy, uin
 	wake_in(f, RAMP_SAMPLE_US);
 }
 
+/* What the device draws in a configuration of bMaxPower max_ma. */
+static uint32_t cfg_draw(const struct ref_fw_tunables *t, uint32_t max_ma)
+{
+	return t->cfg_draw_pct ? max_ma * t->cfg_draw_pct / 100u : max_ma;
+}
+
 /* SDP (and the end of DBP): connect, draw by the host's choice. */
 static uint32_t sdp_allowance(const struct ref_fw *f)
 {
@@ -183,11 +196,11 @@ static uint32_t sdp_allowance(const struct ref_fw *f)
 	if (f->suspended && !t->ignore_suspend)
 		return t->isusp_ma;
 	if (t->ignore_config && f->config)
-		return t->cfg_high_ma;
+		return cfg_draw(t, t->cfg_high_ma);
 	if (f->config == 1)
-		return t->cfg_high_ma;
+		return cfg_draw(t, t->cfg_high_ma);
 	if (f->config == 2)
-		return t->cfg_low_ma;
+		return cfg_draw(t, t->cfg_low_ma);
 	return t->iunit_ma;
 }
 

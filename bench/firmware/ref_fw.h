@@ -29,6 +29,7 @@ struct ref_fw_tunables {
 	uint32_t id_poll_us;
 	uint32_t rid_gnd_max_ohm, rid_c_max_ohm, rid_b_max_ohm, rid_a_max_ohm;
 	uint16_t cfg_high_ma, cfg_low_ma; /* advertised bMaxPower */
+	uint8_t cfg_draw_pct;       /* draw this % of the chosen configuration's bMaxPower (0: 100 %) */
 	uint32_t dbp_ma;            /* draw under DBP, <= IUNIT max */
 	/* Behaviour knobs for the faulty variants in tests/firmware/, each
 	 * breaking one rule; the reference sets none of them. */

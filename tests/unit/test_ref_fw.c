@@ -36,7 +36,13 @@ static void test_ref_fw__tunables_inside_bc12_limits(void **state)
 	assert_true(t->isusp_ma / 1000.0 <= bn_limits_max(&bn_test_lim, "ISUSP"));
 	assert_true(t->idev_chg_ma / 1000.0 <= bn_limits_max(&bn_test_lim, "IDEV_CHG"));
 	assert_true(t->dcp_start_ma / 1000.0 >= bn_limits_min(&bn_test_lim, "IDCP"));
-	assert_true(t->cdp_start_ma / 1000.0 >= bn_limits_min(&bn_test_lim, "ICDP"));
+	assert_true(t->cdp_start_ma <= t->idev_chg_ma);
+	/* the margins the source states: a current 10 % below its limit */
+	assert_true(t->iunit_ma / 1000.0 <= 0.9 * bn_limits_max(&bn_test_lim, "IUNIT") + 1e-9);
+	assert_true(t->dbp_ma / 1000.0 <= 0.9 * bn_limits_max(&bn_test_lim, "IUNIT") + 1e-9);
+	assert_true(t->isusp_ma / 1000.0 <= 0.5 * bn_limits_max(&bn_test_lim, "ISUSP"));
+	assert_true(t->cfg_draw_pct > 0 && t->cfg_draw_pct <= 90);
+	assert_true(us(t->vdpsrc_on_us) >= bn_limits_min(&bn_test_lim, "TVDPSRC_ON") + 0.01 - 1e-9);
 	assert_true(t->cfg_high_ma / 1000.0 <= bn_limits_max(&bn_test_lim, "ICFG_MAX"));
 	assert_true(t->cfg_low_ma / 1000.0 <= bn_limits_max(&bn_test_lim, "IUNIT"));
 	assert_true(us(t->dbp_attach_us) <= bn_limits_max(&bn_test_lim, "TDBP_ATT_VDPSRC"));
