@@ -78,7 +78,7 @@ static const char usage_run[] =
 	"                   [--limits FILE] [--firmware NAME|FILE.so] [--port PORT]\n"
 	"                   [--charger CHARGER] [--host HOST] [--dut DECL]\n"
 	"                   [--wait SECONDS] [--watchdog SECONDS] [--no-isolate]\n"
-	"                   [--acceptance guarded|simple] [-v] [-q]\n"
+	"                   [--conditions NAME|FILE] [--acceptance guarded|simple] [-v] [-q]\n"
 	"Run SCENARIO (.scn) on the configured bench (the simulated bench by default),\n"
 	"print each result as it is judged, and write DIR/report.json atomically\n"
 	"(schema bcbench-report/1). On SIGINT, SIGTERM or SIGHUP the bench goes to its\n"
@@ -108,6 +108,11 @@ static const char usage_run[] =
 	"                      (default 30)\n"
 	"      --no-isolate    run in this process (for a debugger): no watchdog, and a\n"
 	"                      crashing firmware takes bcbench down with it\n"
+	"      --conditions NAME|FILE\n"
+	"                      measure and handle as this conditions profile says\n"
+	"                      (profiles/conditions/: ideal, realistic, slow-plug, ...):\n"
+	"                      noise, offset, gain, resolution per channel, slow\n"
+	"                      insertion, bounce; wins over bench.conf's meas_* keys\n"
 	"      --acceptance RULE\n"
 	"                      guarded (default): a result passes or fails only beyond\n"
 	"                      its measurement uncertainty U, else it is inconclusive;\n"
@@ -226,6 +231,8 @@ struct run_job {
 	struct bn_conf conf;
 	struct bn_run_opts ro;
 	struct bn_sigrok_cap_opts dev;
+	struct bn_conditions cond;
+	char cond_path[1200];
 	int quiet;
 };
 
@@ -481,13 +488,15 @@ int bn_cli_run(int argc, char **argv)
 		{ "watchdog", required_argument, NULL, 'W' },
 		{ "no-isolate", no_argument, NULL, 'N' },
 		{ "acceptance", required_argument, NULL, 'A' },
+		{ "conditions", required_argument, NULL, 'K' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL, *limits = NULL,
-		   *firmware = NULL, *port = NULL, *charger = NULL, *host = NULL, *dut = NULL;
+		   *firmware = NULL, *port = NULL, *charger = NULL, *host = NULL, *dut = NULL,
+		   *conditions = NULL;
 	char datadir_buf[1200], out_buf[1200], stem[256];
 	struct bn_err err = { 0 };
 	struct bn_lock lock = { .fd = -1 };
@@ -521,6 +530,7 @@ int bn_cli_run(int argc, char **argv)
 			if (bn_cli_parse_acceptance("run", optarg, &acceptance))
 				return 2;
 			break;
+		case 'K': conditions = optarg; break;
 		case 'v': verbose++; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_run, stdout); return 0;
@@ -574,6 +584,15 @@ int bn_cli_run(int argc, char **argv)
 	};
 	_Static_assert(BN_CONF_MEAS_N == BN_CH_COUNT, "bench.conf meas_* keys follow enum bn_chan");
 	memcpy(j->ro.meas, j->conf.meas, sizeof(j->ro.meas));
+	if (conditions) {
+		if (bn_cli_conditions("run", conditions, datadir, &j->cond, j->cond_path,
+				      sizeof(j->cond_path))) {
+			free(j);
+			return 2;
+		}
+		j->ro.conditions = &j->cond;
+		j->ro.conditions_path = j->cond_path;
+	}
 	if (j->conf.capture_driver[0]) {
 		if (bn_cli_capture_opts(&j->conf, &j->dev, &err) < 0) {
 			fprintf(stderr, "bcbench: %s\n", err.msg);

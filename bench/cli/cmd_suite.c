@@ -116,7 +116,7 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
 {
 	const struct bn_suite_entry *e = &r->s->entries[j->entry];
 	static const char *const opt[BN_AXIS_COUNT] = { "--port", "--charger", "--host", "--dut",
-							"--firmware" };
+							"--conditions", "--firmware" };
 	char watchdog[32], log_path[1700];
 	const char *argv[40];
 	int argc = 0, fd;

@@ -206,3 +206,26 @@ int bn_cli_parse_uncertainty(const char *cmd, const char *arg, unsigned *given,
 	*given |= 1u << ch;
 	return 0;
 }
+
+int bn_cli_conditions(const char *cmd, const char *spec, const char *datadir,
+		      struct bn_conditions *c, char *path, size_t len)
+{
+	struct bn_err err = { 0 };
+	bool bare = !strchr(spec, '/') && !strstr(spec, ".json");
+
+	if (bare)
+		snprintf(path, len, "%s/profiles/conditions/%s.json", datadir ? datadir : ".", spec);
+	else if (access(spec, R_OK) == 0 || spec[0] == '/' || !datadir)
+		snprintf(path, len, "%s", spec);
+	else
+		snprintf(path, len, "%s/%s", datadir, spec);
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "bcbench %s: --conditions %s: cannot open %s\n", cmd, spec, path);
+		return 1;
+	}
+	if (bn_conditions_load(path, c, &err) < 0) {
+		fprintf(stderr, "bcbench %s: --conditions: %s\n", cmd, err.msg);
+		return 1;
+	}
+	return 0;
+}

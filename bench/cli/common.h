@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "checks/check.h"
+#include "core/conditions.h"
 #include "core/conf.h"
 #include "hil/lock.h"
 #include "hil/sigrok_cap.h"
@@ -53,6 +54,11 @@ int bn_cli_parse_seconds(const char *cmd, const char *opt, const char *arg, doub
 
 /* "--wait SECONDS": 0 on success, else prints and returns 2. */
 int bn_cli_parse_wait(const char *cmd, const char *arg, double *wait_s);
+/* --conditions NAME|FILE: a bare name is profiles/conditions/NAME.json
+ * under datadir; the path used goes to path. Prints the error itself:
+ * non-zero. */
+int bn_cli_conditions(const char *cmd, const char *spec, const char *datadir,
+		      struct bn_conditions *c, char *path, size_t len);
 /* --acceptance guarded|simple; prints the error itself: non-zero. */
 int bn_cli_parse_acceptance(const char *cmd, const char *arg, enum bn_acceptance *a);
 /* --uncertainty CH=SPEC (core/meas.h) into meas[ch], bit ch of *given;

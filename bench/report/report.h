@@ -65,7 +65,7 @@ struct bn_file_ref {
 	char name[64];
 };
 
-#define BN_REPORT_MAX_FILES 10
+#define BN_REPORT_MAX_FILES 12
 #define BN_REPORT_MAX_ARTIFACTS 6
 
 enum bn_run_status { BN_RUN_COMPLETED, BN_RUN_ABORTED, BN_RUN_ERROR };

@@ -175,6 +175,8 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	bn_report_add_file(c->rep, "scenario", s->path, s->name);
 	if (c->o->conf_path)
 		bn_report_add_file(c->rep, "conf", c->o->conf_path, NULL);
+	if (c->o->conditions && c->o->conditions_path)
+		bn_report_add_file(c->rep, "conditions", c->o->conditions_path, c->o->conditions->name);
 
 #define LOAD(field, kind, what, dflt, loader, target, role)                                    \
 	do {                                                                                    \
@@ -363,9 +365,14 @@ static void on_sample(void *user, bn_time_us t, const struct bn_sample *smp)
  * noise the checks then estimate). */
 static void setup_meas(struct run_ctx *c)
 {
-	bn_rng_seed(&c->rng, c->scn.has_meas_seed ? c->scn.meas_seed : 1);
+	const struct bn_conditions *cd = c->o->conditions;
+
+	_Static_assert(BN_COND_CH == BN_CH_COUNT, "conditions follow enum bn_chan");
+	bn_rng_seed(&c->rng, c->scn.has_meas_seed ? c->scn.meas_seed
+			     : cd && cd->has_seed ? cd->seed : 1);
 	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
 		bool conf = c->o->meas_set & (1u << ch);
+		bool cond = cd && (cd->meas_set & (1u << ch));
 
 		bn_meas_ideal(&c->meas[ch]);
 		if (c->dev) {
@@ -376,6 +383,8 @@ static void setup_meas(struct run_ctx *c)
 		}
 		if (c->scn.meas_loc[ch].line)
 			c->meas[ch] = c->scn.meas[ch];
+		else if (cond)
+			c->meas[ch] = cd->meas[ch];
 		else if (conf)
 			c->meas[ch] = c->o->meas[ch];
 		c->meas_src[ch] = bn_meas_is_ideal(&c->meas[ch]) ? BN_MEAS_SRC_IDEAL : BN_MEAS_SRC_SIM;
@@ -1217,9 +1226,12 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		.dut = &c->dut,
 		.fw = c->fw.fw,
 		.battery_v = c->scn.has_battery_v ? c->scn.battery_v : NAN,
-		.data_delay_us = c->scn.data_delay_us,
-		.bounce_n = c->scn.bounce_n,
-		.bounce_us = c->scn.bounce_us,
+		.data_delay_us = c->o->conditions && c->o->conditions->data_delay_us >= 0
+					 ? c->o->conditions->data_delay_us : c->scn.data_delay_us,
+		.bounce_n = c->o->conditions && c->o->conditions->bounce_n >= 0
+				    ? c->o->conditions->bounce_n : c->scn.bounce_n,
+		.bounce_us = c->o->conditions && c->o->conditions->bounce_n >= 0
+				     ? c->o->conditions->bounce_us : c->scn.bounce_us,
 		.sample_rate_hz = c->scn.capture_rate_hz,
 		.sink = { .user = c, .sample = on_sample, .event = on_event, .cev = on_cev },
 		.livelock_wakes = o->livelock_wakes,

@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "checks/check.h"
+#include "core/conditions.h"
 #include "core/err.h"
 #include "hil/backend.h"
 #include "hil/console.h"
@@ -99,6 +100,11 @@ struct bn_run_opts {
 	unsigned meas_set;
 	struct bn_meas meas[BN_CH_COUNT];
 	enum bn_acceptance acceptance;  /* the decision rule */
+	/* --conditions: measurement and handling as data (core/conditions.h);
+	 * NULL: none. Its measure wins over bench.conf's (a scenario's own
+	 * measure line wins over both); its handling wins over the scenario's. */
+	const struct bn_conditions *conditions;
+	const char *conditions_path;    /* for the report */
 };
 
 int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct bn_err *err);

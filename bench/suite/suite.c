@@ -18,10 +18,10 @@
 #define LINE_MAX_TOKS 64
 
 static const char *const axis_names[BN_AXIS_COUNT] = { "port", "charger", "host", "dut",
-						       "firmware" };
+						       "conditions", "firmware" };
 /* profiles/<kind>/ for bare names */
 static const char *const axis_kinds[BN_AXIS_COUNT] = { "ports", "chargers", "hosts", "duts",
-						       NULL };
+						       "conditions", NULL };
 
 const char *bn_suite_axis_name(enum bn_suite_axis a)
 {
@@ -344,7 +344,7 @@ static int statement(struct sp *p, int *cap)
 
 	if (kw->kind != BN_TOK_WORD)
 		return perr(p, kw, "expected a statement (suite, watchdog, fwdir, limits, scenario, "
-				   "port, charger, host, dut, firmware, xfail)");
+				   "port, charger, host, dut, conditions, firmware, xfail)");
 	if (!strcmp(kw->text, "scenario")) {
 		rc = close_block(p, cap);
 		return rc < 0 ? rc : open_block(p);
@@ -387,7 +387,7 @@ static int statement(struct sp *p, int *cap)
 	a = axis_of(kw->text);
 	if (a < 0)
 		return perr(p, kw, "unknown statement \"%s\" (expected port, charger, host, dut, "
-				   "firmware, xfail or scenario)", kw->text);
+				   "conditions, firmware, xfail or scenario)", kw->text);
 	if (p->n < 2)
 		return perr(p, kw, "\"%s\" needs at least one value", kw->text);
 	if (a == BN_AXIS_FIRMWARE) {

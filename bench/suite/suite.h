@@ -11,6 +11,7 @@
  *     charger  NAME|FILE ...      entries (the scenario's own when absent);
  *     host     NAME|FILE ...      a second line of the same axis adds values
  *     dut      NAME|FILE ...
+ *     conditions NAME|FILE ...    measurement and handling (profiles/conditions/)
  *     firmware NAME|FILE.so [xfail RULE... | xerror]
  *                                 one firmware per line, with what it must
  *                                 do: fail exactly these rules, or end in
@@ -40,7 +41,8 @@ enum bn_suite_axis {
 	BN_AXIS_CHARGER,
 	BN_AXIS_HOST,
 	BN_AXIS_DUT,
-	BN_AXIS_FIRMWARE,
+	BN_AXIS_CONDITIONS,
+	BN_AXIS_FIRMWARE,     /* last: the innermost, with its expectation */
 	BN_AXIS_COUNT
 };
 

@@ -1,0 +1,45 @@
+/* Conditions a run is taken under, as data (profiles/conditions/NAME.json):
+ * how each channel is measured (core/meas.h) and how the device is
+ * handled (slow insertion, contact bounce). One file names one set, so a
+ * suite can run every entry under ideal and under realistic conditions:
+ *   {
+ *     "schema": "bcbench-conditions/1",
+ *     "name": "realistic",
+ *     "description": "...",
+ *     "measure": { "vbus": "noise=10mV,offset=10mV,bits=12,range=0V..25V", ... },
+ *     "seed": 1,
+ *     "data_delay": "1.5s",
+ *     "bounce": { "count": 3, "each": "2ms" }
+ *   }
+ * Every key but schema is optional; an unset one leaves the scenario's
+ * (or bench.conf's) own. A scenario's own measure line wins over the
+ * file's measure; the file's handling wins over the scenario's. */
+#ifndef BN_CORE_CONDITIONS_H
+#define BN_CORE_CONDITIONS_H
+
+#include <stdbool.h>
+
+#include "core/err.h"
+#include "core/meas.h"
+#include "core/time.h"
+
+#define BN_CONDITIONS_SCHEMA "bcbench-conditions/1"
+#define BN_COND_CH 5 /* in the order of enum bn_chan */
+
+struct bn_conditions {
+	char name[64];
+	char description[240];
+	unsigned meas_set;  /* bits: measure given for the channel */
+	struct bn_meas meas[BN_COND_CH];
+	bool has_seed;
+	unsigned long long seed;
+	bn_time_us data_delay_us;   /* -1: not set */
+	int bounce_n;               /* -1: not set */
+	bn_time_us bounce_us;
+};
+
+void bn_conditions_init(struct bn_conditions *c);
+/* Errors name the file and the key, and what was expected (BN_ERR_DATA). */
+int bn_conditions_load(const char *path, struct bn_conditions *c, struct bn_err *err);
+
+#endif
