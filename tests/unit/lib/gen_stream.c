@@ -39,8 +39,12 @@ enum bn_verdict run_stream(const struct stream *st, enum bn_port_type port, unsi
 	long n = (long)(st->dur_s * st->rate_hz);
 	bool conn = false, disc = false;
 	enum bn_verdict v = BN_VERDICT_ERROR;
+	struct bn_rng rng;
 
+	bn_rng_seed(&rng, 1);
 	ctx_init(&ctx, port, decl, st->rate_hz);
+	if (st->conditions)
+		bn_test_ctx_conditions(&ctx, st->conditions);
 	ctx.channels &= ~st->drop_channels;
 	ctx.events &= ~st->drop_events;
 	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
@@ -58,6 +62,7 @@ enum bn_verdict run_stream(const struct stream *st, enum bn_port_type port, unsi
 			disc = true;
 		}
 		st->gen(t, &s);
+		bn_test_measure(&ctx, &rng, &s);
 		bn_checks_sample(c, bn_time_from_s(t), &s);
 	}
 	ev_at(c, BN_CEV_VBUS_OFF, st->dur_s);

@@ -16,6 +16,9 @@ struct stream {
 	void (*gen)(double t, struct bn_sample *s);
 	double connect_s, disconnect_s; /* < 0: none */
 	unsigned drop_channels, drop_events;
+	/* NULL: ideal; else profiles/conditions/NAME.json's measurement is
+	 * applied to the samples (seed 1) and given to the rules. */
+	const char *conditions;
 };
 
 struct tcase {

@@ -8,6 +8,8 @@
 
 #include "harness.h"
 
+#include "core/conditions.h"
+
 struct bn_limits bn_test_lim;
 
 const char *bn_test_srcdir(void)
@@ -41,4 +43,27 @@ int bn_test_teardown_limits(void **state)
 	(void)state;
 	bn_limits_free(&bn_test_lim);
 	return 0;
+}
+
+void bn_test_ctx_conditions(struct bn_check_ctx *ctx, const char *name)
+{
+	struct bn_conditions c;
+	struct bn_err err = { 0 };
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/profiles/conditions/%s.json", bn_test_srcdir(), name);
+	if (bn_conditions_load(path, &c, &err) < 0)
+		fail_msg("%s", err.msg);
+	for (int ch = 0; ch < BN_CH_COUNT && ch < BN_COND_CH; ch++)
+		if (c.meas_set & (1u << ch)) {
+			ctx->meas[ch] = c.meas[ch];
+			ctx->meas_src[ch] = BN_MEAS_SRC_SIM;
+		}
+}
+
+void bn_test_measure(const struct bn_check_ctx *ctx, struct bn_rng *rng, struct bn_sample *s)
+{
+	for (int ch = 0; ch < BN_CH_COUNT; ch++)
+		if (ctx->meas_src[ch] == BN_MEAS_SRC_SIM)
+			s->v[ch] = bn_meas_apply(&ctx->meas[ch], rng, s->v[ch], 0);
 }

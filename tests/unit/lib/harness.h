@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "checks/check.h"
 #include "core/limits.h"
 
 /* $BN_SRCDIR, or "." (tests run from the repository root). */
@@ -37,5 +38,16 @@ void bn_test_path(const char *rel, char *buf, size_t len);
 extern struct bn_limits bn_test_lim;
 int bn_test_setup_limits(void **state);
 int bn_test_teardown_limits(void **state);
+
+/* profiles/conditions/NAME.json's measurement, given to ctx as the
+ * simulated conditions (BN_MEAS_SRC_SIM) of every channel it sets: the
+ * stream runners (seg_stream, gen_stream) then apply it to the samples,
+ * with a fixed seed, and the rules judge with its uncertainty. Fails the
+ * test if the file does not load. */
+void bn_test_ctx_conditions(struct bn_check_ctx *ctx, const char *name);
+
+/* Apply ctx's simulated conditions to one sample (no-op when ideal). */
+struct bn_rng;
+void bn_test_measure(const struct bn_check_ctx *ctx, struct bn_rng *rng, struct bn_sample *s);
 
 #endif

@@ -40,7 +40,9 @@ struct bn_result run(const struct bn_check_ctx *ctx, const struct stream *s, con
 	bool found = false;
 	bn_time_us dt = (bn_time_us)llround(1e6 / ctx->rate_hz), t_end = MS(s->end_ms);
 	int ei = 0;
+	struct bn_rng rng;
 
+	bn_rng_seed(&rng, s->seed ? s->seed : 1);
 	assert_int_equal(bn_checks_new(ctx, &c, &err), BN_OK);
 	for (bn_time_us t = 0; t < t_end; t += dt) {
 		struct bn_sample smp = { { 0 } };
@@ -55,6 +57,7 @@ struct bn_result run(const struct bn_check_ctx *ctx, const struct stream *s, con
 		for (int k = 0; k < s->n_segs; k++)
 			if (t >= MS(s->segs[k].t0_ms) && t < MS(s->segs[k].t1_ms))
 				smp.v[s->segs[k].ch] = s->segs[k].v;
+		bn_test_measure(ctx, &rng, &smp);
 		for (int ch = 0; ch < BN_CH_COUNT; ch++)
 			if (!(ctx->channels & (1u << ch)))
 				smp.v[ch] = NAN;

@@ -29,6 +29,7 @@ struct stream {
 	const struct ev *evs;
 	int n_evs;
 	double end_ms;
+	unsigned long long seed;  /* of the measurement noise (ctx's conditions); 0: 1 */
 };
 
 #define STREAM(segs_, evs_, end_)                                                             \
