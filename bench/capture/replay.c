@@ -454,7 +454,11 @@ static int load_context(struct replay *r, struct bn_report *rep, struct bn_err *
 
 static void emit(struct replay *r, enum bn_cev_kind kind, bn_time_us t)
 {
-	struct bn_cev ev = { .kind = kind, .t_us = t };
+	/* VBUS crossing the session-valid threshold is how testers define
+	 * attach and removal: a measurement. A connect read off D+ is a guess
+	 * (a D+ that sits high before the data pins touch, an SRP pulse). */
+	struct bn_cev ev = { .kind = kind, .t_us = t,
+			     .inferred = kind == BN_CEV_CONNECT || kind == BN_CEV_DISCONNECT };
 
 	bn_checks_event(r->checks, &ev);
 }

@@ -87,6 +87,12 @@ struct bn_check_ctx {
 	struct bn_meas meas[BN_CH_COUNT];
 	enum bn_meas_src meas_src[BN_CH_COUNT];
 	enum bn_acceptance acceptance;
+	/* The device's ground against the port's, in V (the compliance plan's
+	 * tests 6.14 and 6.15 shift it by 0.375 V either way): a level the
+	 * device sources, measured on a channel referred to the port's ground
+	 * (meas[].gnd), is v - gnd_offset_v in the device's own reference.
+	 * 0: one ground; NAN: not known (such levels are then inconclusive). */
+	double gnd_offset_v;
 };
 
 /* Standard uncertainties of a channel's level (one sample, or the average
@@ -108,6 +114,10 @@ struct bn_rule {
 	const char *persistence;
 	unsigned needs_channels;
 	unsigned needs_events;
+	/* Events the verdict may rest on when they come, without needing
+	 * them. A pass that rests on an event of needs_events | uses_events
+	 * inferred from the samples (bn_cev.inferred) is made inconclusive. */
+	unsigned uses_events;
 	double min_rate_hz;   /* 0: any */
 	unsigned ports;       /* BN_PORT_BIT()s where it applies; 0: every port */
 	unsigned needs_decl;  /* all of these must be declared */

@@ -145,6 +145,8 @@ void bn_result_fail(struct bn_result *res, const char *fmt, ...)
 
 struct rule_inst {
 	const struct bn_rule *rule;
+	unsigned inferred;    /* kinds of the inferred events it was given */
+	bn_time_us inferred_t[BN_CEV_COUNT];
 	enum bn_verdict pre;  /* SKIPPED / INCONCLUSIVE decided up front, or PASS = active */
 	char why[200];
 	void *priv;
@@ -483,8 +485,15 @@ void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev)
 		return;
 	/* Events fall between samples: the held ones come first. */
 	flush_hold(c);
-	for (int i = 0; i < c->n_evented; i++)
-		c->evented[i]->rule->event(c->evented[i]->priv, ev);
+	for (int i = 0; i < c->n_evented; i++) {
+		struct rule_inst *ri = c->evented[i];
+
+		if (ev->inferred && !(ri->inferred & BN_CEV_BIT(ev->kind))) {
+			ri->inferred |= BN_CEV_BIT(ev->kind);
+			ri->inferred_t[ev->kind] = ev->t_us;
+		}
+		ri->rule->event(ri->priv, ev);
+	}
 }
 
 /* The report's "measurement": each captured channel's measurement and
@@ -552,6 +561,15 @@ void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *r
 		r->end(ri->priv, t_end_us, res);
 		if (res->verdict != BN_VERDICT_INCONCLUSIVE && !strcmp(res->reason, "the rule reached no verdict"))
 			res->reason[0] = '\0';
+		/* Nothing passes on a guess. */
+		if (res->verdict == BN_VERDICT_PASS &&
+		    (ri->inferred & (r->needs_events | r->uses_events))) {
+			int k = __builtin_ctz(ri->inferred & (r->needs_events | r->uses_events));
+
+			bn_result_inconclusive(res, "would pass, but rests on a %s at %.6f s inferred from "
+					       "the samples, not reported by the bench (give the capture's "
+					       "events)", bn_cev_name(k), bn_time_to_s(ri->inferred_t[k]));
+		}
 		if ((r->needs_channels & c->implausible) &&
 		    (res->verdict == BN_VERDICT_PASS || res->verdict == BN_VERDICT_FAIL)) {
 			int ch = __builtin_ctz(r->needs_channels & c->implausible);

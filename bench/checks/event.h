@@ -32,6 +32,10 @@ struct bn_cev {
 	double num;           /* CONFIG: max_power in A; LOAD: A; DATA_CONTACT: 1/0 */
 	const char *key;      /* TELEMETRY */
 	const char *text;     /* TELEMETRY value, MARK text */
+	/* Inferred from the samples (a replay without its events), not
+	 * reported by the bench: no rule may pass on it (the engine turns
+	 * such a pass into inconclusive, naming the event). */
+	bool inferred;
 };
 
 const char *bn_cev_name(enum bn_cev_kind k);
