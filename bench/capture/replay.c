@@ -16,6 +16,7 @@
 #include "capture/events.h"
 #include "capture/srzip_read.h"
 #include "checks/check.h"
+#include "checks/persist.h"
 #include "core/file.h"
 #include "core/limits.h"
 #include "core/log.h"
@@ -190,11 +191,15 @@ static void *hasher_main(void *arg)
 /* Events inferred from the samples when there is no sidecar. */
 struct infer {
 	bool on;                 /* which inferences run */
-	bool vbus_on, connected;
+	bool started;            /* the first sample was seen */
+	bool connected;
+	bool contact;            /* D+ seen low since VBUS came: the data lines touch */
 	double vbus_on_v;        /* VOTG_SESS_VLD min */
 	double dp_high_v;        /* VLGC max */
 	double dp_low_v;         /* VLGC min */
 	bool use_dp;
+	/* Levels judged with persistence, so noise makes no events. */
+	struct bn_persist vbus, dp_high, dp_low;
 };
 
 struct replay {
@@ -463,32 +468,61 @@ static void emit(struct replay *r, enum bn_cev_kind kind, bn_time_us t)
 	bn_checks_event(r->checks, &ev);
 }
 
-/* Before the sample at t: what crossing it shows. */
+/* Before the sample at t: what crossing it shows. Each level must hold
+ * for BN_PERSIST_LEVEL_US (and BN_PERSIST_MIN_SAMPLES) and is dated at
+ * its first sample. A capture that starts with VBUS already on has no
+ * attach in it: its VBUS_ON at the first sample is marked inferred, so
+ * nothing passes on that time. A connect is a D+ rise after the data
+ * lines touched (D+ seen low since VBUS came): a D+ that sits high
+ * before the pins touch is not one. */
 static void infer_sample(struct replay *r, bn_time_us t, const struct bn_sample *s)
 {
 	struct infer *f = &r->inf;
-	double vbus = s->v[BN_CH_VBUS];
+	double vbus = s->v[BN_CH_VBUS], dp = s->v[BN_CH_DP];
+	bn_time_us tc;
 
-	if (!f->vbus_on && vbus > f->vbus_on_v) {
-		f->vbus_on = true;
-		emit(r, BN_CEV_VBUS_ON, t);
-	} else if (f->vbus_on && vbus < f->vbus_on_v) {
+	if (!f->started) {
+		bool on = vbus > f->vbus_on_v;
+
+		f->started = true;
+		bn_persist_init(&f->vbus, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, on);
+		bn_persist_init(&f->dp_high, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
+		bn_persist_init(&f->dp_low, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
+		if (on) {
+			struct bn_cev ev = { .kind = BN_CEV_VBUS_ON, .t_us = t, .inferred = true };
+
+			bn_checks_event(r->checks, &ev);
+		}
+	} else if (!isnan(vbus) && bn_persist_feed(&f->vbus, vbus > f->vbus_on_v, t, t, 1, &tc)) {
+		if (!f->vbus.state && f->connected) {
+			f->connected = false;
+			emit(r, BN_CEV_DISCONNECT, tc);
+		}
+		emit(r, f->vbus.state ? BN_CEV_VBUS_ON : BN_CEV_VBUS_OFF, tc);
+		f->contact = false;
+	}
+	if (!f->use_dp || !f->vbus.state || isnan(dp))
+		return;
+	if (bn_persist_feed(&f->dp_low, dp < f->dp_low_v, t, t, 1, &tc) && f->dp_low.state) {
+		f->contact = true;
 		if (f->connected) {
 			f->connected = false;
-			emit(r, BN_CEV_DISCONNECT, t);
+			emit(r, BN_CEV_DISCONNECT, tc);
 		}
-		f->vbus_on = false;
-		emit(r, BN_CEV_VBUS_OFF, t);
 	}
-	if (!f->use_dp || !f->vbus_on)
-		return;
-	if (!f->connected && s->v[BN_CH_DP] > f->dp_high_v) {
+	if (bn_persist_feed(&f->dp_high, dp > f->dp_high_v, t, t, 1, &tc) && f->dp_high.state &&
+	    f->contact && !f->connected) {
 		f->connected = true;
-		emit(r, BN_CEV_CONNECT, t);
-	} else if (f->connected && s->v[BN_CH_DP] < f->dp_low_v) {
-		f->connected = false;
-		emit(r, BN_CEV_DISCONNECT, t);
+		emit(r, BN_CEV_CONNECT, tc);
 	}
+}
+
+/* A level change waiting for its persistence: equal frames still count
+ * toward it, so they go through infer_sample() one by one. */
+static bool infer_pending(const struct infer *f)
+{
+	return bn_persist_pending(&f->vbus) || bn_persist_pending(&f->dp_high) ||
+	       bn_persist_pending(&f->dp_low);
 }
 
 /* bn_ticker_next() on stream()'s locals, which stay in registers (the
@@ -564,7 +598,8 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 
 			/* A run of frames equal to the last (as stored): no
 			 * inference changes, and the engine takes them as repeats. */
-			if (have_prev && frame_eq(col, i, prev, nsel)) {
+			if (have_prev && !(r->inf.on && infer_pending(&r->inf)) &&
+			    frame_eq(col, i, prev, nsel)) {
 				long m = 0;
 
 				do {

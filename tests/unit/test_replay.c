@@ -470,6 +470,114 @@ static void test_replay__inferred_events_never_flip(void **state)
 	assert_int_equal(bad, 0);
 }
 
+static int replay_file_on(const char *path, const char *map, const char *port, const char *dut,
+			  struct bn_report *rep, struct bn_err *err);
+
+/* A bare capture from a lab instrument: VBUS, IBUS, DP, DM at 10 kHz from
+ * a function of time. */
+static void write_bare(const char *path, double dur_s, void (*gen)(double t, double v[4]))
+{
+	struct bn_srw_opts o = { .rate_hz = 10e3, .n_ch = 4,
+				 .names = { "VBUS", "IBUS", "DP", "DM" }, .units = { "V", "A", "V", "V" } };
+	struct bn_srw *w;
+	struct bn_err err = { 0 };
+	double v[BN_SRW_MAX_CH] = { 0 };
+
+	if (bn_srw_open(path, &o, &w, &err) < 0)
+		fail_msg("%s", err.msg);
+	for (long k = 0; k < (long)(dur_s * 10e3); k++) {
+		gen((double)k / 10e3, v);
+		assert_int_equal(bn_srw_frame(w, v), BN_OK);
+	}
+	assert_int_equal(bn_srw_close(w, &err), BN_OK);
+}
+
+/* D+ sits high (a floating probe) from the plug on, the device pulls it
+ * up for real at 1.5 s: no falling edge, so no data contact is seen. */
+static void gen_dp_high_early(double t, double v[4])
+{
+	v[0] = t < 0.1 ? 0 : 5.0;
+	v[1] = t < 0.1 ? 0 : 0.05;
+	v[2] = t < 0.1 ? 0 : 3.3;
+	v[3] = 0;
+}
+
+/* The same device with the lines touching at 0.3 s: D+ low, then the
+ * pull-up at 1.5 s, 1.4 s after VBUS: too late. */
+static void gen_dp_contact_late_connect(double t, double v[4])
+{
+	gen_dp_high_early(t, v);
+	if (t >= 0.3 && t < 1.5)
+		v[2] = 0.0;
+}
+
+/* Contact at 0.3 s, a timely pull-up at 0.6 s. */
+static void gen_dp_timely_connect(double t, double v[4])
+{
+	gen_dp_high_early(t, v);
+	if (t >= 0.3 && t < 0.6)
+		v[2] = 0.0;
+}
+
+/* A capture that starts with VBUS on and the device connected at once. */
+static void gen_starts_on(double t, double v[4])
+{
+	(void)t;
+	v[0] = 5.0;
+	v[1] = 0.05;
+	v[2] = 3.3;
+	v[3] = 0;
+}
+
+static void test_replay__bare_capture_never_passes_on_a_guess(void **state)
+{
+	char path[512];
+	struct bn_report rep;
+	struct bn_err err = { 0 };
+	const struct bn_result *r;
+
+	(void)state;
+	/* 1: D+ high before the pins touch is not a connect at t = 0 */
+	snprintf(path, sizeof(path), "%s/bare-early.sr", tmpdir);
+	write_bare(path, 2.5, gen_dp_high_early);
+	assert_int_equal(replay_file_on(path, NULL, "sdp", "phone", &rep, &err), BN_OK);
+	r = find(&rep, "bc12.host.connect_time");
+	assert_non_null(r);
+	if (r->verdict == BN_VERDICT_PASS)
+		fail_msg("connect_time passed on a D+ that was high before contact: %s", r->reason);
+	bn_report_free(&rep);
+	/* 2: a D+ rise after contact is a connect, 1.4 s after VBUS: not a pass */
+	snprintf(path, sizeof(path), "%s/bare-late.sr", tmpdir);
+	write_bare(path, 2.5, gen_dp_contact_late_connect);
+	assert_int_equal(replay_file_on(path, NULL, "sdp", "phone", &rep, &err), BN_OK);
+	r = find(&rep, "bc12.host.connect_time");
+	assert_non_null(r);
+	assert_int_not_equal(r->verdict, BN_VERDICT_PASS);
+	if (r->has_measured)
+		assert_true(r->measured > 1.3 && r->measured < 1.5);
+	bn_report_free(&rep);
+	/* 4: a timely connect read off D+ would pass, but it is a guess */
+	snprintf(path, sizeof(path), "%s/bare-timely.sr", tmpdir);
+	write_bare(path, 2.5, gen_dp_timely_connect);
+	assert_int_equal(replay_file_on(path, NULL, "sdp", "phone", &rep, &err), BN_OK);
+	r = find(&rep, "bc12.host.connect_time");
+	assert_non_null(r);
+	assert_int_equal(r->verdict, BN_VERDICT_INCONCLUSIVE);
+	if (!strstr(r->reason, "inferred from the samples"))
+		fail_msg("reason: %s", r->reason);
+	bn_report_free(&rep);
+	/* 3: VBUS on from the first sample: the attach is not in the capture */
+	snprintf(path, sizeof(path), "%s/bare-on.sr", tmpdir);
+	write_bare(path, 2.5, gen_starts_on);
+	assert_int_equal(replay_file_on(path, NULL, "sdp", "phone", &rep, &err), BN_OK);
+	for (int k = 0; k < rep.n_results; k++)
+		if (rep.results[k].verdict == BN_VERDICT_PASS &&
+		    (!strcmp(rep.results[k].id, "bc12.host.connect_time") ||
+		     !strcmp(rep.results[k].id, "bc12.det.primary_start")))
+			fail_msg("%s passed with no attach in the capture", rep.results[k].id);
+	bn_report_free(&rep);
+}
+
 /* A capture written with only some channels, foreign names, a map. */
 static void write_capture(const char *path, int n_ch, const char *const names[],
 			  const char *const units[], double rate_hz, long frames)
@@ -709,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_replay__partial_record_is_inconclusive),
 		cmocka_unit_test(test_replay__events_salvage),
 		cmocka_unit_test(test_replay__inferred_events_never_flip),
+		cmocka_unit_test(test_replay__bare_capture_never_passes_on_a_guess),
 		cmocka_unit_test(test_replay__minimum_channels_and_maps),
 		cmocka_unit_test(test_replay__broken_captures_are_bad_input),
 		cmocka_unit_test(test_replay__logic_only_and_zero_rate_are_bad_input),
