@@ -127,7 +127,8 @@ static const char usage_run[] =
 static const char usage_replay[] =
 	"Usage: bcbench replay FILE.sr [--events FILE | --no-events] [--events-from ORIGINS]\n"
 	"                      [--port PORT] [--dut DECL] [--map MAP] [--limits FILE]\n"
-	"                      [--uncertainty CH=SPEC]... [--acceptance guarded|simple]\n"
+	"                      [--uncertainty CH=SPEC]... [--perturb CH=SPEC]...\n"
+	"                      [--acceptance guarded|simple]\n"
 	"                      [--out DIR] [--conf FILE] [--datadir DIR] [-v] [-q]\n"
 	"Re-judge a capture with the checks a live run uses, and write DIR/report.json\n"
 	"whose source is the file (with its SHA-256). Channels are found by name (VBUS,\n"
@@ -158,6 +159,10 @@ static const char usage_replay[] =
 	"                          (repeat per channel). Default: the sidecar's record, else\n"
 	"                          the noise is estimated from the samples and the report\n"
 	"                          says the instrument's accuracy is unknown\n"
+	"      --perturb CH=SPEC   degrade channel CH as it is read (the SPEC of\n"
+	"                          --uncertainty: noise, offset, gain, bits/range; fixed\n"
+	"                          seed) and judge with the combined uncertainty: do the\n"
+	"                          verdicts hold on a worse instrument? (repeat per channel)\n"
 	"      --acceptance RULE   guarded (default): pass or fail only beyond the\n"
 	"                          measurement uncertainty U, else inconclusive; simple:\n"
 	"                          the plain limit (U still reported)\n"
@@ -662,6 +667,7 @@ static int cmd_replay(int argc, char **argv)
 		{ "events-from", required_argument, NULL, 'E' },
 		{ "no-events", no_argument, NULL, 'n' },
 		{ "uncertainty", required_argument, NULL, 'U' },
+		{ "perturb", required_argument, NULL, 'R' },
 		{ "acceptance", required_argument, NULL, 'A' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "dut", required_argument, NULL, 'u' },
@@ -690,7 +696,11 @@ static int cmd_replay(int argc, char **argv)
 		case 'e': ro.events_path = optarg; break;
 		case 'n': no_events = 1; break;
 		case 'U':
-			if (bn_cli_parse_uncertainty("replay", optarg, &ro.meas_given, ro.meas))
+			if (bn_cli_parse_uncertainty("replay", "--uncertainty", optarg, &ro.meas_given, ro.meas))
+				return 2;
+			break;
+		case 'R':
+			if (bn_cli_parse_uncertainty("replay", "--perturb", optarg, &ro.perturb_set, ro.perturb))
 				return 2;
 			break;
 		case 'A':

@@ -204,10 +204,25 @@ int bn_evlog_open(const char *path, const struct bn_check_ctx *ctx, const struct
 	return BN_OK;
 }
 
+static void write_line(struct bn_evlog *l, cJSON *o);
+
+void bn_evlog_expect(struct bn_evlog *l, bn_time_us t_us, int line, const char *text)
+{
+	cJSON *o;
+
+	if (!l)
+		return;
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "t_us", (double)t_us);
+	cJSON_AddStringToObject(o, "kind", "expect");
+	cJSON_AddNumberToObject(o, "line", line);
+	cJSON_AddStringToObject(o, "text", text);
+	write_line(l, o);
+}
+
 void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev)
 {
 	cJSON *o;
-	char *text;
 
 	if (!l || !(l->known & BN_CEV_BIT(ev->kind)))
 		return;
@@ -236,7 +251,14 @@ void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev)
 	default:
 		break;
 	}
-	text = cJSON_PrintUnformatted(o);
+	write_line(l, o);
+}
+
+/* One record of the events array, on disk at once. */
+static void write_line(struct bn_evlog *l, cJSON *o)
+{
+	char *text = cJSON_PrintUnformatted(o);
+
 	cJSON_Delete(o);
 	if (text) {
 		fprintf(l->af.f, "%s\n\t\t%s", l->n ? "," : "", text);
@@ -481,11 +503,38 @@ static int load_capture(const cJSON *root, struct bn_evrec *r, const char *path,
 	return BN_OK;
 }
 
+static int load_expect(const cJSON *it, double t, struct bn_evrec *r, const char *what,
+		       struct bn_err *err)
+{
+	const cJSON *line = cJSON_GetObjectItemCaseSensitive(it, "line");
+	const cJSON *text = cJSON_GetObjectItemCaseSensitive(it, "text");
+	struct bn_evrec_expect *e;
+
+	if (!(t >= 0) || t > 9e15)
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"t_us\": expected a time >= 0", what);
+	if (!cJSON_IsNumber(line) || line->valuedouble < 1 || line->valuedouble > 1e9 ||
+	    !cJSON_IsString(text))
+		return bn_err_set(err, BN_ERR_DATA, "%s: an expect needs \"line\" (a number >= 1) and "
+				  "\"text\" (a string)", what);
+	e = realloc(r->expects, (size_t)(r->n_expects + 1) * sizeof(*e));
+	if (!e)
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", what);
+	r->expects = e;
+	e = &r->expects[r->n_expects];
+	e->t_us = (bn_time_us)llround(t);
+	e->line = (int)line->valuedouble;
+	e->n_before = r->n;
+	if (keep_string(r, text->valuestring, &e->text) < 0)
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", what);
+	r->n_expects++;
+	return BN_OK;
+}
+
 static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *path,
 		      struct bn_err *err)
 {
 	static const char *const keys[] = { "t_us", "kind", "origin", "value", "max_power_a",
-					    "load_a", "made", "key", "text", NULL };
+					    "load_a", "made", "key", "text", "line", NULL };
 	struct bn_cev *ev = &r->ev[r->n];
 	char what[600], kind[32];
 	const cJSON *v;
@@ -498,6 +547,8 @@ static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *
 	    (rc = bn_json_num(it, "t_us", true, &t, what, err)) < 0 ||
 	    (rc = bn_json_str(it, "kind", true, kind, sizeof(kind), what, err)) < 0)
 		return rc;
+	if (!strcmp(kind, "expect"))
+		return load_expect(it, t, r, what, err);
 	k = bn_cev_from_name(kind);
 	if (k < 0)
 		return bn_err_set(err, BN_ERR_DATA, "%s: unknown kind \"%s\"", what, kind);
@@ -637,7 +688,9 @@ void bn_evrec_free(struct bn_evrec *r)
 		free(r->strings[i]);
 	free(r->strings);
 	free(r->ev);
+	free(r->expects);
 	r->strings = NULL;
 	r->ev = NULL;
-	r->n = r->n_strings = 0;
+	r->expects = NULL;
+	r->n = r->n_strings = r->n_expects = 0;
 }

@@ -49,6 +49,9 @@ struct bn_evlog;
 int bn_evlog_open(const char *path, const struct bn_check_ctx *ctx, const struct bn_evlog_meta *m,
 		  struct bn_evlog **out, struct bn_err *err);
 void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev);
+/* A scenario expectation judged at t_us: its line and its text as written
+ * ("expect avg(ibus, 250ms) >= 0.4A"), so a replay can judge it again. */
+void bn_evlog_expect(struct bn_evlog *l, bn_time_us t_us, int line, const char *text);
 /* Write the trailer, rename into place, free l (on any result). */
 int bn_evlog_close(struct bn_evlog *l, bn_time_us t_end_us, int64_t frames, const char *status,
 		   struct bn_err *err);
@@ -75,6 +78,13 @@ struct bn_evrec {
 	unsigned meas_known;      /* channels whose measurement the record states (ctx.meas) */
 	int n;
 	struct bn_cev *ev;        /* time-ordered; key/text point into owned strings */
+	int n_expects;            /* the scenario's expectations, as judged live */
+	struct bn_evrec_expect {
+		bn_time_us t_us;
+		int line;
+		const char *text;  /* owned string */
+		int n_before;      /* events recorded before it (same time: order counts) */
+	} *expects;
 	char **strings;
 	int n_strings;
 };

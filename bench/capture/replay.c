@@ -18,6 +18,8 @@
 #include "checks/check.h"
 #include "checks/persist.h"
 #include "core/file.h"
+#include "scenario/expect.h"
+#include "scenario/scenario.h"
 #include "core/limits.h"
 #include "core/log.h"
 #include "sim/dut.h"
@@ -214,6 +216,20 @@ struct replay {
 	int n_sel, sel_ch[BN_CH_COUNT], sel_src[BN_CH_COUNT];
 	double gain[BN_CH_COUNT];
 	struct infer inf;
+	struct bn_rng rng;        /* --perturb */
+	/* The scenario's expectations as the record lists them, judged again
+	 * from the capture when the stream passes their time. */
+	struct rexp {
+		bn_time_us t_us;
+		int line;
+		const char *text;
+		int n_before;
+		bool parsed;
+		struct bn_expect ex;
+	} *rx;
+	int n_rx, next_rx;
+	struct bn_sample_ring ring;
+	bool ring_on;
 	char port_name[64];
 };
 
@@ -402,6 +418,12 @@ static int load_context(struct replay *r, struct bn_report *rep, struct bn_err *
 		}
 	}
 	r->ctx.acceptance = r->o->acceptance;
+	for (int ch = 0; ch < BN_CH_COUNT; ch++)
+		if (r->o->perturb_set & (1u << ch)) {
+			bn_meas_combine(&r->ctx.meas[ch], &r->ctx.meas[ch], &r->o->perturb[ch]);
+			/* an estimated channel is estimated after the perturbation */
+		}
+	bn_rng_seed(&r->rng, r->o->perturb_seed ? r->o->perturb_seed : 1);
 	if (r->o->port) {
 		struct bn_port_profile port;
 
@@ -525,6 +547,93 @@ static bool infer_pending(const struct infer *f)
 	       bn_persist_pending(&f->dp_low);
 }
 
+/* The record's expectations, parsed as the scenario language reads them. */
+static int setup_expects(struct replay *r, struct bn_err *err)
+{
+	bn_time_us longest = 0;
+
+	if (!r->have_evrec || !r->evrec.n_expects)
+		return BN_OK;
+	r->rx = calloc((size_t)r->evrec.n_expects, sizeof(*r->rx));
+	if (!r->rx)
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	for (int i = 0; i < r->evrec.n_expects; i++) {
+		const struct bn_evrec_expect *e = &r->evrec.expects[i];
+		struct rexp *x = &r->rx[r->n_rx++];
+		struct bn_scenario scn;
+		struct bn_err e2 = { 0 };
+		char text[600];
+
+		x->t_us = e->t_us;
+		x->line = e->line;
+		x->text = e->text;
+		x->n_before = e->n_before;
+		snprintf(text, sizeof(text), "%s\n", e->text);
+		if (bn_scenario_parse_text("events.json", text, &scn, &e2) == BN_OK && scn.n_steps == 1 &&
+		    scn.steps[0].kind == BN_STEP_EXPECT) {
+			x->ex = scn.steps[0].expect;
+			x->parsed = true;
+			if (x->ex.kind == BN_EXPECT_STAT && x->ex.window_us > longest)
+				longest = x->ex.window_us;
+		}
+		bn_scenario_free(&scn);
+	}
+	if (bn_ring_init(&r->ring, longest, r->ctx.rate_hz) < 0)
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory for the expectations' window");
+	r->ring_on = true;
+	return BN_OK;
+}
+
+/* The device's last report of key before the expectation, from the
+ * record (events at its time but written after it came after it). */
+static const char *telemetry_before(const struct replay *r, const char *key, int n_before)
+{
+	const char *v = NULL;
+
+	for (int i = 0; i < r->evrec.n && i < n_before; i++)
+		if (r->evrec.ev[i].kind == BN_CEV_TELEMETRY && r->evrec.ev[i].key &&
+		    !strcmp(r->evrec.ev[i].key, key))
+			v = r->evrec.ev[i].text;
+	return v;
+}
+
+/* Every expectation due at or before the frame at t: a live run judges
+ * at world time T on the frames taken before T, so the ring holds the
+ * frames before t. */
+static void judge_expects(struct replay *r, bn_time_us t, struct bn_report *rep)
+{
+	while (r->next_rx < r->n_rx && r->rx[r->next_rx].t_us <= t) {
+		const struct rexp *x = &r->rx[r->next_rx++];
+		struct bn_result *res = bn_report_add(rep);
+
+		if (!res)
+			return;
+		bn_expect_result_init(res, x->line, x->text);
+		if (!x->parsed) {
+			bn_result_inconclusive(res, "the record's expectation cannot be read");
+		} else if (x->ex.kind == BN_EXPECT_STAT) {
+			bn_expect_judge_stat(&x->ex, &r->ring, r->ctx.rate_hz,
+					     (r->ctx.channels & (1u << x->ex.chan)) != 0, x->t_us, res);
+		} else if (!(r->ctx.events & BN_CEV_BIT(BN_CEV_TELEMETRY))) {
+			res->t0_us = res->t1_us = x->t_us;
+			bn_result_inconclusive(res, "judged on the device's telemetry, which this replay "
+					       "does not use");
+		} else {
+			bn_expect_judge_value(&x->ex, telemetry_before(r, x->ex.key, x->n_before), " in the record",
+					      x->t_us, res);
+		}
+	}
+}
+
+static inline void ring_frame(struct replay *r, bn_time_us t, const struct bn_sample *s,
+			      struct bn_report *rep)
+{
+	if (!r->ring_on)
+		return;
+	judge_expects(r, t, rep);
+	bn_ring_push(&r->ring, s);
+}
+
 /* bn_ticker_next() on stream()'s locals, which stay in registers (the
  * ticker struct's address escapes, so its fields would be reloaded). */
 #define NEXT_TICK() (exact ? tick_step(&q, &rr, dq, dr, den) : bn_tick_time(k, rate))
@@ -598,7 +707,7 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 
 			/* A run of frames equal to the last (as stored): no
 			 * inference changes, and the engine takes them as repeats. */
-			if (have_prev && !(r->inf.on && infer_pending(&r->inf)) &&
+			if (have_prev && !r->o->perturb_set && !(r->inf.on && infer_pending(&r->inf)) &&
 			    frame_eq(col, i, prev, nsel)) {
 				long m = 0;
 
@@ -612,6 +721,7 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 						next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
 					}
 					tbuf[m++] = t;
+					ring_frame(r, t, &s, rep);
 					i++;
 					k++;
 					if (m == REPLAY_RUN_TIMES) {
@@ -633,8 +743,12 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 				s.v[r->sel_ch[j]] = snap_1e8((double)col[j][i] * r->gain[j]);
 			}
 			have_prev = true;
+			for (int ch = 0; r->o->perturb_set && ch < BN_CH_COUNT; ch++)
+				if (r->o->perturb_set & (1u << ch))
+					s.v[ch] = bn_meas_apply(&r->o->perturb[ch], &r->rng, s.v[ch], 0);
 			if (r->inf.on)
 				infer_sample(r, t, &s);
+			ring_frame(r, t, &s, rep);
 			bn_checks_sample(r->checks, t, &s);
 			i++;
 			k++;
@@ -648,6 +762,8 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 	*t_end = t0 + bn_tick_time(k, rate);
 	if (r->have_evrec && r->evrec.t_end_us > *t_end)
 		*t_end = r->evrec.t_end_us;
+	if (r->ring_on)
+		judge_expects(r, *t_end, rep);
 	while (next_ev < n_ev && r->evrec.ev[next_ev].t_us <= *t_end)
 		bn_checks_event(r->checks, &r->evrec.ev[next_ev++]);
 	return BN_OK;
@@ -718,6 +834,9 @@ int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_e
 	rc = bn_checks_new(&r->ctx, &r->checks, err);
 	if (rc < 0)
 		goto out;
+	rc = setup_expects(r, err);
+	if (rc < 0)
+		goto out;
 	snprintf(rep->scenario_name, sizeof(rep->scenario_name), "replay of %.60s%s%.80s%s",
 		 o->capture_path, r->evrec.scenario[0] ? " (" : "", r->evrec.scenario,
 		 r->evrec.scenario[0] ? ")" : "");
@@ -734,10 +853,11 @@ int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_e
 		cJSON_AddItemToArray(rep->configs, c);
 	}
 
+	/* the expectations judged during the stream, then the rules */
+	first = rep->n_results;
 	rc = stream(r, rep, &t_end, err);
 	if (rc == BN_ERR_DATA || rc == BN_ERR_IO || rc == BN_ERR_NOMEM)
 		goto out; /* a broken capture: bad input, no verdicts */
-	first = rep->n_results;
 	bn_checks_end(r->checks, t_end, rep);
 	if (rc == BN_OK) {
 		rep->status = BN_RUN_COMPLETED;
@@ -768,6 +888,8 @@ out:
 	}
 	rep->wall_s = now_wall_s() - w0;
 	bn_checks_free(r->checks);
+	bn_ring_free(&r->ring);
+	free(r->rx);
 	bn_srr_close(r->srr);
 	if (r->have_evrec)
 		bn_evrec_free(&r->evrec);

@@ -37,6 +37,12 @@ struct bn_replay_opts {
 	unsigned meas_given;
 	struct bn_meas meas[BN_CH_COUNT];
 	enum bn_acceptance acceptance;
+	/* --perturb CH=SPEC: degrade the capture as it is read (noise,
+	 * offset, gain, resolution added with the seed below), and judge
+	 * with the combined uncertainty: a robustness check of the verdicts. */
+	unsigned perturb_set;
+	struct bn_meas perturb[BN_CH_COUNT];
+	unsigned long long perturb_seed;
 	FILE *progress;            /* one line per result; NULL: silent */
 	volatile const sig_atomic_t *stop_flag;
 };

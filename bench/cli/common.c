@@ -178,7 +178,7 @@ int bn_cli_parse_acceptance(const char *cmd, const char *arg, enum bn_acceptance
 	return 1;
 }
 
-int bn_cli_parse_uncertainty(const char *cmd, const char *arg, unsigned *given,
+int bn_cli_parse_uncertainty(const char *cmd, const char *opt, const char *arg, unsigned *given,
 			     struct bn_meas meas[BN_CH_COUNT])
 {
 	const char *eq = strchr(arg, '=');
@@ -186,21 +186,21 @@ int bn_cli_parse_uncertainty(const char *cmd, const char *arg, unsigned *given,
 	int ch;
 
 	if (!eq || (size_t)(eq - arg) >= sizeof(name)) {
-		fprintf(stderr, "bcbench %s: --uncertainty \"%s\": expected CH=SPEC such as "
-			"vbus=noise=10mV,offset=5mV,gain=0.5%%\n", cmd, arg);
+		fprintf(stderr, "bcbench %s: %s \"%s\": expected CH=SPEC such as "
+			"vbus=noise=10mV,offset=5mV,gain=0.5%%\n", cmd, opt, arg);
 		return 1;
 	}
 	memcpy(name, arg, (size_t)(eq - arg));
 	name[eq - arg] = '\0';
 	ch = bn_chan_from_name(name);
 	if (ch < 0) {
-		fprintf(stderr, "bcbench %s: --uncertainty \"%s\": unknown channel \"%s\" (expected "
-			"vbus, ibus, dp, dm or id)\n", cmd, arg, name);
+		fprintf(stderr, "bcbench %s: %s \"%s\": unknown channel \"%s\" (expected "
+			"vbus, ibus, dp, dm or id)\n", cmd, opt, arg, name);
 		return 1;
 	}
 	if (bn_meas_parse(eq + 1, ch == BN_CH_IBUS ? BN_DIM_A : BN_DIM_V, &meas[ch], why,
 			  sizeof(why)) < 0) {
-		fprintf(stderr, "bcbench %s: --uncertainty \"%s\": %s\n", cmd, arg, why);
+		fprintf(stderr, "bcbench %s: %s \"%s\": %s\n", cmd, opt, arg, why);
 		return 1;
 	}
 	*given |= 1u << ch;

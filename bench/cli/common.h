@@ -63,7 +63,7 @@ int bn_cli_conditions(const char *cmd, const char *spec, const char *datadir,
 int bn_cli_parse_acceptance(const char *cmd, const char *arg, enum bn_acceptance *a);
 /* --uncertainty CH=SPEC (core/meas.h) into meas[ch], bit ch of *given;
  * prints the error itself: non-zero. */
-int bn_cli_parse_uncertainty(const char *cmd, const char *arg, unsigned *given,
+int bn_cli_parse_uncertainty(const char *cmd, const char *opt, const char *arg, unsigned *given,
 			     struct bn_meas meas[BN_CH_COUNT]);
 
 #endif

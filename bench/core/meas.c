@@ -40,6 +40,22 @@ double bn_meas_lsb(const struct bn_meas *m)
 	return (m->range_hi - m->range_lo) / ldexp(1.0, m->bits);
 }
 
+void bn_meas_combine(struct bn_meas *out, const struct bn_meas *a, const struct bn_meas *b)
+{
+	struct bn_meas m = *a;
+
+	m.noise_rms = sqrt(a->noise_rms * a->noise_rms + b->noise_rms * b->noise_rms);
+	m.offset = fabs(a->offset) + fabs(b->offset);
+	m.gain = fabs(a->gain) + fabs(b->gain);
+	m.jitter_s = sqrt(a->jitter_s * a->jitter_s + b->jitter_s * b->jitter_s);
+	if (bn_meas_lsb(b) > bn_meas_lsb(a)) {
+		m.bits = b->bits;
+		m.range_lo = b->range_lo;
+		m.range_hi = b->range_hi;
+	}
+	*out = m;
+}
+
 static int why_set(char *why, unsigned len, const char *fmt, const char *a, const char *b)
 {
 	if (why && len)

@@ -59,6 +59,11 @@ int bn_meas_parse(const char *text, enum bn_dim dim, struct bn_meas *m, char *wh
 /* The text form (for reports and events.json); "ideal" when ideal. */
 void bn_meas_format(const struct bn_meas *m, enum bn_dim dim, char *buf, unsigned len);
 
+/* The measurement of a channel measured by a, then degraded by b (replay
+ * --perturb): noise adds in quadrature, offset and gain bounds add, the
+ * coarser step stays. */
+void bn_meas_combine(struct bn_meas *out, const struct bn_meas *a, const struct bn_meas *b);
+
 /* The resolution step, 0 when continuous. */
 double bn_meas_lsb(const struct bn_meas *m);
 

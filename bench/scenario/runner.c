@@ -17,20 +17,13 @@
 #include "firmware/fw_load.h"
 #include "hil/sigrok_cap.h"
 #include "hil/usb_desc.h"
+#include "scenario/expect.h"
 #include "scenario/scenario.h"
 #include "sim/charger.h"
 #include "sim/dut.h"
 #include "sim/host.h"
 #include "sim/port.h"
 #include "sim/world.h"
-
-/* A window of recent samples per channel, sized by the longest window
- * any expect asks for: memory does not grow with the run's length. */
-struct run_window {
-	double *v[BN_CH_COUNT];
-	long cap, n, head; /* head: next write index */
-	long total;
-};
 
 struct run_ctx {
 	const struct bn_run_opts *o;
@@ -42,7 +35,9 @@ struct run_ctx {
 	struct bn_dut_decl dut;
 	struct bn_fw_handle fw;
 	bool have_lim, have_scn, have_charger;
-	struct run_window win;
+	/* Recent samples, sized by the longest window any expect asks for:
+	 * memory does not grow with the run's length. */
+	struct bn_sample_ring win;
 	struct bn_report *rep;
 	struct bn_world *world;
 	struct bn_check_ctx cctx;
@@ -122,7 +117,6 @@ static int resolve(struct run_ctx *c, const char *kind, const char *what, const 
 	return BN_OK;
 }
 
-static double key_scale(const char *key, enum bn_dim *dim);
 
 /* A suite's matrix value in place of the scenario's statement; line 0
  * says it came from the command line. */
@@ -230,13 +224,10 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	}
 	for (int i = 0; i < s->n_steps; i++) {
 		const struct bn_step *st = &s->steps[i];
-		enum bn_dim kdim;
-
 		/* A quantity compared with a telemetry key of another unit. */
 		if (st->kind == BN_STEP_EXPECT && st->expect.kind == BN_EXPECT_TELEMETRY &&
 		    !st->expect.is_word && st->expect.dim != BN_DIM_NONE) {
-			key_scale(st->expect.key, &kdim);
-			if (kdim != st->expect.dim)
+			if (bn_expect_key_dim(st->expect.key) != st->expect.dim)
 				return bn_err_set(err, BN_ERR_DATA,
 						  "%s:%d:%d: error: dut.%s is not %s (expected a key ending "
 						  "in _ma for a current or _mv for a voltage, or a bare number)",
@@ -262,30 +253,6 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 
 /* ---- the sample window ---- */
 
-static int window_init(struct run_window *w, const struct bn_scenario *s, double rate_hz)
-{
-	bn_time_us longest = 0;
-
-	for (int i = 0; i < s->n_steps; i++)
-		if (s->steps[i].kind == BN_STEP_EXPECT &&
-		    s->steps[i].expect.kind == BN_EXPECT_STAT &&
-		    s->steps[i].expect.window_us > longest)
-			longest = s->steps[i].expect.window_us;
-	w->cap = (long)ceil(bn_time_to_s(longest) * rate_hz) + 2;
-	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
-		w->v[ch] = calloc((size_t)w->cap, sizeof(double));
-		if (!w->v[ch])
-			return BN_ERR_NOMEM;
-	}
-	return BN_OK;
-}
-
-static void window_free(struct run_window *w)
-{
-	for (int ch = 0; ch < BN_CH_COUNT; ch++)
-		free(w->v[ch]);
-}
-
 /* One frame of the judged stream: the window, the capture file, the checks. */
 static void beacon_beat(struct run_ctx *c, bn_time_us t)
 {
@@ -299,15 +266,8 @@ static void beacon_beat(struct run_ctx *c, bn_time_us t)
 
 static void take_frame(struct run_ctx *c, bn_time_us t, const struct bn_sample *smp)
 {
-	struct run_window *w = &c->win;
-
 	beacon_beat(c, t);
-	for (int ch = 0; ch < BN_CH_COUNT; ch++)
-		w->v[ch][w->head] = smp->v[ch];
-	w->head = (w->head + 1) % w->cap;
-	if (w->n < w->cap)
-		w->n++;
-	w->total++;
+	bn_ring_push(&c->win, smp);
 	c->rep->n_samples++;
 	if (c->srw) {
 		double v[BN_CH_COUNT];
@@ -634,145 +594,17 @@ static void on_event(void *user, bn_time_us t, const char *kind, const char *det
 
 /* ---- expectations ---- */
 
-static bool compare(double a, enum bn_cmp_op op, double b)
-{
-	switch (op) {
-	case BN_OP_EQ: return a == b;
-	case BN_OP_NE: return a != b;
-	case BN_OP_LT: return a < b;
-	case BN_OP_LE: return a <= b;
-	case BN_OP_GT: return a > b;
-	case BN_OP_GE: return a >= b;
-	}
-	return false;
-}
-
-static void set_limit(struct bn_result *r, const struct bn_expect *ex, double v, const char *unit)
-{
-	snprintf(r->limit, sizeof(r->limit), "%s %g%s%s", bn_cmp_op_str(ex->op), v, unit[0] ? " " : "",
-		 unit);
-	if (ex->op == BN_OP_GE || ex->op == BN_OP_GT) {
-		r->limit_min = v;
-		r->has_margin = true;
-		r->margin = r->measured - v;
-	} else if (ex->op == BN_OP_LE || ex->op == BN_OP_LT) {
-		r->limit_max = v;
-		r->has_margin = true;
-		r->margin = v - r->measured;
-	} else {
-		r->limit_min = r->limit_max = v;
-	}
-}
-
 static void eval_stat(struct run_ctx *c, const struct bn_expect *ex, struct bn_result *r)
 {
-	struct run_window *w = &c->win;
-	long n = (long)llround(bn_time_to_s(ex->window_us) * c->rate_hz);
-	bn_time_us now = bn_world_now(c->world);
-	double acc = 0.0, dimv = ex->value;
-
-	if (n < 1)
-		n = 1;
-	snprintf(r->unit, sizeof(r->unit), "%s", bn_chan_unit(ex->chan));
-	r->t0_us = now - ex->window_us;
-	r->t1_us = now;
-	if (!(c->chan_mask & (1u << ex->chan))) {
-		r->verdict = BN_VERDICT_INCONCLUSIVE;
-		snprintf(r->reason, sizeof(r->reason), "channel %s is not captured",
-			 bn_chan_name(ex->chan));
-		return;
-	}
-	if (n > w->n) {
-		r->verdict = BN_VERDICT_INCONCLUSIVE;
-		snprintf(r->reason, sizeof(r->reason),
-			 "window of %ld samples but only %ld captured so far", n, w->n);
-		return;
-	}
-	for (long i = 0; i < n; i++) {
-		double x = w->v[ex->chan][(w->head - 1 - i + w->cap) % w->cap];
-
-		if (i == 0 || ex->stat == BN_STAT_AVG)
-			acc = ex->stat == BN_STAT_AVG ? acc + x : x;
-		else if (ex->stat == BN_STAT_MIN)
-			acc = fmin(acc, x);
-		else
-			acc = fmax(acc, x);
-	}
-	if (ex->stat == BN_STAT_AVG)
-		acc /= (double)n;
-	r->has_measured = true;
-	r->measured = acc;
-	set_limit(r, ex, dimv, r->unit);
-	r->verdict = compare(acc, ex->op, dimv) ? BN_VERDICT_PASS : BN_VERDICT_FAIL;
-}
-
-/* Telemetry keys carry their unit in the name (ilim_ma, vbus_mv). */
-static double key_scale(const char *key, enum bn_dim *dim)
-{
-	size_t n = strlen(key);
-
-	if (n > 3 && !strcmp(key + n - 3, "_ma")) {
-		*dim = BN_DIM_A;
-		return 1e-3;
-	}
-	if (n > 3 && !strcmp(key + n - 3, "_mv")) {
-		*dim = BN_DIM_V;
-		return 1e-3;
-	}
-	*dim = BN_DIM_NONE;
-	return 1.0;
+	bn_expect_judge_stat(ex, &c->win, c->rate_hz, (c->chan_mask & (1u << ex->chan)) != 0,
+			     bn_world_now(c->world), r);
 }
 
 static void eval_telemetry(struct run_ctx *c, const struct bn_expect *ex, struct bn_result *r)
 {
 	const char *val = c->o->console ? con_get(c, ex->key) : bn_world_telemetry(c->world, ex->key);
-	enum bn_dim kdim;
-	double scale = key_scale(ex->key, &kdim), x, want;
-	char *end;
 
-	r->t0_us = r->t1_us = bn_world_now(c->world);
-	if (!val) {
-		r->verdict = BN_VERDICT_FAIL;
-		snprintf(r->reason, sizeof(r->reason), "the device never reported \"%s\"%s", ex->key,
-			 c->o->console ? " on its console" : "");
-		return;
-	}
-	snprintf(r->measured_str, sizeof(r->measured_str), "%s", val);
-	if (ex->is_word) {
-		bool eq = !strcmp(val, ex->word);
-
-		snprintf(r->limit, sizeof(r->limit), "%s %s", bn_cmp_op_str(ex->op), ex->word);
-		if (ex->op != BN_OP_EQ && ex->op != BN_OP_NE) {
-			r->verdict = BN_VERDICT_ERROR;
-			snprintf(r->reason, sizeof(r->reason), "operator %s needs a number",
-				 bn_cmp_op_str(ex->op));
-			return;
-		}
-		r->verdict = (ex->op == BN_OP_EQ) == eq ? BN_VERDICT_PASS : BN_VERDICT_FAIL;
-		return;
-	}
-	x = strtod(val, &end);
-	if (end == val || *end) {
-		r->verdict = BN_VERDICT_FAIL;
-		snprintf(r->reason, sizeof(r->reason), "\"%s\" is \"%s\", not a number", ex->key, val);
-		return;
-	}
-	want = ex->value;
-	if (ex->dim != BN_DIM_NONE) {
-		if (ex->dim != kdim) {
-			r->verdict = BN_VERDICT_ERROR;
-			snprintf(r->reason, sizeof(r->reason), "\"%s\" is not %s", ex->key,
-				 bn_dim_name(ex->dim));
-			return;
-		}
-		x *= scale;
-		snprintf(r->unit, sizeof(r->unit), "%s", bn_dim_unit(kdim));
-	}
-	r->measured_str[0] = '\0';
-	r->has_measured = true;
-	r->measured = x;
-	set_limit(r, ex, want, r->unit);
-	r->verdict = compare(x, ex->op, want) ? BN_VERDICT_PASS : BN_VERDICT_FAIL;
+	bn_expect_judge_value(ex, val, c->o->console ? " on its console" : "", bn_world_now(c->world), r);
 }
 
 static void progress(struct run_ctx *c, const struct bn_result *r)
@@ -787,14 +619,13 @@ static void run_expect(struct run_ctx *c, const struct bn_step *st)
 
 	if (!r)
 		return;
-	snprintf(r->id, sizeof(r->id), "expect.L%d", st->line);
-	snprintf(r->kind, sizeof(r->kind), "expect");
-	snprintf(r->text, sizeof(r->text), "%s", st->expect.text);
-	r->line = st->line;
+	bn_expect_result_init(r, st->line, st->expect.text);
 	if (st->expect.kind == BN_EXPECT_STAT)
 		eval_stat(c, &st->expect, r);
 	else
 		eval_telemetry(c, &st->expect, r);
+	/* recorded, so a replay of the capture judges it again */
+	bn_evlog_expect(c->evlog, bn_world_now(c->world), st->line, st->expect.text);
 	progress(c, r);
 }
 
@@ -1213,7 +1044,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		snprintf(rep->capture_source, sizeof(rep->capture_source), "sigrok:%.30s (%.50s)",
 			 o->capture_dev->driver, bn_sigrok_cap_describe(c->dev));
 	}
-	rc = window_init(&c->win, &c->scn, c->rate_hz);
+	rc = bn_ring_init(&c->win, bn_scenario_longest_window(&c->scn), c->rate_hz);
 	if (rc < 0) {
 		bn_err_set(err, rc, "out of memory for the sample window");
 		goto out;
@@ -1368,7 +1199,7 @@ out:
 	if (c->world && o->world_hook)
 		o->world_hook(o->world_hook_user, NULL);
 	bn_world_free(c->world);
-	window_free(&c->win);
+	bn_ring_free(&c->win);
 	bn_fw_unload(&c->fw);
 	if (c->have_lim)
 		bn_limits_free(&c->lim);

@@ -1,0 +1,71 @@
+#!/bin/sh
+# Every shipped scenario's capture, replayed three ways against its live
+# run: with its events (the default: events.json beside the capture), bare
+# (--no-events, as a lab instrument's capture comes), and with realistic
+# noise added (--perturb): no verdict moves from fail to pass, and bcbench
+# diff of the live run against the replay with events shows no regression.
+# (A pass that would rest on an inferred event is made inconclusive by the
+# engine; test_replay proves that on crafted captures.)
+# Run from the repository root; BCBENCH: the binary.
+set -u
+BCBENCH=${BCBENCH:-build/bcbench}
+TMP=$(mktemp -d /tmp/bcbench-replay.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+. tests/integration/lib.sh
+
+# verdicts FILE: "rule verdict" lines of a report's compliance results
+verdicts() {
+	grep -o '"id":[[:space:]]*"[^"]*"\|"verdict":[[:space:]]*"[a-z]*"' "$1" | paste - - |
+		sed 's/"id":[[:space:]]*"\([^"]*\)"[[:space:]]*"verdict":[[:space:]]*"\([a-z]*\)"/\1 \2/' |
+		grep '^bc12' | sort
+}
+
+# no_fail_to_pass NAME LIVE REPLAY: no rule failed live and passes on replay
+no_fail_to_pass() {
+	verdicts "$2" >"$TMP/a"
+	verdicts "$3" >"$TMP/b"
+	flips=$(join "$TMP/a" "$TMP/b" | awk '$2 == "fail" && $3 == "pass" { print $1 }')
+	if [ ! -s "$TMP/a" ]; then bad "$1: no verdicts in the live report"
+	elif [ -z "$flips" ]; then ok "$1: no fail became a pass"
+	else bad "$1: fail became pass: $flips"; fi
+}
+
+NOISE="--perturb vbus=noise=10mV,bits=12,range=0V..25V --perturb ibus=noise=2mA,bits=12,range=-3A..3A"
+NOISE="$NOISE --perturb dp=noise=3mV,bits=12,range=0V..5V --perturb dm=noise=3mV,bits=12,range=0V..5V"
+
+for scn in scripts/scenarios/*.scn; do
+	n=$(basename "$scn" .scn)
+	port=$(awk '$1 == "port" { print $2; exit }' "$scn")
+	dut=$(awk '$1 == "dut" { print $2; exit }' "$scn")
+	[ -n "$port" ] || port=sdp
+	[ -n "$dut" ] || dut=phone
+	"$BCBENCH" run -q --out "$TMP/$n/live" "$scn" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -gt 1 ] || [ ! -f "$TMP/$n/live/report.json" ]; then
+		bad "$n: live run exit $rc"; continue; fi
+	L=$TMP/$n/live/report.json
+	"$BCBENCH" replay -q --out "$TMP/$n/ev" "$TMP/$n/live/capture.sr" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -le 1 ]; then ok "$n: replay with its events (exit $rc)"; else bad "$n: replay with events: exit $rc"; fi
+	no_fail_to_pass "$n with events" "$L" "$TMP/$n/ev/report.json"
+	"$BCBENCH" diff "$L" "$TMP/$n/ev/report.json" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 0 ]; then ok "$n: diff of live and replay: no regression"; else
+		bad "$n: diff of live and replay: exit $rc"; sed 's/^/     | /' "$TMP/out" | head -8; fi
+	"$BCBENCH" replay -q --no-events --port "$port" --dut "$dut" --out "$TMP/$n/bare" \
+		"$TMP/$n/live/capture.sr" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -le 1 ]; then ok "$n: bare replay (exit $rc)"; else bad "$n: bare replay: exit $rc"; fi
+	no_fail_to_pass "$n bare" "$L" "$TMP/$n/bare/report.json"
+	# shellcheck disable=SC2086
+	"$BCBENCH" replay -q $NOISE --out "$TMP/$n/noisy" "$TMP/$n/live/capture.sr" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -le 1 ]; then ok "$n: noisy replay (exit $rc)"; else bad "$n: noisy replay: exit $rc"; fi
+	no_fail_to_pass "$n with noise" "$L" "$TMP/$n/noisy/report.json"
+done
+has "the noisy replay states its measurement" "$TMP/dcp/noisy/report.json" '"spec":	"noise=3mV,bits=12'
+expect_exit "a bad --perturb" 2 "$BCBENCH" replay -q --perturb vbus=noise=3mA --out "$TMP/x" "$TMP/dcp/live/capture.sr"
+expect_err "names the option and the item" '--perturb "vbus=noise=3mA": noise'
+
+echo "replay: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
