@@ -673,6 +673,16 @@ int bn_srr_select(struct bn_srr *r, int n, const int ch_idx[], struct bn_err *er
 					  "%s: error: channel %s is a logic channel (only analog "
 					  "channels are streamed)",
 					  r->path, r->info.ch[c].name);
+		/* Frames are time-aligned across channels: a channel shorter
+		 * than another is a truncated or mis-assembled capture, not a
+		 * shorter run to be judged. */
+		if (i > 0 && r->info.ch[c].n_samples != r->info.ch[ch_idx[0]].n_samples)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: error: channels of unequal length: %s has %" PRId64
+					  " samples, %s %" PRId64 " (expected one sample per frame on "
+					  "every channel)",
+					  r->path, r->info.ch[c].name, r->info.ch[c].n_samples,
+					  r->info.ch[ch_idx[0]].name, r->info.ch[ch_idx[0]].n_samples);
 	}
 	for (int i = 0; i < r->n_sel; i++)
 		cur_release(&r->cur[i]);

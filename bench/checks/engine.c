@@ -433,7 +433,9 @@ void bn_checks_sample(struct bn_checks *c, bn_time_us t_us, const struct bn_samp
 		if ((c->estimate & (1u << ch)) && c->have_prev)
 			est_add(c, ch, v - c->prev.v[ch], 1);
 
-		if (!(v >= c->plaus_lo[ch] && v <= c->plaus_hi[ch]) && !isnan(v) &&
+		/* NaN on a captured channel is a hole in the data, not a value */
+		if (!(v >= c->plaus_lo[ch] && v <= c->plaus_hi[ch]) &&
+		    (!isnan(v) || (c->ctx.channels & (1u << ch))) &&
 		    !(c->implausible & (1u << ch))) {
 			c->implausible |= 1u << ch;
 			c->bad_t[ch] = t_us;
@@ -576,11 +578,16 @@ void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *r
 
 			res->verdict = BN_VERDICT_INCONCLUSIVE;
 			res->warning = false;
-			snprintf(res->reason, sizeof(res->reason),
-				 "the capture is not plausible: %s %.4g %s at %.6f s, outside what a USB "
-				 "port shows (%g .. %g %s): a wrong channel map or scale?",
-				 bn_chan_label(ch), c->bad_v[ch], bn_chan_unit(ch), bn_time_to_s(c->bad_t[ch]),
-				 c->plaus_lo[ch], c->plaus_hi[ch], bn_chan_unit(ch));
+			if (isnan(c->bad_v[ch]))
+				snprintf(res->reason, sizeof(res->reason),
+					 "the capture is not plausible: %s is not a number at %.6f s "
+					 "(a hole in the data)", bn_chan_label(ch), bn_time_to_s(c->bad_t[ch]));
+			else
+				snprintf(res->reason, sizeof(res->reason),
+					 "the capture is not plausible: %s %.4g %s at %.6f s, outside what a USB "
+					 "port shows (%g .. %g %s): a wrong channel map or scale?",
+					 bn_chan_label(ch), c->bad_v[ch], bn_chan_unit(ch), bn_time_to_s(c->bad_t[ch]),
+					 c->plaus_lo[ch], c->plaus_hi[ch], bn_chan_unit(ch));
 		}
 	}
 }

@@ -695,6 +695,64 @@ static void make_zip(const char *path, const char *metadata, const char *member,
 
 /* A stored capture with bytes flipped halfway through VBUS's data: the
  * replay stops at the CRC check with the member named, no verdicts. */
+/* Two channels of unequal length, and NaN samples. */
+static void test_replay__unequal_channels_and_nans(void **state)
+{
+	static const char *const names[] = { "VBUS", "IBUS", "DP", "DM" };
+	static const char *const units[] = { "V", "A", "V", "V" };
+	char path[512];
+	struct bn_report rep;
+	struct bn_err err = { 0 };
+	float shorter[100], *nans;
+	int zerr = 0;
+	zip_t *z;
+	zip_source_t *src;
+	long gated = 0;
+
+	(void)state;
+	/* IBUS's member cut to 100 frames of VBUS's 3000 */
+	snprintf(path, sizeof(path), "%s/unequal.sr", tmpdir);
+	write_capture(path, 4, names, units, 1000, 3000);
+	for (int i = 0; i < 100; i++)
+		shorter[i] = 0.1f;
+	z = zip_open(path, 0, &zerr);
+	assert_non_null(z);
+	src = zip_source_buffer(z, shorter, sizeof(shorter), 0);
+	assert_true(zip_file_add(z, "analog-1-2-1", src, ZIP_FL_OVERWRITE) >= 0);
+	assert_int_equal(zip_close(z), 0);
+	assert_int_equal(replay_file_on(path, NULL, "dcp", "phone", &rep, &err), BN_ERR_DATA);
+	assert_msg_has(&err, path);
+	assert_msg_has(&err, "IBUS");
+	bn_report_free(&rep);
+
+	/* NaN samples on IBUS: what reads IBUS is not judged */
+	snprintf(path, sizeof(path), "%s/nans.sr", tmpdir);
+	write_capture(path, 4, names, units, 1000, 3000);
+	nans = malloc(3000 * sizeof(*nans));
+	assert_non_null(nans);
+	for (int i = 0; i < 3000; i++)
+		nans[i] = i % 7 ? 0.1f : NAN;
+	z = zip_open(path, 0, &zerr);
+	assert_non_null(z);
+	src = zip_source_buffer(z, nans, 3000 * sizeof(*nans), 0);
+	assert_true(zip_file_add(z, "analog-1-2-1", src, ZIP_FL_OVERWRITE) >= 0);
+	assert_int_equal(zip_close(z), 0);
+	free(nans);
+	assert_int_equal(replay_file_on(path, NULL, "dcp", "phone", &rep, &err), BN_OK);
+	for (int k = 0; k < rep.n_results; k++) {
+		const struct bn_result *r = &rep.results[k];
+		const struct bn_rule *rule = bn_rule_find(r->id);
+
+		if (!rule || !(rule->needs_channels & (1u << BN_CH_IBUS)))
+			continue;
+		assert_int_not_equal(r->verdict, BN_VERDICT_PASS);
+		assert_int_not_equal(r->verdict, BN_VERDICT_FAIL);
+		gated += strstr(r->reason, "not a number") != NULL;
+	}
+	assert_true(gated > 0);
+	bn_report_free(&rep);
+}
+
 static void test_replay__corrupt_member_mid_stream(void **state)
 {
 	struct bn_srw_opts o = { .rate_hz = 10000, .n_ch = 2, .names = { "VBUS", "IBUS" },
@@ -822,6 +880,7 @@ int main(void)
 		cmocka_unit_test(test_replay__broken_captures_are_bad_input),
 		cmocka_unit_test(test_replay__logic_only_and_zero_rate_are_bad_input),
 		cmocka_unit_test(test_replay__corrupt_member_mid_stream),
+		cmocka_unit_test(test_replay__unequal_channels_and_nans),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
