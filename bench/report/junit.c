@@ -643,6 +643,7 @@ static void emit_properties(struct jbuf *b, const cJSON *doc, const struct entry
 	prop(b, "port", params ? jstr(params, "port") : NULL);
 	prop(b, "charger", params ? jstr(params, "charger") : NULL);
 	prop(b, "host", params ? jstr(params, "host") : NULL);
+	prop(b, "conditions", params ? jstr(params, "conditions") : NULL);
 	prop(b, "scenario", jstr(v->ent, "scenario"));
 	prop(b, "scenario.name", scen ? jstr(scen, "name") : NULL);
 	prop(b, "limits.path", lim ? jstr(lim, "path") : NULL);
