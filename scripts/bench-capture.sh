@@ -17,7 +17,7 @@ RUNS=${RUNS:-5}
 TMP=$(mktemp -d /tmp/bcbench-bcap.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. scripts/bench-lib.sh
 # field NAME: the number after NAME in the line on stdin
 field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 # rate_of CMD...: median samples/s over RUNS runs of a command that prints "samples N seconds S rate R"

@@ -13,8 +13,7 @@ RUNS=${RUNS:-3}
 TMP=$(mktemp -d /tmp/bcbench-bcond.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-now() { date +%s.%N; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. scripts/bench-lib.sh
 
 # timed NAME CMD...: median wall time of RUNS runs of CMD
 timed() {

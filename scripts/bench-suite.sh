@@ -12,8 +12,7 @@ SUITE=${SUITE:-scripts/suites/regression.suite}
 TMP=$(mktemp -d /tmp/bcbench-bsuite.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-now() { date +%s.%N; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. scripts/bench-lib.sh
 
 echo
 echo "suite: $SUITE on $(nproc) CPUs, median of $RUNS (after one warm-up run each)"

@@ -9,8 +9,7 @@ RUNS=${RUNS:-3}
 TMP=$(mktemp -d /tmp/bcbench-bench.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
-now() { date +%s.%N; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. scripts/bench-lib.sh
 
 printf '%-16s %12s %12s %14s %12s\n' scenario sim_s wall_s sim_s/wall_s samples
 for scn in scripts/scenarios/*.scn; do
