@@ -182,6 +182,13 @@ void bn_checks_sample_again(struct bn_checks *c, bn_time_us t_us);
 /* n of them at the increasing times t[0..n-1]. */
 void bn_checks_sample_again_n(struct bn_checks *c, const bn_time_us *t, long n);
 void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev);
+/* The device moved to another port (a scenario's move step; it was
+ * unplugged first): every rule's judgement so far ends as one session, and
+ * fresh instances judge the next session against next's port (its port,
+ * port_unknown, port_name and network are taken; the rest stays). A rule's
+ * result is its worst session's, naming the session and its port. */
+int bn_checks_move(struct bn_checks *c, bn_time_us t_us, const struct bn_check_ctx *next,
+		   struct bn_err *err);
 /* Append one result per rule to the report (in table order). */
 void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *rep);
 void bn_checks_free(struct bn_checks *c);

@@ -145,6 +145,7 @@ void bn_result_fail(struct bn_result *res, const char *fmt, ...)
 
 struct rule_inst {
 	const struct bn_rule *rule;
+	struct bn_result *worst; /* the worst of the sessions before the last move */
 	unsigned inferred;    /* kinds of the inferred events it was given */
 	bn_time_us inferred_t[BN_CEV_COUNT];
 	enum bn_verdict pre;  /* SKIPPED / INCONCLUSIVE decided up front, or PASS = active */
@@ -189,6 +190,7 @@ struct bn_checks {
 	/* Channels measured by an instrument of unknown accuracy: the
 	 * sample-to-sample steps, in a log histogram, give the noise (their
 	 * median) and the resolution (the smallest step that recurs). */
+	int session;          /* moves so far */
 	unsigned estimate;
 	long est_zero[BN_CH_COUNT], est_n[BN_CH_COUNT];
 	long est_bin[BN_CH_COUNT][EST_BINS];
@@ -344,6 +346,35 @@ static void est_finish(struct bn_checks *c)
 	}
 }
 
+/* Decide each rule for the context and begin the ones that judge; the
+ * start of a run and of each session after a move. */
+static int start_rules(struct bn_checks *c, struct bn_err *err)
+{
+	c->n_active = 0;
+	c->n_evented = 0;
+	for (int i = 0; i < c->n; i++) {
+		struct rule_inst *ri = &c->v[i];
+		const struct bn_rule *rule = ri->rule;
+
+		ri->inferred = 0;
+		decide(ri, &c->ctx);
+		if (ri->pre != BN_VERDICT_PASS)
+			continue;
+		ri->priv = calloc(1, rule->priv_size ? rule->priv_size : 1);
+		if (!ri->priv)
+			return bn_err_set(err, BN_ERR_NOMEM, "checks: out of memory");
+		if (rule->begin)
+			rule->begin(ri->priv, &c->ctx);
+		if (rule->sample)
+			c->active[c->n_active++] = (struct active_rule){
+				.sample = rule->sample, .hold = rule->hold, .priv = ri->priv
+			};
+		if (rule->event)
+			c->evented[c->n_evented++] = ri;
+	}
+	return BN_OK;
+}
+
 int bn_checks_new(const struct bn_check_ctx *ctx, struct bn_checks **out, struct bn_err *err)
 {
 	struct bn_checks *c = calloc(1, sizeof(*c));
@@ -372,27 +403,11 @@ int bn_checks_new(const struct bn_check_ctx *ctx, struct bn_checks **out, struct
 		c->plaus_lo[ch] = l && !isnan(l->min) ? l->min : -INFINITY;
 		c->plaus_hi[ch] = l && !isnan(l->max) ? l->max : INFINITY;
 	}
-	for (int i = 0; i < n; i++) {
-		struct rule_inst *ri = &c->v[i];
-		const struct bn_rule *rule = bn_rule_at(i);
-
-		ri->rule = rule;
-		decide(ri, &c->ctx);
-		if (ri->pre != BN_VERDICT_PASS)
-			continue;
-		ri->priv = calloc(1, rule->priv_size ? rule->priv_size : 1);
-		if (!ri->priv) {
-			bn_checks_free(c);
-			return bn_err_set(err, BN_ERR_NOMEM, "checks: out of memory");
-		}
-		if (rule->begin)
-			rule->begin(ri->priv, &c->ctx);
-		if (rule->sample)
-			c->active[c->n_active++] = (struct active_rule){
-				.sample = rule->sample, .hold = rule->hold, .priv = ri->priv
-			};
-		if (rule->event)
-			c->evented[c->n_evented++] = ri;
+	for (int i = 0; i < n; i++)
+		c->v[i].rule = bn_rule_at(i);
+	if (start_rules(c, err) < 0) {
+		bn_checks_free(c);
+		return err->code;
 	}
 	*out = c;
 	return BN_OK;
@@ -525,6 +540,126 @@ static void measurement_json(const struct bn_checks *c, struct bn_report *rep)
 	rep->measurement = m;
 }
 
+/* One rule's result over the current session (since the start or the
+ * last move), into res: the rule's own end() and what the engine knows
+ * about its inputs. */
+static void judge_rule(struct bn_checks *c, struct rule_inst *ri, bn_time_us t_end_us,
+		       struct bn_result *res)
+{
+	const struct bn_rule *r = ri->rule;
+	const struct bn_limit *lim = r->limit ? bn_limits_find(c->ctx.lim, r->limit) : NULL;
+
+	memset(res, 0, sizeof(*res));
+	res->limit_min = res->limit_max = NAN;
+	res->t0_us = res->t1_us = -1;
+	snprintf(res->id, sizeof(res->id), "%s", r->id);
+	snprintf(res->kind, sizeof(res->kind), "check");
+	snprintf(res->task, sizeof(res->task), "%s", r->task);
+	snprintf(res->title, sizeof(res->title), "%s", r->title);
+	snprintf(res->text, sizeof(res->text), "%s", r->title);
+	if (r->clause)
+		snprintf(res->clause, sizeof(res->clause), "%s", r->clause);
+	if (r->limit)
+		snprintf(res->limit, sizeof(res->limit), "%s", r->limit);
+	if (lim && lim->source)
+		snprintf(res->limit_source, sizeof(res->limit_source), "%s", lim->source);
+	if (r->persistence)
+		snprintf(res->persistence, sizeof(res->persistence), "%s", r->persistence);
+	snprintf(res->decision, sizeof(res->decision), "%s", bn_acceptance_name(c->ctx.acceptance));
+	if (ri->pre != BN_VERDICT_PASS) {
+		res->verdict = ri->pre;
+		snprintf(res->reason, sizeof(res->reason), "%s", ri->why);
+		return;
+	}
+	/* A rule that says nothing has judged nothing. */
+	res->verdict = BN_VERDICT_INCONCLUSIVE;
+	snprintf(res->reason, sizeof(res->reason), "the rule reached no verdict");
+	r->end(ri->priv, t_end_us, res);
+	if (res->verdict != BN_VERDICT_INCONCLUSIVE && !strcmp(res->reason, "the rule reached no verdict"))
+		res->reason[0] = '\0';
+	/* Nothing passes on a guess. */
+	if (res->verdict == BN_VERDICT_PASS && (ri->inferred & (r->needs_events | r->uses_events))) {
+		int k = __builtin_ctz(ri->inferred & (r->needs_events | r->uses_events));
+
+		bn_result_inconclusive(res, "would pass, but rests on a %s at %.6f s inferred from "
+				       "the samples, not reported by the bench (give the capture's "
+				       "events)", bn_cev_name(k), bn_time_to_s(ri->inferred_t[k]));
+	}
+	if ((r->needs_channels & c->implausible) &&
+	    (res->verdict == BN_VERDICT_PASS || res->verdict == BN_VERDICT_FAIL)) {
+		int ch = __builtin_ctz(r->needs_channels & c->implausible);
+
+		res->verdict = BN_VERDICT_INCONCLUSIVE;
+		res->warning = false;
+		if (isnan(c->bad_v[ch]))
+			snprintf(res->reason, sizeof(res->reason),
+				 "the capture is not plausible: %s is not a number at %.6f s "
+				 "(a hole in the data)", bn_chan_label(ch), bn_time_to_s(c->bad_t[ch]));
+		else
+			snprintf(res->reason, sizeof(res->reason),
+				 "the capture is not plausible: %s %.4g %s at %.6f s, outside what a USB "
+				 "port shows (%g .. %g %s): a wrong channel map or scale?",
+				 bn_chan_label(ch), c->bad_v[ch], bn_chan_unit(ch), bn_time_to_s(c->bad_t[ch]),
+				 c->plaus_lo[ch], c->plaus_hi[ch], bn_chan_unit(ch));
+	}
+}
+
+/* How bad a verdict is, for the worst of a rule's sessions. */
+static int severity(const struct bn_result *r)
+{
+	switch (r->verdict) {
+	case BN_VERDICT_ERROR: return 5;
+	case BN_VERDICT_FAIL: return r->warning ? 3 : 4;
+	case BN_VERDICT_INCONCLUSIVE: return 2;
+	case BN_VERDICT_PASS: return 1;
+	default: return 0;
+	}
+}
+
+/* Keep the worse of the rule's sessions so far and this one, saying which
+ * session it is. */
+static void keep_worst(struct bn_checks *c, struct rule_inst *ri, struct bn_result *res)
+{
+	char tag[96];
+	size_t n;
+
+	snprintf(tag, sizeof(tag), " [session %d of the run: port %s]", c->session + 1,
+		 c->ctx.port_name ? c->ctx.port_name : bn_port_name(c->ctx.port));
+	n = strlen(res->reason);
+	snprintf(res->reason + n, sizeof(res->reason) - n, "%s", tag);
+	if (!ri->worst) {
+		ri->worst = malloc(sizeof(*ri->worst));
+		if (ri->worst)
+			*ri->worst = *res;
+		return;
+	}
+	if (severity(res) > severity(ri->worst))
+		*ri->worst = *res;
+}
+
+int bn_checks_move(struct bn_checks *c, bn_time_us t_us, const struct bn_check_ctx *next,
+		   struct bn_err *err)
+{
+	flush_hold(c);
+	for (int i = 0; i < c->n; i++) {
+		struct rule_inst *ri = &c->v[i];
+		struct bn_result res;
+
+		judge_rule(c, ri, t_us, &res);
+		keep_worst(c, ri, &res);
+		free(ri->priv);
+		ri->priv = NULL;
+	}
+	c->ctx.port = next->port;
+	c->ctx.port_unknown = next->port_unknown;
+	c->ctx.port_name = next->port_name;
+	c->ctx.dp_pulldown_ohm = next->dp_pulldown_ohm;
+	c->ctx.dm_pulldown_ohm = next->dm_pulldown_ohm;
+	c->ctx.dp_dm_short_ohm = next->dp_dm_short_ohm;
+	c->session++;
+	return start_rules(c, err);
+}
+
 void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *rep)
 {
 	flush_hold(c);
@@ -532,62 +667,15 @@ void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *r
 	measurement_json(c, rep);
 	for (int i = 0; i < c->n; i++) {
 		struct rule_inst *ri = &c->v[i];
-		const struct bn_rule *r = ri->rule;
 		struct bn_result *res = bn_report_add(rep);
-		const struct bn_limit *lim = r->limit ? bn_limits_find(c->ctx.lim, r->limit) : NULL;
 
 		if (!res)
 			return;
-		snprintf(res->id, sizeof(res->id), "%s", r->id);
-		snprintf(res->kind, sizeof(res->kind), "check");
-		snprintf(res->task, sizeof(res->task), "%s", r->task);
-		snprintf(res->title, sizeof(res->title), "%s", r->title);
-		snprintf(res->text, sizeof(res->text), "%s", r->title);
-		if (r->clause)
-			snprintf(res->clause, sizeof(res->clause), "%s", r->clause);
-		if (r->limit)
-			snprintf(res->limit, sizeof(res->limit), "%s", r->limit);
-		if (lim && lim->source)
-			snprintf(res->limit_source, sizeof(res->limit_source), "%s", lim->source);
-		if (r->persistence)
-			snprintf(res->persistence, sizeof(res->persistence), "%s", r->persistence);
-		snprintf(res->decision, sizeof(res->decision), "%s", bn_acceptance_name(c->ctx.acceptance));
-		if (ri->pre != BN_VERDICT_PASS) {
-			res->verdict = ri->pre;
-			snprintf(res->reason, sizeof(res->reason), "%s", ri->why);
-			continue;
-		}
-		/* A rule that says nothing has judged nothing. */
-		res->verdict = BN_VERDICT_INCONCLUSIVE;
-		snprintf(res->reason, sizeof(res->reason), "the rule reached no verdict");
-		r->end(ri->priv, t_end_us, res);
-		if (res->verdict != BN_VERDICT_INCONCLUSIVE && !strcmp(res->reason, "the rule reached no verdict"))
-			res->reason[0] = '\0';
-		/* Nothing passes on a guess. */
-		if (res->verdict == BN_VERDICT_PASS &&
-		    (ri->inferred & (r->needs_events | r->uses_events))) {
-			int k = __builtin_ctz(ri->inferred & (r->needs_events | r->uses_events));
-
-			bn_result_inconclusive(res, "would pass, but rests on a %s at %.6f s inferred from "
-					       "the samples, not reported by the bench (give the capture's "
-					       "events)", bn_cev_name(k), bn_time_to_s(ri->inferred_t[k]));
-		}
-		if ((r->needs_channels & c->implausible) &&
-		    (res->verdict == BN_VERDICT_PASS || res->verdict == BN_VERDICT_FAIL)) {
-			int ch = __builtin_ctz(r->needs_channels & c->implausible);
-
-			res->verdict = BN_VERDICT_INCONCLUSIVE;
-			res->warning = false;
-			if (isnan(c->bad_v[ch]))
-				snprintf(res->reason, sizeof(res->reason),
-					 "the capture is not plausible: %s is not a number at %.6f s "
-					 "(a hole in the data)", bn_chan_label(ch), bn_time_to_s(c->bad_t[ch]));
-			else
-				snprintf(res->reason, sizeof(res->reason),
-					 "the capture is not plausible: %s %.4g %s at %.6f s, outside what a USB "
-					 "port shows (%g .. %g %s): a wrong channel map or scale?",
-					 bn_chan_label(ch), c->bad_v[ch], bn_chan_unit(ch), bn_time_to_s(c->bad_t[ch]),
-					 c->plaus_lo[ch], c->plaus_hi[ch], bn_chan_unit(ch));
+		judge_rule(c, ri, t_end_us, res);
+		if (c->session > 0) {
+			keep_worst(c, ri, res);
+			if (ri->worst)
+				*res = *ri->worst;
 		}
 	}
 }
@@ -596,8 +684,10 @@ void bn_checks_free(struct bn_checks *c)
 {
 	if (!c)
 		return;
-	for (int i = 0; i < c->n && c->v; i++)
+	for (int i = 0; i < c->n && c->v; i++) {
 		free(c->v[i].priv);
+		free(c->v[i].worst);
+	}
 	free(c->v);
 	free(c->active);
 	free(c->evented);
