@@ -1428,6 +1428,8 @@ struct conn_priv {
 	double rise_slew;         /* at this slew (V/s) */
 	bool bench_on;            /* the bench applied VBUS; not valid yet */
 	bn_time_us t_on;
+	bool connected;           /* in this attach */
+	bool early, early_inferred; /* a connect before any sample showed VBUS valid */
 	bool waiting;             /* VBUS valid, not connected yet */
 	bool known;               /* its start is an attach seen */
 	bn_time_us t_valid;
@@ -1505,8 +1507,16 @@ static void conn_valid(struct conn_priv *p, bn_time_us tc)
 		gap_s = bn_time_to_s(tc - p->t_on);
 		tv = p->t_on + (tc - p->t_on) / 2;
 	}
-	conn_start(p, tv, known, p->rise_from_low ? p->rise_slew : 0, gap_s);
 	p->low_seen = false;
+	if (p->connected && !p->early) {
+		/* connected before the persistence confirmed VBUS: not a new attach */
+		p->bench_on = false;
+		return;
+	}
+	conn_start(p, tv, known, p->rise_from_low ? p->rise_slew : 0, gap_s);
+	if (p->early)  /* connected no later than VBUS turned valid */
+		conn_record(p, tv, true, p->early_inferred);
+	p->early = false;
 }
 
 static void conn_invalid(struct conn_priv *p, bn_time_us tc)
@@ -1514,6 +1524,7 @@ static void conn_invalid(struct conn_priv *p, bn_time_us tc)
 	if (p->waiting)
 		conn_record(p, tc, false, false);
 	p->low_seen = true;
+	p->connected = p->early = false;
 }
 
 static void conn_event(void *priv, const struct bn_cev *ev)
@@ -1526,7 +1537,7 @@ static void conn_event(void *priv, const struct bn_cev *ev)
 		 * says nothing about when it came. */
 		if (ev->inferred)
 			break;
-		if (p->vp.state && !p->waiting) {
+		if (p->vp.state && !p->waiting && !p->connected) {
 			/* VBUS never fell in the samples since the last attach */
 			conn_start(p, ev->t_us, true, 0, 0);
 		} else if (!p->waiting) {
@@ -1537,7 +1548,10 @@ static void conn_event(void *priv, const struct bn_cev *ev)
 	case BN_CEV_VBUS_OFF:
 		if (p->waiting)
 			conn_record(p, ev->t_us, false, false);
-		p->bench_on = false;
+		p->bench_on = p->connected = p->early = false;
+		break;
+	case BN_CEV_DISCONNECT:
+		p->connected = p->early = false;
 		break;
 	case BN_CEV_CONNECT:
 		if (!p->waiting && !p->vp.state && p->vp.pending) {
@@ -1548,9 +1562,15 @@ static void conn_event(void *priv, const struct bn_cev *ev)
 		} else if (!p->waiting && p->bench_on) {
 			/* connected before any sample showed VBUS valid */
 			conn_start(p, ev->t_us, true, 0, 0);
+		} else if (!p->waiting && !p->vp.state) {
+			/* before any VBUS sample at all (a capture's first
+			 * instant): counted when VBUS turns out valid */
+			p->early = true;
+			p->early_inferred = ev->inferred;
 		}
 		if (p->waiting)
 			conn_record(p, ev->t_us, true, ev->inferred);
+		p->connected = true;
 		break;
 	default:
 		break;
