@@ -1415,6 +1415,10 @@ static const struct bn_rule rule_configured_bmaxpower = {
 
 enum { CONN_CONNECTED = 1, CONN_INFERRED = 2, CONN_UNKNOWN_ATTACH = 4 };
 
+#define CONN_DP_HIGH_WHY                                                                          \
+	"D+ was already high when VBUS came (%.3f s) and stayed high, with no connect reported by " \
+	"the bench: a connect before the capture, or a line floating before the data pins touch"
+
 struct conn_priv {
 	const struct bn_check_ctx *ctx;
 	bool skip_dbp, skip_no_host;
@@ -1428,15 +1432,22 @@ struct conn_priv {
 	double rise_slew;         /* at this slew (V/s) */
 	bool bench_on;            /* the bench applied VBUS; not valid yet */
 	bn_time_us t_on;
-	bool connected;           /* in this attach */
+	bool attached;            /* this stretch of valid VBUS has had its attach */
 	bool early, early_inferred; /* a connect before any sample showed VBUS valid */
+	/* A connect read off D+ (replay without events) at the attach's
+	 * first instant: D+ was high when VBUS came, a connect made before
+	 * the capture or a line floating before the data pins touch. It ends
+	 * no wait: a disconnect clears it, and a wait it never left is not
+	 * judged. */
+	bool dp_at_start;
+	bn_time_us t_dp_at_start;
 	bool waiting;             /* VBUS valid, not connected yet */
 	bool known;               /* its start is an attach seen */
 	bn_time_us t_valid;
 	double slew, gap_s;
 	struct worst r, lb;
-	int n_short, n_unknown;
-	bn_time_us t_unknown;
+	int n_short, n_unknown, n_dp_high;
+	bn_time_us t_unknown, t_dp_high;
 };
 
 static double u_conn(const struct bn_check_ctx *ctx, const struct cand *c)
@@ -1463,7 +1474,8 @@ static void conn_begin(void *priv, const struct bn_check_ctx *ctx)
 
 static void conn_start(struct conn_priv *p, bn_time_us t_valid, bool known, double slew, double gap_s)
 {
-	p->waiting = true;
+	p->waiting = p->attached = true;
+	p->dp_at_start = false;
 	p->known = known;
 	p->t_valid = t_valid;
 	p->slew = slew;
@@ -1479,6 +1491,18 @@ static void conn_record(struct conn_priv *p, bn_time_us t, bool connected, bool 
 				 (p->known ? 0 : CONN_UNKNOWN_ATTACH) };
 
 	p->waiting = false;
+	if (!connected && p->dp_at_start) {
+		/* connected from the first instant, or never: unknown */
+		p->dp_at_start = false;
+		if (p->known) {
+			p->n_dp_high++;
+			p->t_dp_high = p->t_dp_at_start;
+		} else {
+			p->n_unknown++;
+			p->t_unknown = p->t_valid;
+		}
+		return;
+	}
 	if (connected && p->known) {
 		worst_add(&p->r, p->ctx, u_conn, c);
 	} else if (connected) {
@@ -1492,6 +1516,18 @@ static void conn_record(struct conn_priv *p, bn_time_us t, bool connected, bool 
 		/* VBUS went (or the data ended) before any connect */
 		bound_add(&p->lb, &p->n_short, p->ctx, u_conn, c);
 	}
+}
+
+/* A connect at t during the wait. */
+static void conn_connect(struct conn_priv *p, bn_time_us t, bool inferred)
+{
+	if (inferred && t <= p->t_valid) {
+		p->dp_at_start = true;
+		p->t_dp_at_start = t;
+		return;
+	}
+	p->dp_at_start = false;
+	conn_record(p, t, true, inferred);
 }
 
 /* VBUS turned valid at tc (the first sample of the rise). */
@@ -1508,14 +1544,15 @@ static void conn_valid(struct conn_priv *p, bn_time_us tc)
 		tv = p->t_on + (tc - p->t_on) / 2;
 	}
 	p->low_seen = false;
-	if (p->connected && !p->early) {
-		/* connected before the persistence confirmed VBUS: not a new attach */
+	if (p->attached) {
+		/* the attach began before the persistence confirmed VBUS (the
+		 * device connected first): not a new one */
 		p->bench_on = false;
 		return;
 	}
 	conn_start(p, tv, known, p->rise_from_low ? p->rise_slew : 0, gap_s);
 	if (p->early)  /* connected no later than VBUS turned valid */
-		conn_record(p, tv, true, p->early_inferred);
+		conn_connect(p, tv, p->early_inferred);
 	p->early = false;
 }
 
@@ -1524,7 +1561,7 @@ static void conn_invalid(struct conn_priv *p, bn_time_us tc)
 	if (p->waiting)
 		conn_record(p, tc, false, false);
 	p->low_seen = true;
-	p->connected = p->early = false;
+	p->attached = p->early = false;
 }
 
 static void conn_event(void *priv, const struct bn_cev *ev)
@@ -1537,10 +1574,10 @@ static void conn_event(void *priv, const struct bn_cev *ev)
 		 * says nothing about when it came. */
 		if (ev->inferred)
 			break;
-		if (p->vp.state && !p->waiting && !p->connected) {
+		if (p->vp.state && !p->attached) {
 			/* VBUS never fell in the samples since the last attach */
 			conn_start(p, ev->t_us, true, 0, 0);
-		} else if (!p->waiting) {
+		} else if (!p->attached) {
 			p->bench_on = true;
 			p->t_on = ev->t_us;
 		}
@@ -1548,29 +1585,34 @@ static void conn_event(void *priv, const struct bn_cev *ev)
 	case BN_CEV_VBUS_OFF:
 		if (p->waiting)
 			conn_record(p, ev->t_us, false, false);
-		p->bench_on = p->connected = p->early = false;
+		p->bench_on = p->attached = p->early = false;
 		break;
 	case BN_CEV_DISCONNECT:
-		p->connected = p->early = false;
+		p->early = p->dp_at_start = false;
 		break;
 	case BN_CEV_CONNECT:
-		if (!p->waiting && !p->vp.state && p->vp.pending) {
+		if (p->attached) {
+			/* the first connect of the attach is the one judged */
+			if (p->waiting)
+				conn_connect(p, ev->t_us, ev->inferred);
+			break;
+		}
+		if (!p->vp.state && p->vp.pending) {
 			/* VBUS rose less than the persistence before the connect */
 			p->vp.state = true;
 			p->vp.pending = false;
 			conn_valid(p, p->vp.t_first);
-		} else if (!p->waiting && p->bench_on) {
+		} else if (p->bench_on) {
 			/* connected before any sample showed VBUS valid */
 			conn_start(p, ev->t_us, true, 0, 0);
-		} else if (!p->waiting && !p->vp.state) {
+		} else if (!p->vp.state) {
 			/* before any VBUS sample at all (a capture's first
 			 * instant): counted when VBUS turns out valid */
 			p->early = true;
 			p->early_inferred = ev->inferred;
 		}
 		if (p->waiting)
-			conn_record(p, ev->t_us, true, ev->inferred);
-		p->connected = true;
+			conn_connect(p, ev->t_us, ev->inferred);
 		break;
 	default:
 		break;
@@ -1650,7 +1692,9 @@ static void conn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	if (p->waiting)
 		conn_record(p, t_end_us, false, false);
 	if (!judge(&p->r, &p->lb, p->ctx, u_conn, "s", res, &c)) {
-		if (p->n_unknown)
+		if (p->n_dp_high)
+			bn_result_inconclusive(res, CONN_DP_HIGH_WHY, bn_time_to_s(p->t_dp_high));
+		else if (p->n_unknown)
 			bn_result_inconclusive(res, "the attach time is unknown: the capture starts with VBUS "
 						    "already valid (at %.3f s), so the time to the connect is only "
 						    "a lower bound",
@@ -1675,7 +1719,9 @@ static void conn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 				       c->lim);
 		return;
 	}
-	if (p->n_unknown)
+	if (p->n_dp_high)
+		bn_result_inconclusive(res, CONN_DP_HIGH_WHY, bn_time_to_s(p->t_dp_high));
+	else if (p->n_unknown)
 		bn_result_inconclusive(res, "the attach time is unknown: the capture starts with VBUS already "
 					    "valid (at %.3f s), so the time to the connect is only a lower bound",
 				       bn_time_to_s(p->t_unknown));

@@ -1007,6 +1007,10 @@ static void test_checks_host_choice__bare_capture_vbus_on_from_start(void **stat
 	static const struct vseg vbus[] = { { 0, 5.0 } };
 	static const struct ev at_start[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 0, BN_CEV_CONNECT, 0, 0 } };
 	static const struct ev late[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 1500, BN_CEV_CONNECT, 0, 0 } };
+	static const struct ev floating[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 0, BN_CEV_CONNECT, 0, 0 },
+					      { 5, BN_CEV_DISCONNECT, 0, 0 }, { 1568, BN_CEV_CONNECT, 0, 0 } };
+	static const struct ev floating_ok[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 0, BN_CEV_CONNECT, 0, 0 },
+						 { 5, BN_CEV_DISCONNECT, 0, 0 }, { 68, BN_CEV_CONNECT, 0, 0 } };
 	static const struct seg seg[] = { { 0, 0.09 } };
 	struct opts o = sdp_real();
 	/* VBUS-on inferred (no sample below came first): no attach time */
@@ -1021,11 +1025,27 @@ static void test_checks_host_choice__bare_capture_vbus_on_from_start(void **stat
 	r = run(&o, &s, "bc12.host.connect_time");
 	expect_inconclusive(&r);
 	expect_reason(&r, "attach time is unknown");
-	/* VBUS-on reported as if measured, the connect inferred */
+	/* VBUS-on reported as if measured, the connect inferred: D+ was
+	 * high from the attach's first instant, a connect from before the
+	 * capture or a floating line, never a pass and never a fail */
 	s.inferred = BN_CEV_BIT(BN_CEV_CONNECT);
 	r = run(&o, &s, "bc12.host.connect_time");
 	expect_inconclusive(&r);
+	expect_reason(&r, "D+ was already high when VBUS came");
+	/* D+ high at the attach (a floating line), low at data contact, high
+	 * again 1.568 s on: the device connected late, and the rule says so */
+	s.ev = floating;
+	s.n_ev = N(floating);
+	s.inferred = BN_CEV_BIT(BN_CEV_CONNECT) | BN_CEV_BIT(BN_CEV_DISCONNECT);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_verdict(&r, BN_VERDICT_FAIL);
+	assert_near(r.measured, 1.568, 1e-9);
+	s.ev = floating_ok;
+	s.n_ev = N(floating_ok);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_inconclusive(&r);
 	expect_reason(&r, "inferred");
+	assert_near(r.measured, 0.068, 1e-9);
 	/* the connect seen 1.5 s into the capture: at least 1.5 s late */
 	s.inferred = BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_CONNECT);
 	s.ev = late;
