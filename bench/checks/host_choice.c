@@ -137,6 +137,8 @@ static const unsigned host_excuses[HR_COUNT] = {
 struct host_watch {
 	bool connected, seen_connect;
 	bn_time_us t_connect;  /* the first connect */
+	bn_time_us t_since;    /* the current connect */
+	bn_time_us conn_us;    /* connected, in all (the stretches closed so far) */
 	bool seen_config;      /* a configuration event while connected */
 	bool configured;       /* one with a configuration > 0 */
 	bn_time_us t_config0;  /* the first, when it set configuration 0 */
@@ -148,6 +150,8 @@ static void host_watch_event(struct host_watch *h, const struct bn_cev *ev)
 	case BN_CEV_CONNECT:
 		if (!h->seen_connect)
 			h->t_connect = ev->t_us;
+		if (!h->connected)
+			h->t_since = ev->t_us;
 		h->seen_connect = h->connected = true;
 		break;
 	case BN_CEV_CONFIG:
@@ -161,6 +165,8 @@ static void host_watch_event(struct host_watch *h, const struct bn_cev *ev)
 		break;
 	case BN_CEV_DISCONNECT:
 	case BN_CEV_VBUS_OFF:
+		if (h->connected)
+			h->conn_us += ev->t_us - h->t_since;
 		h->connected = false;
 		break;
 	default:
@@ -182,10 +188,12 @@ static bool host_excuse(const struct host_watch *h, enum host_rule rule, bn_time
 	unsigned f = host_faults(h) & host_excuses[rule];
 
 	if (f & HOST_NEVER_ENUMERATED) {
+		bn_time_us conn_us = h->conn_us + (h->connected ? t_end - h->t_since : 0);
+
 		bn_result_inconclusive(res, "the host never enumerated the device: it saw the connect at "
-				       "%.3f s and chose no configuration in the %.3f s to the end; the "
-				       "rule needs a configuration the host chose (not the device's fault)",
-				       bn_time_to_s(h->t_connect), bn_time_to_s(t_end - h->t_connect));
+				       "%.3f s and, in %.3f s connected, chose no configuration; the rule "
+				       "needs a configuration the host chose (not the device's fault)",
+				       bn_time_to_s(h->t_connect), bn_time_to_s(conn_us));
 		return true;
 	}
 	if (f & HOST_NEVER_CONFIGURED) {
@@ -315,6 +323,11 @@ static bool judge(const struct worst *r, const struct worst *lb, const struct bn
 		return false;
 	bn_result_judge_u(res, c->v, U, NAN, c->lim, unit);
 	bn_result_window(res, c->t0, c->t1);
+	/* a lower bound inside the limit says nothing (its U cannot have
+	 * shrunk since it was kept, but a pass on it would be a guess) */
+	if (lb && (c == &lb->plain || c == &lb->hi || c == &lb->lo) && res->verdict == BN_VERDICT_PASS)
+		bn_result_inconclusive(res, "only a lower bound was measured (%.4g %s), inside the limit", c->v,
+				       unit);
 	return true;
 }
 
@@ -485,11 +498,28 @@ static bool wavg_stop(struct wavg *w, bn_time_us t)
 
 /* ---- bc12.host.unconnected_isusp ---- */
 
+/* Open data lines (a slow plug: the data pins touch after VBUS) hide a
+ * connect from the host. A correct device that sees no data contact gives
+ * up Data Contact Detect after TDCD_TIMEOUT (min), runs primary detection
+ * (TVDPSRC_ON min), takes the port for an SDP and connects, and from then
+ * on may draw as a connected device while the host cannot see it. So
+ * while the data lines are open (the source reports data contact), the
+ * draw is judged only up to that earliest connect after VBUS on; the rest
+ * of the open stretch is the handling's, and the judging resumes when the
+ * lines touch with no connect. A disconnect while the lines are open is
+ * the lines opening (contact bounce), not the device leaving. */
+
 struct unconn_priv {
 	const struct bn_check_ctx *ctx;
 	bool skip_dbp, skip_no_host;
 	double isusp;
 	bool vbus, connected;
+	bool dc_known, contact;    /* data contact reported by the source; made */
+	bn_time_us open_grace_us;  /* TDCD_TIMEOUT min + TVDPSRC_ON min */
+	bn_time_us t_open_limit;   /* VBUS on + that: judged no later while the lines are open */
+	bn_time_us t_opened;       /* the lines last opened (or VBUS came with them open) */
+	bn_time_us t_cut;          /* a stretch left to the handling began, or NEVER */
+	bn_time_us excused_us;     /* such stretches, in all */
 	struct wavg w;
 	struct worst r;
 	struct host_watch host;
@@ -498,13 +528,50 @@ struct unconn_priv {
 static void unconn_begin(void *priv, const struct bn_check_ctx *ctx)
 {
 	struct unconn_priv *p = priv;
+	double dcd = bn_limits_min(ctx->lim, "TDCD_TIMEOUT"), vdp = bn_limits_min(ctx->lim, "TVDPSRC_ON");
 
 	p->ctx = ctx;
 	p->skip_dbp = dbp_dead(ctx);
 	p->skip_no_host = no_host(ctx);
 	p->isusp = bn_limits_max(ctx->lim, "ISUSP");
+	p->dc_known = (ctx->events & BN_CEV_BIT(BN_CEV_DATA_CONTACT)) != 0;
+	/* without the two limits, open lines excuse nothing */
+	p->open_grace_us = isnan(dcd) || isnan(vdp) ? BN_TIME_NEVER : bn_time_from_s(dcd + vdp);
+	p->t_open_limit = p->t_cut = BN_TIME_NEVER;
 	/* ISUSP is an average current: the testers average over TSUSP_AVG. */
 	wavg_init(&p->w, bn_limits_max(ctx->lim, "TSUSP_AVG"), ctx, &p->r);
+}
+
+static bool unconn_lines_open(const struct unconn_priv *p)
+{
+	return p->dc_known && !p->contact;
+}
+
+/* Open lines past their grace: from then on the stretch is the handling's. */
+static void unconn_cut(struct unconn_priv *p, bn_time_us t)
+{
+	bn_time_us tc;
+
+	if (!p->w.active || !unconn_lines_open(p) || t < p->t_open_limit || p->t_cut != BN_TIME_NEVER)
+		return;
+	tc = p->t_opened > p->t_open_limit ? p->t_opened : p->t_open_limit;
+	wavg_stop(&p->w, tc);
+	p->t_cut = tc;
+}
+
+/* The handling's stretch ends at t (the lines touch, a connect, VBUS off). */
+static void unconn_uncut(struct unconn_priv *p, bn_time_us t)
+{
+	if (p->t_cut == BN_TIME_NEVER)
+		return;
+	p->excused_us += t - p->t_cut;
+	p->t_cut = BN_TIME_NEVER;
+}
+
+static void unconn_start(struct unconn_priv *p, bn_time_us t)
+{
+	if (!p->w.active)
+		wavg_start(&p->w, t, p->isusp);
 }
 
 static void unconn_event(void *priv, const struct bn_cev *ev)
@@ -512,26 +579,44 @@ static void unconn_event(void *priv, const struct bn_cev *ev)
 	struct unconn_priv *p = priv;
 
 	host_watch_event(&p->host, ev);
+	unconn_cut(p, ev->t_us);
 	switch (ev->kind) {
 	case BN_CEV_VBUS_ON:
 		wavg_stop(&p->w, ev->t_us);
 		p->vbus = true;
 		p->connected = false;
-		wavg_start(&p->w, ev->t_us, p->isusp);
+		/* from the bench's VBUS-on: VBUS valid comes no sooner, so the
+		 * grace never reaches past a correct device's earliest connect */
+		p->t_open_limit = p->open_grace_us == BN_TIME_NEVER ? BN_TIME_NEVER
+								  : ev->t_us + p->open_grace_us;
+		p->t_opened = ev->t_us;
+		unconn_start(p, ev->t_us);
 		break;
 	case BN_CEV_VBUS_OFF:
+		unconn_uncut(p, ev->t_us);
 		wavg_stop(&p->w, ev->t_us);
 		p->vbus = false;
 		p->connected = false;
 		break;
+	case BN_CEV_DATA_CONTACT:
+		p->contact = ev->num > 0.5;
+		if (!p->contact) {
+			p->t_opened = ev->t_us;
+			unconn_cut(p, ev->t_us);
+		} else if (p->vbus && !p->connected) {
+			unconn_uncut(p, ev->t_us);
+			unconn_start(p, ev->t_us);
+		}
+		break;
 	case BN_CEV_CONNECT:
+		unconn_uncut(p, ev->t_us);
 		wavg_stop(&p->w, ev->t_us);
 		p->connected = true;
 		break;
 	case BN_CEV_DISCONNECT:
 		p->connected = false;
-		if (p->vbus && !p->w.active)
-			wavg_start(&p->w, ev->t_us, p->isusp);
+		if (p->vbus && !unconn_lines_open(p))
+			unconn_start(p, ev->t_us);
 		break;
 	default:
 		break;
@@ -543,6 +628,7 @@ static void unconn_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	struct unconn_priv *p = priv;
 	double i;
 
+	unconn_cut(p, t);
 	if (p->vbus && !p->connected && ibus_of(s, &i))
 		wavg_sample(&p->w, t, i);
 }
@@ -550,10 +636,18 @@ static void unconn_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 static void unconn_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
 {
 	struct unconn_priv *p = priv;
+	long k = n;
 	double i;
 
-	if (p->vbus && !p->connected && ibus_of(s, &i))
-		wavg_hold(&p->w, t, n, i);
+	if (n <= 0)
+		return;
+	/* the samples before the open lines' limit, then the cut */
+	if (p->w.active && unconn_lines_open(p))
+		k = bn_first_at(t, 0, n, p->t_open_limit);
+	if (k > 0 && p->vbus && !p->connected && ibus_of(s, &i))
+		wavg_hold(&p->w, t, k, i);
+	if (k < n)
+		unconn_cut(p, t[k]);
 }
 
 static void unconn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
@@ -575,12 +669,23 @@ static void unconn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	}
 	if (limit_missing(p->isusp, "ISUSP", res) || limit_missing(p->w.ok ? 0 : NAN, "TSUSP_AVG", res))
 		return;
+	unconn_cut(p, t_end_us);
+	unconn_uncut(p, t_end_us);
 	wavg_stop(&p->w, t_end_us);
 	if (!judge(&p->r, NULL, p->ctx, u_avg_ibus, "A", res, &c)) {
-		if (!host_excuse(&p->host, HR_UNCONNECTED, t_end_us, res))
+		if (host_excuse(&p->host, HR_UNCONNECTED, t_end_us, res))
+			return;
+		if (p->excused_us > 0)
+			bn_result_inconclusive(res, "the data lines stayed open past the earliest connect of a "
+						    "correct device (TDCD_TIMEOUT + TVDPSRC_ON min): the handling, "
+						    "not the device, kept the host from seeing it");
+		else
 			bn_result_inconclusive(res, "VBUS was never on while the device was unconnected");
 		return;
 	}
+	/* what was left to the handling, for the record */
+	if (p->excused_us > 0)
+		bn_result_figure(res, "open_lines_not_judged", bn_time_to_s(p->excused_us), "s");
 	if (res->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(res, "drew %.2f mA on average while attached but not connected (ISUSP max "
 				    "%.2f mA, U = %.2f mA)",
@@ -598,6 +703,7 @@ static const struct bn_rule rule_unconnected_isusp = {
 	.needs_channels = 1u << BN_CH_IBUS,
 	.needs_events = BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF) |
 			BN_CEV_BIT(BN_CEV_CONNECT) | BN_CEV_BIT(BN_CEV_DISCONNECT),
+	.uses_events = BN_CEV_BIT(BN_CEV_DATA_CONTACT),
 	.min_rate_hz = HOST_MIN_RATE_HZ,
 	.ports = SDP_BIT,
 	.uses_decl = true,
@@ -1441,6 +1547,13 @@ struct conn_priv {
 	 * judged. */
 	bool dp_at_start;
 	bn_time_us t_dp_at_start;
+	/* The data lines (when the source reports their contact): a host
+	 * cannot see a connect before they touch, so the handling, not the
+	 * device, is late when they touch only after TSVLD_CON_PWD. */
+	bool dc_known, contact;
+	bn_time_us t_made;        /* the wait's first contact (its start if made before), or NEVER */
+	int n_handling;
+	bn_time_us handling_us;   /* the latest such contact after VBUS valid, or NEVER */
 	bool waiting;             /* VBUS valid, not connected yet */
 	bool known;               /* its start is an attach seen */
 	bn_time_us t_valid;
@@ -1469,6 +1582,7 @@ static void conn_begin(void *priv, const struct bn_check_ctx *ctx)
 	p->skip_no_host = no_host(ctx);
 	p->tmax_s = bn_limits_max(ctx->lim, "TSVLD_CON_PWD");
 	p->vsess = bn_limits_min(ctx->lim, "VOTG_SESS_VLD");
+	p->dc_known = (ctx->events & BN_CEV_BIT(BN_CEV_DATA_CONTACT)) != 0;
 	bn_persist_init(&p->vp, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
 }
 
@@ -1476,6 +1590,7 @@ static void conn_start(struct conn_priv *p, bn_time_us t_valid, bool known, doub
 {
 	p->waiting = p->attached = true;
 	p->dp_at_start = false;
+	p->t_made = p->contact ? t_valid : BN_TIME_NEVER;
 	p->known = known;
 	p->t_valid = t_valid;
 	p->slew = slew;
@@ -1501,6 +1616,15 @@ static void conn_record(struct conn_priv *p, bn_time_us t, bool connected, bool 
 			p->n_unknown++;
 			p->t_unknown = p->t_valid;
 		}
+		return;
+	}
+	if (p->dc_known && (p->t_made == BN_TIME_NEVER || p->t_made - p->t_valid > bn_time_from_s(p->tmax_s)) &&
+	    c.v > c.lim - u_conn(p->ctx, &c)) {
+		/* late, but the lines touched only after the time it had */
+		p->n_handling++;
+		if (p->n_handling == 1 || p->t_made == BN_TIME_NEVER ||
+		    (p->handling_us != BN_TIME_NEVER && p->t_made - p->t_valid > p->handling_us))
+			p->handling_us = p->t_made == BN_TIME_NEVER ? BN_TIME_NEVER : p->t_made - p->t_valid;
 		return;
 	}
 	if (connected && p->known) {
@@ -1590,6 +1714,11 @@ static void conn_event(void *priv, const struct bn_cev *ev)
 	case BN_CEV_DISCONNECT:
 		p->early = p->dp_at_start = false;
 		break;
+	case BN_CEV_DATA_CONTACT:
+		p->contact = ev->num > 0.5;
+		if (p->contact && p->waiting && p->t_made == BN_TIME_NEVER)
+			p->t_made = ev->t_us;
+		break;
 	case BN_CEV_CONNECT:
 		if (p->attached) {
 			/* the first connect of the attach is the one judged */
@@ -1669,6 +1798,23 @@ static void conn_hold(void *priv, const bn_time_us *t, long n, const struct bn_s
 	p->last_t = t[n - 1];
 }
 
+/* An attach the handling made late: inconclusive, naming it. */
+static bool conn_handling(const struct conn_priv *p, struct bn_result *res)
+{
+	if (!p->n_handling)
+		return false;
+	if (p->handling_us == BN_TIME_NEVER)
+		bn_result_inconclusive(res, "the data lines never touched while VBUS was valid and the device "
+					    "unconnected: the handling, not the device, kept the host from "
+					    "seeing a connect");
+	else
+		bn_result_inconclusive(res, "the data lines touched only %.3f s after VBUS valid, past "
+					    "TSVLD_CON_PWD (%.3f s): the handling (a slow plug), not the device, "
+					    "kept the host from seeing the connect sooner",
+				       bn_time_to_s(p->handling_us), p->tmax_s);
+	return true;
+}
+
 static void conn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct conn_priv *p = priv;
@@ -1692,6 +1838,8 @@ static void conn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	if (p->waiting)
 		conn_record(p, t_end_us, false, false);
 	if (!judge(&p->r, &p->lb, p->ctx, u_conn, "s", res, &c)) {
+		if (conn_handling(p, res))
+			return;
 		if (p->n_dp_high)
 			bn_result_inconclusive(res, CONN_DP_HIGH_WHY, bn_time_to_s(p->t_dp_high));
 		else if (p->n_unknown)
@@ -1719,6 +1867,8 @@ static void conn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 				       c->lim);
 		return;
 	}
+	if (conn_handling(p, res))
+		return;
 	if (p->n_dp_high)
 		bn_result_inconclusive(res, CONN_DP_HIGH_WHY, bn_time_to_s(p->t_dp_high));
 	else if (p->n_unknown)
@@ -1738,6 +1888,7 @@ static const struct bn_rule rule_connect_time = {
 	.needs_channels = 1u << BN_CH_VBUS,
 	.needs_events = BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF) |
 			BN_CEV_BIT(BN_CEV_CONNECT),
+	.uses_events = BN_CEV_BIT(BN_CEV_DATA_CONTACT) | BN_CEV_BIT(BN_CEV_DISCONNECT),
 	.min_rate_hz = HOST_MIN_RATE_HZ,
 	.ports = SDP_BIT | BN_PORT_BIT(BN_PORT_CDP),
 	.uses_decl = true,

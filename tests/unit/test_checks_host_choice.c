@@ -91,7 +91,9 @@ static struct opts sdp(void)
 		.port = BN_PORT_SDP,
 		.rate_hz = 2000,
 		.channels = (1u << BN_CH_VBUS) | (1u << BN_CH_IBUS) | (1u << BN_CH_DP) | (1u << BN_CH_DM),
-		.events = BN_CEV_ALL,
+		/* a source that does not report data contact (the tests of a
+		 * slow plug add it) */
+		.events = BN_CEV_ALL & ~BN_CEV_BIT(BN_CEV_DATA_CONTACT),
 		.dp_pulldown_ohm = 15000,
 	};
 }
@@ -274,7 +276,8 @@ static void test_checks_host_choice__unconnected_fail_draw_while_detecting(void 
  * that the whole-stretch average would dilute. */
 static void test_checks_host_choice__unconnected_fail_sliding_window(void **state)
 {
-	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 6000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 5, BN_CEV_DATA_CONTACT, 0, 1 },
+					{ 6000, BN_CEV_VBUS_OFF, 0, 0 } };
 	static const struct seg seg[] = { { 0, 0 }, { 3000, 0.004 }, { 4000, 0 } };
 	struct opts o = sdp();
 	struct stream s = { .ev = ev, .n_ev = N(ev), .seg = seg, .n_seg = N(seg), .end_ms = 6100 };
@@ -311,6 +314,42 @@ static void test_checks_host_choice__unconnected_skipped_dead_battery_dbp(void *
 	o.decl = BN_DECL_DEAD_BATTERY | BN_DECL_BATTERY;
 	r = run(&o, &s, "bc12.host.unconnected_isusp");
 	expect_verdict(&r, BN_VERDICT_PASS);
+}
+
+/* A slow plug: the data lines touch 1.5 s after VBUS. A correct device
+ * gives up Data Contact Detect, connects unseen and draws IUNIT; only the
+ * draw before its earliest possible connect (TDCD_TIMEOUT + TVDPSRC_ON
+ * min after VBUS on) is its own to answer for. */
+static void test_checks_host_choice__unconnected_slow_plug(void **state)
+{
+	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 },	  { 1500, BN_CEV_DATA_CONTACT, 0, 1 },
+					{ 1500, BN_CEV_CONNECT, 0, 0 },   { 1502, BN_CEV_DATA_CONTACT, 0, 0 },
+					{ 1502, BN_CEV_DISCONNECT, 0, 0 }, { 1504, BN_CEV_DATA_CONTACT, 0, 1 },
+					{ 1504, BN_CEV_CONNECT, 0, 0 },   { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct seg good[] = { { 0, 0 }, { 650, 0.09 }, { 2000, 0 } };
+	/* 90 mA from 100 ms: before any correct device could have connected */
+	static const struct seg early[] = { { 0, 0 }, { 100, 0.09 }, { 2000, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(ev, good);
+	struct bn_result r;
+	double grace = bn_limits_min(&bn_test_lim, "TDCD_TIMEOUT") + bn_limits_min(&bn_test_lim, "TVDPSRC_ON");
+
+	(void)state;
+	o.events |= BN_CEV_BIT(BN_CEV_DATA_CONTACT);
+	r = run(&o, &s, "bc12.host.unconnected_isusp");
+	expect_judged(&r, BN_VERDICT_PASS);
+	assert_int_equal(r.t1_us, bn_time_from_s(grace));
+	assert_int_equal(r.n_figures, 1);
+	assert_near(r.figures[0].value, 1.5 - grace, 1e-9);
+	s = STREAM(ev, early);
+	r = run(&o, &s, "bc12.host.unconnected_isusp");
+	expect_judged(&r, BN_VERDICT_FAIL);
+	/* the same capture where the source does not report data contact:
+	 * the whole stretch is judged */
+	s = STREAM(ev, good);
+	o.events &= ~BN_CEV_BIT(BN_CEV_DATA_CONTACT);
+	r = run(&o, &s, "bc12.host.unconnected_isusp");
+	expect_judged(&r, BN_VERDICT_FAIL);
 }
 
 /* ---- bc12.host.suspend_isusp ---- */
@@ -997,6 +1036,43 @@ static void test_checks_host_choice__blame_device_never_connects(void **state)
 	expect_verdict(&r, BN_VERDICT_FAIL);
 }
 
+/* A slow plug: the host can see no connect before the data lines touch.
+ * Lines touching after TSVLD_CON_PWD excuse a late connect (inconclusive,
+ * naming the handling); lines touching in time do not. */
+static void test_checks_host_choice__connect_time_slow_plug(void **state)
+{
+	static const struct ev late_lines[] = { { 0, BN_CEV_VBUS_ON, 0, 0 },
+						{ 1500, BN_CEV_DATA_CONTACT, 0, 1 },
+						{ 1500, BN_CEV_CONNECT, 0, 0 },
+						{ 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct ev lines_in_time[] = { { 0, BN_CEV_VBUS_ON, 0, 0 },
+						   { 700, BN_CEV_DATA_CONTACT, 0, 1 },
+						   { 1200, BN_CEV_CONNECT, 0, 0 },
+						   { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct ev never[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(late_lines, seg_product);
+	struct bn_result r;
+
+	(void)state;
+	o.events |= BN_CEV_BIT(BN_CEV_DATA_CONTACT);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_inconclusive(&r);
+	expect_reason(&r, "the data lines touched only 1.500 s after VBUS valid");
+	s = STREAM(lines_in_time, seg_product);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_judged(&r, BN_VERDICT_FAIL);
+	s = STREAM(never, seg_product);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_inconclusive(&r);
+	expect_reason(&r, "never touched");
+	/* where the source does not report data contact, a late connect fails */
+	o.events &= ~BN_CEV_BIT(BN_CEV_DATA_CONTACT);
+	s = STREAM(late_lines, seg_product);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_judged(&r, BN_VERDICT_FAIL);
+}
+
 /* ---- bare captures: nothing passes on a guessed attach or connect ---- */
 
 /* A capture that starts with VBUS on and D+ high (the device connected
@@ -1114,6 +1190,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_host_choice__unconnected_fail_sliding_window),
 		cmocka_unit_test(test_checks_host_choice__unconnected_inconclusive_without_ibus),
 		cmocka_unit_test(test_checks_host_choice__unconnected_skipped_dead_battery_dbp),
+		cmocka_unit_test(test_checks_host_choice__unconnected_slow_plug),
 		cmocka_unit_test(test_checks_host_choice__suspend_pass),
 		cmocka_unit_test(test_checks_host_choice__suspend_fail_slow_to_enter),
 		cmocka_unit_test(test_checks_host_choice__suspend_fail_ignored),
@@ -1151,6 +1228,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_host_choice__blame_host_never_enumerates),
 		cmocka_unit_test(test_checks_host_choice__blame_host_never_configures),
 		cmocka_unit_test(test_checks_host_choice__blame_device_never_connects),
+		cmocka_unit_test(test_checks_host_choice__connect_time_slow_plug),
 		cmocka_unit_test(test_checks_host_choice__bare_capture_vbus_on_from_start),
 		cmocka_unit_test(test_checks_host_choice__connect_time_from_measured_vbus),
 		cmocka_unit_test(test_checks_host_choice__connect_time_hold),
