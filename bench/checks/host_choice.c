@@ -86,6 +86,17 @@ static bool ibus_of(const struct bn_sample *s, double *i)
 	return !isnan(*i);
 }
 
+/* A rule that needs a host: skipped where there is none. */
+static bool skip_no_host(const struct bn_check_ctx *ctx, struct bn_result *res)
+{
+	if (!no_host(ctx))
+		return false;
+	res->verdict = BN_VERDICT_SKIPPED;
+	snprintf(res->reason, sizeof(res->reason),
+		 "no host on this port (no D+ pull-down): nothing connects, configures or suspends");
+	return true;
+}
+
 static bool limit_missing(double v, const char *name, struct bn_result *res)
 {
 	if (!isnan(v))
@@ -807,6 +818,8 @@ static void susp_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	struct susp_priv *p = priv;
 	const struct cand *c;
 
+	if (skip_no_host(p->ctx, res))
+		return;
 	if (limit_missing(p->isusp, "ISUSP", res) ||
 	    limit_missing(p->enter_us < 0 ? NAN : 0, "TSUSP_ENTER", res) ||
 	    limit_missing(p->w.ok ? 0 : NAN, "TSUSP_AVG", res))
@@ -1034,6 +1047,8 @@ static void sentry_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	struct sentry_priv *p = priv;
 	const struct cand *c;
 
+	if (skip_no_host(p->ctx, res))
+		return;
 	if (limit_missing(p->isusp, "ISUSP", res) || limit_missing(p->tmax_s, "TSUSP_ENTER", res))
 		return;
 	sentry_stop(p, t_end_us);
@@ -1243,6 +1258,8 @@ static void unconf_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	struct unconf_priv *p = priv;
 	const struct cand *c;
 
+	if (skip_no_host(p->ctx, res))
+		return;
 	if (limit_missing(p->iunit, "IUNIT", res) ||
 	    limit_missing(p->avg_us < 0 ? NAN : 0, "TVBUS_AVG", res))
 		return;
@@ -1440,6 +1457,8 @@ static void cfg_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	struct cfg_priv *p = priv;
 	const struct cand *c;
 
+	if (skip_no_host(p->ctx, res))
+		return;
 	if (limit_missing(p->icfg, "ICFG_MAX", res) || limit_missing(p->isusp, "ISUSP", res) ||
 	    limit_missing(p->w.ok ? 0 : NAN, "TVBUS_AVG", res))
 		return;
