@@ -15,7 +15,7 @@
 #include "checks/check.h"
 #include "report/report.h"
 
-/* ---- a synthetic stream: events and a piecewise-constant IBUS ---- */
+/* ---- a synthetic stream: events, a piecewise-constant IBUS and VBUS ---- */
 
 #define MS(x) ((bn_time_us)((x) * 1000.0))
 
@@ -31,12 +31,22 @@ struct seg {
 	double amps;
 };
 
+struct vseg {
+	double from_ms;
+	double volts;
+};
+
 struct stream {
 	const struct ev *ev;
 	int n_ev;
 	const struct seg *seg;  /* IBUS = amps of the last segment with from_ms <= t */
 	int n_seg;
 	double end_ms;
+	/* VBUS the same way; NULL: 5 V from a VBUS_ON event to a VBUS_OFF */
+	const struct vseg *vbus;
+	int n_vbus;
+	double dp_v;            /* D+ throughout */
+	unsigned inferred;      /* BN_CEV_BIT()s of the kinds given as replay infers them */
 };
 
 /* The ordinary SDP session: VBUS at 0, detection draws nothing, connect at
@@ -55,6 +65,13 @@ static const struct seg seg_good[] = {
 	{ 0, 0 }, { 63, 0.1 }, { 163, 0.5 }, { 1505, 0.002 }, { 1800, 0.5 }, { 2000, 0 },
 };
 
+/* A good product's session, with the reference firmware's margins (90 %
+ * of IUNIT and of bMaxPower, 1 mA suspended): what realistic measurement
+ * must pass. */
+static const struct seg seg_product[] = {
+	{ 0, 0 }, { 63, 0.09 }, { 163, 0.45 }, { 1500, 0.001 }, { 1800, 0.45 }, { 2000, 0 },
+};
+
 struct opts {
 	enum bn_port_type port;
 	double rate_hz;
@@ -62,6 +79,10 @@ struct opts {
 	unsigned events;
 	unsigned decl;
 	double dp_pulldown_ohm;
+	const char *conditions;  /* profiles/conditions/NAME.json's measurement, or NULL: ideal */
+	unsigned long long seed; /* of its noise (0: 1) */
+	enum bn_acceptance acceptance;
+	bool no_hold;
 };
 
 static struct opts sdp(void)
@@ -70,9 +91,40 @@ static struct opts sdp(void)
 		.port = BN_PORT_SDP,
 		.rate_hz = 2000,
 		.channels = (1u << BN_CH_VBUS) | (1u << BN_CH_IBUS) | (1u << BN_CH_DP) | (1u << BN_CH_DM),
-		.events = BN_CEV_ALL,
+		/* a source that does not report data contact (the tests of a
+		 * slow plug add it) */
+		.events = BN_CEV_ALL & ~BN_CEV_BIT(BN_CEV_DATA_CONTACT),
 		.dp_pulldown_ohm = 15000,
 	};
+}
+
+/* The same at 10 kHz under realistic measurement (12-bit, 2 mA rms on
+ * IBUS, 10 mV rms on VBUS, offsets and gain error). */
+static struct opts sdp_real(void)
+{
+	struct opts o = sdp();
+
+	o.rate_hz = 10000;
+	o.conditions = "realistic";
+	return o;
+}
+
+static double level_at(const struct seg *seg, int n, bn_time_us t, double dflt)
+{
+	double v = dflt;
+
+	for (int g = 0; g < n && MS(seg[g].from_ms) <= t; g++)
+		v = seg[g].amps;
+	return v;
+}
+
+static double vbus_at(const struct vseg *vs, int n, bn_time_us t)
+{
+	double v = 0;
+
+	for (int g = 0; g < n && MS(vs[g].from_ms) <= t; g++)
+		v = vs[g].volts;
+	return v;
 }
 
 /* Run every rule over the stream; return the named rule's result. */
@@ -88,22 +140,29 @@ static struct bn_result run(const struct opts *o, const struct stream *s, const 
 		.rate_hz = o->rate_hz,
 		.channels = o->channels,
 		.events = o->events,
+		.acceptance = o->acceptance,
+		.no_hold = o->no_hold,
 	};
 	struct bn_checks *c = NULL;
 	struct bn_err err = { 0 };
 	struct bn_report rep;
 	struct bn_result out;
+	struct bn_rng rng;
 	bool vbus = false, found = false;
-	int e = 0, g = 0;
+	int e = 0;
 	bn_time_us dt = (bn_time_us)llround(1e6 / o->rate_hz), t;
 
+	if (o->conditions)
+		bn_test_ctx_conditions(&ctx, o->conditions);
+	bn_rng_seed(&rng, o->seed ? o->seed : 1);
 	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
 	for (long k = 0; (t = k * dt) < MS(s->end_ms); k++) {
 		struct bn_sample smp;
 
 		while (e < s->n_ev && MS(s->ev[e].t_ms) <= t) {
 			struct bn_cev ev = { .kind = s->ev[e].kind, .t_us = MS(s->ev[e].t_ms),
-					     .value = s->ev[e].value, .num = s->ev[e].num };
+					     .value = s->ev[e].value, .num = s->ev[e].num,
+					     .inferred = (s->inferred & BN_CEV_BIT(s->ev[e].kind)) != 0 };
 
 			if (ev.kind == BN_CEV_VBUS_ON)
 				vbus = true;
@@ -112,12 +171,12 @@ static struct bn_result run(const struct opts *o, const struct stream *s, const 
 			bn_checks_event(c, &ev);
 			e++;
 		}
-		while (g + 1 < s->n_seg && MS(s->seg[g + 1].from_ms) <= t)
-			g++;
-		smp.v[BN_CH_VBUS] = vbus ? 5.0 : 0.0;
-		smp.v[BN_CH_IBUS] = s->n_seg ? s->seg[g].amps : 0.0;
-		smp.v[BN_CH_DP] = smp.v[BN_CH_DM] = 0.0;
+		smp.v[BN_CH_VBUS] = s->vbus ? vbus_at(s->vbus, s->n_vbus, t) : vbus ? 5.0 : 0.0;
+		smp.v[BN_CH_IBUS] = level_at(s->seg, s->n_seg, t, 0.0);
+		smp.v[BN_CH_DP] = s->dp_v;
+		smp.v[BN_CH_DM] = 0.0;
 		smp.v[BN_CH_ID] = NAN;
+		bn_test_measure(&ctx, &rng, &smp);
 		for (int ch = 0; ch < BN_CH_COUNT; ch++)
 			if (!(o->channels & (1u << ch)))
 				smp.v[ch] = NAN;
@@ -138,7 +197,8 @@ static struct bn_result run(const struct opts *o, const struct stream *s, const 
 }
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
-#define STREAM(evs, segs) ((struct stream){ evs, N(evs), segs, N(segs), 2100 })
+#define STREAM(evs, segs) \
+	((struct stream){ .ev = evs, .n_ev = N(evs), .seg = segs, .n_seg = N(segs), .end_ms = 2100 })
 
 static void expect_verdict(const struct bn_result *r, enum bn_verdict v)
 {
@@ -151,6 +211,35 @@ static void expect_inconclusive(const struct bn_result *r)
 {
 	expect_verdict(r, BN_VERDICT_INCONCLUSIVE);
 	assert_true(r->reason[0] != '\0');
+}
+
+static void expect_reason(const struct bn_result *r, const char *part)
+{
+	if (!strstr(r->reason, part))
+		fail_msg("%s: reason \"%s\" lacks \"%s\"", r->id, r->reason, part);
+}
+
+/* Judged with U, by the decision rule: a pass is inside by more than U,
+ * a fail outside by more than U. */
+static void expect_judged(const struct bn_result *r, enum bn_verdict v)
+{
+	expect_verdict(r, v);
+	assert_true(r->has_u && r->u > 0);
+	if (v == BN_VERDICT_PASS && !(r->margin > r->u))
+		fail_msg("%s: passes with margin %g inside U %g", r->id, r->margin, r->u);
+	if (v == BN_VERDICT_FAIL && !(r->margin < -r->u))
+		fail_msg("%s: fails with margin %g inside U %g", r->id, r->margin, r->u);
+}
+
+/* Inconclusive "within measurement uncertainty", on the side of the limit
+ * given (inside: margin >= 0). */
+static void expect_within_u(const struct bn_result *r, bool inside)
+{
+	expect_verdict(r, BN_VERDICT_INCONCLUSIVE);
+	expect_reason(r, "within measurement uncertainty");
+	assert_true(r->has_u && fabs(r->margin) <= r->u);
+	if (inside != (r->margin >= 0))
+		fail_msg("%s: margin %g, expected %s the limit", r->id, r->margin, inside ? "inside" : "outside");
 }
 
 /* ---- bc12.host.unconnected_isusp ---- */
@@ -187,10 +276,11 @@ static void test_checks_host_choice__unconnected_fail_draw_while_detecting(void 
  * that the whole-stretch average would dilute. */
 static void test_checks_host_choice__unconnected_fail_sliding_window(void **state)
 {
-	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 6000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 5, BN_CEV_DATA_CONTACT, 0, 1 },
+					{ 6000, BN_CEV_VBUS_OFF, 0, 0 } };
 	static const struct seg seg[] = { { 0, 0 }, { 3000, 0.004 }, { 4000, 0 } };
 	struct opts o = sdp();
-	struct stream s = { ev, N(ev), seg, N(seg), 6100 };
+	struct stream s = { .ev = ev, .n_ev = N(ev), .seg = seg, .n_seg = N(seg), .end_ms = 6100 };
 	struct bn_result r = run(&o, &s, "bc12.host.unconnected_isusp");
 
 	(void)state;
@@ -224,6 +314,42 @@ static void test_checks_host_choice__unconnected_skipped_dead_battery_dbp(void *
 	o.decl = BN_DECL_DEAD_BATTERY | BN_DECL_BATTERY;
 	r = run(&o, &s, "bc12.host.unconnected_isusp");
 	expect_verdict(&r, BN_VERDICT_PASS);
+}
+
+/* A slow plug: the data lines touch 1.5 s after VBUS. A correct device
+ * gives up Data Contact Detect, connects unseen and draws IUNIT; only the
+ * draw before its earliest possible connect (TDCD_TIMEOUT + TVDPSRC_ON
+ * min after VBUS on) is its own to answer for. */
+static void test_checks_host_choice__unconnected_slow_plug(void **state)
+{
+	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 },	  { 1500, BN_CEV_DATA_CONTACT, 0, 1 },
+					{ 1500, BN_CEV_CONNECT, 0, 0 },   { 1502, BN_CEV_DATA_CONTACT, 0, 0 },
+					{ 1502, BN_CEV_DISCONNECT, 0, 0 }, { 1504, BN_CEV_DATA_CONTACT, 0, 1 },
+					{ 1504, BN_CEV_CONNECT, 0, 0 },   { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct seg good[] = { { 0, 0 }, { 650, 0.09 }, { 2000, 0 } };
+	/* 90 mA from 100 ms: before any correct device could have connected */
+	static const struct seg early[] = { { 0, 0 }, { 100, 0.09 }, { 2000, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(ev, good);
+	struct bn_result r;
+	double grace = bn_limits_min(&bn_test_lim, "TDCD_TIMEOUT") + bn_limits_min(&bn_test_lim, "TVDPSRC_ON");
+
+	(void)state;
+	o.events |= BN_CEV_BIT(BN_CEV_DATA_CONTACT);
+	r = run(&o, &s, "bc12.host.unconnected_isusp");
+	expect_judged(&r, BN_VERDICT_PASS);
+	assert_int_equal(r.t1_us, bn_time_from_s(grace));
+	assert_int_equal(r.n_figures, 1);
+	assert_near(r.figures[0].value, 1.5 - grace, 1e-9);
+	s = STREAM(ev, early);
+	r = run(&o, &s, "bc12.host.unconnected_isusp");
+	expect_judged(&r, BN_VERDICT_FAIL);
+	/* the same capture where the source does not report data contact:
+	 * the whole stretch is judged */
+	s = STREAM(ev, good);
+	o.events &= ~BN_CEV_BIT(BN_CEV_DATA_CONTACT);
+	r = run(&o, &s, "bc12.host.unconnected_isusp");
+	expect_judged(&r, BN_VERDICT_FAIL);
 }
 
 /* ---- bc12.host.suspend_isusp ---- */
@@ -515,6 +641,547 @@ static void test_checks_host_choice__connect_time_skipped_without_host(void **st
 	expect_verdict(&r, BN_VERDICT_SKIPPED);
 }
 
+/* ---- under realistic measurement: a clear pass, a clear fail, and a
+ * draw at the limit that is inconclusive "within measurement
+ * uncertainty" (realistic.json: +0.2 mA offset and +0.5 % gain on IBUS,
+ * 2 mA rms noise, 12 bits over 6 A) ---- */
+
+static void test_checks_host_choice__realistic_unconnected(void **state)
+{
+	/* 50 mA for the first 20 ms of detection: 16 mA over the 63 ms */
+	static const struct seg bad[] = { { 0, 0.05 }, { 20, 0 }, { 63, 0.09 }, { 163, 0.45 },
+					  { 1500, 0.001 }, { 1800, 0.45 }, { 2000, 0 } };
+	/* 2.3 mA reads 2.51 mA: 10 uA outside, U about 0.3 mA */
+	static const struct seg edge[] = { { 0, 0.0023 }, { 63, 0.09 }, { 163, 0.45 },
+					   { 1500, 0.001 }, { 1800, 0.45 }, { 2000, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(ev_session, seg_product);
+	struct bn_result r = run(&o, &s, "bc12.host.unconnected_isusp");
+
+	(void)state;
+	expect_judged(&r, BN_VERDICT_PASS);
+	assert_true(r.persistence[0] != '\0');
+	s = STREAM(ev_session, bad);
+	r = run(&o, &s, "bc12.host.unconnected_isusp");
+	expect_judged(&r, BN_VERDICT_FAIL);
+	s = STREAM(ev_session, edge);
+	r = run(&o, &s, "bc12.host.unconnected_isusp");
+	expect_within_u(&r, false);
+}
+
+static void test_checks_host_choice__realistic_suspend_isusp(void **state)
+{
+	static const struct seg bad[] = { { 0, 0 }, { 63, 0.09 }, { 163, 0.45 }, { 1500, 0.005 },
+					  { 1800, 0.45 }, { 2000, 0 } };
+	/* 2.2 mA reads 2.41 mA: 90 uA inside, U about 0.27 mA */
+	static const struct seg edge[] = { { 0, 0 }, { 63, 0.09 }, { 163, 0.45 }, { 1500, 0.0022 },
+					   { 1800, 0.45 }, { 2000, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(ev_session, seg_product);
+	struct bn_result r = run(&o, &s, "bc12.host.suspend_isusp");
+
+	(void)state;
+	expect_judged(&r, BN_VERDICT_PASS);
+	s = STREAM(ev_session, bad);
+	r = run(&o, &s, "bc12.host.suspend_isusp");
+	expect_judged(&r, BN_VERDICT_FAIL);
+	s = STREAM(ev_session, edge);
+	r = run(&o, &s, "bc12.host.suspend_isusp");
+	expect_within_u(&r, true);
+}
+
+static void test_checks_host_choice__realistic_unconfigured(void **state)
+{
+	/* a host that configures late: the testers' window is judged */
+	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 63, BN_CEV_CONNECT, 0, 0 },
+					{ 1000, BN_CEV_CONFIG, 1, 0.5 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct seg good[] = { { 0, 0 }, { 63, 0.09 }, { 1000, 0.45 }, { 2000, 0 } };
+	static const struct seg bad[] = { { 0, 0 }, { 63, 0.15 }, { 1000, 0.45 }, { 2000, 0 } };
+	/* 99.0 mA reads 99.7 mA: inside by 0.3 mA; 99.6 mA reads 100.3 mA:
+	 * outside by 0.3 mA; U about 0.6 mA (mostly the gain error) */
+	static const struct seg in[] = { { 0, 0 }, { 63, 0.099 }, { 1000, 0.45 }, { 2000, 0 } };
+	static const struct seg out[] = { { 0, 0 }, { 63, 0.0996 }, { 1000, 0.45 }, { 2000, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(ev, good);
+	struct bn_result r = run(&o, &s, "bc12.host.unconfigured_iunit");
+
+	(void)state;
+	expect_judged(&r, BN_VERDICT_PASS);
+	assert_int_equal(r.t0_us, MS(213));
+	s = STREAM(ev, bad);
+	r = run(&o, &s, "bc12.host.unconfigured_iunit");
+	expect_judged(&r, BN_VERDICT_FAIL);
+	s = STREAM(ev, in);
+	r = run(&o, &s, "bc12.host.unconfigured_iunit");
+	expect_within_u(&r, true);
+	s = STREAM(ev, out);
+	r = run(&o, &s, "bc12.host.unconfigured_iunit");
+	expect_within_u(&r, false);
+	/* simple acceptance: the plain limit decides, U is still reported */
+	o.acceptance = BN_ACCEPT_SIMPLE;
+	r = run(&o, &s, "bc12.host.unconfigured_iunit");
+	expect_verdict(&r, BN_VERDICT_FAIL);
+	assert_true(r.has_u && r.u > 0);
+	s = STREAM(ev, in);
+	r = run(&o, &s, "bc12.host.unconfigured_iunit");
+	expect_verdict(&r, BN_VERDICT_PASS);
+}
+
+static void test_checks_host_choice__realistic_configured(void **state)
+{
+	static const struct ev ev2[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 63, BN_CEV_CONNECT, 0, 0 },
+					 { 213, BN_CEV_CONFIG, 2, 0.1 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct seg bad[] = { { 0, 0 }, { 63, 0.09 }, { 213, 0.45 }, { 2000, 0 } };
+	/* 497.3 mA reads 500.0 mA: within U (about 2.9 mA) of bMaxPower */
+	static const struct seg edge[] = { { 0, 0 }, { 63, 0.09 }, { 163, 0.4973 }, { 1500, 0.001 },
+					   { 1800, 0.4973 }, { 2000, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(ev_session, seg_product);
+	struct bn_result r = run(&o, &s, "bc12.host.configured_bmaxpower");
+
+	(void)state;
+	expect_judged(&r, BN_VERDICT_PASS);
+	s = STREAM(ev2, bad);
+	r = run(&o, &s, "bc12.host.configured_bmaxpower");
+	expect_judged(&r, BN_VERDICT_FAIL);
+	s = STREAM(ev_session, edge);
+	r = run(&o, &s, "bc12.host.configured_bmaxpower");
+	expect_verdict(&r, BN_VERDICT_INCONCLUSIVE);
+	expect_reason(&r, "within measurement uncertainty");
+}
+
+static void test_checks_host_choice__realistic_connect_time(void **state)
+{
+	static const struct ev late[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 1200, BN_CEV_CONNECT, 0, 0 },
+					  { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	/* 0.05 ms past TSVLD_CON_PWD: U is about 0.06 ms (the 10 kHz sample) */
+	static const struct ev edge[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 1000.05, BN_CEV_CONNECT, 0, 0 },
+					  { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(ev_session, seg_product);
+	struct bn_result r = run(&o, &s, "bc12.host.connect_time");
+
+	(void)state;
+	expect_judged(&r, BN_VERDICT_PASS);
+	assert_near(r.measured, 0.063, 1e-9);
+	s = STREAM(late, seg_product);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_judged(&r, BN_VERDICT_FAIL);
+	s = STREAM(edge, seg_product);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_within_u(&r, false);
+}
+
+/* ---- bc12.host.suspend_entry ---- */
+
+/* The product's session with the draw falling to 1 mA fall_ms after bus
+ * idle (1.5 s), the suspend lasting to end_ms. */
+static struct bn_result sentry_run(const struct opts *o, double fall_ms, double resume_ms)
+{
+	const struct ev ev[] = {
+		{ 0, BN_CEV_VBUS_ON, 0, 0 },	{ 63, BN_CEV_CONNECT, 0, 0 },
+		{ 163, BN_CEV_CONFIG, 1, 0.5 }, { 1500, BN_CEV_SUSPEND, 0, 0 },
+		{ resume_ms, BN_CEV_RESUME, 0, 0 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 },
+	};
+	const struct seg seg[] = { { 0, 0 }, { 63, 0.09 }, { 163, 0.45 }, { 1500 + fall_ms, 0.0005 },
+				   { resume_ms, 0.45 }, { 2000, 0 } };
+	struct stream s = STREAM(ev, seg);
+
+	return run(o, &s, "bc12.host.suspend_entry");
+}
+
+static void test_checks_host_choice__suspend_entry_pass(void **state)
+{
+	struct opts o = sdp_real();
+	struct bn_result r = sentry_run(&o, 0, 1800);
+
+	(void)state;
+	/* already below in the first 1 ms mean: 0 */
+	expect_judged(&r, BN_VERDICT_PASS);
+	assert_near(r.measured, 0, 1e-9);
+	assert_string_equal(r.unit, "s");
+	assert_int_equal(r.t0_us, MS(1500));
+	/* 4 ms: the first mean below starts at 4 ms, dated half a bin before */
+	r = sentry_run(&o, 4, 1800);
+	expect_judged(&r, BN_VERDICT_PASS);
+	assert_near(r.measured, 0.0035, 1e-9);
+	/* 4.4 ms: the mean over 4-5 ms is still above ISUSP */
+	r = sentry_run(&o, 4.4, 1800);
+	assert_near(r.measured, 0.0045, 1e-9);
+	assert_true(r.u < 1e-3);
+}
+
+static void test_checks_host_choice__suspend_entry_fail_late(void **state)
+{
+	struct opts o = sdp_real();
+	struct bn_result r = sentry_run(&o, 20, 1800);
+
+	(void)state;
+	expect_judged(&r, BN_VERDICT_FAIL);
+	assert_near(r.measured, 0.0195, 1e-9);
+	expect_reason(&r, "fell below ISUSP");
+	/* the 1 s average from TSUSP_ENTER does not see 10 ms of 450 mA in a
+	 * long suspend as clearly: the time does */
+	r = sentry_run(&o, 12, 1999);
+	expect_judged(&r, BN_VERDICT_FAIL);
+}
+
+/* Never below ISUSP: a lower bound, the suspend's length, fails once past
+ * TSUSP_ENTER; a suspend shorter than that says nothing. */
+static void test_checks_host_choice__suspend_entry_never_falls(void **state)
+{
+	struct opts o = sdp_real();
+	struct bn_result r = sentry_run(&o, 400, 1800);
+
+	(void)state;
+	expect_judged(&r, BN_VERDICT_FAIL);
+	assert_near(r.measured, 0.3, 1e-9);
+	expect_reason(&r, "still above ISUSP");
+	r = sentry_run(&o, 400, 1506);
+	expect_inconclusive(&r);
+	expect_reason(&r, "never stayed suspended long enough");
+}
+
+static void test_checks_host_choice__suspend_entry_within_u(void **state)
+{
+	struct opts o = sdp_real();
+	/* below from 10 ms: read as 9.5 ms, U about 0.6 ms */
+	struct bn_result r = sentry_run(&o, 10, 1800);
+
+	(void)state;
+	expect_within_u(&r, true);
+	/* from 10.6 ms: the mean over 10-11 ms is above, read as 10.5 ms */
+	r = sentry_run(&o, 10.6, 1800);
+	expect_within_u(&r, false);
+}
+
+/* A slow fall: U grows with the noise over the slew between the last
+ * 1 ms mean above ISUSP and the first below. */
+static void test_checks_host_choice__suspend_entry_slew(void **state)
+{
+	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 },	  { 63, BN_CEV_CONNECT, 0, 0 },
+					{ 163, BN_CEV_CONFIG, 1, 0.5 },   { 1500, BN_CEV_SUSPEND, 0, 0 },
+					{ 1800, BN_CEV_RESUME, 0, 0 },    { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	/* 450 mA to 7 mA at bus idle, then 1 mA less every ms to 1 mA at 7 ms:
+	 * it reads 3.2 mA at 5-6 ms, 2.2 mA at 6-7 ms */
+	static const struct seg seg[] = { { 0, 0 },	    { 63, 0.09 },     { 163, 0.45 },
+					  { 1500, 0.007 },  { 1502, 0.006 },  { 1503, 0.005 },
+					  { 1504, 0.004 },  { 1505, 0.003 },  { 1506, 0.002 },
+					  { 1507, 0.001 },  { 1800, 0.45 },   { 2000, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(ev, seg);
+	struct bn_result r = run(&o, &s, "bc12.host.suspend_entry"), step;
+
+	(void)state;
+	step = sentry_run(&o, 6, 1800);
+	expect_judged(&r, BN_VERDICT_PASS);
+	expect_judged(&step, BN_VERDICT_PASS);
+	/* about 0.65 mA at ISUSP over 1 mA/ms: 0.65 ms more, in quadrature */
+	assert_true(r.u > 1.5 * step.u);
+}
+
+/* hold() and sample() agree: the same stream fed one sample at a time. */
+static void test_checks_host_choice__suspend_entry_hold(void **state)
+{
+	struct opts o = sdp();
+	struct bn_result a, b;
+	const double falls[] = { 0, 3.3, 9.9, 15, 400 };
+
+	(void)state;
+	o.rate_hz = 10000;
+	for (size_t i = 0; i < sizeof(falls) / sizeof(falls[0]); i++) {
+		o.no_hold = false;
+		a = sentry_run(&o, falls[i], 1800);
+		o.no_hold = true;
+		b = sentry_run(&o, falls[i], 1800);
+		assert_int_equal(a.verdict, b.verdict);
+		assert_true(a.measured == b.measured && a.u == b.u);
+		assert_int_equal(a.t1_us, b.t1_us);
+	}
+}
+
+static void test_checks_host_choice__suspend_entry_inconclusive(void **state)
+{
+	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 63, BN_CEV_CONNECT, 0, 0 },
+					{ 163, BN_CEV_CONFIG, 1, 0.5 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	struct opts o = sdp();
+	struct stream s = STREAM(ev, seg_good);
+	struct bn_result r = run(&o, &s, "bc12.host.suspend_entry");
+
+	(void)state;
+	expect_inconclusive(&r);
+	expect_reason(&r, "never suspended");
+	s = STREAM(ev_session, seg_good);
+	o.events &= ~BN_CEV_BIT(BN_CEV_SUSPEND);
+	r = run(&o, &s, "bc12.host.suspend_entry");
+	expect_inconclusive(&r);
+	o = sdp();
+	o.port = BN_PORT_DCP;
+	r = run(&o, &s, "bc12.host.suspend_entry");
+	expect_verdict(&r, BN_VERDICT_SKIPPED);
+}
+
+/* ---- the configured draw's bound, by name ---- */
+
+static void test_checks_host_choice__configured_limit_named(void **state)
+{
+	static const struct ev ev2[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 63, BN_CEV_CONNECT, 0, 0 },
+					 { 213, BN_CEV_CONFIG, 2, 0.1 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct ev ev9[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 63, BN_CEV_CONNECT, 0, 0 },
+					 { 163, BN_CEV_CONFIG, 1, 0.9 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct seg seg[] = { { 0, 0 }, { 63, 0.09 }, { 213, 0.09 }, { 2000, 0 } };
+	struct opts o = sdp();
+	struct stream s = STREAM(ev2, seg);
+	struct bn_result r = run(&o, &s, "bc12.host.configured_bmaxpower");
+
+	(void)state;
+	expect_verdict(&r, BN_VERDICT_PASS);
+	assert_string_equal(r.limit, "bMaxPower of configuration 2 (100 mA)");
+	assert_near(r.limit_max, 0.1, 1e-12);
+	expect_reason(&r, "");
+	assert_non_null(strstr(r.limit_source, "9.6.3"));
+	s = STREAM(ev9, seg);
+	r = run(&o, &s, "bc12.host.configured_bmaxpower");
+	assert_string_equal(r.limit, "ICFG_MAX (configuration 1 declares 900 mA)");
+	assert_near(r.limit_max, bn_limits_max(&bn_test_lim, "ICFG_MAX"), 1e-12);
+}
+
+/* A configuration that declares 0 mA is judged against ISUSP, by that
+ * name, not as "ICFG_MAX with max 0". */
+static void test_checks_host_choice__configured_zero_bmaxpower(void **state)
+{
+	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 63, BN_CEV_CONNECT, 0, 0 },
+					{ 163, BN_CEV_CONFIG, 3, 0 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct seg good[] = { { 0, 0 }, { 63, 0.09 }, { 163, 0.001 }, { 2000, 0 } };
+	static const struct seg bad[] = { { 0, 0 }, { 63, 0.09 }, { 163, 0.01 }, { 2000, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(ev, good);
+	struct bn_result r = run(&o, &s, "bc12.host.configured_bmaxpower");
+
+	(void)state;
+	expect_judged(&r, BN_VERDICT_PASS);
+	assert_string_equal(r.limit, "bMaxPower of configuration 3 (0 mA): ISUSP");
+	assert_near(r.limit_max, bn_limits_max(&bn_test_lim, "ISUSP"), 1e-12);
+	s = STREAM(ev, bad);
+	r = run(&o, &s, "bc12.host.configured_bmaxpower");
+	expect_judged(&r, BN_VERDICT_FAIL);
+	expect_reason(&r, "declares 0 mA");
+	assert_null(strstr(r.reason, "ICFG_MAX"));
+}
+
+/* ---- blame: a host that never enumerates or never configures ---- */
+
+static void test_checks_host_choice__blame_host_never_enumerates(void **state)
+{
+	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 63, BN_CEV_CONNECT, 0, 0 },
+					{ 1063, BN_CEV_SUSPEND, 0, 0 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	/* the device draws 500 mA unconfigured: its own fault */
+	static const struct seg bad[] = { { 0, 0 }, { 63, 0.5 }, { 1063, 0.001 }, { 2000, 0 } };
+	static const struct seg good[] = { { 0, 0 }, { 63, 0.09 }, { 1063, 0.001 }, { 2000, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(ev, bad);
+	struct bn_result r = run(&o, &s, "bc12.host.configured_bmaxpower");
+
+	(void)state;
+	expect_inconclusive(&r);
+	expect_reason(&r, "the host never enumerated the device");
+	expect_reason(&r, "not the device's fault");
+	/* what the device does without the host is still judged */
+	r = run(&o, &s, "bc12.host.unconfigured_iunit");
+	expect_judged(&r, BN_VERDICT_FAIL);
+	r = run(&o, &s, "bc12.host.unconnected_isusp");
+	expect_judged(&r, BN_VERDICT_PASS);
+	s = STREAM(ev, good);
+	r = run(&o, &s, "bc12.host.unconfigured_iunit");
+	expect_judged(&r, BN_VERDICT_PASS);
+	r = run(&o, &s, "bc12.host.suspend_isusp");
+	expect_judged(&r, BN_VERDICT_PASS);
+	r = run(&o, &s, "bc12.host.suspend_entry");
+	expect_judged(&r, BN_VERDICT_PASS);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_judged(&r, BN_VERDICT_PASS);
+}
+
+static void test_checks_host_choice__blame_host_never_configures(void **state)
+{
+	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 63, BN_CEV_CONNECT, 0, 0 },
+					{ 163, BN_CEV_CONFIG, 0, 0 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct seg good[] = { { 0, 0 }, { 63, 0.09 }, { 2000, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(ev, good);
+	struct bn_result r = run(&o, &s, "bc12.host.configured_bmaxpower");
+
+	(void)state;
+	expect_inconclusive(&r);
+	expect_reason(&r, "the host never configured the device");
+	expect_reason(&r, "configuration 0 at 0.163 s");
+	r = run(&o, &s, "bc12.host.unconfigured_iunit");
+	expect_judged(&r, BN_VERDICT_PASS);
+}
+
+/* The device never connected: not the host's doing, and not judged here. */
+static void test_checks_host_choice__blame_device_never_connects(void **state)
+{
+	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct seg seg[] = { { 0, 0 } };
+	struct opts o = sdp();
+	struct stream s = STREAM(ev, seg);
+	struct bn_result r = run(&o, &s, "bc12.host.configured_bmaxpower");
+
+	(void)state;
+	expect_inconclusive(&r);
+	expect_reason(&r, "the device never connected");
+	assert_null(strstr(r.reason, "host never"));
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_verdict(&r, BN_VERDICT_FAIL);
+}
+
+/* A slow plug: the host can see no connect before the data lines touch.
+ * Lines touching after TSVLD_CON_PWD excuse a late connect (inconclusive,
+ * naming the handling); lines touching in time do not. */
+static void test_checks_host_choice__connect_time_slow_plug(void **state)
+{
+	static const struct ev late_lines[] = { { 0, BN_CEV_VBUS_ON, 0, 0 },
+						{ 1500, BN_CEV_DATA_CONTACT, 0, 1 },
+						{ 1500, BN_CEV_CONNECT, 0, 0 },
+						{ 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct ev lines_in_time[] = { { 0, BN_CEV_VBUS_ON, 0, 0 },
+						   { 700, BN_CEV_DATA_CONTACT, 0, 1 },
+						   { 1200, BN_CEV_CONNECT, 0, 0 },
+						   { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct ev never[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = STREAM(late_lines, seg_product);
+	struct bn_result r;
+
+	(void)state;
+	o.events |= BN_CEV_BIT(BN_CEV_DATA_CONTACT);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_inconclusive(&r);
+	expect_reason(&r, "the data lines touched only 1.500 s after VBUS valid");
+	s = STREAM(lines_in_time, seg_product);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_judged(&r, BN_VERDICT_FAIL);
+	s = STREAM(never, seg_product);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_inconclusive(&r);
+	expect_reason(&r, "never touched");
+	/* where the source does not report data contact, a late connect fails */
+	o.events &= ~BN_CEV_BIT(BN_CEV_DATA_CONTACT);
+	s = STREAM(late_lines, seg_product);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_judged(&r, BN_VERDICT_FAIL);
+}
+
+/* ---- bare captures: nothing passes on a guessed attach or connect ---- */
+
+/* A capture that starts with VBUS on and D+ high (the device connected
+ * long before), replayed without its events: replay infers the connect
+ * from D+ at the first sample. */
+static void test_checks_host_choice__bare_capture_vbus_on_from_start(void **state)
+{
+	static const struct vseg vbus[] = { { 0, 5.0 } };
+	static const struct ev at_start[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 0, BN_CEV_CONNECT, 0, 0 } };
+	static const struct ev late[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 1500, BN_CEV_CONNECT, 0, 0 } };
+	static const struct ev floating[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 0, BN_CEV_CONNECT, 0, 0 },
+					      { 5, BN_CEV_DISCONNECT, 0, 0 }, { 1568, BN_CEV_CONNECT, 0, 0 } };
+	static const struct ev floating_ok[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 0, BN_CEV_CONNECT, 0, 0 },
+						 { 5, BN_CEV_DISCONNECT, 0, 0 }, { 68, BN_CEV_CONNECT, 0, 0 } };
+	static const struct seg seg[] = { { 0, 0.09 } };
+	struct opts o = sdp_real();
+	/* VBUS-on inferred (no sample below came first): no attach time */
+	struct stream s = { .ev = at_start, .n_ev = N(at_start), .seg = seg, .n_seg = N(seg),
+			    .end_ms = 2100, .vbus = vbus, .n_vbus = N(vbus), .dp_v = 3.3,
+			    .inferred = BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_CONNECT) };
+	struct bn_result r;
+
+	(void)state;
+	o.events = BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF) | BN_CEV_BIT(BN_CEV_CONNECT) |
+		   BN_CEV_BIT(BN_CEV_DISCONNECT);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_inconclusive(&r);
+	expect_reason(&r, "attach time is unknown");
+	/* VBUS-on reported as if measured, the connect inferred: D+ was
+	 * high from the attach's first instant, a connect from before the
+	 * capture or a floating line, never a pass and never a fail */
+	s.inferred = BN_CEV_BIT(BN_CEV_CONNECT);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_inconclusive(&r);
+	expect_reason(&r, "D+ was already high when VBUS came");
+	/* D+ high at the attach (a floating line), low at data contact, high
+	 * again 1.568 s on: the device connected late, and the rule says so */
+	s.ev = floating;
+	s.n_ev = N(floating);
+	s.inferred = BN_CEV_BIT(BN_CEV_CONNECT) | BN_CEV_BIT(BN_CEV_DISCONNECT);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_verdict(&r, BN_VERDICT_FAIL);
+	assert_near(r.measured, 1.568, 1e-9);
+	s.ev = floating_ok;
+	s.n_ev = N(floating_ok);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_inconclusive(&r);
+	expect_reason(&r, "inferred");
+	assert_near(r.measured, 0.068, 1e-9);
+	/* the connect seen 1.5 s into the capture: at least 1.5 s late */
+	s.inferred = BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_CONNECT);
+	s.ev = late;
+	s.n_ev = N(late);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_verdict(&r, BN_VERDICT_FAIL);
+	expect_reason(&r, "at least");
+	assert_near(r.measured, 1.5, 1e-9);
+}
+
+/* VBUS seen rising in the samples: the clock starts at the measured
+ * crossing, not at the capture's start, with or without a VBUS-on event. */
+static void test_checks_host_choice__connect_time_from_measured_vbus(void **state)
+{
+	static const struct vseg vbus[] = { { 0, 0.02 }, { 300, 5.0 } };
+	static const struct ev bench[] = { { 363, BN_CEV_CONNECT, 0, 0 } };
+	static const struct ev bare[] = { { 300, BN_CEV_VBUS_ON, 0, 0 }, { 363, BN_CEV_CONNECT, 0, 0 } };
+	static const struct seg seg[] = { { 0, 0 } };
+	struct opts o = sdp_real();
+	struct stream s = { .ev = bench, .n_ev = N(bench), .seg = seg, .n_seg = N(seg), .end_ms = 2100,
+			    .vbus = vbus, .n_vbus = N(vbus) };
+	struct bn_result r = run(&o, &s, "bc12.host.connect_time");
+
+	(void)state;
+	expect_judged(&r, BN_VERDICT_PASS);
+	assert_near(r.measured, 0.063, 1e-9);
+	assert_int_equal(r.t0_us, MS(300));
+	/* replay's own events: the pass rests on a connect read off D+ */
+	s.ev = bare;
+	s.n_ev = N(bare);
+	s.inferred = BN_CEV_BIT(BN_CEV_CONNECT);
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_inconclusive(&r);
+	expect_reason(&r, "inferred");
+	assert_near(r.measured, 0.063, 1e-9);
+}
+
+/* hold() and sample() agree on the VBUS persistence. */
+static void test_checks_host_choice__connect_time_hold(void **state)
+{
+	static const struct vseg vbus[] = { { 0, 0.0 }, { 300, 5.0 }, { 300.2, 0.0 }, { 301, 5.0 } };
+	static const struct ev ev[] = { { 900, BN_CEV_CONNECT, 0, 0 } };
+	static const struct seg seg[] = { { 0, 0 } };
+	struct opts o = sdp();
+	struct stream s = { .ev = ev, .n_ev = N(ev), .seg = seg, .n_seg = N(seg), .end_ms = 2100,
+			    .vbus = vbus, .n_vbus = N(vbus) };
+	struct bn_result a, b;
+
+	(void)state;
+	o.rate_hz = 10000;
+	a = run(&o, &s, "bc12.host.connect_time");
+	o.no_hold = true;
+	b = run(&o, &s, "bc12.host.connect_time");
+	expect_verdict(&a, BN_VERDICT_PASS);
+	/* the 0.2 ms blip at 300 ms is shorter than the persistence */
+	assert_int_equal(a.t0_us, MS(301));
+	assert_int_equal(a.verdict, b.verdict);
+	assert_true(a.measured == b.measured && a.u == b.u && a.t0_us == b.t0_us);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +1190,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_host_choice__unconnected_fail_sliding_window),
 		cmocka_unit_test(test_checks_host_choice__unconnected_inconclusive_without_ibus),
 		cmocka_unit_test(test_checks_host_choice__unconnected_skipped_dead_battery_dbp),
+		cmocka_unit_test(test_checks_host_choice__unconnected_slow_plug),
 		cmocka_unit_test(test_checks_host_choice__suspend_pass),
 		cmocka_unit_test(test_checks_host_choice__suspend_fail_slow_to_enter),
 		cmocka_unit_test(test_checks_host_choice__suspend_fail_ignored),
@@ -543,6 +1211,27 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_host_choice__connect_time_inconclusive_without_vbus),
 		cmocka_unit_test(test_checks_host_choice__connect_time_dbp_exemption),
 		cmocka_unit_test(test_checks_host_choice__connect_time_skipped_without_host),
+		cmocka_unit_test(test_checks_host_choice__realistic_unconnected),
+		cmocka_unit_test(test_checks_host_choice__realistic_suspend_isusp),
+		cmocka_unit_test(test_checks_host_choice__realistic_unconfigured),
+		cmocka_unit_test(test_checks_host_choice__realistic_configured),
+		cmocka_unit_test(test_checks_host_choice__realistic_connect_time),
+		cmocka_unit_test(test_checks_host_choice__suspend_entry_pass),
+		cmocka_unit_test(test_checks_host_choice__suspend_entry_fail_late),
+		cmocka_unit_test(test_checks_host_choice__suspend_entry_never_falls),
+		cmocka_unit_test(test_checks_host_choice__suspend_entry_within_u),
+		cmocka_unit_test(test_checks_host_choice__suspend_entry_slew),
+		cmocka_unit_test(test_checks_host_choice__suspend_entry_hold),
+		cmocka_unit_test(test_checks_host_choice__suspend_entry_inconclusive),
+		cmocka_unit_test(test_checks_host_choice__configured_limit_named),
+		cmocka_unit_test(test_checks_host_choice__configured_zero_bmaxpower),
+		cmocka_unit_test(test_checks_host_choice__blame_host_never_enumerates),
+		cmocka_unit_test(test_checks_host_choice__blame_host_never_configures),
+		cmocka_unit_test(test_checks_host_choice__blame_device_never_connects),
+		cmocka_unit_test(test_checks_host_choice__connect_time_slow_plug),
+		cmocka_unit_test(test_checks_host_choice__bare_capture_vbus_on_from_start),
+		cmocka_unit_test(test_checks_host_choice__connect_time_from_measured_vbus),
+		cmocka_unit_test(test_checks_host_choice__connect_time_hold),
 	};
 
 	if (argc > 1)
