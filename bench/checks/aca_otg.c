@@ -81,15 +81,21 @@ enum aca_party_fault {
 	/* The device pulled D+ up, and the host never set a configuration
 	 * in the time it had (a host that never enumerates). */
 	PARTY_HOST_NO_ENUM = 1u << 1,
+	/* The handling, not a party: the data lines touched later than
+	 * TDCD_TIMEOUT min after VBUS valid (a slow plug). A device's DCD may
+	 * have timed out by then, and BC-1.2 lets it classify the port on
+	 * open lines (ID unread, an ACA taken for an SDP): what it then does
+	 * on D+ is the handling's doing. */
+	HANDLING_LATE_CONTACT = 1u << 2,
 };
 
 static const struct {
 	const char *rule;
 	unsigned excused_by;
 } aca_excuses[] = {
-	{ "bc12.aca.b_no_connect", PARTY_VBUS_DROPOUT },
-	{ "bc12.aca.c_connect", PARTY_VBUS_DROPOUT | PARTY_HOST_NO_ENUM },
-	{ "bc12.aca.a_no_pullup", PARTY_VBUS_DROPOUT },
+	{ "bc12.aca.b_no_connect", PARTY_VBUS_DROPOUT | HANDLING_LATE_CONTACT },
+	{ "bc12.aca.c_connect", PARTY_VBUS_DROPOUT | PARTY_HOST_NO_ENUM | HANDLING_LATE_CONTACT },
+	{ "bc12.aca.a_no_pullup", PARTY_VBUS_DROPOUT | HANDLING_LATE_CONTACT },
 	/* The OTG rules (the device supplies VBUS itself) and the back-feed
 	 * rule are excused by nothing: the back-feed rule judges only while
 	 * VBUS is supplied and measured valid, whoever dropped it. */
@@ -497,8 +503,9 @@ struct dpg {
 	double dp_thr;
 	bn_time_us grace_us;
 	struct vvalid vv;
-	struct lexc hi;
-	long n_judged;
+	struct lexc hi;          /* windows whose lines touched in time */
+	struct lexc hi_late;     /* windows with a late contact (excused, see aca_excuses) */
+	long n_judged, n_late;
 	bn_time_us j0, j1;
 	double max_dp;
 	int long_windows;        /* valid windows that outlasted the grace */
@@ -509,6 +516,10 @@ struct dpg {
 	 * VBUS valid and contact (a slow plug delays detection). */
 	bool contact_known, contact;
 	bn_time_us t_contact;
+	bn_time_us late_us;      /* TDCD_TIMEOUT min */
+	bool win_contact_seen, win_late;
+	int late_windows;
+	bn_time_us first_late_us; /* VBUS valid to contact, in the first late window */
 };
 
 static void dpg_begin(struct dpg *d, const struct bn_check_ctx *ctx, const char *rule, double dp_thr)
@@ -519,6 +530,8 @@ static void dpg_begin(struct dpg *d, const struct bn_check_ctx *ctx, const char 
 	d->grace_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSVLD_CON_PWD"));
 	vv_init(&d->vv, ctx, rule);
 	lexc_init(&d->hi);
+	lexc_init(&d->hi_late);
+	d->late_us = bn_time_from_s(bn_limits_min(ctx->lim, "TDCD_TIMEOUT"));
 	d->max_dp = -INFINITY;
 	d->gnd_unknown = ground_unknown(ctx, BN_CH_DP) || ground_unknown(ctx, BN_CH_VBUS);
 	d->contact_known = ctx->events & BN_CEV_BIT(BN_CEV_DATA_CONTACT);
@@ -533,6 +546,18 @@ static bn_time_us dpg_grace_end(const struct dpg *d)
 	return t0 + d->grace_us;
 }
 
+/* The first contact of a window: late if later than TDCD_TIMEOUT min
+ * after VBUS valid and the rule's row excuses that. */
+static void dpg_contact_seen(struct dpg *d, bn_time_us t)
+{
+	d->win_contact_seen = true;
+	if (t - d->vv.t_from > d->late_us && aca_excused(d->rule, HANDLING_LATE_CONTACT)) {
+		d->win_late = true;
+		if (!d->late_windows++)
+			d->first_late_us = t - d->vv.t_from;
+	}
+}
+
 static void dpg_event(struct dpg *d, const struct bn_cev *ev)
 {
 	vv_event(&d->vv, ev);
@@ -541,9 +566,12 @@ static void dpg_event(struct dpg *d, const struct bn_cev *ev)
 	if (ev->num > 0.5 && !d->contact) {
 		d->contact = true;
 		d->t_contact = ev->t_us;
+		if (d->vv.p.state && !d->win_contact_seen)
+			dpg_contact_seen(d, ev->t_us);
 	} else if (ev->num <= 0.5 && d->contact) {
 		d->contact = false;
 		lexc_close(&d->hi, ev->t_us);
+		lexc_close(&d->hi_late, ev->t_us);
 	}
 }
 
@@ -557,19 +585,23 @@ static void dpg_judge(struct dpg *d, const bn_time_us *t, long a, long b, double
 	k = bn_first_at(t, a, b, dpg_grace_end(d));
 	if (k >= b)
 		return;
-	if (!d->n_judged)
+	if (!d->n_judged && !d->n_late)
 		d->j0 = t[k];
-	d->n_judged += b - k;
+	if (d->win_late)
+		d->n_late += b - k;
+	else
+		d->n_judged += b - k;
 	d->j1 = t[b - 1];
 	d->max_dp = fmax(d->max_dp, dp);
-	lexc_feed(&d->hi, dp > d->dp_thr, dp, t + k, b - k);
+	lexc_feed(d->win_late ? &d->hi_late : &d->hi, dp > d->dp_thr, dp, t + k, b - k);
 }
 
 static void dpg_close(struct dpg *d, bn_time_us t)
 {
-	if (t > dpg_grace_end(d))
+	if (t > dpg_grace_end(d) && !d->win_late)
 		d->long_windows++;
 	lexc_close(&d->hi, t);
+	lexc_close(&d->hi_late, t);
 }
 
 static void dpg_run(struct dpg *d, const bn_time_us *t, long n, const struct bn_sample *s)
@@ -586,10 +618,17 @@ static void dpg_run(struct dpg *d, const bn_time_us *t, long n, const struct bn_
 		return;
 	}
 	dpg_judge(d, t, 0, j, dp, !d->vv.p.state);
-	if (opened)
+	if (opened) {
 		d->excused_rearm |= d->vv.rearmed;
-	else
+		if (d->vv.t_from == d->vv.t_valid) {
+			/* a new attach: its contact is judged afresh */
+			d->win_late = d->win_contact_seen = false;
+			if (d->contact || !d->contact_known)
+				d->win_contact_seen = true;
+		}
+	} else {
 		dpg_close(d, d->vv.t_lost);
+	}
 	dpg_judge(d, t, j, n, dp, d->vv.p.state);
 }
 
@@ -611,7 +650,7 @@ static bool dpg_unjudged(const struct dpg *d, struct bn_result *res)
 		vv_never_valid(&d->vv, res);
 		return true;
 	}
-	if (!d->n_judged) {
+	if (!d->n_judged && !d->n_late) {
 		bn_result_inconclusive(res,
 				       "VBUS was never valid with the data lines in contact for longer "
 				       "than the detection grace (TSVLD_CON_PWD max, %.0f ms); no D+ "
@@ -622,15 +661,34 @@ static bool dpg_unjudged(const struct dpg *d, struct bn_result *res)
 	return false;
 }
 
+static void dpg_late_inconclusive(const struct dpg *d, struct bn_result *res, const char *what)
+{
+	bn_result_inconclusive(res,
+			       "%s after a slow plug: the data lines touched %.0f ms after VBUS valid, "
+			       "later than TDCD_TIMEOUT min (%.0f ms), so the device may rightly have "
+			       "classified the port without them (the handling's doing); not judged",
+			       what, bn_time_to_ms(d->first_late_us), bn_time_to_ms(d->late_us));
+}
+
 /* Judge the longest D+ excursion against max_s: the time with the U of
  * its two edges; a fail also needs the excursion's mean level past the
  * threshold by more than its own U. Returns the verdict. */
 static enum bn_verdict dpg_judge_longest(const struct dpg *d, struct bn_result *res, double max_s)
 {
 	double longest_s = d->hi.longest > 0 ? bn_time_to_s(d->hi.longest) : 0.0;
+	double late_s = d->hi_late.longest > 0 ? bn_time_to_s(d->hi_late.longest) : 0.0;
 	double u_t = u_span(d->ctx, BN_CH_DP, BN_CH_DP);
 
+	if (!d->n_judged)
+		longest_s = late_s; /* only late windows: a pass stands, a fail is excused below */
 	bn_result_judge_u(res, longest_s, u_t, NAN, max_s, "s");
+	if (d->late_windows)
+		bn_result_figure(res, "late_contact_windows", d->late_windows, "");
+	if ((!d->n_judged && res->verdict != BN_VERDICT_PASS) ||
+	    (res->verdict == BN_VERDICT_PASS && late_s > max_s - u_t)) {
+		dpg_late_inconclusive(d, res, "D+ was held high");
+		return res->verdict;
+	}
 	bn_result_figure(res, "max_dp", d->max_dp, "V");
 	bn_result_figure(res, "dp_excursions", d->hi.count, "");
 	if (res->verdict == BN_VERDICT_FAIL && d->hi.longest_n > 0) {
@@ -765,7 +823,7 @@ static const struct bn_rule rule_b_no_connect = {
 
 struct c_priv {
 	const struct bn_check_ctx *ctx;
-	bn_time_us tcon_us;
+	bn_time_us tcon_us, tdcd_us; /* TSVLD_CON_PWD max, TDCD_TIMEOUT min */
 	double up_v, maybe_v;    /* VLGC_HI min, VLGC min */
 	struct vvalid vv;
 	struct lexc up, maybe;   /* D+ above up_v; above maybe_v */
@@ -792,7 +850,7 @@ struct c_priv {
 	bn_time_us t_never_maybe;
 	double t_enum_s;
 	bool start_late;         /* a window valid from the capture's start with no pull-up in time */
-	bn_time_us late_us, late_t0;
+	bn_time_us start_late_us, start_late_t0;
 };
 
 static void c_begin(void *priv, const struct bn_check_ctx *ctx)
@@ -801,6 +859,7 @@ static void c_begin(void *priv, const struct bn_check_ctx *ctx)
 
 	p->ctx = ctx;
 	p->tcon_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSVLD_CON_PWD"));
+	p->tdcd_us = bn_time_from_s(bn_limits_min(ctx->lim, "TDCD_TIMEOUT"));
 	p->up_v = bn_limits_min(ctx->lim, "VLGC_HI");
 	p->maybe_v = bn_limits_min(ctx->lim, "VLGC");
 	vv_init(&p->vv, ctx, C_RULE_ID);
@@ -839,9 +898,12 @@ static void c_close(struct c_priv *p, bn_time_us t)
 	lexc_close(&p->maybe, t);
 	if (p->connected && p->t_conn >= t)
 		p->connected = false; /* the pull-up came after VBUS was lost */
-	if (p->contact_known && t - t0 > p->tcon_us &&
-	    (p->win_contact == BN_TIME_NEVER || p->win_contact - t0 > p->tcon_us)) {
-		/* the handling left no time: the lines touched too late */
+	if (p->contact_known && aca_excused(C_RULE_ID, HANDLING_LATE_CONTACT) &&
+	    (p->win_contact == BN_TIME_NEVER || p->win_contact - t0 > p->tdcd_us) &&
+	    !(p->connected && p->t_conn - t0 <= p->tcon_us) && (p->connected || t - t0 > p->tcon_us)) {
+		/* A slow plug: the device may have classified the port on
+		 * open lines; unless it connected in time anyway, the
+		 * handling decided what it did. */
 		if (!p->late_contacts++)
 			p->late_contact_us = p->win_contact == BN_TIME_NEVER ? -1 : p->win_contact - t0;
 		return;
@@ -854,8 +916,8 @@ static void c_close(struct c_priv *p, bn_time_us t)
 
 		if (d > p->tcon_us && (!p->maybe_up || p->t_maybe - t0 > p->tcon_us)) {
 			p->start_late = true;
-			p->late_us = d;
-			p->late_t0 = t0;
+			p->start_late_us = d;
+			p->start_late_t0 = t0;
 		} else {
 			p->start_windows++;
 		}
@@ -999,23 +1061,27 @@ static void c_end(void *priv, bn_time_us t_end, struct bn_result *res)
 	}
 	if (p->start_late) {
 		/* known late: it had at least this long */
-		bn_result_judge_u(res, bn_time_to_s(p->late_us), u_span(p->ctx, BN_CH_DP, BN_CH_DP), NAN,
+		bn_result_judge_u(res, bn_time_to_s(p->start_late_us), u_span(p->ctx, BN_CH_DP, BN_CH_DP), NAN,
 				  bn_time_to_s(p->tcon_us), "s");
-		bn_result_window(res, p->late_t0, p->late_t0 + p->late_us);
+		bn_result_window(res, p->start_late_t0, p->start_late_t0 + p->start_late_us);
 		if (res->verdict == BN_VERDICT_FAIL)
 			bn_result_fail(res,
 				       "no D+ pull-up in the %.3f s from the capture's start (VBUS was "
 				       "already valid): later than TSVLD_CON_PWD max (%.0f ms)",
-				       bn_time_to_s(p->late_us), bn_time_to_ms(p->tcon_us));
+				       bn_time_to_s(p->start_late_us), bn_time_to_ms(p->tcon_us));
 		return;
 	}
 	if (!p->judged) {
-		if (p->late_contacts)
+		if (p->late_contacts && p->late_contact_us < 0)
+			bn_result_inconclusive(res, "the data lines never touched while VBUS was valid (the "
+						    "plug's handling): no connect to judge");
+		else if (p->late_contacts)
 			bn_result_inconclusive(res,
-					       "the data lines touched %s after VBUS valid, later than "
-					       "TSVLD_CON_PWD max (%.0f ms): the plug's handling left the "
-					       "device no time to connect; not judged",
-					       p->late_contact_us < 0 ? "never" : "only", bn_time_to_ms(p->tcon_us));
+					       "the data lines touched %.0f ms after VBUS valid, later than "
+					       "TDCD_TIMEOUT min (%.0f ms): after a slow plug the device may "
+					       "rightly have classified the port without them (the handling's "
+					       "doing); not judged",
+					       bn_time_to_ms(p->late_contact_us), bn_time_to_ms(p->tdcd_us));
 		else if (p->start_windows)
 			bn_result_inconclusive(res, "VBUS was already valid at the capture's start: when it "
 						    "became valid, so the connect time, is unknown");
@@ -1124,7 +1190,7 @@ struct a_priv {
 	bn_time_us glitch_us;
 	bool periph, any_periph;
 	bn_time_us t_periph_first;
-	int missing;
+	int missing, missing_late;
 	bn_time_us m0, m1;
 };
 
@@ -1140,9 +1206,13 @@ static void a_window_closed(struct a_priv *p, bn_time_us t)
 {
 	struct dpg *d = &p->d;
 
-	if (t > dpg_grace_end(d) && !p->periph && !p->missing++) {
-		p->m0 = d->vv.t_from;
-		p->m1 = t;
+	if (t > dpg_grace_end(d) && !p->periph) {
+		if (d->win_late) {
+			p->missing_late++;
+		} else if (!p->missing++) {
+			p->m0 = d->vv.t_from;
+			p->m1 = t;
+		}
 	}
 	p->periph = false;
 }
@@ -1204,6 +1274,10 @@ static void a_end(void *priv, bn_time_us t_end, struct bn_result *res)
 	if (res->verdict != BN_VERDICT_PASS)
 		return;
 	bn_result_window(res, d->j0, d->j1);
+	if (!p->missing && p->missing_late) {
+		dpg_late_inconclusive(d, res, "no accessory enumerated");
+		return;
+	}
 	if (p->missing) {
 		bn_result_fail(res,
 			       "the device never enumerated the accessory (no peripheral event) in %d "

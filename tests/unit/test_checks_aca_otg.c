@@ -54,6 +54,15 @@ static struct bn_result run_real(enum bn_port_type port, const struct stream *st
 		assert_reason_has(r, "within measurement uncertainty");                       \
 	} while (0)
 
+/* The figure name of a result, NAN if absent. */
+static double figure(const struct bn_result *r, const char *name)
+{
+	for (int i = 0; i < r->n_figures; i++)
+		if (!strcmp(r->figures[i].name, name))
+			return r->figures[i].value;
+	return NAN;
+}
+
 /* A clean pass: not inconclusive, with a U, and a margin beyond it. */
 #define assert_clean_pass(r)                                                                  \
 	do {                                                                                  \
@@ -201,7 +210,30 @@ static void test_checks_aca_otg__b_no_connect_pass_charger_dropout(void **state)
 
 	(void)state;
 	assert_clean_pass(r);
-	assert_true(r.n_figures > 0);
+	assert_near(figure(&r, "vbus_dropouts"), 1, 0);
+}
+
+/* A slow plug: the lines touch 1.5 s after VBUS; the device's DCD timed
+ * out, it read no ID, took the ACA for an SDP and pulled D+ up (as
+ * BC-1.2 allows on open lines). The handling's doing, not the device's. */
+static const struct seg b_slow_segs[] = {
+	{ 0, 3000, BN_CH_VBUS, 5.0 },
+	{ 0, 600, BN_CH_DP, 3.3 },
+	{ 650, 3000, BN_CH_DP, 3.3 },
+};
+static const struct ev b_slow_evs[] = {
+	{ 0, BN_CEV_VBUS_ON, 0, 0 },
+	{ 1500, BN_CEV_DATA_CONTACT, 0, 1.0 },
+	{ 3000, BN_CEV_VBUS_OFF, 0, 0 },
+};
+
+static void test_checks_aca_otg__b_no_connect_inconclusive_slow_plug(void **state)
+{
+	struct bn_result r = run_real(BN_PORT_ACA_B, &STREAM(b_slow_segs, b_slow_evs, 3200), "bc12.aca.b_no_connect");
+
+	(void)state;
+	assert_verdict(r, BN_VERDICT_INCONCLUSIVE);
+	assert_reason_has(r, "slow plug");
 }
 
 /* A 0-3.3 V logic line mapped as VBUS: never a supplied VBUS. */
@@ -453,6 +485,7 @@ static void test_checks_aca_otg__c_connect_pass_charger_dropout(void **state)
 	(void)state;
 	assert_clean_pass(r);
 	assert_near(r.measured, 0.018, 2e-4);
+	assert_near(figure(&r, "vbus_dropouts"), 1, 0);
 }
 
 /* A slow plug: the data lines touch 1.5 s after VBUS, later than the
@@ -628,6 +661,17 @@ static void test_checks_aca_otg__a_no_pullup_pass_charger_dropout(void **state)
 
 	(void)state;
 	assert_clean_pass(r);
+	assert_near(figure(&r, "vbus_dropouts"), 1, 0);
+}
+
+/* A slow plug on ACA-A: taken for an SDP, pulled up, no accessory. */
+static void test_checks_aca_otg__a_no_pullup_inconclusive_slow_plug(void **state)
+{
+	struct bn_result r = run_real(BN_PORT_ACA_A, &STREAM(b_slow_segs, b_slow_evs, 3200), "bc12.aca.a_no_pullup");
+
+	(void)state;
+	assert_verdict(r, BN_VERDICT_INCONCLUSIVE);
+	assert_reason_has(r, "slow plug");
 }
 
 static void test_checks_aca_otg__a_no_pullup_inconclusive_low_rate(void **state)
@@ -1105,6 +1149,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_aca_otg__b_no_connect_inconclusive_borderline_pulse),
 		cmocka_unit_test(test_checks_aca_otg__b_no_connect_inconclusive_borderline_level),
 		cmocka_unit_test(test_checks_aca_otg__b_no_connect_pass_charger_dropout),
+		cmocka_unit_test(test_checks_aca_otg__b_no_connect_inconclusive_slow_plug),
 		cmocka_unit_test(test_checks_aca_otg__b_no_connect_inconclusive_wrong_map),
 		cmocka_unit_test(test_checks_aca_otg__b_no_connect_fail_connect_event),
 		cmocka_unit_test(test_checks_aca_otg__b_no_connect_inconclusive_no_dp),
@@ -1129,6 +1174,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_aca_otg__a_no_pullup_inconclusive_borderline),
 		cmocka_unit_test(test_checks_aca_otg__a_no_pullup_fail_no_peripheral),
 		cmocka_unit_test(test_checks_aca_otg__a_no_pullup_pass_charger_dropout),
+		cmocka_unit_test(test_checks_aca_otg__a_no_pullup_inconclusive_slow_plug),
 		cmocka_unit_test(test_checks_aca_otg__a_no_pullup_inconclusive_low_rate),
 		cmocka_unit_test(test_checks_aca_otg__a_no_pullup_inconclusive_no_peripheral_events),
 		cmocka_unit_test(test_checks_aca_otg__sources_vbus_pass),
