@@ -1691,10 +1691,15 @@ static const struct bn_rule rule_otg_vbus_output = {
  * sources) is judged as 10 ms means, stepped by 1 ms: a suspended
  * device's leakage is within ISUSP, and below -ISUSP max the device pushes
  * current into the supply. Measured: the lowest 10 ms mean, against
- * -ISUSP max as a minimum, with the U of a mean of that many samples. */
+ * -ISUSP max as a minimum, with the U of a mean of that many samples.
+ * Who supplies VBUS depends on the port: on the OTG port the VBUS is the
+ * device's own (a replay that infers VBUS on from VBUS rising would take
+ * it for the port's), so the rule reads the port and cannot judge when it
+ * is unknown. */
 
 struct bf_priv {
 	const struct bn_check_ctx *ctx;
+	bool port_sources;       /* the port ever supplies VBUS (not the OTG port) */
 	double lim;
 	bool on, any_on;
 	struct vvalid vv;
@@ -1709,6 +1714,7 @@ static void bf_begin(void *priv, const struct bn_check_ctx *ctx)
 	struct bf_priv *p = priv;
 
 	p->ctx = ctx;
+	p->port_sources = ctx->port != BN_PORT_OTG;
 	p->lim = -bn_limits_max(ctx->lim, "ISUSP");
 	vv_init(&p->vv, ctx, "bc12.otg.no_backfeed");
 	wm_init(&p->wm, BF_BLOCK_US, BF_BLOCKS);
@@ -1772,6 +1778,11 @@ static void bf_end(void *priv, bn_time_us t_end, struct bn_result *res)
 	double v;
 
 	(void)t_end;
+	if (!p->port_sources) {
+		bn_result_inconclusive(res, "the OTG port never supplies VBUS: any VBUS on it is the "
+					    "device's own");
+		return;
+	}
 	if (!p->any_on) {
 		bn_result_inconclusive(res, "VBUS was never supplied from outside in this run");
 		return;
@@ -1819,6 +1830,7 @@ static const struct bn_rule rule_otg_no_backfeed = {
 	.needs_channels = (1u << BN_CH_IBUS) | (1u << BN_CH_VBUS),
 	.needs_events = BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF),
 	.min_rate_hz = ACA_OTG_MIN_RATE_HZ,
+	.uses_port = true,
 	.priv_size = sizeof(struct bf_priv),
 	.begin = bf_begin,
 	.sample = bf_sample,

@@ -1087,6 +1087,37 @@ static void test_checks_aca_otg__no_backfeed_inconclusive_never_supplied(void **
 	assert_verdict(r, BN_VERDICT_INCONCLUSIVE);
 }
 
+/* A bare replay of an OTG capture infers VBUS on from the device's own
+ * VBUS rising: on the OTG port that is no supplied VBUS, never a fail. */
+static const struct seg bf_otg_segs[] = {
+	{ 20, 1000, BN_CH_VBUS, 4.9 },
+	{ 500, 1000, BN_CH_IBUS, -0.5 },
+};
+static const struct ev bf_otg_evs[] = {
+	{ 20, BN_CEV_VBUS_ON, 0, 0 },
+	{ 1000, BN_CEV_VBUS_OFF, 0, 0 },
+};
+
+static void test_checks_aca_otg__no_backfeed_inconclusive_own_vbus_on_otg(void **state)
+{
+	struct bn_result r = run_real(BN_PORT_OTG, &STREAM(bf_otg_segs, bf_otg_evs, 1100), "bc12.otg.no_backfeed");
+
+	(void)state;
+	assert_verdict(r, BN_VERDICT_INCONCLUSIVE);
+	assert_reason_has(r, "device's own");
+}
+
+static void test_checks_aca_otg__no_backfeed_inconclusive_port_unknown(void **state)
+{
+	struct bn_check_ctx ctx = real_ctx(BN_PORT_SDP);
+	struct bn_result r;
+
+	(void)state;
+	ctx.port_unknown = true;
+	r = run(&ctx, &STREAM(bf_otg_segs, bf_otg_evs, 1100), "bc12.otg.no_backfeed");
+	assert_verdict(r, BN_VERDICT_INCONCLUSIVE);
+}
+
 /* ---- hold() ends where sample() by sample does ---- */
 
 static void same_result(const struct bn_result *a, const struct bn_result *b)
@@ -1203,6 +1234,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_aca_otg__no_backfeed_inconclusive_no_ibus),
 		cmocka_unit_test(test_checks_aca_otg__no_backfeed_inconclusive_no_vbus_events),
 		cmocka_unit_test(test_checks_aca_otg__no_backfeed_inconclusive_never_supplied),
+		cmocka_unit_test(test_checks_aca_otg__no_backfeed_inconclusive_own_vbus_on_otg),
+		cmocka_unit_test(test_checks_aca_otg__no_backfeed_inconclusive_port_unknown),
 		cmocka_unit_test(test_checks_aca_otg__hold_matches_samples),
 	};
 
