@@ -251,6 +251,38 @@ static void test_checks_aca_otg__b_no_connect_inconclusive_wrong_map(void **stat
 	assert_reason_has(r, "wrong channel map");
 }
 
+/* The device's ground 0.375 V above the port's (CP 6.14): its D+ at 0 V
+ * in its own ground reads 0.375 V on a port-ground channel, above
+ * VDAT_REF min, yet the device does not drive it. */
+static const struct seg b_gnd_segs[] = {
+	{ 0, 3000, BN_CH_VBUS, 5.375 },
+	{ 0, 600, BN_CH_DP, 3.375 },
+	{ 600, 3000, BN_CH_DP, 0.375 },
+};
+
+static void test_checks_aca_otg__b_no_connect_pass_ground_offset(void **state)
+{
+	struct bn_check_ctx ctx = real_ctx(BN_PORT_ACA_B);
+	struct bn_result r;
+
+	(void)state;
+	ctx.gnd_offset_v = 0.375;
+	r = run(&ctx, &STREAM(b_gnd_segs, b_evs, 3200), "bc12.aca.b_no_connect");
+	assert_clean_pass(r);
+}
+
+static void test_checks_aca_otg__b_no_connect_inconclusive_ground_unknown(void **state)
+{
+	struct bn_check_ctx ctx = real_ctx(BN_PORT_ACA_B);
+	struct bn_result r;
+
+	(void)state;
+	ctx.gnd_offset_v = NAN;
+	r = run(&ctx, &STREAM(b_gnd_segs, b_evs, 3200), "bc12.aca.b_no_connect");
+	assert_verdict(r, BN_VERDICT_INCONCLUSIVE);
+	assert_reason_has(r, "ground");
+}
+
 static const struct ev b_connect_evs[] = {
 	{ 0, BN_CEV_VBUS_ON, 0, 0 },
 	{ 5, BN_CEV_DATA_CONTACT, 0, 1.0 },
@@ -1182,6 +1214,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_aca_otg__b_no_connect_pass_charger_dropout),
 		cmocka_unit_test(test_checks_aca_otg__b_no_connect_inconclusive_slow_plug),
 		cmocka_unit_test(test_checks_aca_otg__b_no_connect_inconclusive_wrong_map),
+		cmocka_unit_test(test_checks_aca_otg__b_no_connect_pass_ground_offset),
+		cmocka_unit_test(test_checks_aca_otg__b_no_connect_inconclusive_ground_unknown),
 		cmocka_unit_test(test_checks_aca_otg__b_no_connect_fail_connect_event),
 		cmocka_unit_test(test_checks_aca_otg__b_no_connect_inconclusive_no_dp),
 		cmocka_unit_test(test_checks_aca_otg__b_no_connect_inconclusive_no_vbus),
