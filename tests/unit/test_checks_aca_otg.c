@@ -229,7 +229,8 @@ static const struct ev b_slow_evs[] = {
 
 static void test_checks_aca_otg__b_no_connect_inconclusive_slow_plug(void **state)
 {
-	struct bn_result r = run_real(BN_PORT_ACA_B, &STREAM(b_slow_segs, b_slow_evs, 3200), "bc12.aca.b_no_connect");
+	struct bn_result r =
+		run_real(BN_PORT_ACA_B, &STREAM(b_slow_segs, b_slow_evs, 3200), "bc12.aca.b_no_connect");
 
 	(void)state;
 	assert_verdict(r, BN_VERDICT_INCONCLUSIVE);
@@ -336,7 +337,8 @@ static const struct ev b_short_evs[] = {
 
 static void test_checks_aca_otg__b_no_connect_inconclusive_short_attach(void **state)
 {
-	struct bn_result r = run_real(BN_PORT_ACA_B, &STREAM(b_short_segs, b_short_evs, 1500), "bc12.aca.b_no_connect");
+	struct bn_result r =
+		run_real(BN_PORT_ACA_B, &STREAM(b_short_segs, b_short_evs, 1500), "bc12.aca.b_no_connect");
 
 	(void)state;
 	assert_verdict(r, BN_VERDICT_INCONCLUSIVE);
@@ -1174,7 +1176,8 @@ static void test_checks_aca_otg__hold_matches_samples(void **state)
 		int n_evs;
 		double end_ms;
 	} cases[] = {
-#define CASE(p, id, s, e, end) { p, id, s, (int)(sizeof(s) / sizeof(s[0])), e, (int)(sizeof(e) / sizeof(e[0])), end }
+#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define CASE(p, id, s, e, end) { p, id, s, N_OF(s), e, N_OF(e), end }
 		CASE(BN_PORT_ACA_B, "bc12.aca.b_no_connect", b_dropout_segs, b_dropout_evs, 5200),
 		CASE(BN_PORT_ACA_B, "bc12.aca.b_no_connect", b_pullup_segs, b_evs, 3200),
 		CASE(BN_PORT_ACA_C, "bc12.aca.c_connect", c_dropout_segs, c_dropout_evs, 5200),
@@ -1185,6 +1188,7 @@ static void test_checks_aca_otg__hold_matches_samples(void **state)
 		CASE(BN_PORT_ACA_A, "bc12.otg.no_backfeed", bf_bad_segs, bf_evs, 3200),
 		CASE(BN_PORT_SDP, "bc12.otg.no_backfeed", bf_dropout_segs, bf_evs, 3200),
 #undef CASE
+#undef N_OF
 	};
 
 	(void)state;
