@@ -1,7 +1,13 @@
 /* Task 2: the USB configurations the device advertises (bMaxPower), as
  * the bench read them before the run (bn_check_ctx.config_*). These
  * rules need neither samples nor events; they apply where a host reads
- * the descriptors: an SDP, a CDP, an ACA-C. */
+ * the descriptors: an SDP, a CDP, an ACA-C.
+ *
+ * What they judge is declared, not measured: bMaxPower is an exact
+ * number in the descriptor (in 2 mA units), so its uncertainty is 0. The
+ * verdicts still go through bn_result_judge_u with U = 0, so that every
+ * result carries its U and says where it came from (the persistence
+ * text); a bMaxPower exactly at the limit passes, as the limit allows. */
 #include <math.h>
 #include <stdio.h>
 
@@ -9,6 +15,9 @@
 #include "checks/rules.h"
 
 #define ADV_PORTS (BN_PORT_BIT(BN_PORT_SDP) | BN_PORT_BIT(BN_PORT_CDP) | BN_PORT_BIT(BN_PORT_ACA_C))
+
+/* Said in every result of these rules. */
+#define ADV_PERSISTENCE "none: bMaxPower as the descriptors declare it, an exact value (U = 0)"
 
 struct adv_priv {
 	bool known;
@@ -78,7 +87,7 @@ static void max_power_end(void *priv, bn_time_us t_end, struct bn_result *res)
 	if (!adv_ready(p, res))
 		return;
 	k = adv_extreme(p, true);
-	bn_result_judge(res, p->max_power_a[k], NAN, p->icfg_max, "A");
+	bn_result_judge_u(res, p->max_power_a[k], 0.0, NAN, p->icfg_max, "A");
 	bn_result_window(res, p->t0, p->t0);
 	bn_result_figure(res, "configurations", p->n, "");
 	if (res->verdict == BN_VERDICT_FAIL)
@@ -93,6 +102,7 @@ static const struct bn_rule rule_max_power = {
 	.title = "every advertised configuration's bMaxPower is within ICFG_MAX",
 	.clause = "CP 6.8",
 	.limit = "ICFG_MAX",
+	.persistence = ADV_PERSISTENCE,
 	.ports = ADV_PORTS,
 	.priv_size = sizeof(struct adv_priv),
 	.begin = adv_begin,
@@ -114,7 +124,7 @@ static void low_power_end(void *priv, bn_time_us t_end, struct bn_result *res)
 	if (!adv_ready(p, res))
 		return;
 	k = adv_extreme(p, false);
-	bn_result_judge(res, p->max_power_a[k], NAN, p->iunit, "A");
+	bn_result_judge_u(res, p->max_power_a[k], 0.0, NAN, p->iunit, "A");
 	bn_result_window(res, p->t0, p->t0);
 	if (res->verdict == BN_VERDICT_FAIL) {
 		res->warning = true;
@@ -130,8 +140,9 @@ static const struct bn_rule rule_low_power_config = {
 	.id = "bc12.adv.low_power_config",
 	.task = BN_TASK_ADVERTISE,
 	.title = "a battery-powered device also offers a configuration within IUNIT (warning)",
-	.clause = "advisory (no CP test; USB 2.0 unit load)",
+	.clause = "advisory (no CP test)",
 	.limit = "IUNIT",
+	.persistence = ADV_PERSISTENCE,
 	.ports = ADV_PORTS,
 	.needs_decl = BN_DECL_BATTERY,
 	.priv_size = sizeof(struct adv_priv),

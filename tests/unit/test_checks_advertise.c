@@ -1,8 +1,12 @@
 /* The advertised-configuration rules (bench/checks/advertise.c) over
  * explicit configuration tables: for each rule a table that passes, one
  * that fails, and one with the input removed (configurations unknown, or
- * none advertised) that must be inconclusive, never pass. Limits come from
- * $BN_SRCDIR/profiles/limits/bc12.json (default ./). */
+ * none advertised) that must be inconclusive, never pass. What they judge
+ * is declared (bMaxPower), an exact value: every result carries U = 0 and
+ * says so, a realistic measurement of the stream changes nothing, and a
+ * value at the limit passes while the next bMaxPower step (2 mA) fails:
+ * these rules have no "within measurement uncertainty" band. Limits come
+ * from $BN_SRCDIR/profiles/limits/bc12.json (default ./). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,10 +38,13 @@ struct cfg_table {
 	double max_power_a[8];
 };
 
-static struct bn_result run_cfgs(const struct cfg_table *t, bool known, unsigned decl,
-				 enum bn_port_type port, const char *id)
+static struct bn_result run_cfgs_in(const struct cfg_table *t, bool known, unsigned decl,
+				    enum bn_port_type port, const char *id, const char *conditions)
 {
 	struct bn_check_ctx ctx = base_ctx(port);
+
+	if (conditions)
+		bn_test_ctx_conditions(&ctx, conditions);
 
 	ctx.configs_known = known;
 	ctx.decl = decl;
@@ -49,6 +56,22 @@ static struct bn_result run_cfgs(const struct cfg_table *t, bool known, unsigned
 	return run(&ctx, &STREAM(sdp_segs, sdp_evs, 600), id);
 }
 
+/* Under the realistic measurement, which these rules do not depend on. */
+static struct bn_result run_cfgs(const struct cfg_table *t, bool known, unsigned decl,
+				 enum bn_port_type port, const char *id)
+{
+	return run_cfgs_in(t, known, decl, port, id, "realistic");
+}
+
+/* An exact value: U = 0, said in the result. */
+#define assert_exact(r)                                                                       \
+	do {                                                                                  \
+		assert_true((r).has_u);                                                       \
+		assert_true((r).u == 0.0);                                                    \
+		assert_non_null(strstr((r).persistence, "U = 0"));                            \
+		assert_null(strstr((r).reason, "within measurement uncertainty"));           \
+	} while (0)
+
 #define BATT (BN_DECL_BATTERY | BN_DECL_SECONDARY)
 
 static const struct cfg_table ref_cfgs = { 2, { 1, 2 }, { 0.5, 0.1 } };
@@ -56,6 +79,9 @@ static const struct cfg_table high_cfgs = { 2, { 1, 2 }, { 0.9, 0.1 } };
 static const struct cfg_table only_high_cfgs = { 2, { 1, 2 }, { 0.5, 0.5 } };
 static const struct cfg_table one_low_cfg = { 1, { 1 }, { 0.1 } };
 static const struct cfg_table no_cfgs = { 0, { 0 }, { 0 } };
+/* At ICFG_MAX and IUNIT exactly, and one bMaxPower step (2 mA) above. */
+static const struct cfg_table at_limit_cfgs = { 2, { 1, 2 }, { 0.5, 0.1 } };
+static const struct cfg_table step_over_cfgs = { 2, { 1, 2 }, { 0.502, 0.102 } };
 
 /* ---- bc12.adv.max_power ---- */
 
@@ -65,6 +91,7 @@ static void test_checks_advertise__max_power_pass(void **state)
 
 	(void)state;
 	assert_verdict(r, BN_VERDICT_PASS);
+	assert_exact(r);
 	assert_true(fabs(r.measured - 0.5) < 1e-12);
 	assert_string_equal(r.unit, "A");
 	assert_true(fabs(r.limit_max - bn_limits_max(&bn_test_lim, "ICFG_MAX")) < 1e-12);
@@ -76,9 +103,35 @@ static void test_checks_advertise__max_power_fail(void **state)
 
 	(void)state;
 	assert_verdict(r, BN_VERDICT_FAIL);
+	assert_exact(r);
 	assert_false(r.warning);
 	assert_true(fabs(r.measured - 0.9) < 1e-12);
 	assert_non_null(strstr(r.reason, "configuration 1"));
+}
+
+/* The borderline of an exact value: at the limit passes, a step over fails. */
+static void test_checks_advertise__max_power_at_limit_passes_step_over_fails(void **state)
+{
+	struct bn_result at = run_cfgs(&at_limit_cfgs, true, BATT, BN_PORT_SDP, "bc12.adv.max_power");
+	struct bn_result over = run_cfgs(&step_over_cfgs, true, BATT, BN_PORT_SDP, "bc12.adv.max_power");
+
+	(void)state;
+	assert_verdict(at, BN_VERDICT_PASS);
+	assert_exact(at);
+	assert_true(at.margin == 0.0);
+	assert_verdict(over, BN_VERDICT_FAIL);
+	assert_exact(over);
+}
+
+static void test_checks_advertise__max_power_same_ideal_and_realistic(void **state)
+{
+	struct bn_result id = run_cfgs_in(&high_cfgs, true, BATT, BN_PORT_CDP, "bc12.adv.max_power", NULL);
+	struct bn_result re = run_cfgs(&high_cfgs, true, BATT, BN_PORT_CDP, "bc12.adv.max_power");
+
+	(void)state;
+	assert_int_equal(id.verdict, re.verdict);
+	assert_true(id.measured == re.measured);
+	assert_true(id.u == re.u);
 }
 
 static void test_checks_advertise__max_power_inconclusive_unknown(void **state)
@@ -113,8 +166,23 @@ static void test_checks_advertise__low_power_config_pass(void **state)
 
 	(void)state;
 	assert_verdict(r, BN_VERDICT_PASS);
+	assert_exact(r);
 	assert_true(fabs(r.measured - 0.1) < 1e-12);
 	assert_true(fabs(r.limit_max - bn_limits_max(&bn_test_lim, "IUNIT")) < 1e-12);
+}
+
+static void test_checks_advertise__low_power_config_at_limit_passes_step_over_warns(void **state)
+{
+	struct bn_result at = run_cfgs(&at_limit_cfgs, true, BATT, BN_PORT_SDP, "bc12.adv.low_power_config");
+	struct bn_result over =
+		run_cfgs(&step_over_cfgs, true, BATT, BN_PORT_SDP, "bc12.adv.low_power_config");
+
+	(void)state;
+	assert_verdict(at, BN_VERDICT_PASS);
+	assert_exact(at);
+	assert_verdict(over, BN_VERDICT_FAIL);
+	assert_true(over.warning);
+	assert_exact(over);
 }
 
 static void test_checks_advertise__low_power_config_pass_low_only(void **state)
@@ -133,6 +201,7 @@ static void test_checks_advertise__low_power_config_fail_is_warning(void **state
 
 	(void)state;
 	assert_verdict(r, BN_VERDICT_FAIL);
+	assert_exact(r);
 	assert_true(r.warning);
 	assert_true(fabs(r.measured - 0.5) < 1e-12);
 	assert_non_null(strstr(r.reason, "warning"));
@@ -178,10 +247,13 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checks_advertise__max_power_pass),
 		cmocka_unit_test(test_checks_advertise__max_power_fail),
+		cmocka_unit_test(test_checks_advertise__max_power_at_limit_passes_step_over_fails),
+		cmocka_unit_test(test_checks_advertise__max_power_same_ideal_and_realistic),
 		cmocka_unit_test(test_checks_advertise__max_power_inconclusive_unknown),
 		cmocka_unit_test(test_checks_advertise__max_power_inconclusive_none),
 		cmocka_unit_test(test_checks_advertise__max_power_skipped_on_dcp),
 		cmocka_unit_test(test_checks_advertise__low_power_config_pass),
+		cmocka_unit_test(test_checks_advertise__low_power_config_at_limit_passes_step_over_warns),
 		cmocka_unit_test(test_checks_advertise__low_power_config_pass_low_only),
 		cmocka_unit_test(test_checks_advertise__low_power_config_fail_is_warning),
 		cmocka_unit_test(test_checks_advertise__low_power_config_warning_does_not_fail_run),
