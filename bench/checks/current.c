@@ -207,9 +207,13 @@ static void blk_to(struct blk *b, bn_time_us t, blk_fn fn, void *user)
 	b->ok = true;
 }
 
+/* A block of one value has that mean (n * v / n need not be v: a draw of
+ * exactly a limit is not above it). */
 static double blk_mean(const struct blk *b, int k)
 {
-	return bn_rsum_total(&b->sum[k]) / (double)b->n;
+	const struct bn_rsum *r = &b->sum[k];
+
+	return r->done == 0 && r->n == b->n ? r->v : bn_rsum_total(r) / (double)b->n;
 }
 
 /* n equal samples of (x0, x1) at t[0..n-1], meeting the condition or not. */
