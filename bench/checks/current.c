@@ -7,19 +7,22 @@
  * bench's vbus_on and vbus_off events; inside it, "VBUS valid" is measured:
  * VBUS above VOTG_SESS_VLD max (where every device sees a session) by more
  * than one sample's U for the level persistence (1 ms, 3 samples), until it
- * is below VBUS_LKG max (VBUS counts as off) by more than U as long. Graces
- * start when VBUS is measured valid, and start again when it comes back
- * after a charger shut down. Memory is fixed: running extremes, a block
+ * is below VBUS_LKG max (VBUS counts as off) by more than U as long with
+ * nothing drawn (a port that still delivers current has folded back, not
+ * shut down). Graces start when VBUS is measured valid, and start again
+ * when it comes back after a charger shut down. Memory is fixed: running extremes, a block
  * being filled, and one sliding average of TVBUS_AVG / 25 bins.
  *
  * An instant bound is judged on blocks: consecutive blocks of the level
  * persistence (1 ms and at least 3 samples: 3 ms at 1 kHz) aligned to VBUS
  * on. A block's mean is the level of the excursion (its U shrinks with the
  * block's samples; offset and gain do not): an excursion of two blocks
- * always counts, one shorter than a block never. "Drawing more than ISUSP"
+ * always counts, one shorter than a block never. The extreme of many
+ * blocks passes with one block's U and fails only beyond the U of the
+ * largest of their noises (judge_extreme). "Drawing more than ISUSP"
  * is decided with its uncertainty: every IBUS sample of the block above
  * ISUSP max by more than one sample's U (2 mA rms of noise on a true 0 A
- * makes such a block about once in 1e9).
+ * passes that in 7e-4 of the samples: a block of 3 once in 3e9).
  *
  * Readings:
  *   idev_chg     the highest block mean of IBUS while VBUS is on is at most
@@ -86,7 +89,7 @@ static double u_lvl(const struct bn_check_ctx *ctx, enum bn_chan ch, double v, l
 
 /* The coverage factor for the largest of n_blk independent noises: the k
  * with P(all n_blk below k sigma) = P(one below BN_MEAS_K sigma). 2 for one
- * block, about 4.4 for 1e4, 5.3 for 4e5. */
+ * block, about 4.6 for 1e4, 5.3 for 4e5. */
 static double k_extreme(long n_blk)
 {
 	double q = -expm1(log(1.0 - 0.5 * erfc(BN_MEAS_K / sqrt(2.0))) / (double)(n_blk > 1 ? n_blk : 1));

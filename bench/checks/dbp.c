@@ -31,7 +31,13 @@
  *   iunit         an instant bound: judged on the mean of each block of the
  *                 level persistence (1 ms and at least 3 samples: 3 ms at
  *                 1 kHz) while unconnected, aligned to VBUS on or to the
- *                 event that began the unconnected stretch.
+ *                 event that began the unconnected stretch. The highest of
+ *                 many blocks passes with one block's U and fails only beyond
+ *                 the U of the largest of their noises (judge_extreme); so
+ *                 does the worst pair of 1 s averages.
+ *   con_wkb       at ISUSP: a 1 s average below ISUSP max by more than its U;
+ *                 above it by more than U is drawing; between, the verdict at
+ *                 TSVLD_CON_WKB is inconclusive.
  * Blame: no misbehaviour of the host excuses these rules: the host's part
  * in them is to see the pull-up (connect), which a host that never
  * enumerates still does (docs/rules-current-dbp.md).
@@ -64,7 +70,7 @@ static double u_lvl(const struct bn_check_ctx *ctx, enum bn_chan ch, double v, l
 
 /* The coverage factor for the largest of n_blk independent noises: the k
  * with P(all n_blk below k sigma) = P(one below BN_MEAS_K sigma). 2 for one
- * block, about 4.4 for 1e4, 5.3 for 4e5. */
+ * block, about 4.6 for 1e4, 5.3 for 4e5. */
 static double k_extreme(long n_blk)
 {
 	double q = -expm1(log(1.0 - 0.5 * erfc(BN_MEAS_K / sqrt(2.0))) / (double)(n_blk > 1 ? n_blk : 1));

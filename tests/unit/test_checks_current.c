@@ -296,6 +296,53 @@ static void test_checks_current__grace_from_vbus_valid(void **state)
 	assert_true(r.figures[0].value == 1); /* vbus_returns */
 }
 
+/* D+ held at VDP_SRC by the device, measured against the port's ground
+ * while the device's sits gnd_v above it (CP 6.14, 6.15): the verdict of
+ * dcp_dp_hold. */
+static enum bn_verdict dp_hold_with_ground(double gnd_v, double dp_dev_v)
+{
+	struct bn_check_ctx ctx;
+	struct bn_checks *c = NULL;
+	struct bn_err err = { 0 };
+	struct bn_report rep;
+	enum bn_verdict v = BN_VERDICT_ERROR;
+
+	ctx_init(&ctx, BN_PORT_DCP, BN_DECL_BATTERY, 10000.0);
+	ctx.gnd_offset_v = gnd_v;
+	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
+	ev_at(c, BN_CEV_VBUS_ON, 0.0);
+	for (long i = 0; i < 30000; i++) {
+		struct bn_sample s = { { 0 } };
+
+		g_steady(0.0, &s);
+		s.v[BN_CH_DP] = dp_dev_v + (isnan(gnd_v) ? 0.375 : gnd_v);
+		bn_checks_sample(c, (bn_time_us)i * 100, &s);
+	}
+	ev_at(c, BN_CEV_VBUS_OFF, 3.0);
+	bn_report_init(&rep);
+	bn_checks_end(c, 3000000, &rep);
+	for (int k = 0; k < rep.n_results; k++)
+		if (!strcmp(rep.results[k].id, "bc12.cur.dcp_dp_hold"))
+			v = rep.results[k].verdict;
+	bn_report_free(&rep);
+	bn_checks_free(c);
+	return v;
+}
+
+/* VDP_SRC is the device's source: judged in the device's ground, and not
+ * at all when that ground is not known against the port's. */
+static void test_checks_current__dp_hold_in_device_ground(void **state)
+{
+	(void)state;
+	/* 0.6 V in the device's ground reads 0.975 V on the port's: passes */
+	assert_int_equal(dp_hold_with_ground(0.375, 0.6), BN_VERDICT_PASS);
+	/* 0.2 V in the device's ground reads 0.575 V on the port's: fails */
+	assert_int_equal(dp_hold_with_ground(0.375, 0.2), BN_VERDICT_FAIL);
+	/* -0.375 V: 0.6 V reads 0.225 V, still a pass in the device's ground */
+	assert_int_equal(dp_hold_with_ground(-0.375, 0.6), BN_VERDICT_PASS);
+	assert_int_equal(dp_hold_with_ground(NAN, 0.6), BN_VERDICT_INCONCLUSIVE);
+}
+
 /* Ports and declarations: the rules apply on DCP, CDP and the ACA ports;
  * droop needs a declared threshold. */
 static void test_checks_current__applicability(void **state)
@@ -400,6 +447,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_current__droop_figures),
 		cmocka_unit_test(test_checks_current__realistic),
 		cmocka_unit_test(test_checks_current__grace_from_vbus_valid),
+		cmocka_unit_test(test_checks_current__dp_hold_in_device_ground),
 		cmocka_unit_test(test_checks_current__memory_flat_over_10m_samples),
 	};
 
