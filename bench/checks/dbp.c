@@ -174,6 +174,12 @@ struct dbp_state {
 	struct bn_persist vbus;    /* VBUS above valid_v */
 	bool attached;
 	bn_time_us t_att;
+	/* VBUS was valid from the session's first sample, which came later
+	 * than the bench's vbus_on: attach was not seen, it lies between
+	 * t_on and t_att (a capture that starts after attach). */
+	bool att_unseen;
+	bool seen_first;
+	bn_time_us t_first_s, period_us;
 	struct bn_persist rng;     /* D+ at VDP_SRC */
 	bn_time_us range_since, range_off;
 };
@@ -193,6 +199,7 @@ static void st_begin(struct dbp_state *st, const struct bn_check_ctx *ctx)
 	}
 	bn_persist_init(&st->vbus, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
 	bn_persist_init(&st->rng, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
+	st->period_us = ctx->rate_hz > 0 ? (bn_time_us)ceil(1e6 / ctx->rate_hz) : 0;
 }
 
 /* Returns true for a vbus_on that starts a session. */
@@ -206,6 +213,7 @@ static bool st_event(struct dbp_state *st, const struct bn_cev *ev)
 		st->t_on = ev->t_us;
 		st->connected = false;
 		st->attached = false;
+		st->seen_first = false;
 		bn_persist_init(&st->vbus, st->vbus.hold_us, st->vbus.min_n, false);
 		bn_persist_init(&st->rng, st->rng.hold_us, st->rng.min_n, false);
 		return true;
@@ -231,10 +239,17 @@ static void st_sample(struct dbp_state *st, bn_time_us t, const struct bn_sample
 	double dp = s->v[BN_CH_DP] - st->gnd_v;
 	bn_time_us tc;
 
+	if (!st->seen_first) {
+		st->seen_first = true;
+		st->t_first_s = t;
+	}
 	if (bn_persist_feed(&st->vbus, s->v[BN_CH_VBUS] > st->valid_v, t, t, 1, &tc) && st->vbus.state &&
 	    !st->attached) {
 		st->attached = true;
 		st->t_att = tc;
+		/* valid from the first sample, and that sample more than a
+		 * period or two after the command: the rise was not captured */
+		st->att_unseen = tc == st->t_first_s && tc - st->t_on > 2 * st->period_us;
 	}
 	if (bn_persist_feed(&st->rng, dp >= st->vdp_min && dp <= st->vdp_max, t, t, 1, &tc)) {
 		if (st->rng.state)
@@ -265,6 +280,20 @@ static long st_dp_run(struct dbp_state *st, const bn_time_us *t, long n, double 
 static bool st_held(const struct dbp_state *st, bn_time_us t)
 {
 	return st->rng.state && t - st->range_since >= st->hold_us;
+}
+
+/* A time d counted from attach passed: if attach was not seen, it counted
+ * from the latest it can have been; counted from the earliest (the bench's
+ * vbus_on) it must pass too, else the rule is inconclusive. */
+static void st_att_check(const struct dbp_state *st, struct bn_result *res, double d, double lim)
+{
+	double early = d + bn_time_to_s(st->t_att - st->t_on);
+
+	if (res->verdict != BN_VERDICT_PASS || !st->att_unseen || early + res->u < lim)
+		return;
+	bn_result_inconclusive(res, "VBUS was already valid when the capture began (%.3f s after the "
+			       "bench's VBUS on): attach not seen; %.3f s to %.3f s after it",
+			       bn_time_to_s(st->t_att - st->t_on), d, early);
 }
 
 /* The rules that judge D+ levels cannot when the device's ground is not
@@ -379,9 +408,15 @@ static void vdpon_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 		double d = bn_time_to_s(p->onset - p->st.t_att);
 
 		bn_result_judge_u(res, d, u_time2(p->st.ctx, BN_CH_VBUS, BN_CH_DP), NAN, lim, "s");
+		st_att_check(&p->st, res, d, lim);
 		if (res->verdict == BN_VERDICT_FAIL)
 			bn_result_fail(res, "VDP_SRC came on only %.3f s after VBUS valid (D+ was %.3f V%s at %.3f s)",
 				       d, p->dp_at_deadline, p->conn_at_deadline ? ", connected" : "", lim);
+		return;
+	}
+	if (p->missed && p->st.att_unseen) {
+		bn_result_inconclusive(res, "D+ was not at VDP_SRC %.3f s after VBUS was first seen valid, but "
+				       "VBUS was already valid when the capture began: attach not seen", lim);
 		return;
 	}
 	if (p->missed) {
@@ -900,6 +935,7 @@ static void wkb_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 		return;
 	}
 	bn_result_judge_u(res, p->measured, p->u_s, NAN, lim, "s");
+	st_att_check(&p->st, res, p->measured, lim);
 	if (res->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(res, "the device %s only %.1f s after VBUS valid", p->how, p->measured);
 }

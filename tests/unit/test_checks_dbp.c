@@ -290,6 +290,47 @@ static void test_checks_dbp__attach_is_vbus_valid(void **state)
 	assert_true(r.t0_us >= 500000 && r.t0_us < 505000);
 }
 
+/* A capture that starts start_s after the bench's vbus_on, with VBUS
+ * already valid and D+ at VDP_SRC: the verdict of vdp_src_on. */
+static enum bn_verdict vdp_src_on_late_capture(double start_s)
+{
+	struct bn_check_ctx ctx;
+	struct bn_checks *c = NULL;
+	struct bn_err err = { 0 };
+	struct bn_report rep;
+	enum bn_verdict v = BN_VERDICT_ERROR;
+
+	ctx_init(&ctx, BN_PORT_SDP, DBP_DECL, 1000.0);
+	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
+	ev_at(c, BN_CEV_VBUS_ON, 0.0);
+	for (long i = 0; i < 3000; i++) {
+		struct bn_sample s = { { 0 } };
+
+		g_good(1.0, &s);
+		bn_checks_sample(c, bn_time_from_s(start_s) + (bn_time_us)i * 1000, &s);
+	}
+	ev_at(c, BN_CEV_VBUS_OFF, start_s + 3.0);
+	bn_report_init(&rep);
+	bn_checks_end(c, bn_time_from_s(start_s + 3.0), &rep);
+	for (int k = 0; k < rep.n_results; k++)
+		if (!strcmp(rep.results[k].id, "bc12.dbp.vdp_src_on"))
+			v = rep.results[k].verdict;
+	bn_report_free(&rep);
+	bn_checks_free(c);
+	return v;
+}
+
+/* Attach not seen (VBUS valid from the capture's first sample, which
+ * came after the bench's command): a time from attach passes only if it
+ * passes counted from the command too. */
+static void test_checks_dbp__attach_not_seen(void **state)
+{
+	(void)state;
+	assert_int_equal(vdp_src_on_late_capture(0.0), BN_VERDICT_PASS);
+	assert_int_equal(vdp_src_on_late_capture(0.3), BN_VERDICT_PASS);
+	assert_int_equal(vdp_src_on_late_capture(2.0), BN_VERDICT_INCONCLUSIVE);
+}
+
 /* DBP rules apply on an SDP to a device declaring DBP with a dead battery. */
 static void test_checks_dbp__applicability(void **state)
 {
@@ -331,6 +372,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_dbp__realistic),
 		cmocka_unit_test(test_checks_dbp__con_wkb_realistic),
 		cmocka_unit_test(test_checks_dbp__attach_is_vbus_valid),
+		cmocka_unit_test(test_checks_dbp__attach_not_seen),
 	};
 
 	if (argc > 1)
