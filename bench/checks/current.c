@@ -1,32 +1,58 @@
 /* Task 4: the device keeps its draw within the port's range (BC-1.2
  * section 6 of the compliance plan: 6.6 DCP, 6.7 CDP, 6.9-6.12 ACA).
  *
- * Every rule here judges only the samples and the bench's events. "VBUS on"
- * is the stretch between the bench's vbus_on and vbus_off events. Memory is
- * fixed: running extremes, and one sliding average made of TVBUS_AVG / 25
- * bins (at most 25 bin sums, whatever the rate or the run's length).
+ * Every rule here judges only the samples and the bench's events, and every
+ * verdict on a level weighs it against its expanded uncertainty U (the
+ * decision rule of checks/check.h). The session is the stretch between the
+ * bench's vbus_on and vbus_off events; inside it, "VBUS valid" is measured:
+ * VBUS above VOTG_SESS_VLD max (where every device sees a session) by more
+ * than one sample's U for the level persistence (1 ms, 3 samples), until it
+ * is below VBUS_LKG max (VBUS counts as off) by more than U as long with
+ * nothing drawn (a port that still delivers current has folded back, not
+ * shut down). Graces start when VBUS is measured valid, and start again
+ * when it comes back after a charger shut down. Memory is fixed: running extremes, a block
+ * being filled, and one sliding average of TVBUS_AVG / 25 bins.
+ *
+ * An instant bound is judged on blocks: consecutive blocks of the level
+ * persistence (1 ms and at least 3 samples: 3 ms at 1 kHz) aligned to VBUS
+ * on. A block's mean is the level of the excursion (its U shrinks with the
+ * block's samples; offset and gain do not): an excursion of two blocks
+ * always counts, one shorter than a block never. The extreme of many
+ * blocks passes with one block's U and fails only beyond the U of the
+ * largest of their noises (judge_extreme). "Drawing more than ISUSP"
+ * is decided with its uncertainty: every IBUS sample of the block above
+ * ISUSP max by more than one sample's U (2 mA rms of noise on a true 0 A
+ * passes that in 7e-4 of the samples: a block of 3 once in 3e9).
  *
  * Readings:
- *   idev_chg     the strict reading: every instantaneous IBUS sample while
- *                VBUS is on is <= IDEV_CHG max; the highest TVBUS_AVG
- *                average is reported as a figure.
+ *   idev_chg     the highest block mean of IBUS while VBUS is on is at most
+ *                IDEV_CHG max; the highest TVBUS_AVG average is a figure.
  *   droop        the TVBUS_AVG sliding average of VBUS (updated every bin),
- *                counted as "held below" while it is under the declared
- *                droop threshold and the device's own TVBUS_AVG average
- *                current is above ISUSP max (a charger that shut down is
- *                not the device's doing). A spell below may last at most
- *                the settle time CUR_SETTLE = 2 x TVBUS_AVG max: one window
- *                for the device to see the sag, one ramp step to react.
- *   vdcp_shtdwn  instantaneous: no sample with IBUS > ISUSP max has VBUS
- *                below VDCP_SHTDWN max.
- *   dcp_dp_hold  instantaneous: from TSVLD_CON_PWD max (1 s) after vbus_on,
- *                every sample with IBUS > ISUSP max has D+ >= VDP_SRC min. */
+ *                "held below" while it is under the declared droop threshold
+ *                and the TVBUS_AVG average current is above ISUSP max. A
+ *                spell below may last at most CUR_SETTLE = 2 x TVBUS_AVG
+ *                max: one window for the device to see the sag, one ramp
+ *                step to react. The average is judged with its U: a spell is
+ *                measured three times (clearly below, below, possibly below)
+ *                and the spread is the duration's U.
+ *   vdcp_shtdwn  the lowest block mean of VBUS among the blocks drawing more
+ *                than ISUSP is at least VDCP_SHTDWN max.
+ *   dcp_dp_hold  from TSVLD_CON_PWD max (1 s) after VBUS valid, the lowest
+ *                block mean of D+ (in the device's ground) among the blocks
+ *                drawing more than ISUSP is at least VDP_SRC min.
+ *
+ * Blame: no misbehaviour of the port excuses these rules. A weak charger
+ * that sags or folds back is what droop and vdcp_shtdwn exist for; a charger
+ * that shuts down takes VBUS and the draw away together (no block draws),
+ * and the graces start again when VBUS returns
+ * (docs/rules-current-dbp.md). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "checks/check.h"
 #include "checks/hold.h"
+#include "checks/persist.h"
 #include "checks/rules.h"
 
 /* Testers sample every 1 ms (TVBUS_AVG, pet-scripts): below that a 250 ms
@@ -50,6 +76,217 @@ static double tvbus_avg_s(const struct bn_limits *lim)
 	return bn_limits_max(lim, "TVBUS_AVG");
 }
 
+/* ---- uncertainty and persistence ---- */
+
+/* Expanded uncertainty (k = 2) of a level on ch: one sample, or the mean
+ * of n. */
+static double u_lvl(const struct bn_check_ctx *ctx, enum bn_chan ch, double v, long n)
+{
+	double u = bn_ctx_u_level(ctx, ch, v, n);
+
+	return bn_u_expand(1, &u);
+}
+
+/* The coverage factor for the largest of n_blk independent noises: the k
+ * with P(all n_blk below k sigma) = P(one below BN_MEAS_K sigma). 2 for one
+ * block, about 4.6 for 1e4, 5.3 for 4e5. */
+static double k_extreme(long n_blk)
+{
+	double q = -expm1(log(1.0 - 0.5 * erfc(BN_MEAS_K / sqrt(2.0))) / (double)(n_blk > 1 ? n_blk : 1));
+	double lo = BN_MEAS_K, hi = 40.0;
+
+	/* the upper tail 0.5 erfc(k / sqrt 2) falls with k: bisect for q */
+	for (int i = 0; i < 60; i++) {
+		double mid = 0.5 * (lo + hi);
+
+		if (0.5 * erfc(mid / sqrt(2.0)) > q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Judge the extreme block mean v (the highest against max, or the lowest
+ * against min) of n_blk blocks of n samples on ch; scale (0, 1]: the mean
+ * counts only that fraction of its samples, the rest as exact zeros (1:
+ * all of them). Picking the extreme of
+ * many noisy means picks their noise too, but only one way: the true
+ * extreme block lies within one block's U of its own mean, so a pass needs
+ * the plain U; the block that measured most extreme is the one whose noise
+ * went furthest out, so a failure needs the noise part of U widened to the
+ * largest of n_blk noises (k_extreme). Between the two: inconclusive. */
+static void judge_extreme(struct bn_result *res, const struct bn_check_ctx *ctx, enum bn_chan ch, double v,
+			  double scale, long n, long n_blk, double min, double max, const char *unit)
+{
+	double u = scale * bn_ctx_u_level(ctx, ch, v / scale, n);
+	/* what no average removes: offset, gain (and an undithered step) */
+	double u_sys = scale * bn_ctx_u_level(ctx, ch, v / scale, 1L << 40);
+	double u_rnd2 = u * u - u_sys * u_sys, k = k_extreme(n_blk), u_fail;
+
+	bn_result_judge_u(res, v, BN_MEAS_K * u, min, max, unit);
+	if (res->verdict != BN_VERDICT_FAIL || !strcmp(res->decision, "simple"))
+		return;
+	u_fail = sqrt(BN_MEAS_K * BN_MEAS_K * u_sys * u_sys + k * k * (u_rnd2 > 0 ? u_rnd2 : 0));
+	if (-res->margin > u_fail)
+		return;
+	bn_result_inconclusive(res, "within measurement uncertainty (U = %.4g %s as the %s of %ld block "
+			       "means): measured %.4g %s, outside the limit by %.4g %s", u_fail, unit,
+			       isnan(min) ? "highest" : "lowest", n_blk, v, unit, -res->margin, unit);
+}
+
+/* The length of a block: the level persistence, and at least
+ * BN_PERSIST_MIN_SAMPLES sample periods. */
+static bn_time_us block_us(const struct bn_check_ctx *ctx)
+{
+	bn_time_us n_us = ctx->rate_hz > 0 ? (bn_time_us)ceil(BN_PERSIST_MIN_SAMPLES * 1e6 / ctx->rate_hz) : 0;
+
+	return n_us > BN_PERSIST_LEVEL_US ? n_us : BN_PERSIST_LEVEL_US;
+}
+
+/* bn_persist_feed() over a run of n equal samples at t[0..n-1], sample by
+ * sample: the index of the sample at which the state changed (*t_change
+ * the change's first sample), n if none. */
+static long persist_run(struct bn_persist *p, bool raw, const bn_time_us *t, long n, bn_time_us *t_change)
+{
+	long need, k;
+
+	if (raw == p->state) {
+		p->pending = false;
+		return n;
+	}
+	if (!p->pending) {
+		p->pending = true;
+		p->t_first = t[0];
+		p->n = 0;
+	}
+	/* sample k confirms once p->n + k + 1 >= min_n and it is hold_us on */
+	need = p->min_n - p->n - 1;
+	k = bn_first_at(t, need > 0 ? need : 0, n, p->t_first + p->hold_us);
+	if (k >= n) {
+		p->n += n;
+		return n;
+	}
+	p->state = raw;
+	p->pending = false;
+	*t_change = p->t_first;
+	return k;
+}
+
+/* ---- VBUS valid, as measured ---- */
+
+struct vbus_valid {
+	double on_v, off_v;        /* thresholds, U included */
+	double draw_a;             /* a port that still delivers this is not off */
+	struct bn_persist above, below;
+	bool valid;
+	bn_time_us t_valid;        /* when it last became valid (its first sample) */
+	int n_valid;               /* how many times it became valid */
+};
+
+static void vv_init(struct vbus_valid *vv, const struct bn_check_ctx *ctx, double draw_a)
+{
+	double on = bn_limits_max(ctx->lim, "VOTG_SESS_VLD"), off = bn_limits_max(ctx->lim, "VBUS_LKG");
+
+	memset(vv, 0, sizeof(*vv));
+	vv->draw_a = draw_a;
+	vv->on_v = on + u_lvl(ctx, BN_CH_VBUS, on, 1);
+	vv->off_v = off - u_lvl(ctx, BN_CH_VBUS, off, 1);
+	bn_persist_init(&vv->above, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
+	bn_persist_init(&vv->below, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
+}
+
+/* A new session (the bench's vbus_on): not valid until measured so. */
+static void vv_restart(struct vbus_valid *vv)
+{
+	vv->valid = false;
+	bn_persist_init(&vv->above, vv->above.hold_us, vv->above.min_n, false);
+	bn_persist_init(&vv->below, vv->below.hold_us, vv->below.min_n, false);
+}
+
+/* n equal samples: the index at which vv->valid changed, n if none (a
+ * run of one value changes it once at most). VBUS is off only when the
+ * device draws nothing above ISUSP either: a charger that shut down
+ * delivers nothing, one that folds back to a few hundred mV under the
+ * device's draw has not shut down. */
+static long vv_run(struct vbus_valid *vv, double vbus, double ibus, const bn_time_us *t, long n)
+{
+	bn_time_us tc = 0;
+	long ka = persist_run(&vv->above, vbus > vv->on_v, t, n, &tc);
+	bool off = vbus < vv->off_v && !(ibus > vv->draw_a);
+	long kb;
+
+	if (ka < n && vv->above.state && !vv->valid) {
+		vv->valid = true;
+		vv->t_valid = tc;
+		vv->n_valid++;
+		persist_run(&vv->below, off, t, n, &tc);
+		return ka;
+	}
+	kb = persist_run(&vv->below, off, t, n, &tc);
+	if (kb < n && vv->below.state && vv->valid) {
+		vv->valid = false;
+		return kb;
+	}
+	return n;
+}
+
+/* ---- consecutive blocks of two quantities ---- */
+
+struct blk {
+	bn_time_us t0, len_us;     /* the block being filled: [t0, t0 + len_us) */
+	struct bn_rsum sum[2];
+	long n;
+	bool ok;                   /* every sample of it met the rule's condition */
+};
+
+typedef void (*blk_fn)(void *user, const struct blk *b);
+
+static void blk_start(struct blk *b, bn_time_us t0, bn_time_us len_us)
+{
+	memset(b, 0, sizeof(*b));
+	b->t0 = t0;
+	b->len_us = len_us > 0 ? len_us : 1;
+	b->ok = true;
+}
+
+/* Close the block if it ended at or before t (fn sees it if it is full:
+ * enough samples, each meeting the condition) and move to the one holding t. */
+static void blk_to(struct blk *b, bn_time_us t, blk_fn fn, void *user)
+{
+	if (t < b->t0 + b->len_us)
+		return;
+	if (b->ok && b->n >= BN_PERSIST_MIN_SAMPLES && fn)
+		fn(user, b);
+	b->t0 += (t - b->t0) / b->len_us * b->len_us;
+	b->sum[0] = b->sum[1] = (struct bn_rsum){ 0 };
+	b->n = 0;
+	b->ok = true;
+}
+
+/* A block of one value has that mean (n * v / n need not be v: a draw of
+ * exactly a limit is not above it). */
+static double blk_mean(const struct blk *b, int k)
+{
+	const struct bn_rsum *r = &b->sum[k];
+
+	return r->done == 0 && r->n == b->n ? r->v : bn_rsum_total(r) / (double)b->n;
+}
+
+/* n equal samples of (x0, x1) at t[0..n-1], meeting the condition or not. */
+static void blk_run(struct blk *b, const bn_time_us *t, long n, double x0, double x1, bool ok,
+		    blk_fn fn, void *user)
+{
+	for (long k = 0, j; k < n; k = j) {
+		blk_to(b, t[k], fn, user);
+		j = bn_first_at(t, k + 1, n, b->t0 + b->len_us);
+		bn_rsum_add(&b->sum[0], x0, j - k);
+		bn_rsum_add(&b->sum[1], x1, j - k);
+		b->n += j - k;
+		if (!ok)
+			b->ok = false;
+	}
+}
 
 /* ---- a sliding average over a fixed window of bins ---- */
 
@@ -103,8 +340,8 @@ static void slide_close_bin(struct slide *s)
 }
 
 /* Calls back once per window that completed before a sample at t (end
- * time, the two averages). */
-typedef void (*slide_fn)(void *user, bn_time_us t_end, double a0, double a1);
+ * time, the two averages, the samples in the window). */
+typedef void (*slide_fn)(void *user, bn_time_us t_end, double a0, double a1, long n);
 
 /* Close the bins that end at or before t. */
 static void slide_to(struct slide *s, bn_time_us t, slide_fn fn, void *user)
@@ -115,19 +352,9 @@ static void slide_to(struct slide *s, bn_time_us t, slide_fn fn, void *user)
 		slide_close_bin(s);
 		if (s->filled == CUR_AVG_BINS && s->tot_n > 0 && fn)
 			fn(user, s->t0 + (bn_time_us)s->bin_idx * s->bin_us, s->tot[0] / s->tot_n,
-			   s->tot[1] / s->tot_n);
+			   s->tot[1] / s->tot_n, s->tot_n);
 	}
 }
-
-/* Add a sample of two quantities. */
-static void slide_add(struct slide *s, bn_time_us t, double x0, double x1, slide_fn fn, void *user)
-{
-	slide_to(s, t, fn, user);
-	bn_rsum_add(&s->cur[0], x0, 1);
-	bn_rsum_add(&s->cur[1], x1, 1);
-	s->cur_n++;
-}
-
 
 /* n samples of the same two quantities: one step per bin. */
 static void slide_hold(struct slide *s, const bn_time_us *t, long n, double x0, double x1,
@@ -145,11 +372,15 @@ static void slide_hold(struct slide *s, const bn_time_us *t, long n, double x0, 
 /* ---- bc12.cur.idev_chg ---- */
 
 struct idev_priv {
+	const struct bn_check_ctx *ctx;
 	double imax_a;
 	bn_time_us lim_us;
 	bool on;
 	bool any;
+	struct blk b;
+	long n_blk;
 	double max_i;
+	long max_n;
 	bn_time_us t_max, t_first, t_last;
 	struct slide avg;
 	double max_avg;
@@ -159,20 +390,35 @@ static void idev_begin(void *priv, const struct bn_check_ctx *ctx)
 {
 	struct idev_priv *p = priv;
 
+	p->ctx = ctx;
 	p->imax_a = bn_limits_max(ctx->lim, "IDEV_CHG");
 	p->lim_us = bn_time_from_s(tvbus_avg_s(ctx->lim));
 	p->max_i = -INFINITY;
 	p->max_avg = -INFINITY;
 }
 
-static void idev_avg(void *user, bn_time_us t_end, double i, double unused)
+static void idev_avg(void *user, bn_time_us t_end, double i, double unused, long n)
 {
 	struct idev_priv *p = user;
 
 	(void)t_end;
 	(void)unused;
+	(void)n;
 	if (i > p->max_avg)
 		p->max_avg = i;
+}
+
+static void idev_blk(void *user, const struct blk *b)
+{
+	struct idev_priv *p = user;
+	double i = blk_mean(b, 0);
+
+	p->n_blk++;
+	if (i > p->max_i) {
+		p->max_i = i;
+		p->max_n = b->n;
+		p->t_max = b->t0;
+	}
 }
 
 static void idev_event(void *priv, const struct bn_cev *ev)
@@ -182,27 +428,11 @@ static void idev_event(void *priv, const struct bn_cev *ev)
 	if (ev->kind == BN_CEV_VBUS_ON && !p->on) {
 		p->on = true;
 		slide_start(&p->avg, ev->t_us, bn_time_to_s(p->lim_us));
-	} else if (ev->kind == BN_CEV_VBUS_OFF) {
+		blk_start(&p->b, ev->t_us, block_us(p->ctx));
+	} else if (ev->kind == BN_CEV_VBUS_OFF && p->on) {
+		/* the block cut short by the end of the session never held long enough */
 		p->on = false;
 	}
-}
-
-static void idev_sample(void *priv, bn_time_us t, const struct bn_sample *s)
-{
-	struct idev_priv *p = priv;
-	double i = s->v[BN_CH_IBUS];
-
-	if (!p->on)
-		return;
-	if (!p->any)
-		p->t_first = t;
-	p->any = true;
-	p->t_last = t;
-	if (i > p->max_i) {
-		p->max_i = i;
-		p->t_max = t;
-	}
-	slide_add(&p->avg, t, i, 0.0, idev_avg, p);
 }
 
 static void idev_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
@@ -216,11 +446,13 @@ static void idev_hold(void *priv, const bn_time_us *t, long n, const struct bn_s
 		p->t_first = t[0];
 	p->any = true;
 	p->t_last = t[n - 1];
-	if (i > p->max_i) {
-		p->max_i = i;
-		p->t_max = t[0];
-	}
+	blk_run(&p->b, t, n, i, 0.0, true, idev_blk, p);
 	slide_hold(&p->avg, t, n, i, 0.0, idev_avg, p);
+}
+
+static void idev_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+{
+	idev_hold(priv, &t, 1, s);
 }
 
 static void idev_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
@@ -232,24 +464,33 @@ static void idev_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 		bn_result_window(res, 0, t_end_us);
 		return;
 	}
-	bn_result_judge(res, p->max_i, NAN, p->imax_a, "A");
+	if (!p->n_blk) {
+		bn_result_inconclusive(res, "VBUS was never on for a full %.1f ms block",
+				       bn_time_to_s(p->b.len_us) * 1e3);
+		bn_result_window(res, p->t_first, p->t_last);
+		return;
+	}
+	judge_extreme(res, p->ctx, BN_CH_IBUS, p->max_i, 1.0, p->max_n, p->n_blk, NAN, p->imax_a, "A");
 	bn_result_window(res, p->t_first, p->t_last);
 	if (!isinf(p->max_avg))
 		bn_result_figure(res, "max_avg_tvbus_avg", p->max_avg, "A");
 	if (res->verdict == BN_VERDICT_FAIL) {
-		bn_result_window(res, p->t_max, p->t_max);
-		bn_result_fail(res,
-			       "drew %.3f A at %.3f s (instantaneous sample), above IDEV_CHG max %.3f A",
-			       p->max_i, bn_time_to_s(p->t_max), p->imax_a);
+		bn_result_window(res, p->t_max, p->t_max + p->b.len_us);
+		bn_result_fail(res, "drew %.3f A (mean of %.1f ms, %ld samples) at %.3f s, above IDEV_CHG "
+			       "max %.3f A by more than U = %.1f mA",
+			       p->max_i, bn_time_to_s(p->b.len_us) * 1e3, p->max_n, bn_time_to_s(p->t_max),
+			       p->imax_a, res->u * 1e3);
 	}
 }
 
 static const struct bn_rule rule_idev_chg = {
 	.id = "bc12.cur.idev_chg",
 	.task = BN_TASK_CURRENT,
-	.title = "on a DCP, CDP or ACA the draw never exceeds IDEV_CHG (every sample)",
+	.title = "on a DCP, CDP or ACA the draw never exceeds IDEV_CHG (1 ms blocks)",
 	.clause = "CP 6.6, 6.7",
 	.limit = "IDEV_CHG",
+	.persistence = "IBUS as the mean of 1 ms blocks (>= 3 samples) from VBUS on: 2 ms over counts, "
+		       "< 1 ms never; VBUS on to off",
 	.needs_channels = 1u << BN_CH_IBUS,
 	.needs_events = SESSION_EVENTS,
 	.min_rate_hz = CUR_MIN_RATE_HZ,
@@ -264,19 +505,67 @@ static const struct bn_rule rule_idev_chg = {
 
 /* ---- bc12.cur.droop ---- */
 
+/* A spell of TVBUS_AVG averages below the threshold while drawing. */
+struct spell {
+	bool below;
+	bn_time_us since, last;
+	double min_v;
+	bn_time_us worst_us, worst_t0, worst_t1;
+	double worst_min_v;
+};
+
+static void spell_close(struct spell *s, bn_time_us t_end)
+{
+	bn_time_us d = t_end - s->since;
+
+	if (d > s->worst_us) {
+		s->worst_us = d;
+		s->worst_t0 = s->since;
+		s->worst_t1 = t_end;
+		s->worst_min_v = s->min_v;
+	}
+	s->below = false;
+}
+
+static void spell_feed(struct spell *s, bool low, bn_time_us t_end, double v)
+{
+	if (low) {
+		if (!s->below) {
+			s->below = true;
+			s->since = t_end;
+			s->min_v = v;
+		}
+		s->last = t_end;
+		if (v < s->min_v)
+			s->min_v = v;
+	} else if (s->below) {
+		spell_close(s, t_end);
+	}
+}
+
+/* The session ended (VBUS off): a spell ends one bin after its last window. */
+static void spell_end(struct spell *s, bn_time_us bin_us)
+{
+	if (s->below)
+		spell_close(s, s->last + bin_us);
+}
+
+/* The spells: clearly below (the average and its U under the threshold,
+ * clearly drawing), below (the plain comparison) and possibly below. */
+enum { SP_LO, SP_MID, SP_HI, SP_N };
+
 struct droop_priv {
+	const struct bn_check_ctx *ctx;
 	double thr_v, isusp_a, window_s;
 	bn_time_us settle_us, block_us;
-	bool on;
+	bool session, on;            /* the bench's session; VBUS measured valid in it */
+	struct vbus_valid vv;
 	struct slide avg;            /* VBUS, IBUS over TVBUS_AVG, sliding */
 	bool any_eval;
 	bn_time_us t_first, t_last;
-	bool below;
-	bn_time_us below_since, below_last;
-	bn_time_us worst_us, worst_t0, worst_t1;
-	double worst_min_v;
-	double spell_min_v;
-	/* figures: consecutive TVBUS_AVG blocks of IBUS */
+	struct spell sp[SP_N];
+	double min_avg_v;            /* lowest average while drawing */
+	/* figures: consecutive TVBUS_AVG blocks of IBUS from the bench's VBUS on */
 	bn_time_us t_on, blk_t0;
 	struct bn_rsum blk_sum;
 	long blk_n;
@@ -291,6 +580,7 @@ static void droop_begin(void *priv, const struct bn_check_ctx *ctx)
 {
 	struct droop_priv *p = priv;
 
+	p->ctx = ctx;
 	p->thr_v = ctx->droop_threshold_v;
 	p->isusp_a = bn_limits_max(ctx->lim, "ISUSP");
 	p->window_s = tvbus_avg_s(ctx->lim);
@@ -298,45 +588,31 @@ static void droop_begin(void *priv, const struct bn_check_ctx *ctx)
 	/* CUR_SETTLE: one TVBUS_AVG window to see the sag, one more for the
 	 * device to step back (a ramp reacts on its next averaged reading). */
 	p->settle_us = 2 * p->block_us;
-	p->worst_us = -1;
+	for (int k = 0; k < SP_N; k++)
+		p->sp[k].worst_us = -1;
+	p->min_avg_v = INFINITY;
+	vv_init(&p->vv, ctx, p->isusp_a + u_lvl(ctx, BN_CH_IBUS, p->isusp_a, 1));
 }
 
-static void droop_close_spell(struct droop_priv *p, bn_time_us t_end)
-{
-	bn_time_us d = t_end - p->below_since;
-
-	if (d > p->worst_us) {
-		p->worst_us = d;
-		p->worst_t0 = p->below_since;
-		p->worst_t1 = t_end;
-		p->worst_min_v = p->spell_min_v;
-	}
-	p->below = false;
-}
-
-static void droop_avg(void *user, bn_time_us t_end, double v, double i)
+static void droop_avg(void *user, bn_time_us t_end, double v, double i, long n)
 {
 	struct droop_priv *p = user;
-	bool low = v < p->thr_v && i > p->isusp_a;
+	/* The average's U: noise shrinks over the window's samples, the
+	 * offset and gain of the converter do not. */
+	double uv = u_lvl(p->ctx, BN_CH_VBUS, v, n), ui = u_lvl(p->ctx, BN_CH_IBUS, i, n);
 
 	if (!p->any_eval)
 		p->t_first = t_end;
 	p->any_eval = true;
 	p->t_last = t_end;
-	if (p->worst_us < 0)
-		p->worst_us = 0;
-	if (low) {
-		if (!p->below) {
-			p->below = true;
-			p->below_since = t_end;
-			p->spell_min_v = v;
-		}
-		p->below_last = t_end;
-		if (v < p->spell_min_v)
-			p->spell_min_v = v;
-	} else if (p->below) {
-		droop_close_spell(p, t_end);
-	}
+	for (int k = 0; k < SP_N; k++)
+		if (p->sp[k].worst_us < 0)
+			p->sp[k].worst_us = 0;
+	spell_feed(&p->sp[SP_LO], v + uv < p->thr_v && i - ui > p->isusp_a, t_end, v);
+	spell_feed(&p->sp[SP_MID], v < p->thr_v && i > p->isusp_a, t_end, v);
+	spell_feed(&p->sp[SP_HI], v - uv < p->thr_v && i + ui > p->isusp_a, t_end, v);
+	if (i > p->isusp_a && v < p->min_avg_v)
+		p->min_avg_v = v;
 }
 
 static void droop_block_done(struct droop_priv *p, bn_time_us t_end)
@@ -363,22 +639,32 @@ static void droop_block_done(struct droop_priv *p, bn_time_us t_end)
 	p->have_blk = true;
 }
 
+/* VBUS is no longer valid or the session ended: the spells end, the
+ * average starts again when VBUS is back. */
+static void droop_stop(struct droop_priv *p)
+{
+	if (!p->on)
+		return;
+	p->on = false;
+	for (int k = 0; k < SP_N; k++)
+		spell_end(&p->sp[k], p->avg.bin_us);
+}
+
 static void droop_event(void *priv, const struct bn_cev *ev)
 {
 	struct droop_priv *p = priv;
 
-	if (ev->kind == BN_CEV_VBUS_ON && !p->on) {
-		p->on = true;
+	if (ev->kind == BN_CEV_VBUS_ON && !p->session) {
+		p->session = true;
+		vv_restart(&p->vv);
 		p->t_on = p->blk_t0 = ev->t_us;
 		p->blk_sum = (struct bn_rsum){ 0 };
 		p->blk_n = 0;
 		p->any_blk = p->have_blk = false;
 		p->backoffs = 0;
-		slide_start(&p->avg, ev->t_us, p->window_s);
-	} else if (ev->kind == BN_CEV_VBUS_OFF && p->on) {
-		p->on = false;
-		if (p->below)
-			droop_close_spell(p, p->below_last + p->avg.bin_us);
+	} else if (ev->kind == BN_CEV_VBUS_OFF && p->session) {
+		p->session = false;
+		droop_stop(p);
 	}
 }
 
@@ -394,53 +680,77 @@ static void droop_blocks_to(struct droop_priv *p, bn_time_us t)
 	}
 }
 
-static void droop_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+/* n equal samples with VBUS validity constant over them. */
+static void droop_run(struct droop_priv *p, const bn_time_us *t, long n, const struct bn_sample *s)
 {
-	struct droop_priv *p = priv;
-
 	if (!p->on)
 		return;
-	slide_add(&p->avg, t, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS], droop_avg, p);
-	droop_blocks_to(p, t);
-	bn_rsum_add(&p->blk_sum, s->v[BN_CH_IBUS], 1);
-	p->blk_n++;
+	slide_hold(&p->avg, t, n, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS], droop_avg, p);
 }
 
 static void droop_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
 {
 	struct droop_priv *p = priv;
 	double i = s->v[BN_CH_IBUS];
+	bool was;
+	long k;
 
-	if (!p->on)
+	if (!p->session)
 		return;
-	/* The sliding average (droop_avg) and the blocks (droop_block_done)
-	 * share no state: each can take the whole run in turn. */
-	slide_hold(&p->avg, t, n, s->v[BN_CH_VBUS], i, droop_avg, p);
-	for (long k = 0, j; k < n; k = j) {
-		droop_blocks_to(p, t[k]);
-		j = bn_first_at(t, k + 1, n, p->blk_t0 + p->block_us);
-		bn_rsum_add(&p->blk_sum, i, j - k);
-		p->blk_n += j - k;
+	/* the figures: every sample of the session */
+	for (long a = 0, j; a < n; a = j) {
+		droop_blocks_to(p, t[a]);
+		j = bn_first_at(t, a + 1, n, p->blk_t0 + p->block_us);
+		bn_rsum_add(&p->blk_sum, i, j - a);
+		p->blk_n += j - a;
 	}
+	/* the verdict: from VBUS measured valid; the average starts at the
+	 * sample that confirms it */
+	was = p->vv.valid;
+	k = vv_run(&p->vv, s->v[BN_CH_VBUS], i, t, n);
+	droop_run(p, t, k, s);
+	if (k == n)
+		return;
+	if (!was && p->vv.valid) {
+		p->on = true;
+		slide_start(&p->avg, t[k], p->window_s);
+	} else {
+		droop_stop(p);
+	}
+	droop_run(p, t + k, n - k, s);
+}
+
+static void droop_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+{
+	droop_hold(priv, &t, 1, s);
 }
 
 static void droop_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct droop_priv *p = priv;
+	const struct spell *mid = &p->sp[SP_MID];
+	double d_s, u_spread, u_bin, u;
 
-	if (p->below)
-		droop_close_spell(p, p->below_last + p->avg.bin_us);
+	droop_stop(p);
 	if (!p->any_eval) {
-		bn_result_inconclusive(res, "VBUS was never on for a full TVBUS_AVG window (%.0f ms)",
-				       p->window_s * 1e3);
+		bn_result_inconclusive(res, "VBUS was never measured valid for a full TVBUS_AVG window "
+				       "(%.0f ms)", p->window_s * 1e3);
 		bn_result_window(res, 0, t_end_us);
 		return;
 	}
 	snprintf(res->limit, sizeof(res->limit), "TVBUS_AVG avg >= %.3g V, settle <= %.3g s",
 		 p->thr_v, bn_time_to_s(p->settle_us));
-	bn_result_judge(res, bn_time_to_s(p->worst_us), NAN, bn_time_to_s(p->settle_us), "s");
-	if (p->worst_us > 0)
-		bn_result_window(res, p->worst_t0, p->worst_t1);
+	/* The duration's U: how much the longest spell moves when the
+	 * averages move by their U (the spells clearly and possibly below),
+	 * and the bins the spell is dated by (start and end, each uniform
+	 * over one bin). */
+	d_s = bn_time_to_s(mid->worst_us);
+	u_spread = fmax(bn_time_to_s(p->sp[SP_HI].worst_us) - d_s, d_s - bn_time_to_s(p->sp[SP_LO].worst_us));
+	u_bin = BN_MEAS_K * bn_time_to_s(p->avg.bin_us) / sqrt(6.0);
+	u = sqrt(u_spread * u_spread + u_bin * u_bin);
+	bn_result_judge_u(res, d_s, u, NAN, bn_time_to_s(p->settle_us), "s");
+	if (mid->worst_us > 0)
+		bn_result_window(res, mid->worst_t0, mid->worst_t1);
 	else
 		bn_result_window(res, p->t_first, p->t_last);
 	if (p->have_blk) {
@@ -448,12 +758,16 @@ static void droop_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 		bn_result_figure(res, "settled_current", p->last_blk, "A");
 		bn_result_figure(res, "backoffs", p->backoffs, "");
 	}
+	/* the lowest average while drawing (a result holds four figures) */
+	if (!isinf(p->min_avg_v))
+		bn_result_figure(res, "min_avg_vbus_drawing", p->min_avg_v, "V");
 	if (res->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(res,
 			       "the %.0f ms average of VBUS stayed below the declared %.3g V for %.3f s "
-			       "(from %.3f s, down to %.3f V) while drawing; settle time is 2 x TVBUS_AVG = %.3f s",
-			       p->window_s * 1e3, p->thr_v, bn_time_to_s(p->worst_us),
-			       bn_time_to_s(p->worst_t0), p->worst_min_v, bn_time_to_s(p->settle_us));
+			       "(U = %.3f s; from %.3f s, down to %.3f V) while drawing; settle time is "
+			       "2 x TVBUS_AVG = %.3f s",
+			       p->window_s * 1e3, p->thr_v, d_s, res->u, bn_time_to_s(mid->worst_t0),
+			       mid->worst_min_v, bn_time_to_s(p->settle_us));
 }
 
 static const struct bn_rule rule_droop = {
@@ -463,6 +777,8 @@ static const struct bn_rule rule_droop = {
 		 "average) longer than 2 x TVBUS_AVG",
 	.clause = "CP 6.6, 6.7",
 	.limit = "TVBUS_AVG",
+	.persistence = "TVBUS_AVG sliding average (25 bins) while drawing > ISUSP; a spell below may last "
+		       "2 x TVBUS_AVG; from VBUS valid",
 	.needs_channels = (1u << BN_CH_VBUS) | (1u << BN_CH_IBUS),
 	.needs_events = SESSION_EVENTS,
 	.min_rate_hz = CUR_MIN_RATE_HZ,
@@ -476,80 +792,128 @@ static const struct bn_rule rule_droop = {
 	.end = droop_end,
 };
 
+/* ---- blocks drawing more than ISUSP: what vdcp_shtdwn and dcp_dp_hold share ---- */
+
+/* The lowest block mean of a level among the blocks in which every IBUS
+ * sample was above ISUSP max by more than one sample's U. */
+struct draw_low {
+	const struct bn_check_ctx *ctx;
+	double isusp_a, draw_a;    /* ISUSP max, and the threshold a sample must pass */
+	struct blk b;              /* sum[0]: the level, sum[1]: IBUS */
+	bool any;
+	long n_blk;
+	double min_v, i_at_min;
+	long n_at_min;
+	bn_time_us t_min, t_first, t_last;
+};
+
+static void dl_begin(struct draw_low *d, const struct bn_check_ctx *ctx)
+{
+	d->ctx = ctx;
+	d->isusp_a = bn_limits_max(ctx->lim, "ISUSP");
+	/* The meter's stated accuracy (conditions, bench.conf, --uncertainty);
+	 * a channel whose accuracy is estimated from the data has it only at
+	 * the end: its threshold is then plain ISUSP, and dl_judge checks the
+	 * block it found with the estimate. */
+	d->draw_a = d->isusp_a + u_lvl(ctx, BN_CH_IBUS, d->isusp_a, 1);
+	d->min_v = INFINITY;
+}
+
+static void dl_blk(void *user, const struct blk *b)
+{
+	struct draw_low *d = user;
+	double v = blk_mean(b, 0);
+
+	if (!d->any)
+		d->t_first = b->t0;
+	d->any = true;
+	d->n_blk++;
+	d->t_last = b->t0 + b->len_us;
+	if (v < d->min_v) {
+		d->min_v = v;
+		d->i_at_min = blk_mean(b, 1);
+		d->n_at_min = b->n;
+		d->t_min = b->t0;
+	}
+}
+
+/* The lowest level against min on channel ch: false if that block turns
+ * out not to draw more than ISUSP within U (the verdict is then set). */
+static bool dl_judge(struct draw_low *d, struct bn_result *res, enum bn_chan ch, double min, const char *unit)
+{
+	judge_extreme(res, d->ctx, ch, d->min_v, 1.0, d->n_at_min, d->n_blk, min, NAN, unit);
+	bn_result_window(res, d->t_first, d->t_last);
+	if (res->verdict == BN_VERDICT_FAIL &&
+	    !(d->i_at_min - u_lvl(d->ctx, BN_CH_IBUS, d->i_at_min, d->n_at_min) > d->isusp_a)) {
+		bn_result_window(res, d->t_min, d->t_min + d->b.len_us);
+		bn_result_inconclusive(res, "%.3f %s at %.3f s, but the draw then (%.2f mA) is not above "
+				       "ISUSP max by more than its U", d->min_v, unit,
+				       bn_time_to_s(d->t_min), d->i_at_min * 1e3);
+		return false;
+	}
+	return true;
+}
+
 /* ---- bc12.cur.vdcp_shtdwn ---- */
 
 struct shtdwn_priv {
-	double vmin_lim, isusp_a;
-	bool on, any;
-	double min_v, i_at_min;
-	bn_time_us t_min, t_first, t_last;
+	struct draw_low d;
+	double vmin_lim;
+	bool on;
 };
 
 static void shtdwn_begin(void *priv, const struct bn_check_ctx *ctx)
 {
 	struct shtdwn_priv *p = priv;
 
+	dl_begin(&p->d, ctx);
 	p->vmin_lim = bn_limits_max(ctx->lim, "VDCP_SHTDWN");
-	p->isusp_a = bn_limits_max(ctx->lim, "ISUSP");
-	p->min_v = INFINITY;
-}
-
-static void session_event(bool *on, const struct bn_cev *ev)
-{
-	if (ev->kind == BN_CEV_VBUS_ON)
-		*on = true;
-	else if (ev->kind == BN_CEV_VBUS_OFF)
-		*on = false;
 }
 
 static void shtdwn_event(void *priv, const struct bn_cev *ev)
 {
-	session_event(&((struct shtdwn_priv *)priv)->on, ev);
-}
-
-static void shtdwn_sample(void *priv, bn_time_us t, const struct bn_sample *s)
-{
 	struct shtdwn_priv *p = priv;
 
-	if (!p->on || !(s->v[BN_CH_IBUS] > p->isusp_a))
-		return;
-	if (!p->any)
-		p->t_first = t;
-	p->any = true;
-	p->t_last = t;
-	if (s->v[BN_CH_VBUS] < p->min_v) {
-		p->min_v = s->v[BN_CH_VBUS];
-		p->i_at_min = s->v[BN_CH_IBUS];
-		p->t_min = t;
+	if (ev->kind == BN_CEV_VBUS_ON && !p->on) {
+		p->on = true;
+		blk_start(&p->d.b, ev->t_us, block_us(p->d.ctx));
+	} else if (ev->kind == BN_CEV_VBUS_OFF) {
+		p->on = false;
 	}
 }
 
-/* Equal samples after the first change only t_last. */
 static void shtdwn_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
 {
 	struct shtdwn_priv *p = priv;
 
-	if (!p->on || !(s->v[BN_CH_IBUS] > p->isusp_a))
+	if (!p->on)
 		return;
-	shtdwn_sample(p, t[0], s);
-	p->t_last = t[n - 1];
+	blk_run(&p->d.b, t, n, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS], s->v[BN_CH_IBUS] > p->d.draw_a,
+		dl_blk, &p->d);
+}
+
+static void shtdwn_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+{
+	shtdwn_hold(priv, &t, 1, s);
 }
 
 static void shtdwn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct shtdwn_priv *p = priv;
 
-	if (!p->any) {
-		bn_result_inconclusive(res, "the device never drew more than ISUSP max with VBUS on");
+	if (!p->d.any) {
+		bn_result_inconclusive(res, "the device never drew more than ISUSP max (by more than U) "
+				       "with VBUS on");
 		bn_result_window(res, 0, t_end_us);
 		return;
 	}
-	bn_result_judge(res, p->min_v, p->vmin_lim, NAN, "V");
-	bn_result_window(res, p->t_first, p->t_last);
+	if (!dl_judge(&p->d, res, BN_CH_VBUS, p->vmin_lim, "V"))
+		return;
 	if (res->verdict == BN_VERDICT_FAIL) {
-		bn_result_window(res, p->t_min, p->t_min);
-		bn_result_fail(res, "VBUS %.3f V at %.3f s while the device drew %.1f mA", p->min_v,
-			       bn_time_to_s(p->t_min), p->i_at_min * 1e3);
+		bn_result_window(res, p->d.t_min, p->d.t_min + p->d.b.len_us);
+		bn_result_fail(res, "VBUS %.3f V (mean of %.1f ms, U = %.3f V) at %.3f s while the device "
+			       "drew %.1f mA", p->d.min_v, bn_time_to_s(p->d.b.len_us) * 1e3, res->u,
+			       bn_time_to_s(p->d.t_min), p->d.i_at_min * 1e3);
 	}
 }
 
@@ -559,6 +923,8 @@ static const struct bn_rule rule_vdcp_shtdwn = {
 	.title = "while drawing more than ISUSP the device never pulls VBUS below VDCP_SHTDWN",
 	.clause = "CP 6.6, 6.7",
 	.limit = "VDCP_SHTDWN",
+	.persistence = "VBUS as the mean of 1 ms blocks (>= 3 samples) each IBUS sample of which is > "
+		       "ISUSP + U; VBUS on to off",
 	.needs_channels = (1u << BN_CH_VBUS) | (1u << BN_CH_IBUS),
 	.needs_events = SESSION_EVENTS,
 	.min_rate_hz = CUR_MIN_RATE_HZ,
@@ -574,49 +940,55 @@ static const struct bn_rule rule_vdcp_shtdwn = {
 /* ---- bc12.cur.dcp_dp_hold ---- */
 
 struct dphold_priv {
-	double vdp_min, isusp_a;
-	bn_time_us grace_us, t_on;
-	bool on, any;
-	double min_dp, i_at_min;
-	bn_time_us t_min, t_first, t_last;
+	struct draw_low d;
+	double vdp_min;
+	double gnd_v;              /* subtracted from D+ for the device's ground */
+	bool gnd_unknown;
+	bn_time_us grace_us;
+	bool on;
+	struct vbus_valid vv;
 };
 
 static void dphold_begin(void *priv, const struct bn_check_ctx *ctx)
 {
 	struct dphold_priv *p = priv;
 
+	dl_begin(&p->d, ctx);
 	p->vdp_min = bn_limits_min(ctx->lim, "VDP_SRC");
-	p->isusp_a = bn_limits_max(ctx->lim, "ISUSP");
 	/* "from 1 s after VBUS on" (CP 6.6): the second a device has to
-	 * finish detection, the same TSVLD_CON_PWD. */
+	 * finish detection, the same TSVLD_CON_PWD, from VBUS valid. */
 	p->grace_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSVLD_CON_PWD"));
-	p->min_dp = INFINITY;
+	/* VDP_SRC is the device's source: judged in its own ground. */
+	if (ctx->meas[BN_CH_DP].gnd == BN_GND_PORT) {
+		p->gnd_unknown = isnan(ctx->gnd_offset_v);
+		p->gnd_v = p->gnd_unknown ? 0 : ctx->gnd_offset_v;
+	}
+	vv_init(&p->vv, ctx, p->d.draw_a);
 }
 
 static void dphold_event(void *priv, const struct bn_cev *ev)
 {
 	struct dphold_priv *p = priv;
 
-	if (ev->kind == BN_CEV_VBUS_ON && !p->on)
-		p->t_on = ev->t_us;
-	session_event(&p->on, ev);
+	if (ev->kind == BN_CEV_VBUS_ON && !p->on) {
+		p->on = true;
+		vv_restart(&p->vv);
+		blk_start(&p->d.b, ev->t_us, block_us(p->d.ctx));
+	} else if (ev->kind == BN_CEV_VBUS_OFF) {
+		p->on = false;
+	}
 }
 
-static void dphold_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+/* n equal samples with VBUS validity constant over them: the ones inside
+ * the grace (or with VBUS not valid) spoil their blocks. */
+static void dphold_run(struct dphold_priv *p, const bn_time_us *t, long n, const struct bn_sample *s)
 {
-	struct dphold_priv *p = priv;
+	double dp = s->v[BN_CH_DP] - p->gnd_v, i = s->v[BN_CH_IBUS];
+	bool draw = i > p->d.draw_a;
+	long k = p->vv.valid ? bn_first_at(t, 0, n, p->vv.t_valid + p->grace_us) : n;
 
-	if (!p->on || t < p->t_on + p->grace_us || !(s->v[BN_CH_IBUS] > p->isusp_a))
-		return;
-	if (!p->any)
-		p->t_first = t;
-	p->any = true;
-	p->t_last = t;
-	if (s->v[BN_CH_DP] < p->min_dp) {
-		p->min_dp = s->v[BN_CH_DP];
-		p->i_at_min = s->v[BN_CH_IBUS];
-		p->t_min = t;
-	}
+	blk_run(&p->d.b, t, k, dp, i, false, dl_blk, &p->d);
+	blk_run(&p->d.b, t + k, n - k, dp, i, draw, dl_blk, &p->d);
 }
 
 static void dphold_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
@@ -624,45 +996,62 @@ static void dphold_hold(void *priv, const bn_time_us *t, long n, const struct bn
 	struct dphold_priv *p = priv;
 	long k;
 
-	if (!p->on || !(s->v[BN_CH_IBUS] > p->isusp_a))
+	if (!p->on)
 		return;
-	/* The samples of the grace second count for nothing; of the rest,
-	 * equal samples after the first change only t_last. */
-	k = bn_first_at(t, 0, n, p->t_on + p->grace_us);
-	if (k == n)
-		return;
-	dphold_sample(p, t[k], s);
-	p->t_last = t[n - 1];
+	k = vv_run(&p->vv, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS], t, n);
+	/* the sample that confirms a change sees the new state */
+	dphold_run(p, t, k, s);
+	dphold_run(p, t + k, n - k, s);
+}
+
+static void dphold_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+{
+	dphold_hold(priv, &t, 1, s);
 }
 
 static void dphold_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct dphold_priv *p = priv;
 
-	if (!p->any) {
-		bn_result_inconclusive(res, "the device never drew more than ISUSP max from %.1f s "
-					    "after VBUS on",
-				       bn_time_to_s(p->grace_us));
+	if (!p->vv.n_valid) {
+		bn_result_inconclusive(res, "VBUS was never measured valid (above %.3f V)", p->vv.on_v);
 		bn_result_window(res, 0, t_end_us);
 		return;
 	}
-	bn_result_judge(res, p->min_dp, p->vdp_min, NAN, "V");
-	bn_result_window(res, p->t_first, p->t_last);
+	if (!p->d.any) {
+		bn_result_inconclusive(res, "the device never drew more than ISUSP max (by more than U) "
+				       "from %.1f s after VBUS valid", bn_time_to_s(p->grace_us));
+		bn_result_window(res, 0, t_end_us);
+		return;
+	}
+	if (p->gnd_unknown) {
+		bn_result_inconclusive(res, "D+ is measured against the port's ground and the device's "
+				       "ground offset is not known: VDP_SRC cannot be judged");
+		bn_result_window(res, p->d.t_first, p->d.t_last);
+		return;
+	}
+	if (!dl_judge(&p->d, res, BN_CH_DP, p->vdp_min, "V"))
+		return;
+	if (p->vv.n_valid > 1)
+		bn_result_figure(res, "vbus_returns", p->vv.n_valid - 1, "");
 	if (res->verdict == BN_VERDICT_FAIL) {
-		bn_result_window(res, p->t_min, p->t_min);
-		bn_result_fail(res, "D+ at %.3f V at %.3f s while drawing %.1f mA on a DCP", p->min_dp,
-			       bn_time_to_s(p->t_min), p->i_at_min * 1e3);
+		bn_result_window(res, p->d.t_min, p->d.t_min + p->d.b.len_us);
+		bn_result_fail(res, "D+ at %.3f V (mean of %.1f ms, U = %.3f V) at %.3f s while drawing "
+			       "%.1f mA on a DCP", p->d.min_v, bn_time_to_s(p->d.b.len_us) * 1e3, res->u,
+			       bn_time_to_s(p->d.t_min), p->d.i_at_min * 1e3);
 	}
 }
 
 static const struct bn_rule rule_dcp_dp_hold = {
 	.id = "bc12.cur.dcp_dp_hold",
 	.task = BN_TASK_CURRENT,
-	.title = "on a DCP, while drawing more than ISUSP (from 1 s after VBUS on), D+ stays at "
+	.title = "on a DCP, while drawing more than ISUSP (from 1 s after VBUS valid), D+ stays at "
 		 "or above VDP_SRC min",
 	.clause = "CP 6.6 [PD17]",
 	.limit = "VDP_SRC",
-	.needs_channels = (1u << BN_CH_IBUS) | (1u << BN_CH_DP),
+	.persistence = "D+ as the mean of 1 ms blocks (>= 3 samples) each drawing > ISUSP + U; from "
+		       "1 s after VBUS valid (again on return)",
+	.needs_channels = (1u << BN_CH_VBUS) | (1u << BN_CH_IBUS) | (1u << BN_CH_DP),
 	.needs_events = SESSION_EVENTS,
 	.min_rate_hz = CUR_MIN_RATE_HZ,
 	.ports = BN_PORT_BIT(BN_PORT_DCP),

@@ -4,20 +4,43 @@
  *
  * Terms, from the samples and events only:
  *   VBUS on       between the bench's vbus_on and vbus_off events.
+ *   attach        VBUS measured valid in it: above VOTG_SESS_VLD max (where
+ *                 every device sees a session) by more than one sample's U
+ *                 for the level persistence (1 ms, 3 samples), dated at its
+ *                 first sample. The times the spec counts from attach
+ *                 (TDBP_ATT_VDPSRC, TSVLD_CON_WKB) start there, not at the
+ *                 bench's command.
  *   connected     between the host's connect and disconnect events.
- *   VDP_SRC on    D+ within [VDP_SRC min, VDP_SRC max], held for at least
- *                 TVDPSRC_ON min (the shortest time a device holds VDP_SRC):
- *                 D+ passing through the range on its way to a pull-up, or
- *                 falling at a disconnect, is not VDP_SRC.
+ *   at VDP_SRC    D+ (in the device's ground: VDP_SRC is the device's
+ *                 source) within [VDP_SRC min, VDP_SRC max]; it comes on and
+ *                 goes off only once the new state held the level
+ *                 persistence, dated at its first sample.
+ *   VDP_SRC on    at VDP_SRC for at least TVDPSRC_ON min (the shortest time
+ *                 a device holds VDP_SRC): D+ passing through the range on
+ *                 its way to a pull-up, or falling at a disconnect, is not.
  *   1 s average   consecutive TSUSP_AVG max (1 s) windows of IBUS, aligned to
  *                 VBUS on (or to the disconnect that ends a connection), as
  *                 testers average suspend current. A window cut short by a
- *                 connect is dropped.
+ *                 connect is dropped. Its U: the noise of its samples shrinks,
+ *                 the converter's offset and gain do not.
  *   isusp_unless_vdp judges, per window, the 1 s average of the current drawn
  *                 while D+ is NOT at VDP_SRC (samples at VDP_SRC count as 0):
  *                 above ISUSP max in two consecutive windows fails. A device
  *                 at VDP_SRC all second is judged 0; one never at VDP_SRC is
  *                 judged by its plain 1 s average, as the tester does.
+ *   iunit         an instant bound: judged on the mean of each block of the
+ *                 level persistence (1 ms and at least 3 samples: 3 ms at
+ *                 1 kHz) while unconnected, aligned to VBUS on or to the
+ *                 event that began the unconnected stretch. The highest of
+ *                 many blocks passes with one block's U and fails only beyond
+ *                 the U of the largest of their noises (judge_extreme); so
+ *                 does the worst pair of 1 s averages.
+ *   con_wkb       at ISUSP: a 1 s average below ISUSP max by more than its U;
+ *                 above it by more than U is drawing; between, the verdict at
+ *                 TSVLD_CON_WKB is inconclusive.
+ * Blame: no misbehaviour of the host excuses these rules: the host's part
+ * in them is to see the pull-up (connect), which a host that never
+ * enumerates still does (docs/rules-current-dbp.md).
  * Memory is a handful of running values per rule. */
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +48,7 @@
 
 #include "checks/check.h"
 #include "checks/hold.h"
+#include "checks/persist.h"
 #include "checks/rules.h"
 
 /* Testers sample every 1 ms. */
@@ -33,21 +57,149 @@
 #define SESSION_EVENTS (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF))
 #define CONNECT_EVENTS (BN_CEV_BIT(BN_CEV_CONNECT) | BN_CEV_BIT(BN_CEV_DISCONNECT))
 
+/* ---- uncertainty and persistence ---- */
+
+/* Expanded uncertainty (k = 2) of a level on ch: one sample, or the mean
+ * of n. */
+static double u_lvl(const struct bn_check_ctx *ctx, enum bn_chan ch, double v, long n)
+{
+	double u = bn_ctx_u_level(ctx, ch, v, n);
+
+	return bn_u_expand(1, &u);
+}
+
+/* The coverage factor for the largest of n_blk independent noises: the k
+ * with P(all n_blk below k sigma) = P(one below BN_MEAS_K sigma). 2 for one
+ * block, about 4.6 for 1e4, 5.3 for 4e5. */
+static double k_extreme(long n_blk)
+{
+	double q = -expm1(log(1.0 - 0.5 * erfc(BN_MEAS_K / sqrt(2.0))) / (double)(n_blk > 1 ? n_blk : 1));
+	double lo = BN_MEAS_K, hi = 40.0;
+
+	/* the upper tail 0.5 erfc(k / sqrt 2) falls with k: bisect for q */
+	for (int i = 0; i < 60; i++) {
+		double mid = 0.5 * (lo + hi);
+
+		if (0.5 * erfc(mid / sqrt(2.0)) > q)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Judge the extreme block mean v (the highest against max, or the lowest
+ * against min) of n_blk blocks of n samples on ch; scale (0, 1]: the mean
+ * counts only that fraction of its samples, the rest as exact zeros (1:
+ * all of them). Picking the extreme of
+ * many noisy means picks their noise too, but only one way: the true
+ * extreme block lies within one block's U of its own mean, so a pass needs
+ * the plain U; the block that measured most extreme is the one whose noise
+ * went furthest out, so a failure needs the noise part of U widened to the
+ * largest of n_blk noises (k_extreme). Between the two: inconclusive. */
+static void judge_extreme(struct bn_result *res, const struct bn_check_ctx *ctx, enum bn_chan ch, double v,
+			  double scale, long n, long n_blk, double min, double max, const char *unit)
+{
+	double u = scale * bn_ctx_u_level(ctx, ch, v / scale, n);
+	/* what no average removes: offset, gain (and an undithered step) */
+	double u_sys = scale * bn_ctx_u_level(ctx, ch, v / scale, 1L << 40);
+	double u_rnd2 = u * u - u_sys * u_sys, k = k_extreme(n_blk), u_fail;
+
+	bn_result_judge_u(res, v, BN_MEAS_K * u, min, max, unit);
+	if (res->verdict != BN_VERDICT_FAIL || !strcmp(res->decision, "simple"))
+		return;
+	u_fail = sqrt(BN_MEAS_K * BN_MEAS_K * u_sys * u_sys + k * k * (u_rnd2 > 0 ? u_rnd2 : 0));
+	if (-res->margin > u_fail)
+		return;
+	bn_result_inconclusive(res, "within measurement uncertainty (U = %.4g %s as the %s of %ld block "
+			       "means): measured %.4g %s, outside the limit by %.4g %s", u_fail, unit,
+			       isnan(min) ? "highest" : "lowest", n_blk, v, unit, -res->margin, unit);
+}
+
+/* Expanded uncertainty of a time between two step edges, on channels a
+ * and b (the sample period, the clock's jitter). */
+static double u_time2(const struct bn_check_ctx *ctx, enum bn_chan a, enum bn_chan b)
+{
+	double u[2] = { bn_ctx_u_edge(ctx, a, 0), bn_ctx_u_edge(ctx, b, 0) };
+
+	return bn_u_expand(2, u);
+}
+
+/* bn_persist_feed() over a run of n equal samples at t[0..n-1], sample by
+ * sample: the index of the sample at which the state changed (*t_change
+ * the change's first sample), n if none. */
+static long persist_run(struct bn_persist *p, bool raw, const bn_time_us *t, long n, bn_time_us *t_change)
+{
+	long need, k;
+
+	if (raw == p->state) {
+		p->pending = false;
+		return n;
+	}
+	if (!p->pending) {
+		p->pending = true;
+		p->t_first = t[0];
+		p->n = 0;
+	}
+	/* sample k confirms once p->n + k + 1 >= min_n and it is hold_us on */
+	need = p->min_n - p->n - 1;
+	k = bn_first_at(t, need > 0 ? need : 0, n, p->t_first + p->hold_us);
+	if (k >= n) {
+		p->n += n;
+		return n;
+	}
+	p->state = raw;
+	p->pending = false;
+	*t_change = p->t_first;
+	return k;
+}
+
+/* The mean of n samples summed in r: a run of one value is that value
+ * (n * v / n need not be v: a draw of exactly IUNIT is not above it). */
+static double rsum_mean(const struct bn_rsum *r, long n)
+{
+	return r->done == 0 && r->n == n ? r->v : bn_rsum_total(r) / (double)n;
+}
+
 /* What every DBP rule tracks. */
 struct dbp_state {
+	const struct bn_check_ctx *ctx;
 	double vdp_min, vdp_max;
-	bn_time_us hold_us;
+	bn_time_us hold_us;        /* TVDPSRC_ON min */
+	double gnd_v;              /* subtracted from D+ for the device's ground */
+	bool gnd_unknown;
+	double valid_v;            /* VBUS valid: above this (U included) */
 	bool on, connected;
 	bn_time_us t_on;
-	bool in_range;
-	bn_time_us range_since;
+	struct bn_persist vbus;    /* VBUS above valid_v */
+	bool attached;
+	bn_time_us t_att;
+	/* VBUS was valid from the session's first sample, which came later
+	 * than the bench's vbus_on: attach was not seen, it lies between
+	 * t_on and t_att (a capture that starts after attach). */
+	bool att_unseen;
+	bool seen_first;
+	bn_time_us t_first_s, period_us;
+	struct bn_persist rng;     /* D+ at VDP_SRC */
+	bn_time_us range_since, range_off;
 };
 
 static void st_begin(struct dbp_state *st, const struct bn_check_ctx *ctx)
 {
+	double sv = bn_limits_max(ctx->lim, "VOTG_SESS_VLD");
+
+	st->ctx = ctx;
 	st->vdp_min = bn_limits_min(ctx->lim, "VDP_SRC");
 	st->vdp_max = bn_limits_max(ctx->lim, "VDP_SRC");
 	st->hold_us = bn_time_from_s(bn_limits_min(ctx->lim, "TVDPSRC_ON"));
+	st->valid_v = sv + u_lvl(ctx, BN_CH_VBUS, sv, 1);
+	if (ctx->meas[BN_CH_DP].gnd == BN_GND_PORT) {
+		st->gnd_unknown = isnan(ctx->gnd_offset_v);
+		st->gnd_v = st->gnd_unknown ? 0 : ctx->gnd_offset_v;
+	}
+	bn_persist_init(&st->vbus, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
+	bn_persist_init(&st->rng, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
+	st->period_us = ctx->rate_hz > 0 ? (bn_time_us)ceil(1e6 / ctx->rate_hz) : 0;
 }
 
 /* Returns true for a vbus_on that starts a session. */
@@ -59,8 +211,11 @@ static bool st_event(struct dbp_state *st, const struct bn_cev *ev)
 			return false;
 		st->on = true;
 		st->t_on = ev->t_us;
-		st->in_range = false;
 		st->connected = false;
+		st->attached = false;
+		st->seen_first = false;
+		bn_persist_init(&st->vbus, st->vbus.hold_us, st->vbus.min_n, false);
+		bn_persist_init(&st->rng, st->rng.hold_us, st->rng.min_n, false);
 		return true;
 	case BN_CEV_VBUS_OFF:
 		st->on = false;
@@ -78,36 +233,86 @@ static bool st_event(struct dbp_state *st, const struct bn_cev *ev)
 	return false;
 }
 
-/* Track the D+ range; returns true while VDP_SRC is on (held). */
-static bool st_dp(struct dbp_state *st, bn_time_us t, double dp)
+/* One sample's VBUS and D+: attach and the VDP_SRC range move with it. */
+static void st_sample(struct dbp_state *st, bn_time_us t, const struct bn_sample *s)
 {
-	bool inr = dp >= st->vdp_min && dp <= st->vdp_max;
+	double dp = s->v[BN_CH_DP] - st->gnd_v;
+	bn_time_us tc;
 
-	if (inr && !st->in_range)
-		st->range_since = t;
-	st->in_range = inr;
-	return inr && t - st->range_since >= st->hold_us;
+	if (!st->seen_first) {
+		st->seen_first = true;
+		st->t_first_s = t;
+	}
+	if (bn_persist_feed(&st->vbus, s->v[BN_CH_VBUS] > st->valid_v, t, t, 1, &tc) && st->vbus.state &&
+	    !st->attached) {
+		st->attached = true;
+		st->t_att = tc;
+		/* valid from the first sample, and that sample more than a
+		 * period or two after the command: the rise was not captured */
+		st->att_unseen = tc == st->t_first_s && tc - st->t_on > 2 * st->period_us;
+	}
+	if (bn_persist_feed(&st->rng, dp >= st->vdp_min && dp <= st->vdp_max, t, t, 1, &tc)) {
+		if (st->rng.state)
+			st->range_since = tc;
+		else
+			st->range_off = tc;
+	}
 }
 
-
-/* st_dp() over n samples of the same D+: only the first can move the
- * range state; returns the index from which VDP_SRC is on (n: not in
- * the run). */
-static long st_dp_hold(struct dbp_state *st, const bn_time_us *t, long n, double dp)
+/* The same over a run of n equal D+ samples: the index at which the range
+ * state changed, n if none. */
+static long st_dp_run(struct dbp_state *st, const bn_time_us *t, long n, double dp_raw)
 {
-	st_dp(st, t[0], dp);
-	if (!st->in_range)
-		return n;
-	return bn_first_at(t, 0, n, st->range_since + st->hold_us);
+	double dp = dp_raw - st->gnd_v;
+	bn_time_us tc = 0;
+	long k = persist_run(&st->rng, dp >= st->vdp_min && dp <= st->vdp_max, t, n, &tc);
+
+	if (k < n) {
+		if (st->rng.state)
+			st->range_since = tc;
+		else
+			st->range_off = tc;
+	}
+	return k;
 }
 
+/* VDP_SRC on at t: at VDP_SRC, and for TVDPSRC_ON. */
+static bool st_held(const struct dbp_state *st, bn_time_us t)
+{
+	return st->rng.state && t - st->range_since >= st->hold_us;
+}
+
+/* A time d counted from attach passed: if attach was not seen, it counted
+ * from the latest it can have been; counted from the earliest (the bench's
+ * vbus_on) it must pass too, else the rule is inconclusive. */
+static void st_att_check(const struct dbp_state *st, struct bn_result *res, double d, double lim)
+{
+	double early = d + bn_time_to_s(st->t_att - st->t_on);
+
+	if (res->verdict != BN_VERDICT_PASS || !st->att_unseen || early + res->u < lim)
+		return;
+	bn_result_inconclusive(res, "VBUS was already valid when the capture began (%.3f s after the "
+			       "bench's VBUS on): attach not seen; %.3f s to %.3f s after it",
+			       bn_time_to_s(st->t_att - st->t_on), d, early);
+}
+
+/* The rules that judge D+ levels cannot when the device's ground is not
+ * known against the port's (D+ measured against the port's). */
+static bool st_gnd_inconclusive(const struct dbp_state *st, struct bn_result *res)
+{
+	if (!st->gnd_unknown)
+		return false;
+	bn_result_inconclusive(res, "D+ is measured against the port's ground and the device's ground "
+			       "offset is not known: VDP_SRC cannot be told");
+	return true;
+}
 
 /* Consecutive fixed windows of IBUS. */
 struct win1s {
 	bn_time_us len_us, t0;
 	struct bn_rsum sum;
 	struct bn_rsum sum_off;    /* IBUS summed over the samples with D+ not at VDP_SRC */
-	long n;
+	long n, n_off;
 	bool open;
 };
 
@@ -115,7 +320,7 @@ static void win_start(struct win1s *w, bn_time_us t0)
 {
 	w->t0 = t0;
 	w->sum = w->sum_off = (struct bn_rsum){ 0 };
-	w->n = 0;
+	w->n = w->n_off = 0;
 	w->open = true;
 }
 
@@ -153,48 +358,33 @@ static void vdpon_event(void *priv, const struct bn_cev *ev)
 static void vdpon_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 {
 	struct vdpon_priv *p = priv;
-	bool held;
 
 	if (!p->st.on || p->decided)
 		return;
 	p->t_last = t;
-	held = st_dp(&p->st, t, s->v[BN_CH_DP]);
-	if (t < p->st.t_on + p->deadline_us)
+	st_sample(&p->st, t, s);
+	/* Judged at TDBP_ATT_VDPSRC after attach: VDP_SRC must be on then
+	 * (a primary detection's VDP_SRC that ended before is not DBP). */
+	if (!p->st.attached || t < p->st.t_att + p->deadline_us)
 		return;
-	if (held) {
+	if (st_held(&p->st, t)) {
 		p->decided = true;
 		p->onset = p->st.range_since;
-	} else if (!p->st.in_range && !p->missed) {
+	} else if (!p->st.rng.state && !p->missed) {
 		p->missed = true;
-		p->dp_at_deadline = s->v[BN_CH_DP];
+		p->dp_at_deadline = s->v[BN_CH_DP] - p->st.gnd_v;
 		p->conn_at_deadline = p->st.connected;
 	}
 }
 
+/* Until it decides, sample by sample (a second or so, unless VDP_SRC never
+ * comes); then nothing. */
 static void vdpon_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
 {
 	struct vdpon_priv *p = priv;
-	long held, due, k;
 
-	if (!p->st.on || p->decided)
-		return;
-	held = st_dp_hold(&p->st, t, n, s->v[BN_CH_DP]);
-	due = bn_first_at(t, 0, n, p->st.t_on + p->deadline_us);
-	/* The first sample both held and due decides; the due ones before it
-	 * can only miss. */
-	k = held > due ? held : due;
-	if (due < k && !p->st.in_range && !p->missed) {
-		p->missed = true;
-		p->dp_at_deadline = s->v[BN_CH_DP];
-		p->conn_at_deadline = p->st.connected;
-	}
-	if (k < n) {
-		p->t_last = t[k];
-		p->decided = true;
-		p->onset = p->st.range_since;
-	} else {
-		p->t_last = t[n - 1];
-	}
+	for (long k = 0; k < n && p->st.on && !p->decided; k++)
+		vdpon_sample(p, t[k], s);
 }
 
 static void vdpon_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
@@ -202,28 +392,42 @@ static void vdpon_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	struct vdpon_priv *p = priv;
 	double lim = bn_time_to_s(p->deadline_us);
 
-	if (!p->session_seen) {
-		bn_result_inconclusive(res, "VBUS was never on");
+	if (!p->session_seen || !p->st.attached) {
+		bn_result_inconclusive(res, p->session_seen ? "VBUS was never measured valid (above %.3f V)"
+							    : "VBUS was never on (above %.3f V)",
+				       p->st.valid_v);
 		bn_result_window(res, 0, t_end_us);
 		return;
 	}
-	bn_result_window(res, p->st.t_on, p->st.t_on + p->deadline_us);
+	if (st_gnd_inconclusive(&p->st, res)) {
+		bn_result_window(res, p->st.t_att, p->st.t_att + p->deadline_us);
+		return;
+	}
+	bn_result_window(res, p->st.t_att, p->st.t_att + p->deadline_us);
 	if (p->decided) {
-		bn_result_judge(res, bn_time_to_s(p->onset - p->st.t_on), NAN, lim, "s");
+		double d = bn_time_to_s(p->onset - p->st.t_att);
+
+		bn_result_judge_u(res, d, u_time2(p->st.ctx, BN_CH_VBUS, BN_CH_DP), NAN, lim, "s");
+		st_att_check(&p->st, res, d, lim);
 		if (res->verdict == BN_VERDICT_FAIL)
-			bn_result_fail(res, "VDP_SRC came on only %.3f s after VBUS on (D+ was %.3f V%s at %.3f s)",
-				       bn_time_to_s(p->onset - p->st.t_on), p->dp_at_deadline,
-				       p->conn_at_deadline ? ", connected" : "", lim);
+			bn_result_fail(res, "VDP_SRC came on only %.3f s after VBUS valid (D+ was %.3f V%s at %.3f s)",
+				       d, p->dp_at_deadline, p->conn_at_deadline ? ", connected" : "", lim);
+		return;
+	}
+	if (p->missed && p->st.att_unseen) {
+		bn_result_inconclusive(res, "D+ was not at VDP_SRC %.3f s after VBUS was first seen valid, but "
+				       "VBUS was already valid when the capture began: attach not seen", lim);
 		return;
 	}
 	if (p->missed) {
-		bn_result_fail(res, "D+ was not at VDP_SRC %.3f s after VBUS on (%.3f V%s), and VDP_SRC never came on later",
+		/* an event, not a level: D+ was not at VDP_SRC (with persistence) */
+		bn_result_fail(res, "D+ was not at VDP_SRC %.3f s after VBUS valid (%.3f V%s), and VDP_SRC never came on later",
 			       lim, p->dp_at_deadline,
 			       p->conn_at_deadline ? ", the device had connected" : "");
 		return;
 	}
-	bn_result_inconclusive(res, "the capture (%.3f s after VBUS on) ends before VDP_SRC could be judged at %.3f s",
-			       bn_time_to_s(p->t_last - p->st.t_on), lim);
+	bn_result_inconclusive(res, "the capture (%.3f s after VBUS valid) ends before VDP_SRC could be judged at %.3f s",
+			       bn_time_to_s(p->t_last - p->st.t_att), lim);
 }
 
 static const struct bn_rule rule_vdp_src_on = {
@@ -232,7 +436,9 @@ static const struct bn_rule rule_vdp_src_on = {
 	.title = "Dead Battery Provision: VDP_SRC on D+ within TDBP_ATT_VDPSRC of attach",
 	.clause = "CP 6.16",
 	.limit = "TDBP_ATT_VDPSRC",
-	.needs_channels = 1u << BN_CH_DP,
+	.persistence = "D+ in VDP_SRC (device ground) for 1 ms (3 samples) and held TVDPSRC_ON; from "
+		       "VBUS valid (1 ms, 3 samples)",
+	.needs_channels = (1u << BN_CH_VBUS) | (1u << BN_CH_DP),
 	.needs_events = SESSION_EVENTS | CONNECT_EVENTS,
 	.min_rate_hz = DBP_MIN_RATE_HZ,
 	.ports = BN_PORT_BIT(BN_PORT_SDP),
@@ -250,50 +456,88 @@ static const struct bn_rule rule_vdp_src_on = {
 struct iunit_priv {
 	struct dbp_state st;
 	double imax;
+	bn_time_us blk_us;
+	/* the block being filled: [b_t0, b_t0 + blk_us) */
+	bn_time_us b_t0;
+	struct bn_rsum b_sum;
+	long b_n;
 	bool any;
+	long n_blk;
 	double max_i;
+	long max_n;
 	bn_time_us t_max, t_first, t_last;
 };
 
 static void iunit_begin(void *priv, const struct bn_check_ctx *ctx)
 {
 	struct iunit_priv *p = priv;
+	bn_time_us n_us = ctx->rate_hz > 0 ? (bn_time_us)ceil(BN_PERSIST_MIN_SAMPLES * 1e6 / ctx->rate_hz) : 0;
 
 	st_begin(&p->st, ctx);
 	p->imax = bn_limits_max(ctx->lim, "IUNIT");
+	/* the level persistence, and at least BN_PERSIST_MIN_SAMPLES samples */
+	p->blk_us = n_us > BN_PERSIST_LEVEL_US ? n_us : BN_PERSIST_LEVEL_US;
 	p->max_i = -INFINITY;
+}
+
+/* A new unconnected stretch (or none): the block cut short is dropped, it
+ * never held long enough. */
+static void iunit_blk_start(struct iunit_priv *p, bn_time_us t0)
+{
+	p->b_t0 = t0;
+	p->b_sum = (struct bn_rsum){ 0 };
+	p->b_n = 0;
 }
 
 static void iunit_event(void *priv, const struct bn_cev *ev)
 {
-	st_event(&((struct iunit_priv *)priv)->st, ev);
-}
-
-static void iunit_sample(void *priv, bn_time_us t, const struct bn_sample *s)
-{
 	struct iunit_priv *p = priv;
 
-	if (!p->st.on || p->st.connected)
-		return;
-	if (!p->any)
-		p->t_first = t;
-	p->any = true;
-	p->t_last = t;
-	if (s->v[BN_CH_IBUS] > p->max_i) {
-		p->max_i = s->v[BN_CH_IBUS];
-		p->t_max = t;
-	}
+	st_event(&p->st, ev);
+	if (ev->kind == BN_CEV_VBUS_ON || ev->kind == BN_CEV_VBUS_OFF || ev->kind == BN_CEV_CONNECT ||
+	    ev->kind == BN_CEV_DISCONNECT)
+		iunit_blk_start(p, ev->t_us);
 }
 
-/* Equal samples after the first change only t_last. */
+/* Close the block if it ended at or before t. */
+static void iunit_blk_to(struct iunit_priv *p, bn_time_us t)
+{
+	if (t < p->b_t0 + p->blk_us)
+		return;
+	if (p->b_n >= BN_PERSIST_MIN_SAMPLES) {
+		double i = rsum_mean(&p->b_sum, p->b_n);
+
+		if (!p->any)
+			p->t_first = p->b_t0;
+		p->any = true;
+		p->n_blk++;
+		p->t_last = p->b_t0 + p->blk_us;
+		if (i > p->max_i) {
+			p->max_i = i;
+			p->max_n = p->b_n;
+			p->t_max = p->b_t0;
+		}
+	}
+	iunit_blk_start(p, p->b_t0 + (t - p->b_t0) / p->blk_us * p->blk_us);
+}
+
 static void iunit_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
 {
 	struct iunit_priv *p = priv;
 
 	if (!p->st.on || p->st.connected)
 		return;
-	iunit_sample(p, t[0], s);
-	p->t_last = t[n - 1];
+	for (long k = 0, j; k < n; k = j) {
+		iunit_blk_to(p, t[k]);
+		j = bn_first_at(t, k + 1, n, p->b_t0 + p->blk_us);
+		bn_rsum_add(&p->b_sum, s->v[BN_CH_IBUS], j - k);
+		p->b_n += j - k;
+	}
+}
+
+static void iunit_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+{
+	iunit_hold(priv, &t, 1, s);
 }
 
 static void iunit_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
@@ -301,25 +545,29 @@ static void iunit_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	struct iunit_priv *p = priv;
 
 	if (!p->any) {
-		bn_result_inconclusive(res, "the device was never unconnected with VBUS on");
+		bn_result_inconclusive(res, "the device was never unconnected with VBUS on for a full "
+				       "%.1f ms block", bn_time_to_s(p->blk_us) * 1e3);
 		bn_result_window(res, 0, t_end_us);
 		return;
 	}
-	bn_result_judge(res, p->max_i, NAN, p->imax, "A");
+	judge_extreme(res, p->st.ctx, BN_CH_IBUS, p->max_i, 1.0, p->max_n, p->n_blk, NAN, p->imax, "A");
 	bn_result_window(res, p->t_first, p->t_last);
 	if (res->verdict == BN_VERDICT_FAIL) {
-		bn_result_window(res, p->t_max, p->t_max);
-		bn_result_fail(res, "drew %.1f mA unconnected at %.3f s (instantaneous sample), above IUNIT max %.0f mA",
-			       p->max_i * 1e3, bn_time_to_s(p->t_max), p->imax * 1e3);
+		bn_result_window(res, p->t_max, p->t_max + p->blk_us);
+		bn_result_fail(res, "drew %.1f mA unconnected at %.3f s (mean of %.1f ms, U = %.1f mA), "
+			       "above IUNIT max %.0f mA", p->max_i * 1e3, bn_time_to_s(p->t_max),
+			       bn_time_to_s(p->blk_us) * 1e3, res->u * 1e3, p->imax * 1e3);
 	}
 }
 
 static const struct bn_rule rule_iunit = {
 	.id = "bc12.dbp.iunit",
 	.task = BN_TASK_DBP,
-	.title = "Dead Battery Provision: at most IUNIT while unconnected (every sample)",
+	.title = "Dead Battery Provision: at most IUNIT while unconnected (1 ms blocks)",
 	.clause = "CP 6.16",
 	.limit = "IUNIT",
+	.persistence = "IBUS as the mean of 1 ms blocks (>= 3 samples) while unconnected: 2 ms over "
+		       "counts, < 1 ms never",
 	.needs_channels = 1u << BN_CH_IBUS,
 	.needs_events = SESSION_EVENTS | CONNECT_EVENTS,
 	.min_rate_hz = DBP_MIN_RATE_HZ,
@@ -340,9 +588,12 @@ struct isusp_priv {
 	double isusp;
 	struct win1s w;
 	bool prev_valid;
-	double prev_a;
+	double prev_a, prev_f;
+	long prev_n;
 	long windows;
-	double worst;           /* highest min of two consecutive off-VDP_SRC averages */
+	double worst;           /* highest lesser of two consecutive off-VDP_SRC averages */
+	double worst_f;         /* of that average: the fraction of samples off VDP_SRC */
+	long worst_n;           /* and their count */
 	bn_time_us worst_t0, worst_t1;
 	long violations;
 };
@@ -382,14 +633,21 @@ static void isusp_event(void *priv, const struct bn_cev *ev)
 
 static void isusp_close(struct isusp_priv *p)
 {
-	double a = bn_rsum_total(&p->w.sum_off) / (double)p->w.n;
+	double a = rsum_mean(&p->w.sum_off, p->w.n);
+	/* The average counts the samples at VDP_SRC as exact zeros: it is the
+	 * fraction f of the samples off VDP_SRC times their own mean, and so
+	 * is its U (judge_extreme). */
+	double f = (double)p->w.n_off / (double)p->w.n;
 
 	p->windows++;
 	if (p->prev_valid) {
-		double m = fmin(p->prev_a, a);
+		bool cur_lesser = a <= p->prev_a;
+		double m = cur_lesser ? a : p->prev_a;
 
 		if (m > p->worst) {
 			p->worst = m;
+			p->worst_f = cur_lesser ? f : p->prev_f;
+			p->worst_n = cur_lesser ? p->w.n_off : p->prev_n;
 			p->worst_t0 = p->w.t0 - p->w.len_us;
 			p->worst_t1 = p->w.t0 + p->w.len_us;
 		}
@@ -397,6 +655,8 @@ static void isusp_close(struct isusp_priv *p)
 			p->violations++;
 	}
 	p->prev_a = a;
+	p->prev_f = f;
+	p->prev_n = p->w.n_off;
 	p->prev_valid = true;
 }
 
@@ -412,34 +672,9 @@ static void isusp_windows_to(struct isusp_priv *p, bn_time_us t)
 	}
 }
 
-static void isusp_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+/* n equal samples, D+ at VDP_SRC or not all along. */
+static void isusp_run(struct isusp_priv *p, const bn_time_us *t, long n, double i)
 {
-	struct isusp_priv *p = priv;
-	bool vdp;
-
-	if (!p->st.on)
-		return;
-	vdp = st_dp(&p->st, t, s->v[BN_CH_DP]);
-	if (!p->w.open || p->st.connected)
-		return;
-	isusp_windows_to(p, t);
-	bn_rsum_add(&p->w.sum, s->v[BN_CH_IBUS], 1);
-	p->w.n++;
-	/* At VDP_SRC, sample by sample: D+ in the range (what a tester's
-	 * comparator sees). */
-	(void)vdp;
-	if (!p->st.in_range)
-		bn_rsum_add(&p->w.sum_off, s->v[BN_CH_IBUS], 1);
-}
-
-static void isusp_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
-{
-	struct isusp_priv *p = priv;
-	double i = s->v[BN_CH_IBUS];
-
-	if (!p->st.on)
-		return;
-	st_dp(&p->st, t[0], s->v[BN_CH_DP]);  /* the later equal ones move nothing */
 	if (!p->w.open || p->st.connected)
 		return;
 	for (long k = 0, j; k < n; k = j) {
@@ -447,9 +682,29 @@ static void isusp_hold(void *priv, const bn_time_us *t, long n, const struct bn_
 		j = bn_first_at(t, k + 1, n, p->w.t0 + p->w.len_us);
 		bn_rsum_add(&p->w.sum, i, j - k);
 		p->w.n += j - k;
-		if (!p->st.in_range)
+		if (!p->st.rng.state) {
 			bn_rsum_add(&p->w.sum_off, i, j - k);
+			p->w.n_off += j - k;
+		}
 	}
+}
+
+static void isusp_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct isusp_priv *p = priv;
+	long k;
+
+	if (!p->st.on)
+		return;
+	/* the sample that confirms a change of the range sees the new state */
+	k = st_dp_run(&p->st, t, n, s->v[BN_CH_DP]);
+	isusp_run(p, t, k, s->v[BN_CH_IBUS]);
+	isusp_run(p, t + k, n - k, s->v[BN_CH_IBUS]);
+}
+
+static void isusp_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+{
+	isusp_hold(priv, &t, 1, s);
 }
 
 static void isusp_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
@@ -462,13 +717,21 @@ static void isusp_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 		bn_result_window(res, 0, t_end_us);
 		return;
 	}
+	if (st_gnd_inconclusive(&p->st, res)) {
+		bn_result_window(res, 0, t_end_us);
+		return;
+	}
 	bn_result_figure(res, "windows", (double)p->windows, "");
-	bn_result_judge(res, p->worst, NAN, p->isusp, "A");
+	if (p->worst_n > 0)
+		judge_extreme(res, p->st.ctx, BN_CH_IBUS, p->worst, p->worst_f, p->worst_n, p->windows - 1, NAN,
+			      p->isusp, "A");
+	else	/* at VDP_SRC all along: exact zeros */
+		bn_result_judge_u(res, p->worst, 0, NAN, p->isusp, "A");
 	bn_result_window(res, p->worst_t0, p->worst_t1);
 	if (res->verdict == BN_VERDICT_FAIL)
-		bn_result_fail(res, "the 1 s average stayed above ISUSP max twice in a row (%.1f mA) "
-				    "unconnected with D+ not at VDP_SRC (%ld time(s))",
-			       p->worst * 1e3, p->violations);
+		bn_result_fail(res, "the 1 s average stayed above ISUSP max twice in a row (%.2f mA, "
+				    "U = %.2f mA) unconnected with D+ not at VDP_SRC (%ld time(s))",
+			       p->worst * 1e3, res->u * 1e3, p->violations);
 }
 
 static const struct bn_rule rule_isusp_unless_vdp = {
@@ -478,6 +741,8 @@ static const struct bn_rule rule_isusp_unless_vdp = {
 		 "only while D+ is at VDP_SRC",
 	.clause = "CP 6.16",
 	.limit = "ISUSP",
+	.persistence = "two consecutive TSUSP_AVG (1 s) averages from VBUS on; D+ at VDP_SRC changes "
+		       "after 1 ms (3 samples)",
 	.needs_channels = (1u << BN_CH_IBUS) | (1u << BN_CH_DP),
 	.needs_events = SESSION_EVENTS | CONNECT_EVENTS,
 	.min_rate_hz = DBP_MIN_RATE_HZ,
@@ -493,15 +758,20 @@ static const struct bn_rule rule_isusp_unless_vdp = {
 
 /* ---- bc12.dbp.con_wkb ---- */
 
+/* A 1 s average against ISUSP: clearly at or below it, clearly above, or
+ * within its U. */
+enum quiet { Q_NONE = 0, Q_QUIET, Q_LOUD, Q_UNSURE };
+
 struct wkb_priv {
 	struct dbp_state st;
 	double isusp;
 	bn_time_us deadline_us;
 	bool session_seen, decided, late;
 	struct win1s w;
-	bool have_win, quiet;
+	enum quiet q;           /* the last full window */
+	double q_a, q_u;
 	bn_time_us quiet_since, t_connect, t_last;
-	double measured;
+	double measured, u_s;
 	const char *how;
 };
 
@@ -533,13 +803,21 @@ static void wkb_event(void *priv, const struct bn_cev *ev)
 
 static bool wkb_ok_now(struct wkb_priv *p)
 {
+	double u_att = bn_ctx_u_edge(p->st.ctx, BN_CH_VBUS, 0);
+
 	if (p->st.connected) {
-		p->measured = bn_time_to_s(p->t_connect - p->st.t_on);
+		/* the connect is the host's event; attach is dated by a sample */
+		p->measured = bn_time_to_s(p->t_connect - p->st.t_att);
+		p->u_s = bn_u_expand(1, &u_att);
 		p->how = "connected";
 		return true;
 	}
-	if (p->have_win && p->quiet) {
-		p->measured = bn_time_to_s(p->quiet_since - p->st.t_on);
+	if (p->q == Q_QUIET) {
+		/* the draw fell somewhere in the window before the first quiet one */
+		double u[2] = { u_att, bn_time_to_s(p->w.len_us) / sqrt(12.0) };
+
+		p->measured = bn_time_to_s(p->quiet_since - p->st.t_att);
+		p->u_s = bn_u_expand(2, u);
 		p->how = "at ISUSP";
 		return true;
 	}
@@ -551,12 +829,15 @@ static void wkb_windows_to(struct wkb_priv *p, bn_time_us t)
 {
 	while (t >= p->w.t0 + p->w.len_us) {
 		if (p->w.n > 0) {
-			bool q = bn_rsum_total(&p->w.sum) / (double)p->w.n <= p->isusp;
+			double a = rsum_mean(&p->w.sum, p->w.n);
+			double u = u_lvl(p->st.ctx, BN_CH_IBUS, a, p->w.n);
+			enum quiet q = a + u < p->isusp ? Q_QUIET : a - u > p->isusp ? Q_LOUD : Q_UNSURE;
 
-			if (q && !p->quiet)
+			if (q == Q_QUIET && p->q != Q_QUIET)
 				p->quiet_since = p->w.t0;
-			p->quiet = q;
-			p->have_win = true;
+			p->q = q;
+			p->q_a = a;
+			p->q_u = u;
 		}
 		win_start(&p->w, p->w.t0 + p->w.len_us);
 	}
@@ -568,34 +849,17 @@ static void wkb_decide(struct wkb_priv *p, bn_time_us t)
 	p->decided = true;
 	if (!wkb_ok_now(p)) {
 		p->late = true;
-		p->measured = bn_time_to_s(t - p->st.t_on);
+		p->measured = bn_time_to_s(t - p->st.t_att);
 	}
 }
 
-static void wkb_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+/* n equal samples after attach. */
+static void wkb_run(struct wkb_priv *p, const bn_time_us *t, long n, double i)
 {
-	struct wkb_priv *p = priv;
-
-	if (!p->st.on || p->decided)
-		return;
-	p->t_last = t;
-	wkb_windows_to(p, t);
-	bn_rsum_add(&p->w.sum, s->v[BN_CH_IBUS], 1);
-	p->w.n++;
-	if (t >= p->st.t_on + p->deadline_us)
-		wkb_decide(p, t);
-}
-
-static void wkb_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
-{
-	struct wkb_priv *p = priv;
-	double i = s->v[BN_CH_IBUS];
 	long due, last;
 
-	if (!p->st.on || p->decided)
-		return;
 	/* Samples after the one at the deadline are not seen. */
-	due = bn_first_at(t, 0, n, p->st.t_on + p->deadline_us);
+	due = bn_first_at(t, 0, n, p->st.t_att + p->deadline_us);
 	last = due < n ? due + 1 : n;
 	for (long k = 0, j; k < last; k = j) {
 		wkb_windows_to(p, t[k]);
@@ -608,29 +872,72 @@ static void wkb_hold(void *priv, const bn_time_us *t, long n, const struct bn_sa
 		wkb_decide(p, t[due]);
 }
 
+static void wkb_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct wkb_priv *p = priv;
+	double i = s->v[BN_CH_IBUS];
+	long k = 0;
+
+	if (!p->st.on || p->decided)
+		return;
+	/* Before attach, sample by sample (a few ms): the windows run from
+	 * VBUS on, the deadline from attach. */
+	for (; k < n && !p->st.attached; k++) {
+		st_sample(&p->st, t[k], s);
+		if (p->st.attached)
+			break;
+		p->t_last = t[k];
+		wkb_windows_to(p, t[k]);
+		bn_rsum_add(&p->w.sum, i, 1);
+		p->w.n++;
+	}
+	if (k < n)
+		wkb_run(p, t + k, n - k, i);
+}
+
+static void wkb_sample(void *priv, bn_time_us t, const struct bn_sample *s)
+{
+	wkb_hold(priv, &t, 1, s);
+}
+
 static void wkb_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct wkb_priv *p = priv;
 	double lim = bn_time_to_s(p->deadline_us);
 
-	if (!p->session_seen) {
-		bn_result_inconclusive(res, "VBUS was never on");
+	if (!p->session_seen || !p->st.attached) {
+		bn_result_inconclusive(res, p->session_seen ? "VBUS was never measured valid (above %.3f V)"
+							    : "VBUS was never on (above %.3f V)",
+				       p->st.valid_v);
 		bn_result_window(res, 0, t_end_us);
 		return;
 	}
-	bn_result_window(res, p->st.t_on, p->t_last);
+	bn_result_window(res, p->st.t_att, p->t_last);
 	if (!p->decided && !wkb_ok_now(p)) {
-		bn_result_inconclusive(res, "the capture (%.1f s after VBUS on) is shorter than TSVLD_CON_WKB "
+		bn_result_inconclusive(res, "the capture (%.1f s after VBUS valid) is shorter than TSVLD_CON_WKB "
 					    "(%.0f s) and the device neither connected nor fell to ISUSP",
-				       bn_time_to_s(p->t_last - p->st.t_on), lim);
+				       bn_time_to_s(p->t_last - p->st.t_att), lim);
 		return;
 	}
-	bn_result_judge(res, p->measured, NAN, lim, "s");
-	/* Late: at the deadline it was neither; the measured value is when
-	 * that was seen (the deadline itself at the sample rate). */
-	if (p->late || res->verdict == BN_VERDICT_FAIL)
-		bn_result_fail(res, "%.0f s after VBUS on the device had neither connected nor fallen to ISUSP",
-			       lim);
+	if (p->late && p->q == Q_UNSURE) {
+		bn_result_measured(res, p->measured, "s");
+		bn_result_inconclusive(res, "within measurement uncertainty: %.0f s after VBUS valid the device "
+				       "had not connected and its 1 s average (%.2f mA, U = %.2f mA) is within U "
+				       "of ISUSP max", lim, p->q_a * 1e3, p->q_u * 1e3);
+		return;
+	}
+	if (p->late) {
+		/* an event, not a level: at the deadline it was neither (the
+		 * measured value is the deadline itself at the sample rate) */
+		bn_result_judge(res, p->measured, NAN, lim, "s");
+		bn_result_fail(res, "%.0f s after VBUS valid the device had neither connected nor fallen to "
+			       "ISUSP (1 s average %.2f mA, U = %.2f mA)", lim, p->q_a * 1e3, p->q_u * 1e3);
+		return;
+	}
+	bn_result_judge_u(res, p->measured, p->u_s, NAN, lim, "s");
+	st_att_check(&p->st, res, p->measured, lim);
+	if (res->verdict == BN_VERDICT_FAIL)
+		bn_result_fail(res, "the device %s only %.1f s after VBUS valid", p->how, p->measured);
 }
 
 static const struct bn_rule rule_con_wkb = {
@@ -639,7 +946,9 @@ static const struct bn_rule rule_con_wkb = {
 	.title = "Dead Battery Provision: connect, or fall to ISUSP, by TSVLD_CON_WKB after attach",
 	.clause = "CP 6.16",
 	.limit = "TSVLD_CON_WKB",
-	.needs_channels = 1u << BN_CH_IBUS,
+	.persistence = "TSUSP_AVG (1 s) averages of IBUS below ISUSP by more than U; from VBUS valid "
+		       "(1 ms, 3 samples)",
+	.needs_channels = (1u << BN_CH_VBUS) | (1u << BN_CH_IBUS),
 	.needs_events = SESSION_EVENTS | CONNECT_EVENTS,
 	.min_rate_hz = DBP_MIN_RATE_HZ,
 	.ports = BN_PORT_BIT(BN_PORT_SDP),
@@ -695,7 +1004,8 @@ static void vcon_event(void *priv, const struct bn_cev *ev)
 		if (p->pending)
 			vcon_judge(p, ev->t_us - p->t_off, p->t_off, false);
 		else if (p->held)
-			/* The pull-up came while D+ was still at VDP_SRC. */
+			/* The pull-up came while D+ was still at VDP_SRC (its
+			 * leaving it had not held the persistence yet). */
 			vcon_judge(p, 0, ev->t_us, false);
 		p->pending = false;
 	}
@@ -718,27 +1028,31 @@ static void vcon_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	if (!p->st.on)
 		return;
 	p->t_last = t;
-	held = st_dp(&p->st, t, s->v[BN_CH_DP]);
-	if (p->held && !p->st.in_range && !p->st.connected && !p->pending) {
+	st_sample(&p->st, t, s);
+	held = st_held(&p->st, t);
+	if (p->held && !p->st.rng.state && !p->st.connected && !p->pending) {
+		/* VDP_SRC went off: dated at D+'s first sample out of the range */
 		p->pending = true;
-		p->t_off = t;
+		p->t_off = p->st.range_off;
 	}
 	p->held = held;
 }
 
-/* Going off needs a held sample then one out of range: equal samples after
- * the first cannot start a pending wait (held implies in range), and leave
- * held as it is at the last one. So the first and the last say it all. */
+/* Sample by sample: a run can hold the range's change, and its TVDPSRC_ON. */
 static void vcon_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
 {
-	vcon_sample(priv, t[0], s);
-	if (n > 1)
-		vcon_sample(priv, t[n - 1], s);
+	struct vcon_priv *p = priv;
+
+	if (!p->st.on)
+		return;
+	for (long k = 0; k < n; k++)
+		vcon_sample(p, t[k], s);
 }
 
 static void vcon_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct vcon_priv *p = priv;
+	double u;
 
 	if (p->pending && p->t_last - p->t_off > p->lim_us) {
 		vcon_judge(p, p->t_last - p->t_off, p->t_off, true);
@@ -753,7 +1067,13 @@ static void vcon_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 		bn_result_window(res, 0, t_end_us);
 		return;
 	}
-	bn_result_judge(res, bn_time_to_s(p->worst_us), NAN, bn_time_to_s(p->lim_us), "s");
+	if (st_gnd_inconclusive(&p->st, res)) {
+		bn_result_window(res, 0, t_end_us);
+		return;
+	}
+	/* VDP_SRC's end is dated by a D+ sample; the connect is the host's event. */
+	u = bn_ctx_u_edge(p->st.ctx, BN_CH_DP, 0);
+	bn_result_judge_u(res, bn_time_to_s(p->worst_us), bn_u_expand(1, &u), NAN, bn_time_to_s(p->lim_us), "s");
 	bn_result_window(res, p->worst_t0, p->worst_t1);
 	if (res->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(res, p->worst_open ? "VDP_SRC went off at %.3f s and the device had not connected %.3f s later"
@@ -767,6 +1087,8 @@ static const struct bn_rule rule_vdpsrc_con = {
 	.title = "Dead Battery Provision: connect within TDBP_VDPSRC_CON after VDP_SRC goes off",
 	.clause = "CP 6.16",
 	.limit = "TDBP_VDPSRC_CON",
+	.persistence = "D+ leaves VDP_SRC (device ground) for 1 ms (3 samples), dated at its first "
+		       "sample; VBUS on to off",
 	.needs_channels = 1u << BN_CH_DP,
 	.needs_events = SESSION_EVENTS | CONNECT_EVENTS,
 	.min_rate_hz = DBP_MIN_RATE_HZ,

@@ -86,6 +86,68 @@ static void g_dbp_quiet(double t, struct bn_sample *s)
 	}
 }
 
+/* ---- under realistic measurement (profiles/conditions/realistic.json) ---- */
+
+/* A good product: 90 mA under DBP, 10 % below IUNIT. */
+static void g_good(double t, struct bn_sample *s)
+{
+	g_dbp(t, s);
+	if (t >= 0.065 && t < DBP_END_S)
+		s->v[BN_CH_IBUS] = 0.09;
+}
+
+/* VDP_SRC comes on exactly at TDBP_ATT_VDPSRC (1 s after VBUS valid):
+ * within the sample period's U of the limit. */
+static void g_vdp_at_deadline(double t, struct bn_sample *s)
+{
+	g_good(t, s);
+	if (t >= 0.065 && t < 1.0)
+		s->v[BN_CH_DP] = 0.0;
+}
+
+/* 99.5 mA under DBP all along: the highest of ~1600 3 ms means is over
+ * IUNIT by more than one mean's U (its noise is the largest of ~1600),
+ * but not by more than the U of that largest noise. */
+static void g_iunit_edge(double t, struct bn_sample *s)
+{
+	g_dbp(t, s);
+	if (t >= 0.065 && t < DBP_END_S)
+		s->v[BN_CH_IBUS] = 0.0995;
+}
+
+/* D+ low and 2.3 mA unconnected: a 1 s average within U of ISUSP (the
+ * 0.2 mA offset alone moves it to 2.5 mA). */
+static void g_isusp_edge(double t, struct bn_sample *s)
+{
+	g_dbp(t, s);
+	if (t >= 0.065 && t < DBP_END_S) {
+		s->v[BN_CH_DP] = 0.0;
+		s->v[BN_CH_IBUS] = 0.0023;
+	}
+}
+
+/* Falls to 2.3 mA at 3 s, never connects. */
+static void g_quiet_edge(double t, struct bn_sample *s)
+{
+	g_dbp_quiet(t, s);
+	if (t >= 3.0)
+		s->v[BN_CH_IBUS] = 0.0023;
+}
+
+/* VBUS comes 0.5 s after the bench's vbus_on (a slow supply); VDP_SRC from
+ * 0.55 s: TDBP_ATT_VDPSRC counts from VBUS valid. */
+static void g_late_vbus(double t, struct bn_sample *s)
+{
+	g_good(t, s);
+	if (t < 0.5) {
+		s->v[BN_CH_VBUS] = 0.0;
+		s->v[BN_CH_DP] = 0.0;
+		s->v[BN_CH_IBUS] = 0.0;
+	} else if (t < 0.55) {
+		s->v[BN_CH_DP] = 0.15;
+	}
+}
+
 #define STX(g, dur, rate, con, ...) { .dur_s = dur, .rate_hz = rate, .gen = g, .connect_s = con, .disconnect_s = -1, __VA_ARGS__ }
 #define ST(g, ...) STX(g, 8.0, 1000.0, DBP_END_S, __VA_ARGS__)
 #define NO_CH(ch) .drop_channels = 1u << (ch)
@@ -143,6 +205,132 @@ static void test_checks_dbp__con_wkb(void **state)
 	l->max = saved;
 }
 
+#define REAL .conditions = "realistic"
+#define DBP_DECL (BN_DECL_BATTERY | BN_DECL_DBP | BN_DECL_DEAD_BATTERY)
+
+/* Each case must reach its verdict; an inconclusive one "within
+ * measurement uncertainty", a pass or fail with its U. */
+static void run_realistic(const struct tcase *tc, size_t n)
+{
+	int bad = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		struct bn_result r = { 0 };
+		enum bn_verdict v = run_stream(&tc[k].st, BN_PORT_SDP, DBP_DECL, tc[k].rule, &r);
+
+		if (v != tc[k].expect ||
+		    (v == BN_VERDICT_INCONCLUSIVE && !strstr(r.reason, "within measurement uncertainty"))) {
+			print_error("%s / %s: %s, expected %s (%s)\n", tc[k].rule, tc[k].name,
+				    bn_verdict_name(v), bn_verdict_name(tc[k].expect), r.reason);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+/* Under realistic measurement: a good device passes, a fault fails, and a
+ * value within U of its limit is inconclusive. */
+static void test_checks_dbp__realistic(void **state)
+{
+	static const struct tcase cases[] = {
+		{ "bc12.dbp.vdp_src_on", "good", ST(g_good, REAL), BN_VERDICT_PASS },
+		{ "bc12.dbp.vdp_src_on", "VDP_SRC only at 1.5 s", ST(g_dbp_late_vdp, REAL), BN_VERDICT_FAIL },
+		{ "bc12.dbp.vdp_src_on", "VDP_SRC at 1 s", ST(g_vdp_at_deadline, REAL), BN_VERDICT_INCONCLUSIVE },
+		{ "bc12.dbp.iunit", "90 mA", ST(g_good, REAL), BN_VERDICT_PASS },
+		{ "bc12.dbp.iunit", "200 mA", ST(g_dbp_200ma, REAL), BN_VERDICT_FAIL },
+		{ "bc12.dbp.iunit", "99.5 mA", ST(g_iunit_edge, REAL), BN_VERDICT_INCONCLUSIVE },
+		{ "bc12.dbp.isusp_unless_vdp", "90 mA at VDP_SRC", ST(g_good, REAL), BN_VERDICT_PASS },
+		{ "bc12.dbp.isusp_unless_vdp", "100 mA with D+ low", ST(g_dbp_no_vdp, REAL), BN_VERDICT_FAIL },
+		{ "bc12.dbp.isusp_unless_vdp", "2.3 mA with D+ low", ST(g_isusp_edge, REAL), BN_VERDICT_INCONCLUSIVE },
+		{ "bc12.dbp.vdpsrc_con", "connect with VDP_SRC off", ST(g_good, REAL), BN_VERDICT_PASS },
+		{ "bc12.dbp.vdpsrc_con", "connect 2 s after", STX(g_dbp_slow, 8.0, 1000.0, DBP_END_S + 2.0, REAL),
+		  BN_VERDICT_FAIL },
+		{ "bc12.dbp.vdpsrc_con", "connect 1 s after", STX(g_dbp_slow, 8.0, 1000.0, DBP_END_S + 1.0, REAL),
+		  BN_VERDICT_INCONCLUSIVE },
+	};
+
+	(void)state;
+	run_realistic(cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* bc12.dbp.con_wkb under realistic measurement, with TSVLD_CON_WKB
+ * shortened to 10 s as in test_checks_dbp__con_wkb. */
+static void test_checks_dbp__con_wkb_realistic(void **state)
+{
+	struct bn_limit *l = (struct bn_limit *)bn_limits_find(&bn_test_lim, "TSVLD_CON_WKB");
+	double saved;
+	static const struct tcase cases[] = {
+		{ "bc12.dbp.con_wkb", "connects at 5 s", STX(g_good, 12.0, 1000.0, DBP_END_S, REAL), BN_VERDICT_PASS },
+		{ "bc12.dbp.con_wkb", "falls to 1 mA at 3 s", STX(g_dbp_quiet, 12.0, 1000.0, -1, REAL), BN_VERDICT_PASS },
+		{ "bc12.dbp.con_wkb", "still drawing at 10 s", STX(g_dbp_forever, 12.0, 1000.0, -1, REAL), BN_VERDICT_FAIL },
+		{ "bc12.dbp.con_wkb", "falls to 2.3 mA at 3 s", STX(g_quiet_edge, 12.0, 1000.0, -1, REAL),
+		  BN_VERDICT_INCONCLUSIVE },
+	};
+
+	(void)state;
+	assert_non_null(l);
+	saved = l->max;
+	l->max = 10.0;
+	run_realistic(cases, sizeof(cases) / sizeof(cases[0]));
+	l->max = saved;
+}
+
+/* Attach is VBUS measured valid, not the bench's command: VDP_SRC 1.05 s
+ * after the command but 0.55 s after VBUS came is in time; measured from
+ * VBUS valid. */
+static void test_checks_dbp__attach_is_vbus_valid(void **state)
+{
+	const struct stream st = ST(g_late_vbus, REAL);
+	struct bn_result r;
+
+	(void)state;
+	assert_int_equal(run_stream(&st, BN_PORT_SDP, DBP_DECL, "bc12.dbp.vdp_src_on", &r), BN_VERDICT_PASS);
+	assert_true(fabs(r.measured - 0.05) < 3e-3);
+	assert_true(r.has_u && r.u > 0 && r.u < 2e-3);
+	assert_true(r.t0_us >= 500000 && r.t0_us < 505000);
+}
+
+/* A capture that starts start_s after the bench's vbus_on, with VBUS
+ * already valid and D+ at VDP_SRC: the verdict of vdp_src_on. */
+static enum bn_verdict vdp_src_on_late_capture(double start_s)
+{
+	struct bn_check_ctx ctx;
+	struct bn_checks *c = NULL;
+	struct bn_err err = { 0 };
+	struct bn_report rep;
+	enum bn_verdict v = BN_VERDICT_ERROR;
+
+	ctx_init(&ctx, BN_PORT_SDP, DBP_DECL, 1000.0);
+	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
+	ev_at(c, BN_CEV_VBUS_ON, 0.0);
+	for (long i = 0; i < 3000; i++) {
+		struct bn_sample s = { { 0 } };
+
+		g_good(1.0, &s);
+		bn_checks_sample(c, bn_time_from_s(start_s) + (bn_time_us)i * 1000, &s);
+	}
+	ev_at(c, BN_CEV_VBUS_OFF, start_s + 3.0);
+	bn_report_init(&rep);
+	bn_checks_end(c, bn_time_from_s(start_s + 3.0), &rep);
+	for (int k = 0; k < rep.n_results; k++)
+		if (!strcmp(rep.results[k].id, "bc12.dbp.vdp_src_on"))
+			v = rep.results[k].verdict;
+	bn_report_free(&rep);
+	bn_checks_free(c);
+	return v;
+}
+
+/* Attach not seen (VBUS valid from the capture's first sample, which
+ * came after the bench's command): a time from attach passes only if it
+ * passes counted from the command too. */
+static void test_checks_dbp__attach_not_seen(void **state)
+{
+	(void)state;
+	assert_int_equal(vdp_src_on_late_capture(0.0), BN_VERDICT_PASS);
+	assert_int_equal(vdp_src_on_late_capture(0.3), BN_VERDICT_PASS);
+	assert_int_equal(vdp_src_on_late_capture(2.0), BN_VERDICT_INCONCLUSIVE);
+}
+
 /* DBP rules apply on an SDP to a device declaring DBP with a dead battery. */
 static void test_checks_dbp__applicability(void **state)
 {
@@ -181,6 +369,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_dbp__con_wkb),
 		cmocka_unit_test(test_checks_dbp__applicability),
 		cmocka_unit_test(test_checks_dbp__measured),
+		cmocka_unit_test(test_checks_dbp__realistic),
+		cmocka_unit_test(test_checks_dbp__con_wkb_realistic),
+		cmocka_unit_test(test_checks_dbp__attach_is_vbus_valid),
+		cmocka_unit_test(test_checks_dbp__attach_not_seen),
 	};
 
 	if (argc > 1)
