@@ -1011,7 +1011,7 @@ static void level_judge(const struct det_priv *p, const struct det_phase *ph, bo
 	if (w->verdict == BN_VERDICT_FAIL && w == &er)
 		bn_result_fail(w, "held %.1f ms, but %s sat at %.3f V for %.1f ms from %.3f s, outside "
 			       "%s %.2f..%.2f V (U = %.1f mV)", hold_ms, line, ph->exc_mean,
-			       bn_time_to_ms(ph->exc_run.t1 - ph->exc_run.t0), bn_time_to_s(ph->exc_run.t0),
+			       (double)ph->exc_run.n / p->c.rate_hz * 1e3, bn_time_to_s(ph->exc_run.t0),
 			       name, lo, hi, w->u * 1e3);
 	else if (w->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(w, "held %.1f ms, but %s averaged %.3f V, outside %s %.2f..%.2f V "
@@ -1497,7 +1497,9 @@ static void idm_sink_judge(const struct det_priv *p, const struct det_session *s
 		no_primary(s, r);
 		return;
 	}
-	bn_result_window(r, s->pri.t0, s->pri.acc.n ? s->pri.acc.t1 : s->pri.t1);
+	/* the averaging window: primary's first TVDPSRC_ON min */
+	bn_result_window(r, s->pri.t0, s->pri.t1 < s->pri.t0 + p->c.ton_us ? s->pri.t1
+									    : s->pri.t0 + p->c.ton_us);
 	if (excuse_contact(p, s, why, sizeof(why))) {
 		bn_result_inconclusive(r, "the port's short was not across the lines: %s", why);
 		return;
