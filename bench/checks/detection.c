@@ -337,6 +337,14 @@ static bool ct_at(const struct det_priv *p, bn_time_us t, bn_time_us *make_t)
 	return kept == DET_CT_RING ? !p->ct[p->ct_n % DET_CT_RING].made : false;
 }
 
+static bool ct_ever_made(const struct det_priv *p)
+{
+	for (long k = 0; k < p->ct_n && k < DET_CT_RING; k++)
+		if (p->ct[k].made)
+			return true;
+	return p->ct_n > DET_CT_RING; /* many events: some were makes */
+}
+
 static void det_persist_init(struct bn_persist *ps)
 {
 	bn_persist_init(ps, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
@@ -1111,8 +1119,13 @@ static void port_type_end(void *priv, bn_time_us t_end_us, struct bn_result *res
 	det_close(p, t_end_us, DE_CAPTURE);
 	snprintf(res->limit, sizeof(res->limit), "== %s", bn_port_name(expect));
 	if (!p->rep_seen) {
-		bn_result_fail(res, "the device never reported a detected port type");
 		bn_result_window(res, 0, t_end_us);
+		/* the lines (ID with them) never touched: nothing to detect */
+		if (p->ct_known && !ct_ever_made(p))
+			bn_result_inconclusive(res, "the device never reported a detected port type, but "
+					       "the data lines never made contact (no data_contact event)");
+		else
+			bn_result_fail(res, "the device never reported a detected port type");
 		return;
 	}
 	snprintf(res->measured_str, sizeof(res->measured_str), "%s", p->reported);

@@ -946,6 +946,10 @@ static void test_checks_detection__port_type(void **state)
 	assert_int_equal(r.verdict, BN_VERDICT_FAIL);
 	assert_string_equal(r.measured_str, "cdp");
 	assert_int_equal(verdict(&d, STRM(dcp_ok, 5), NULL, "bc12.det.port_type"), BN_VERDICT_FAIL);
+	/* no report, and the lines never touched: nothing to detect */
+	r = run(&d, STRM(dcp_ok, -1), NULL, "bc12.det.port_type");
+	assert_int_equal(r.verdict, BN_VERDICT_INCONCLUSIVE);
+	assert_reason_has(r, "never made contact");
 	d.events &= ~BN_CEV_BIT(BN_CEV_TELEMETRY);
 	assert_int_equal(verdict(&d, STRM(dcp_ok, 5), &o_dcp, "bc12.det.port_type"),
 			 BN_VERDICT_INCONCLUSIVE);
@@ -991,7 +995,7 @@ static void sim_run(const char *scn, const char *port, const char *cond, struct 
 	char path[1024], cpath[1024];
 	struct bn_err err = { 0 };
 	struct bn_run_opts o = { .datadir = bn_test_srcdir() };
-	static struct bn_conditions cc;
+	struct bn_conditions cc;
 
 	snprintf(path, sizeof(path), "%s/scripts/scenarios/%s.scn", bn_test_srcdir(), scn);
 	o.scenario_path = path;
