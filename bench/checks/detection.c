@@ -1501,7 +1501,8 @@ static void idm_sink_judge(const struct det_priv *p, const struct det_session *s
 	const struct bn_check_ctx *ctx = p->ctx;
 	const struct bn_meas *mp = &ctx->meas[BN_CH_DP], *mm = &ctx->meas[BN_CH_DM];
 	double lo = bn_limits_min(p->lim, "IDM_SINK"), hi = bn_limits_max(p->lim, "IDM_SINK");
-	double R = p->c.r_short, d, vdm, zero, u_zero, u_off, u_g, i_lkg, i, u2, mu[2], uz[2];
+	double r_ohm = p->c.r_short, diff_v, dm_v, zero_v, u_zero_v, u_off_v, u_gain_v, lkg_a, i_a, u2;
+	double idle_v[2], u_idle_v[2];
 	bool zok, est;
 	long n = s->pri.acc.wn;
 	char why[200];
@@ -1522,21 +1523,21 @@ static void idm_sink_judge(const struct det_priv *p, const struct det_session *s
 				       n);
 		return;
 	}
-	d = bn_rsum_total(&s->pri.acc.wrdiff) / (double)n;
-	vdm = bn_rsum_total(&s->pri.acc.wrdm) / (double)n;
-	/* The auto-zero: the two channels' reading of idle, equal lines
+	diff_v = bn_rsum_total(&s->pri.acc.wrdiff) / (double)n;
+	dm_v = bn_rsum_total(&s->pri.acc.wrdm) / (double)n;
+	/* The auto-zero_v: the two channels' reading of idle, equal lines
 	 * (same channels, same short) is their offset difference, as a
 	 * tester nulls it. Used when it is known better than the offsets'
 	 * bounds (always when the instrument's accuracy is not known). */
-	zok = zero_level(p, 0, &mu[0], &uz[0]) && zero_level(p, 1, &mu[1], &uz[1]) &&
+	zok = zero_level(p, 0, &idle_v[0], &u_idle_v[0]) && zero_level(p, 1, &idle_v[1], &u_idle_v[1]) &&
 	      p->z_n >= p->c.n_persist;
 	est = ctx->meas_src[BN_CH_DP] == BN_MEAS_SRC_ESTIMATED ||
 	      ctx->meas_src[BN_CH_DM] == BN_MEAS_SRC_ESTIMATED;
-	u_off = hypot(mp->offset, mm->offset) / sqrt(3.0);
-	u_zero = zok ? hypot(uz[0], uz[1]) : INFINITY;
-	if (zok && (est || u_zero < u_off)) {
-		zero = mu[0] - mu[1];
-		vdm -= mu[1];
+	u_off_v = hypot(mp->offset, mm->offset) / sqrt(3.0);
+	u_zero_v = zok ? hypot(u_idle_v[0], u_idle_v[1]) : INFINITY;
+	if (zok && (est || u_zero_v < u_off_v)) {
+		zero_v = idle_v[0] - idle_v[1];
+		dm_v -= idle_v[1];
 	} else {
 		if ((p->c.port_unknown[0] || p->c.port_unknown[1]) && mp->gnd != mm->gnd) {
 			bn_result_inconclusive(r, "D+ and D- are measured against different grounds, their "
@@ -1544,30 +1545,31 @@ static void idm_sink_judge(const struct det_priv *p, const struct det_session *s
 					       "null it");
 			return;
 		}
-		zero = p->c.port_sh[0] - p->c.port_sh[1];
-		vdm -= p->c.port_sh[1];
-		u_zero = u_off;
+		zero_v = p->c.port_sh[0] - p->c.port_sh[1];
+		dm_v -= p->c.port_sh[1];
+		u_zero_v = u_off_v;
 		zok = false;
 	}
 	/* One converter: its gain error is common and applies to the
 	 * difference; channels stated apart carry theirs at the lines' level. */
 	if (mp->gain == mm->gain)
-		u_g = fabs(mp->gain * (d - zero)) / sqrt(3.0);
+		u_gain_v = fabs(mp->gain * (diff_v - zero_v)) / sqrt(3.0);
 	else
-		u_g = fabs(vdm) * hypot(mp->gain, mm->gain) / sqrt(3.0);
+		u_gain_v = fabs(dm_v) * hypot(mp->gain, mm->gain) / sqrt(3.0);
 	/* D-'s leakage to the port's ground (>= RDAT_LKG min) draws through
 	 * the short beside the sink: half its most, +- half as a bound. */
-	i_lkg = fabs(vdm) / p->c.r_lkg;
-	i = (d - zero) / R - i_lkg / 2;
-	u2 = (pow(hypot(u_nq(p, BN_CH_DP, n), u_nq(p, BN_CH_DM, n)), 2) + u_zero * u_zero + u_g * u_g) /
-		     (R * R) + pow(i_lkg / 2 / sqrt(3.0), 2);
-	bn_result_judge_u(r, i, 2.0 * sqrt(u2), lo, hi, "A");
-	bn_result_figure(r, "V(D+)-V(D-)", d - zero, "V");
-	bn_result_figure(r, zok ? "auto-zero" : "offset bound", zok ? zero : u_off * sqrt(3.0), "V");
+	lkg_a = fabs(dm_v) / p->c.r_lkg;
+	i_a = (diff_v - zero_v) / r_ohm - lkg_a / 2;
+	u2 = pow(hypot(u_nq(p, BN_CH_DP, n), u_nq(p, BN_CH_DM, n)), 2) + u_zero_v * u_zero_v +
+	     u_gain_v * u_gain_v;
+	u2 = u2 / (r_ohm * r_ohm) + pow(lkg_a / 2 / sqrt(3.0), 2);
+	bn_result_judge_u(r, i_a, 2.0 * sqrt(u2), lo, hi, "A");
+	bn_result_figure(r, "V(D+)-V(D-)", diff_v - zero_v, "V");
+	bn_result_figure(r, zok ? "auto-zero" : "offset bound", zok ? zero_v : u_off_v * sqrt(3.0), "V");
 	if (r->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(r, "IDM_SINK %.1f uA (V(D+)-V(D-) %.2f mV over %ld samples across the "
-			       "port's %.0f ohm short, %s) outside %.0f..%.0f uA (U = %.1f uA)", i * 1e6,
-			       (d - zero) * 1e3, n, R, zok ? "auto-zeroed" : "offsets within their bounds",
+			       "port's %.0f ohm short, %s) outside %.0f..%.0f uA (U = %.1f uA)", i_a * 1e6,
+			       (diff_v - zero_v) * 1e3, n, r_ohm, zok ? "auto-zeroed" : "offsets within their bounds",
 			       lo * 1e6, hi * 1e6, r->u * 1e6);
 }
 

@@ -1021,7 +1021,8 @@ static const struct bn_result *find(const struct bn_report *rep, const char *id)
 }
 
 /* No detection rule fails; the listed ones are inconclusive with why. */
-static void assert_excused(const struct bn_report *rep, const char *const *ids, int n, const char *why)
+static void assert_excused(const struct bn_report *rep, const char *const *ids, int n,
+			   const char *why)
 {
 	for (int i = 0; i < rep->n_results; i++) {
 		const struct bn_result *r = &rep->results[i];
