@@ -1382,6 +1382,8 @@ static const struct bn_rule rule_primary_start = {
 		 "TDCD_TIMEOUT min unless DCD saw data contact",
 	.clause = "CP 6.4, 6.5 [PD6]",
 	.limit = "TDCD_TIMEOUT",
+	/* a capture that starts with VBUS valid: the attach rests on the bench's VBUS_ON */
+	.uses_events = BN_CEV_BIT(BN_CEV_VBUS_ON),
 	.persistence = "from VBUS > VOTG_SESS_VLD max to D+ at VDP_SRC, each held >= 1 ms, 3 samples, "
 		       "dated at their first sample",
 	.needs_channels = (1u << BN_CH_VBUS) | (1u << BN_CH_DP),
