@@ -895,6 +895,13 @@ static double u_phase_start(const struct det_priv *p, const struct det_session *
 			     : u_edge(p, BN_CH_DP, phase_mean_v(ph, false));
 }
 
+/* VBUS valid at the capture's first sample: the attach is in the capture
+ * only if the bench says it switched VBUS on by then. */
+static bool attach_known(const struct det_priv *p, const struct det_session *s)
+{
+	return !s->started_on || p->vbus_on_t <= s->t_attach;
+}
+
 /* The data show the lines touched before primary detection. */
 static bool contact_in_data(const struct det_priv *p, const struct det_session *s)
 {
@@ -906,12 +913,20 @@ static bool contact_in_data(const struct det_priv *p, const struct det_session *
 
 /* Detection did not see the port: the lines were open when primary
  * detection began, or opened during it. */
-static bool excuse_contact(const struct det_priv *p, const struct det_session *s, char *why,
-			   size_t len)
+static bool excuse_contact(const struct det_priv *p, const struct det_session *s, bool meas,
+			   char *why, size_t len)
 {
+	double tmin = bn_limits_min(p->lim, "TDCD_TIMEOUT");
+	double u = 2.0 * hypot(u_edge(p, BN_CH_VBUS, p->c.sess_hi), u_edge(p, BN_CH_DP, p->c.vdp_lo));
+	/* A device that waited TDCD_TIMEOUT min before primary detection had
+	 * the right to give up on contact; one that did not is to blame for
+	 * what it detected on open lines (bc12.det.primary_start says so).
+	 * A measurement across the port's network (meas) is void either way. */
+	bool waited = !attach_known(p, s) || bn_time_to_s(s->pri.t0 - s->t_attach) >= tmin - u;
+
 	if (!s->pri.seen)
 		return false;
-	if (s->ct_pri == 0) {
+	if (s->ct_pri == 0 && (waited || meas)) {
 		double tmax = bn_limits_max(p->lim, "TDCD_TIMEOUT");
 
 		if (s->ct_make_t != BN_TIME_NEVER && s->ct_make_t > s->t_attach + bn_time_from_s(tmax))
@@ -934,7 +949,7 @@ static bool excuse_contact(const struct det_priv *p, const struct det_session *s
 			 "began at %.3f s)", bn_time_to_s(s->ct_break_t), bn_time_to_s(s->pri.t0));
 		return true;
 	}
-	if (s->ct_pri < 0 && !contact_in_data(p, s)) {
+	if (s->ct_pri < 0 && (waited || meas) && !contact_in_data(p, s)) {
 		snprintf(why, len, "no data-contact events, and no DCD level, port answer or short "
 			 "shows contact before primary detection at %.3f s", bn_time_to_s(s->pri.t0));
 		return true;
@@ -1138,7 +1153,8 @@ static void port_type_end(void *priv, bn_time_us t_end_us, struct bn_result *res
 	for (int i = 0; i < p->n_done; i++)
 		if (p->done[i].t_attach <= p->rep_t && p->rep_t <= p->done[i].t_close)
 			s = &p->done[i];
-	if (s && (excuse_contact(p, s, why, sizeof(why)) || excuse_port(p, s, why, sizeof(why)))) {
+	if (s && (excuse_contact(p, s, false, why, sizeof(why)) ||
+		  excuse_port(p, s, why, sizeof(why)))) {
 		bn_result_inconclusive(res, "reported %s, not %s, but %s", p->reported,
 				       bn_port_name(expect), why);
 		return;
@@ -1173,7 +1189,7 @@ static void idp_src_judge(const struct det_priv *p, const struct det_session *s,
 	char why[200];
 
 	if (!s->dcd.n) {
-		if (excuse_contact(p, s, why, sizeof(why)))
+		if (excuse_contact(p, s, false, why, sizeof(why)))
 			bn_result_inconclusive(r, "no DCD phase seen: %s", why);
 		else
 			bn_result_inconclusive(r, "no DCD phase seen: D+ never sat between %.0f mV and "
@@ -1251,7 +1267,7 @@ static void debounce_judge(const struct det_priv *p, const struct det_session *s
 		return;
 	}
 	if (!s->contact) {
-		if (excuse_contact(p, s, why, sizeof(why)))
+		if (excuse_contact(p, s, false, why, sizeof(why)))
 			bn_result_inconclusive(r, "DCD saw no data contact: %s", why);
 		else
 			bn_result_inconclusive(r, "DCD saw no data contact: D+ was not held low at a DCD "
@@ -1331,9 +1347,7 @@ static void primary_start_judge(const struct det_priv *p, const struct det_sessi
 	double lo = bn_limits_min(p->lim, "TDCD_TIMEOUT"), hi = bn_limits_max(p->lim, "TDCD_TIMEOUT");
 	double d, u;
 
-	/* VBUS valid at the capture's first sample: the attach is in the
-	 * capture only if the bench says it switched VBUS on by then. */
-	if (s->started_on && !(p->vbus_on_t <= s->t_attach)) {
+	if (!attach_known(p, s)) {
 		bn_result_inconclusive(r, "the capture starts with VBUS already valid: the attach, from "
 				       "which primary detection is timed, is not in it");
 		bn_result_window(r, s->t_attach, s->t_close);
@@ -1516,7 +1530,7 @@ static void idm_sink_judge(const struct det_priv *p, const struct det_session *s
 	/* the averaging window: primary's first TVDPSRC_ON min */
 	bn_result_window(r, s->pri.t0, s->pri.t1 < s->pri.t0 + p->c.ton_us ? s->pri.t1
 									    : s->pri.t0 + p->c.ton_us);
-	if (excuse_contact(p, s, why, sizeof(why))) {
+	if (excuse_contact(p, s, true, why, sizeof(why))) {
 		bn_result_inconclusive(r, "the port's short was not across the lines: %s", why);
 		return;
 	}
@@ -1628,7 +1642,8 @@ static void vdm_src_judge(const struct det_priv *p, const struct det_session *s,
 		}
 		bn_result_judge(r, 0.0, ton, NAN, "s");
 		bn_result_window(r, s->pri.t1, s->t_close);
-		if (excuse_contact(p, s, why, sizeof(why)) || excuse_port(p, s, why, sizeof(why)))
+		if (excuse_contact(p, s, false, why, sizeof(why)) ||
+		    excuse_port(p, s, why, sizeof(why)))
 			bn_result_inconclusive(r, "no VDM_SRC followed primary detection, but %s", why);
 		else
 			bn_result_fail(r, "declares secondary detection, but no VDM_SRC on D- followed "
@@ -1643,7 +1658,7 @@ static void vdm_src_judge(const struct det_priv *p, const struct det_session *s,
 		if (!s->sec.ended)
 			bn_result_inconclusive(r, "VDM_SRC held %.1f ms when %s: cut short", hold * 1e3,
 					       det_closed_how(s->sec.end_by));
-		else if (excuse_contact(p, s, why, sizeof(why)))
+		else if (excuse_contact(p, s, false, why, sizeof(why)))
 			bn_result_inconclusive(r, "VDM_SRC held %.1f ms, but %s", hold * 1e3, why);
 		else
 			bn_result_fail(r, "VDM_SRC held %.1f ms, less than TVDMSRC_ON min %.0f ms "

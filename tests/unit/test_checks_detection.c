@@ -322,6 +322,13 @@ static const struct seg dcp_open[] = {
 	{ 849, 5.1, 3.0017, 0.0 }, { 300, 5.1, 3.0017, 2.9 }, { 100, 0.0, 0.0, 0.0 },
 };
 
+/* No DCD: primary detection 1 ms after VBUS, on lines that touch only at
+ * 5 ms (D- at 0 V, the short not yet across), then an SDP's connect. */
+static const struct seg dcp_open_early[] = {
+	{ 1, 5.1, 0.0, 0.0 }, { 50, 5.1, 0.59613, 0.0 }, { 300, 5.1, 3.0017, 2.9 },
+	{ 100, 0.0, 0.0, 0.0 },
+};
+
 /* CDP: primary (the responder lifts D- after 20 ms), secondary with D+ sunk. */
 static const struct seg cdp_ok[] = {
 	{ 5, 5.1, 3.1234, 0.0 },    { 12, 5.1, 0.14287, 0.0 },   { 1, 5.1, 0.0, 0.0 },
@@ -885,6 +892,16 @@ static void test_checks_detection__slow_plug_excuses_the_device(void **state)
 	assert_clear_pass(run(&d, STRM(dcp_open, 1500), &o, "bc12.det.vdp_src"));
 	/* the same report with the lines in contact from 5 ms: the device's fault */
 	assert_int_equal(verdict(&d, STRM(dcp_ok, 5), &o, "bc12.det.port_type"), BN_VERDICT_FAIL);
+	/* a device that began primary detection 1 ms after VBUS, before the
+	 * lines touched at 5 ms, did not wait for them: its report is its own
+	 * fault, only the sink across the absent short is void */
+	r = run(&d, STRM(dcp_open_early, 5), &o, "bc12.det.port_type");
+	assert_int_equal(r.verdict, BN_VERDICT_FAIL);
+	assert_int_equal(verdict(&d, STRM(dcp_open_early, 5), &o, "bc12.det.primary_start"),
+			 BN_VERDICT_FAIL);
+	r = run(&d, STRM(dcp_open_early, 5), &o, "bc12.det.idm_sink");
+	assert_int_equal(r.verdict, BN_VERDICT_INCONCLUSIVE);
+	assert_reason_has(r, "data contact at 0.005 s");
 }
 
 static void test_checks_detection__bounce_during_detection_excuses(void **state)
