@@ -1236,8 +1236,8 @@ static void idp_src_begin(void *priv, const struct bn_check_ctx *ctx)
 static const struct bn_rule rule_idp_src = {
 	.id = "bc12.dcd.idp_src",
 	.task = BN_TASK_DETECT,
-	.title = "DCD current source IDP_SRC = V(D+) / the port's D+ pull-down while the data "
-		 "lines make contact (plus the port's leakage, >= RDAT_LKG min, as a bound)",
+	.title = "DCD current source IDP_SRC = V(D+) / the port's D+ pull-down during data contact "
+		 "(plus the port's leakage as a bound)",
 	.clause = "CP 6.4",
 	.limit = "IDP_SRC",
 	.persistence = "mean of D+ at a DCD level in the low run before primary (D+ < VLGC min "
@@ -1392,8 +1392,8 @@ static void primary_start_begin(void *priv, const struct bn_check_ctx *ctx)
 static const struct bn_rule rule_primary_start = {
 	.id = "bc12.det.primary_start",
 	.task = BN_TASK_DETECT,
-	.title = "primary detection starts within TDCD_TIMEOUT max of VBUS valid, and not before "
-		 "TDCD_TIMEOUT min unless DCD saw data contact",
+	.title = "primary detection starts within TDCD_TIMEOUT max of VBUS valid, not before "
+		 "TDCD_TIMEOUT min unless DCD saw contact",
 	.clause = "CP 6.4, 6.5 [PD6]",
 	.limit = "TDCD_TIMEOUT",
 	/* a capture that starts with VBUS valid: the attach rests on the bench's VBUS_ON */
@@ -1605,8 +1605,8 @@ static void idm_sink_begin(void *priv, const struct bn_check_ctx *ctx)
 static const struct bn_rule rule_idm_sink = {
 	.id = "bc12.det.idm_sink",
 	.task = BN_TASK_DETECT,
-	.title = "IDM_SINK = (V(D+)-V(D-)) / the port's D+/D- short during primary detection "
-		 "(less D-'s leakage, >= RDAT_LKG min, as a bound)",
+	.title = "IDM_SINK = (V(D+)-V(D-)) / the port's D+/D- short in primary detection (less "
+		 "D-'s leakage as a bound)",
 	.clause = "CP 6.6, 6.7",
 	.limit = "IDM_SINK",
 	.persistence = "mean over primary's first TVDPSRC_ON min; offsets auto-zeroed on idle lines; "
