@@ -43,7 +43,7 @@ struct bn_result {
 	bool has_u;
 	double u;             /* expanded uncertainty U (k = 2) of measured, in unit */
 	char decision[12];    /* the decision rule that judged it: "guarded", "simple" */
-	char persistence[120];/* what makes an excursion count, and the window judged */
+	char persistence[240];/* what makes an excursion count, and the window judged */
 	bn_time_us t0_us, t1_us; /* window in the capture; -1 if none */
 	char reason[240];     /* why inconclusive / error / failed */
 	char title[120];      /* compliance rules: what the rule says */
