@@ -56,6 +56,8 @@ excused "a host that never enumerates excuses c_connect" "aca-c-ideal-5a-no-enum
 excused "... under realistic measurement too" "aca-c-ideal-5a-no-enum-realistic" bc12.aca.c_connect "host never"
 excused "a slow plug excuses connect_time" "slow-plug" bc12.host.connect_time "data lines touched"
 excused "a slow plug excuses c_connect" "aca-c-ideal-5a-root-500ma-slow-plug" bc12.aca.c_connect "data lines touched"
+excused "a late CDP excuses port_type" "cdp-late" bc12.det.port_type "never answered VDM_SRC"
+excused "a late CDP excuses vdm_src" "cdp-late" bc12.det.vdm_src "never answered VDM_SRC"
 excused "a charger that shuts down excuses nothing and needs nothing" "dcp-shutdown" bc12.cur.vdcp_shtdwn "-"
 
 echo "conditions: $pass passed, $fail failed"
