@@ -9,6 +9,8 @@
  *     measurement uncertainty" (its margins exceed U).
  *   - Every faulty firmware still fails each rule the golden matrix lists
  *     for it.
+ *   - Every judged measurement carries its U, its rule's persistence and
+ *     the decision rule.
  * Rules that do not hold yet are listed, with why, in
  * tests/data/realistic-gaps.tsv (RULE [SCENARIO|*] WHY); a listed rule
  * that holds is reported too, so the list only shrinks. BN_TEST_RULES=
