@@ -127,6 +127,8 @@ struct bn_world {
 	double i_load_eff_a;      /* the bench load on the node */
 	struct traj line_tr[2];   /* D+, D- */
 	bn_time_us t_dyn;         /* a moving quantity reaches a level or settles */
+	bool dyn_only;            /* this replan is only for what moves */
+	double demand_a;          /* device_demand_a() as the last full solve saw it */
 
 	/* sampling */
 	double rate_hz;
@@ -354,7 +356,7 @@ static bool external_vbus(const struct bn_world *w)
 /* The charger IC asks to draw (its input limit is set, it has a demand). */
 static double ic_want_a(const struct bn_world *w)
 {
-	return w->ilim_ma > 0 ? fmin(w->ilim_ma / 1000.0, device_demand_a(w)) : 0.0;
+	return w->ilim_ma > 0 ? fmin(w->ilim_ma / 1000.0, w->demand_a) : 0.0;
 }
 
 static void ic_trip(struct bn_world *w, bn_time_us t, double i_dev)
@@ -591,6 +593,11 @@ static double vbus_ibus(const struct bn_world *w, double v)
 
 static void solve_vbus(struct bn_world *w)
 {
+	/* The battery's demand is read at every event and slice, as without
+	 * capacitance; not when VBUS merely reaches a level or settles (a
+	 * battery at its full mark would flip its top-up at that rate). */
+	if (!w->dyn_only)
+		w->demand_a = device_demand_a(w);
 	if (w->vbus_dyn)
 		solve_vbus_dyn(w);
 	else
@@ -1278,7 +1285,8 @@ static void process_timers(struct bn_world *w)
 	}
 }
 
-static bn_time_us next_event(const struct bn_world *w)
+/* The next event other than the dynamics' replan. */
+static bn_time_us next_event_but_dyn(const struct bn_world *w)
 {
 	bn_time_us t = w->fw_wake_at;
 
@@ -1288,7 +1296,6 @@ static bn_time_us next_event(const struct bn_world *w)
 	t = tmin(t, w->resp_at);
 	t = tmin(t, w->ic_unlock_at);
 	t = tmin(t, w->t_vbus_toggle);
-	t = tmin(t, w->t_dyn);
 	if (!w->ic_locked && w->uvlo_low_since != BN_TIME_NEVER)
 		t = tmin(t, w->uvlo_low_since + w->cfg.dut->uvlo_deglitch_us);
 	t = tmin(t, w->t_enum);
@@ -1297,6 +1304,13 @@ static bn_time_us next_event(const struct bn_world *w)
 	if (w->cfg.charger)
 		t = tmin(t, bn_charger_next_event(w->cfg.charger, &w->chg, charger_draw_a(w)));
 	return t < w->now ? w->now : t;
+}
+
+static bn_time_us next_event(const struct bn_world *w)
+{
+	bn_time_us t = next_event_but_dyn(w);
+
+	return w->fw_pending ? t : tmin(t, w->t_dyn < w->now ? w->now : w->t_dyn);
 }
 
 static void integrate(struct bn_world *w, bn_time_us t_to)
@@ -1415,8 +1429,11 @@ int bn_world_run_until(struct bn_world *w, bn_time_us t_end, struct bn_err *err)
 		emit_samples(w, next);
 		integrate(w, next);
 		w->now = next;
+		/* only the dynamics' own replan is due */
+		w->dyn_only = w->t_dyn == next && !w->fw_pending && next_event_but_dyn(w) > next;
 		process_timers(w);
 		recompute(w);
+		w->dyn_only = false;
 		if (w->fault.code)
 			return bn_err_set(err, w->fault.code, "%s", w->fault.msg);
 	}
