@@ -25,14 +25,16 @@
 
 /* One capacitive quantity between two replans: from v0 at t0 it relaxes
  * toward v_inf with time constant tau_s, or (tau_s infinite: nothing
- * restores it) ramps at slope_v_s; it holds inside [lo, hi], the range
- * where the piece of the characteristic it follows is valid, and the
- * world replans when it reaches a bound. */
+ * restores it) ramps at slope_v_s. [lo, hi] is the range where the piece
+ * of the characteristic it follows is valid: the world replans when it
+ * reaches a bound (within the microsecond after, the piece's formula is
+ * still the better guess: the characteristic is continuous). It never
+ * goes below floor_v (VBUS: 0 V, where the draws starve). */
 struct traj {
 	bn_time_us t0;
 	double v0;
 	double v_inf, tau_s, slope_v_s;
-	double lo, hi;
+	double lo, hi, floor_v;
 	bool moving;
 };
 
@@ -196,7 +198,8 @@ static bn_time_us tick_time(const struct bn_world *w, int64_t k)
 
 static void traj_hold(struct traj *tr, bn_time_us t, double v)
 {
-	*tr = (struct traj){ .t0 = t, .v0 = v, .v_inf = v, .lo = -INFINITY, .hi = INFINITY };
+	*tr = (struct traj){ .t0 = t, .v0 = v, .v_inf = v, .lo = -INFINITY, .hi = INFINITY,
+			     .floor_v = -INFINITY };
 }
 
 static double traj_at(const struct traj *tr, bn_time_us t)
@@ -210,17 +213,19 @@ static double traj_at(const struct traj *tr, bn_time_us t)
 		v = tr->v0 + tr->slope_v_s * dt_s;
 	else
 		v = tr->v_inf + (tr->v0 - tr->v_inf) * exp(-dt_s / tr->tau_s);
-	return fmin(fmax(v, tr->lo), tr->hi);
+	return fmax(v, tr->floor_v);
 }
 
 /* dv/dt at a value v the trajectory passes. */
 static double traj_slope(const struct traj *tr, double v)
 {
-	if (!tr->moving || v <= tr->lo || v >= tr->hi)
+	double dv;
+
+	if (!tr->moving)
 		return 0.0;
-	if (isinf(tr->tau_s))
-		return tr->slope_v_s;
-	return (tr->v_inf - v) / tr->tau_s;
+	dv = isinf(tr->tau_s) ? tr->slope_v_s : (tr->v_inf - v) / tr->tau_s;
+	/* held at the floor */
+	return v <= tr->floor_v && dv < 0.0 ? 0.0 : dv;
 }
 
 /* Seconds from t0 until the trajectory reaches level; INFINITY if never. */
@@ -563,6 +568,7 @@ static void solve_vbus_dyn(struct bn_world *w)
 	if (dir < 0)
 		vbus_piece(w, dr, v, -1, i_dev + i_load, &a, &b, &c, &lo, &hi);
 	traj_plan(&w->vbus_tr, w->now, v, a, b, c, lo, hi, WORLD_SETTLE_VBUS_V);
+	w->vbus_tr.floor_v = 0.0;
 	w->vbus_v = w->vbus_tr.v0;
 	w->i_dev_a = dr == DRIVE_OTG ? -i_load : i_dev;
 	w->i_dev_eff_a = i_dev;
