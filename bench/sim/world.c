@@ -561,14 +561,22 @@ static void solve_vbus_dyn(struct bn_world *w)
 		w->uvlo_low_since = BN_TIME_NEVER;
 	}
 	i_load = w->plugged && w->vbus_contact ? w->load_a : 0.0;
-	/* the direction it moves in picks the piece at a boundary */
-	vbus_piece(w, dr, v, 1, i_dev + i_load, &a, &b, &c, &lo, &hi);
-	net = a - b * v;
-	dir = net < 0.0 ? -1 : 1;
-	if (dir < 0)
-		vbus_piece(w, dr, v, -1, i_dev + i_load, &a, &b, &c, &lo, &hi);
-	traj_plan(&w->vbus_tr, w->now, v, a, b, c, lo, hi, WORLD_SETTLE_VBUS_V);
-	w->vbus_tr.floor_v = 0.0;
+	for (int k = 0; k < BN_CHARGER_MAX_POINTS + 3; k++) {
+		/* the direction it moves in picks the piece at a boundary */
+		vbus_piece(w, dr, v, 1, i_dev + i_load, &a, &b, &c, &lo, &hi);
+		net = a - b * v;
+		dir = net < 0.0 ? -1 : 1;
+		if (dir < 0)
+			vbus_piece(w, dr, v, -1, i_dev + i_load, &a, &b, &c, &lo, &hi);
+		traj_plan(&w->vbus_tr, w->now, v, a, b, c, lo, hi, WORLD_SETTLE_VBUS_V);
+		w->vbus_tr.floor_v = 0.0;
+		/* a piece without capacitance (the charger's only, behind an
+		 * ideal piece) is crossed at once: on to the next one */
+		if (w->vbus_tr.moving || w->vbus_tr.v0 == v || w->vbus_tr.v0 <= 0.0 ||
+		    (w->vbus_tr.v0 != lo && w->vbus_tr.v0 != hi))
+			break;
+		v = w->vbus_tr.v0;
+	}
 	w->vbus_v = w->vbus_tr.v0;
 	w->i_dev_a = dr == DRIVE_OTG ? -i_load : i_dev;
 	w->i_dev_eff_a = i_dev;

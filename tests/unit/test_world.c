@@ -282,6 +282,35 @@ static void test_world__vbus_load_step_elmore(void **state)
 	rig_free(&g);
 }
 
+/* Only the charger's capacitance, behind a curve that is flat to 1 A (an
+ * ideal source there, 0.1 ohm of cable: no RC of its own) and falls 1 V
+ * per ampere beyond (an RC of 1.1 ohm x 100 uF x 1/1.1 = 100 us). A step
+ * from 0.5 A to 1.5 A crosses the flat piece at once and relaxes on the
+ * sloped one to 5.0 - 0.5 - 1.5 x 0.1 V; back to 0.5 A it relaxes up to
+ * the sloped piece's end (4.9 V) and crosses the flat one at once. */
+static void test_world__vbus_piece_without_capacitance(void **state)
+{
+	struct rig g;
+
+	rig_init(&g, "dcp", 0.5, 1e6);
+	g.charger.n_points = 3;
+	g.charger.i_a[1] = 1.0, g.charger.v_v[1] = 5.0;
+	g.charger.i_a[2] = 2.0, g.charger.v_v[2] = 4.0;
+	g.charger.output_cap_f = 100e-6;
+	rig_run(&g, 1000);
+	assert_near(at(&g.rec, 999)->v[BN_CH_VBUS], 5.0 - 0.05, 1e-4);
+	bn_world_load(g.w, 1.0);
+	rig_run(&g, 6000);
+	assert_near(at(&g.rec, 1000)->v[BN_CH_VBUS], 4.9, 1e-9);
+	assert_near(at(&g.rec, 1100)->v[BN_CH_VBUS], 4.35 + 0.55 * exp(-1.0), 1e-3);
+	assert_near(at(&g.rec, 5999)->v[BN_CH_VBUS], 4.35, 1e-4);
+	bn_world_load(g.w, 0.0);
+	rig_run(&g, 12000);
+	assert_true(at(&g.rec, 6010)->v[BN_CH_VBUS] < 4.9);
+	assert_near(at(&g.rec, 11999)->v[BN_CH_VBUS], 5.0 - 0.05, 1e-4);
+	rig_free(&g);
+}
+
 /* A charger IC that draws past what a weak DCP gives (dcp-weak-cap: 1.0 A
  * at most, 120 uF at its output) with 10 uF at its input, locking out
  * below 3.6 V after 1 ms, releasing above 3.8 V, retrying after 50 ms:
@@ -534,6 +563,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_world__ideal_vbus_steps_at_once),
 		cmocka_unit_test(test_world__vbus_ramp_then_rc),
 		cmocka_unit_test(test_world__vbus_load_step_elmore),
+		cmocka_unit_test(test_world__vbus_piece_without_capacitance),
 		cmocka_unit_test(test_world__uvlo_cycles_with_capacitance),
 		cmocka_unit_test(test_world__uvlo_without_capacitance),
 		cmocka_unit_test(test_world__uvlo_hysteresis),
