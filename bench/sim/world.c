@@ -131,6 +131,13 @@ struct bn_world {
 	bn_time_us t_dyn;         /* a moving quantity reaches a level or settles */
 	bool dyn_only;            /* this replan is only for what moves */
 	double demand_a;          /* device_demand_a() as the last full solve saw it */
+	/* IBUS with capacitance: the charge through the receptacle since the
+	 * last sample, accumulated at every change */
+	bn_time_us tick_t;        /* the last sample's time (-1: none yet) */
+	bn_time_us q_t;           /* accumulated up to here */
+	double q_c;
+	bool q_have, q_mixed;     /* a value seen; more than one, or a moving one */
+	double q_i_a;             /* the one value */
 
 	/* sampling */
 	double rate_hz;
@@ -592,8 +599,8 @@ static void solve_vbus_dyn(struct bn_world *w)
 
 /* The current into the device through its receptacle at VBUS v: what the
  * charger IC and the bleed draw plus what charges the input capacitance
- * (negative when the device sources VBUS). */
-static double vbus_ibus(const struct bn_world *w, double v)
+ * as VBUS moves at dv_dt (negative when the device sources VBUS). */
+static double vbus_ibus(const struct bn_world *w, double v, double dv_dt)
 {
 	if (!w->vbus_dyn || w->drive == DRIVE_GONE || w->drive == DRIVE_CONFLICT)
 		return w->i_dev_a;
@@ -601,8 +608,53 @@ static double vbus_ibus(const struct bn_world *w, double v)
 		return -w->i_load_eff_a;
 	if (!(w->plugged && w->vbus_contact))
 		return 0.0;
-	return w->i_dev_eff_a + v * w->vbus_bleed_s +
-	       w->cfg.dut->vbus_cap_f * traj_slope(&w->vbus_tr, v);
+	return w->i_dev_eff_a + v * w->vbus_bleed_s + w->cfg.dut->vbus_cap_f * dv_dt;
+}
+
+/* Add the charge through the receptacle from the last accumulation to
+ * t_to, in the state as it is (before an event changes it). */
+static void ibus_acc(struct bn_world *w, bn_time_us t_to)
+{
+	double dt_s, i_a;
+
+	if (t_to <= w->q_t)
+		return;
+	dt_s = (double)(t_to - w->q_t) / 1e6;
+	if (w->vbus_tr.moving && w->plugged && w->vbus_contact &&
+	    (w->drive == DRIVE_CHARGER || w->drive == DRIVE_NONE)) {
+		double va = traj_at(&w->vbus_tr, w->q_t), vb = traj_at(&w->vbus_tr, t_to);
+
+		/* the bleed's share by the trapezoid: microamperes */
+		w->q_c += (w->i_dev_eff_a + w->vbus_bleed_s * (va + vb) / 2.0) * dt_s +
+			  w->cfg.dut->vbus_cap_f * (vb - va);
+		w->q_mixed = true;
+	} else {
+		i_a = vbus_ibus(w, w->vbus_v, 0.0);
+		w->q_c += i_a * dt_s;
+		if (w->q_have && i_a != w->q_i_a)
+			w->q_mixed = true;
+		w->q_i_a = i_a;
+	}
+	w->q_have = true;
+	w->q_t = t_to;
+}
+
+/* IBUS for the sample at tk: the average current since the last sample
+ * (exactly the one value when it did not change). */
+static double ibus_sample(struct bn_world *w, bn_time_us tk)
+{
+	double i_a;
+
+	ibus_acc(w, tk);
+	if (!w->q_have || w->tick_t < 0 || tk <= w->tick_t)
+		i_a = vbus_ibus(w, w->vbus_v, 0.0);
+	else if (w->q_mixed)
+		i_a = w->q_c / ((double)(tk - w->tick_t) / 1e6);
+	else
+		i_a = w->q_i_a;
+	w->q_c = 0.0;
+	w->q_have = w->q_mixed = false;
+	return i_a;
 }
 
 static void solve_vbus(struct bn_world *w)
@@ -709,7 +761,8 @@ static void update_peripheral(struct bn_world *w)
 static void refresh_sample(struct bn_world *w)
 {
 	w->cur.v[BN_CH_VBUS] = w->vbus_v;
-	w->cur.v[BN_CH_IBUS] = w->vbus_dyn ? vbus_ibus(w, w->vbus_v) : w->i_dev_a;
+	w->cur.v[BN_CH_IBUS] = w->vbus_dyn ? vbus_ibus(w, w->vbus_v, traj_slope(&w->vbus_tr, w->vbus_v))
+					   : w->i_dev_a;
 	w->cur.v[BN_CH_DP] = w->lines.dp_v;
 	w->cur.v[BN_CH_DM] = w->lines.dm_v;
 	w->cur.v[BN_CH_ID] = w->lines.id_v;
@@ -814,6 +867,8 @@ static void recompute(struct bn_world *w)
 {
 	bool was_vld = w->sess_vld;
 
+	if (w->vbus_dyn)
+		ibus_acc(w, w->now);
 	solve_lines(w);
 	solve_vbus(w);
 	/* The charger's shutdown rule sees every change of the draw. */
@@ -1049,6 +1104,8 @@ int bn_world_new(const struct bn_world_cfg *cfg, struct bn_world **out, struct b
 	w->uvlo_low_since = BN_TIME_NEVER;
 	w->t_vbus_toggle = BN_TIME_NEVER;
 	w->t_dyn = BN_TIME_NEVER;
+	w->tick_t = -1;
+	w->q_t = 0;
 	w->vbus_dyn = d->vbus_cap_f > 0.0 || (cfg->charger && cfg->charger->output_cap_f > 0.0);
 	w->vbus_bleed_s = w->vbus_dyn && d->vbus_bleed_ohm > 0.0 ? 1.0 / d->vbus_bleed_ohm : 0.0;
 	w->lines_dyn = d->phy.line_cap_f > 0.0 || cfg->port->line_cap_f > 0.0 || cfg->line_cap_f > 0.0;
@@ -1350,22 +1407,26 @@ static void emit_samples(struct bn_world *w, bn_time_us before)
 			w->next_tick_k++;
 		return;
 	}
-	if (!w->vbus_tr.moving && !w->line_tr[0].moving && !w->line_tr[1].moving) {
+	if (!w->vbus_dyn && !w->line_tr[0].moving && !w->line_tr[1].moving) {
 		while ((tk = tick_time(w, w->next_tick_k)) < before) {
 			w->cfg.sink.sample(w->cfg.sink.user, tk, &w->cur);
 			w->next_tick_k++;
 		}
 		return;
 	}
-	/* something moves: each sample shows it at its own time */
+	/* something may move: each sample shows it at its own time */
 	while ((tk = tick_time(w, w->next_tick_k)) < before) {
 		struct bn_sample s = w->cur;
 
-		if (w->vbus_tr.moving) {
-			double v = traj_at(&w->vbus_tr, tk);
-
-			s.v[BN_CH_VBUS] = v;
-			s.v[BN_CH_IBUS] = vbus_ibus(w, v);
+		if (w->vbus_dyn) {
+			/* IBUS as the charge through the receptacle over the
+			 * sample period: a front end whose bandwidth is near its
+			 * sample rate shows that, not a microsecond inrush's
+			 * peak, and the input's charge is kept */
+			if (w->vbus_tr.moving)
+				s.v[BN_CH_VBUS] = traj_at(&w->vbus_tr, tk);
+			s.v[BN_CH_IBUS] = ibus_sample(w, tk);
+			w->tick_t = tk;
 		}
 		if (w->line_tr[BN_LINE_DP].moving)
 			s.v[BN_CH_DP] = traj_at(&w->line_tr[BN_LINE_DP], tk);
