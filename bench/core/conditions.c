@@ -13,6 +13,61 @@ void bn_conditions_init(struct bn_conditions *c)
 	memset(c, 0, sizeof(*c));
 	c->data_delay_us = -1;
 	c->bounce_n = -1;
+	c->vbus_bounce_n = -1;
+	c->line_cap_f = -1;
+}
+
+/* {"count": N, "each": "2ms"}: N from 0 to 10000, each > 0 and at most 1 s. */
+static int load_bounce(const cJSON *root, const char *key, int *n_out, bn_time_us *each_us,
+		       const char *path, struct bn_err *err)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, key);
+	char what[600];
+	double n = -1, each = 0;
+	int rc;
+
+	if (!m)
+		return BN_OK;
+	snprintf(what, sizeof(what), "%s: %s", path, key);
+	if ((rc = bn_json_check_keys(m, (const char *const[]){ "count", "each", NULL }, what, err)) < 0 ||
+	    (rc = bn_json_num(m, "count", true, &n, what, err)) < 0 ||
+	    (rc = bn_json_quantity(m, "each", true, BN_DIM_S, 1.0, &each, what, err)) < 0)
+		return rc;
+	if (!(n >= 0) || n > 10000 || n != floor(n) || !(each > 0) || each > 1)
+		return bn_err_set(err, BN_ERR_DATA, "%s: expected count 0 to 10000 and each > 0 (at most 1s)", what);
+	*n_out = (int)n;
+	*each_us = bn_time_from_s(each);
+	return BN_OK;
+}
+
+/* The physics a conditions file may add: the grounds' offset and the
+ * lines' capacitance. */
+static int load_physics(const cJSON *root, struct bn_conditions *c, const char *path,
+			struct bn_err *err)
+{
+	double v;
+	int rc;
+
+	if (cJSON_GetObjectItemCaseSensitive(root, "gnd_offset")) {
+		rc = bn_json_quantity(root, "gnd_offset", true, BN_DIM_V, 1.0, &v, path, err);
+		if (rc < 0)
+			return rc;
+		if (!(fabs(v) <= 1.0))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: key \"gnd_offset\": expected a voltage from -1 V to 1 V", path);
+		c->has_gnd_offset = true;
+		c->gnd_offset_v = v;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(root, "line_cap")) {
+		rc = bn_json_quantity(root, "line_cap", true, BN_DIM_F, 1.0, &v, path, err);
+		if (rc < 0)
+			return rc;
+		if (!(v >= 0 && v <= 1e-6))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: key \"line_cap\": expected a capacitance from 0 to 1 uF", path);
+		c->line_cap_f = v;
+	}
+	return BN_OK;
 }
 
 static int load_measure(const cJSON *m, struct bn_conditions *c, const char *path,
@@ -47,10 +102,11 @@ static int load_measure(const cJSON *m, struct bn_conditions *c, const char *pat
 int bn_conditions_load(const char *path, struct bn_conditions *c, struct bn_err *err)
 {
 	static const char *const keys[] = { "schema", "name", "description", "measure", "seed",
-					    "data_delay", "bounce", NULL };
+					    "data_delay", "bounce", "vbus_bounce", "gnd_offset",
+					    "line_cap", NULL };
 	cJSON *root = NULL;
 	const cJSON *m;
-	char schema[64] = "", what[600];
+	char schema[64] = "";
 	double seed = -1;
 	int rc;
 
@@ -95,22 +151,11 @@ int bn_conditions_load(const char *path, struct bn_conditions *c, struct bn_err 
 		}
 		c->data_delay_us = bn_time_from_s(s);
 	}
-	m = cJSON_GetObjectItemCaseSensitive(root, "bounce");
-	if (m) {
-		double n = -1, each = 0;
-
-		snprintf(what, sizeof(what), "%s: bounce", path);
-		if ((rc = bn_json_check_keys(m, (const char *const[]){ "count", "each", NULL }, what, err)) < 0 ||
-		    (rc = bn_json_num(m, "count", true, &n, what, err)) < 0 ||
-		    (rc = bn_json_quantity(m, "each", true, BN_DIM_S, 1.0, &each, what, err)) < 0)
-			goto out;
-		if (!(n >= 0) || n > 10000 || n != floor(n) || !(each > 0) || each > 1) {
-			rc = bn_err_set(err, BN_ERR_DATA, "%s: expected count 0 to 10000 and each > 0 (at most 1s)", what);
-			goto out;
-		}
-		c->bounce_n = (int)n;
-		c->bounce_us = bn_time_from_s(each);
-	}
+	if ((rc = load_bounce(root, "bounce", &c->bounce_n, &c->bounce_us, path, err)) < 0 ||
+	    (rc = load_bounce(root, "vbus_bounce", &c->vbus_bounce_n, &c->vbus_bounce_us, path,
+			      err)) < 0 ||
+	    (rc = load_physics(root, c, path, err)) < 0)
+		goto out;
 	rc = BN_OK;
 out:
 	cJSON_Delete(root);

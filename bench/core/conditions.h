@@ -9,8 +9,17 @@
  *     "measure": { "vbus": "noise=10mV,offset=10mV,bits=12,range=0V..25V", ... },
  *     "seed": 1,
  *     "data_delay": "1.5s",
- *     "bounce": { "count": 3, "each": "2ms" }
+ *     "bounce": { "count": 3, "each": "2ms" },
+ *     "vbus_bounce": { "count": 3, "each": "1ms" },
+ *     "gnd_offset": "0.375V",
+ *     "line_cap": "100pF"
  *   }
+ * bounce is the data contacts', vbus_bounce the VBUS contact's (it makes
+ * at the plug, then breaks and makes count times, each open or closed for
+ * "each"); gnd_offset is the device's ground above the port's (the
+ * compliance plan's tests 6.14 and 6.15: 0.375 V either way); line_cap
+ * is added to each of D+ and D- while the data lines touch (the fixture
+ * and its cable).
  * Every key but schema is optional; an unset one leaves the scenario's
  * (or bench.conf's) own. A scenario's own measure line wins over the
  * file's measure; the file's handling wins over the scenario's. */
@@ -36,6 +45,11 @@ struct bn_conditions {
 	bn_time_us data_delay_us;   /* -1: not set */
 	int bounce_n;               /* -1: not set */
 	bn_time_us bounce_us;
+	int vbus_bounce_n;          /* -1: not set */
+	bn_time_us vbus_bounce_us;
+	bool has_gnd_offset;
+	double gnd_offset_v;
+	double line_cap_f;          /* < 0: not set */
 };
 
 void bn_conditions_init(struct bn_conditions *c);

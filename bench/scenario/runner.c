@@ -876,6 +876,8 @@ static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct
 	setup_meas(c);
 	memcpy(ctx.meas, c->meas, sizeof(ctx.meas));
 	memcpy(ctx.meas_src, c->meas_src, sizeof(ctx.meas_src));
+	ctx.gnd_offset_v = c->o->conditions && c->o->conditions->has_gnd_offset
+				   ? c->o->conditions->gnd_offset_v : 0.0;
 
 	if (c->dut.battery_powered)
 		ctx.decl |= BN_DECL_BATTERY;
@@ -1063,6 +1065,15 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 				    ? c->o->conditions->bounce_n : c->scn.bounce_n,
 		.bounce_us = c->o->conditions && c->o->conditions->bounce_n >= 0
 				     ? c->o->conditions->bounce_us : c->scn.bounce_us,
+		/* the physics a conditions file adds; none without one */
+		.vbus_bounce_n = c->o->conditions && c->o->conditions->vbus_bounce_n > 0
+					 ? c->o->conditions->vbus_bounce_n : 0,
+		.vbus_bounce_us = c->o->conditions && c->o->conditions->vbus_bounce_n > 0
+					  ? c->o->conditions->vbus_bounce_us : 0,
+		.gnd_offset_v = c->o->conditions && c->o->conditions->has_gnd_offset
+					? c->o->conditions->gnd_offset_v : 0.0,
+		.line_cap_f = c->o->conditions && c->o->conditions->line_cap_f > 0
+				      ? c->o->conditions->line_cap_f : 0.0,
 		.sample_rate_hz = c->scn.capture_rate_hz,
 		.sink = { .user = c, .sample = on_sample, .event = on_event, .cev = on_cev },
 		.livelock_wakes = o->livelock_wakes,

@@ -92,6 +92,83 @@ double bn_charger_i_at_v(const struct bn_charger *c, double v_min)
 	return 0.0;
 }
 
+/* The receptacle characteristic's breakpoints (current ascending,
+ * voltage strictly falling by at least BN_CHARGER_MIN_S_OHM per ampere):
+ * (0, open-circuit voltage), the end of a flat start when the curve's
+ * first point is above 0 A, then every later point. Returns the count. */
+static int rx_points(const struct bn_charger *c, double *i_a, double *v_v)
+{
+	int n = 0;
+
+	if (c->n_points <= 0)
+		return 0;
+	i_a[n] = 0.0;
+	v_v[n++] = c->v_v[0];
+	for (int k = c->i_a[0] > 0.0 ? 0 : 1; k < c->n_points; k++) {
+		double v = rx_v(c, c->i_a[k]);
+		double v_max = v_v[n - 1] - BN_CHARGER_MIN_S_OHM * (c->i_a[k] - i_a[n - 1]);
+
+		i_a[n] = c->i_a[k];
+		v_v[n++] = v < v_max ? v : v_max;
+	}
+	return n;
+}
+
+void bn_charger_piece_at(const struct bn_charger *c, double v, int dir,
+			 struct bn_charger_piece *p)
+{
+	double i_a[BN_CHARGER_MAX_POINTS + 1], v_v[BN_CHARGER_MAX_POINTS + 1];
+	int n = rx_points(c, i_a, v_v);
+
+	*p = (struct bn_charger_piece){ .v_lo = -INFINITY, .v_hi = INFINITY, .s_ohm = INFINITY,
+					 .r_out_ohm = INFINITY };
+	if (n == 0)
+		return;
+	/* above the open-circuit voltage: nothing */
+	if (v > v_v[0] || (v == v_v[0] && dir >= 0)) {
+		p->v_lo = v_v[0];
+		return;
+	}
+	for (int j = 1; j < n; j++) {
+		if (v > v_v[j] || (v == v_v[j] && dir >= 0)) {
+			double s = (v_v[j - 1] - v_v[j]) / (i_a[j] - i_a[j - 1]);
+
+			p->v_lo = v_v[j];
+			p->v_hi = v_v[j - 1];
+			p->s_ohm = s;
+			p->g_v = v_v[j - 1] + s * i_a[j - 1];
+			p->r_out_ohm = s > c->cable_ohm ? s - c->cable_ohm : 0.0;
+			return;
+		}
+	}
+	/* below the last point: its current, the charger's limit */
+	p->v_hi = v_v[n - 1];
+	p->i_a = i_a[n - 1];
+}
+
+double bn_charger_i_src(const struct bn_charger *c, double v)
+{
+	struct bn_charger_piece p;
+
+	bn_charger_piece_at(c, v, 1, &p);
+	if (isinf(p.s_ohm))
+		return p.i_a;
+	return (p.g_v - v) / p.s_ohm;
+}
+
+int bn_charger_check_falling(const struct bn_charger *c, struct bn_err *err)
+{
+	for (int k = 1; k < c->n_points; k++)
+		if (rx_v(c, c->i_a[k]) > rx_v(c, c->i_a[k - 1]))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "charger %s: the receptacle voltage rises from [%g A, %g V] to "
+					  "[%g A, %g V] (the curve less the cable's %g ohm): a VBUS "
+					  "capacitance needs a curve that does not rise",
+					  c->name, c->i_a[k - 1], c->v_v[k - 1], c->i_a[k], c->v_v[k],
+					  c->cable_ohm);
+	return BN_OK;
+}
+
 void bn_charger_state_init(struct bn_charger_state *s)
 {
 	s->off = false;
@@ -153,7 +230,7 @@ bn_time_us bn_charger_next_event(const struct bn_charger *c,
 /* ---- loader ---- */
 
 static const char *const charger_keys[] = {
-	"name", "description", "curve", "cable", "shutdown", "rated", NULL
+	"name", "description", "curve", "cable", "shutdown", "rated", "output_cap", NULL
 };
 static const char *const shutdown_keys[] = { "above", "after", "recover", NULL };
 
@@ -276,6 +353,12 @@ int bn_charger_load(const char *path, struct bn_charger *out, struct bn_err *err
 		rc = bn_json_quantity(root, "rated", false, BN_DIM_A, 1.0, &c.rated_a, path, err);
 	if (!rc && !(c.rated_a >= 0.0))
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"rated\": negative current", path);
+	if (!rc)
+		rc = bn_json_quantity(root, "output_cap", false, BN_DIM_F, 1.0, &c.output_cap_f, path,
+				      err);
+	if (!rc && !(c.output_cap_f >= 0.0 && c.output_cap_f <= 1.0))
+		rc = bn_err_set(err, BN_ERR_DATA,
+				"%s: key \"output_cap\": expected a capacitance from 0 to 1 F", path);
 	if (rc)
 		goto out;
 	sd = cJSON_GetObjectItemCaseSensitive(root, "shutdown");

@@ -6,7 +6,8 @@
  *   "curve": [ [0.0, 5.10], [1.0, 5.00], [1.1, 4.60], [1.2, 0.0] ],  // [A, V] at the charger's output, I ascending
  *   "cable": "0.1ohm",           // round-trip VBUS+GND resistance
  *   "shutdown": { "above": "1.2A", "after": "5ms", "recover": "1s" }  // optional
- *   "rated": "1A"                // optional, informational (IDCP is judged elsewhere)
+ *   "rated": "1A",               // optional, informational (IDCP is judged elsewhere)
+ *   "output_cap": "100uF"        // optional: capacitance at the charger's output; default 0
  * }
  * Beyond the last point the charger cannot deliver: the open-circuit
  * voltage is 0 (its current limit folds back). Shutdown: drawing more than
@@ -33,6 +34,7 @@ struct bn_charger {
 	double shutdown_above_a;
 	bn_time_us shutdown_after_us;
 	bn_time_us recover_us;
+	double output_cap_f;     /* 0 = none */
 };
 
 struct bn_charger_state {
@@ -55,6 +57,33 @@ double bn_charger_vbus(const struct bn_charger *c, const struct bn_charger_state
 /* The largest current the charger can deliver with the receptacle at or
  * above v_min (used by tests to find the knee for a device threshold). */
 double bn_charger_i_at_v(const struct bn_charger *c, double v_min);
+
+/* One piece of the charger as a current source into the receptacle's
+ * node: for v_lo <= v <= v_hi it delivers (g_v - v) / s_ohm, or i_a
+ * whatever the voltage when s_ohm is infinite (above the open-circuit
+ * voltage: nothing, the charger cannot sink; below the last point: the
+ * last point's current, its limit). r_out_ohm is the charger's own output
+ * resistance on the piece, the cable's excluded (INFINITY for a current). */
+struct bn_charger_piece {
+	double v_lo, v_hi;
+	double g_v, s_ohm, i_a;
+	double r_out_ohm;
+};
+
+/* A piece's receptacle resistance never drops below this: an ideal
+ * (flat) curve behind a 0 ohm cable still charges a capacitance through
+ * something. */
+#define BN_CHARGER_MIN_S_OHM 1e-3
+
+/* The piece holding receptacle voltage v; at a boundary, the piece below
+ * it when dir < 0, else the piece above. */
+void bn_charger_piece_at(const struct bn_charger *c, double v, int dir,
+			 struct bn_charger_piece *p);
+/* The current the charger delivers into the receptacle at voltage v. */
+double bn_charger_i_src(const struct bn_charger *c, double v);
+/* BN_OK when the receptacle voltage does not rise with the current
+ * anywhere on the curve; else BN_ERR_DATA naming the two points. */
+int bn_charger_check_falling(const struct bn_charger *c, struct bn_err *err);
 
 void bn_charger_state_init(struct bn_charger_state *s);
 /* Advance the shutdown rule to time now, given the current drawn since the

@@ -21,6 +21,9 @@
 #define BN_DUT_PHY_OTG_V 5.0
 #define BN_DUT_PHY_OTG_R_OHM 0.2
 #define BN_DUT_PHY_SRC_COMPLIANCE_V 3.3
+/* A charger IC's input in high impedance draws some tens of microamps:
+ * with an input capacitance and nothing else, VBUS must still decay. */
+#define BN_DUT_DEFAULT_VBUS_BLEED_OHM 100e3
 
 /* The limits name that bounds a device's droop threshold. */
 #define BN_DUT_DROOP_LIMIT "VDROOP_DEV"
@@ -50,7 +53,8 @@ void bn_dut_phy_defaults(const struct bn_limits *lim, struct bn_dut_phy *phy)
 static const char *const dut_keys[] = {
 	"name", "description", "firmware", "battery_powered", "droop_threshold", "dbp",
 	"secondary_detection", "otg_rating", "system_load", "uvlo", "uvlo_restart",
-	"data_contact_delay", "battery", "phy", NULL
+	"data_contact_delay", "battery", "phy", "uvlo_hysteresis", "uvlo_deglitch", "vbus_cap",
+	"vbus_bleed", NULL
 };
 
 struct phy_key {
@@ -78,6 +82,7 @@ static const struct phy_key phy_keys[] = {
 	PHY_KEY("otg_v", BN_DIM_V, otg_v),
 	PHY_KEY("otg_r", BN_DIM_OHM, otg_r_ohm),
 	PHY_KEY("src_compliance", BN_DIM_V, src_compliance_v),
+	PHY_KEY("line_cap", BN_DIM_F, line_cap_f),
 };
 #define N_PHY_KEYS (sizeof(phy_keys) / sizeof(phy_keys[0]))
 
@@ -105,9 +110,11 @@ static int parse_phy(const cJSON *obj, struct bn_dut_phy *phy, const char *path,
 		rc = bn_json_quantity(obj, pk->key, true, pk->dim, 1.0, dst, what, err);
 		if (rc)
 			return rc;
-		if (!(*dst > 0.0) || !isfinite(*dst))
-			return bn_err_set(err, BN_ERR_DATA, "%s: key \"%s\": must be positive",
-					  what, pk->key);
+		/* a capacitance may be 0 (none); every other value must be > 0 */
+		if (pk->dim == BN_DIM_F ? !(*dst >= 0.0 && *dst <= 1e-6)
+					: !(*dst > 0.0) || !isfinite(*dst))
+			return bn_err_set(err, BN_ERR_DATA, "%s: key \"%s\": must be %s", what,
+					  pk->key, pk->dim == BN_DIM_F ? "from 0 to 1 uF" : "positive");
 	}
 	return BN_OK;
 }
@@ -129,6 +136,41 @@ static int check_droop(const struct bn_limits *lim, double v, const char *path,
 				  "%s: key \"droop_threshold\": %g V outside %s (> %g V, <= %g V)",
 				  path, v, BN_DUT_DROOP_LIMIT, lo, hi);
 	return BN_OK;
+}
+
+/* The charger IC's lockout beyond its threshold, and the VBUS input's
+ * capacitance: each defaults to the ideal (no hysteresis, no deglitch,
+ * no capacitance). */
+static int parse_vbus_node(const cJSON *root, struct bn_dut_decl *d, const char *path,
+			   struct bn_err *err)
+{
+	double t_s = 0.0;
+	int rc;
+
+	rc = bn_json_quantity(root, "uvlo_hysteresis", false, BN_DIM_V, 1.0, &d->uvlo_hyst_v, path,
+			      err);
+	if (!rc && !(d->uvlo_hyst_v >= 0.0 && d->uvlo_hyst_v < 5.0))
+		rc = bn_err_set(err, BN_ERR_DATA,
+				"%s: key \"uvlo_hysteresis\": expected a voltage from 0 to 5 V", path);
+	if (!rc)
+		rc = bn_json_quantity(root, "uvlo_deglitch", false, BN_DIM_S, 1.0, &t_s, path, err);
+	if (!rc && !(t_s >= 0.0 && t_s <= 1.0))
+		rc = bn_err_set(err, BN_ERR_DATA,
+				"%s: key \"uvlo_deglitch\": expected a time from 0 to 1 s", path);
+	if (rc)
+		return rc;
+	d->uvlo_deglitch_us = bn_time_from_s(t_s);
+	rc = bn_json_quantity(root, "vbus_cap", false, BN_DIM_F, 1.0, &d->vbus_cap_f, path, err);
+	if (!rc && !(d->vbus_cap_f >= 0.0 && d->vbus_cap_f <= 1.0))
+		rc = bn_err_set(err, BN_ERR_DATA,
+				"%s: key \"vbus_cap\": expected a capacitance from 0 to 1 F", path);
+	d->vbus_bleed_ohm = BN_DUT_DEFAULT_VBUS_BLEED_OHM;
+	if (!rc)
+		rc = bn_json_quantity(root, "vbus_bleed", false, BN_DIM_OHM, 1.0, &d->vbus_bleed_ohm,
+				      path, err);
+	if (!rc && !(d->vbus_bleed_ohm > 0.0 && isfinite(d->vbus_bleed_ohm)))
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"vbus_bleed\": must be positive", path);
+	return rc;
 }
 
 static int parse_decl(const cJSON *root, const struct bn_limits *lim, struct bn_dut_decl *d,
@@ -189,6 +231,9 @@ static int parse_decl(const cJSON *root, const struct bn_limits *lim, struct bn_
 	if (rc)
 		return rc;
 	d->uvlo_restart_us = bn_time_from_s(t_s);
+	rc = parse_vbus_node(root, d, path, err);
+	if (rc)
+		return rc;
 	t_s = BN_DUT_DEFAULT_DATA_CONTACT_DELAY_S;
 	rc = bn_json_quantity(root, "data_contact_delay", false, BN_DIM_S, 1.0, &t_s, path, err);
 	if (!rc && !(t_s >= 0.0))

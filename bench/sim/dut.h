@@ -10,8 +10,13 @@
  *   "secondary_detection": true,
  *   "otg_rating": "500mA",              // VBUS it can source as A-device; 0 = none
  *   "system_load": "150mA",             // at the battery voltage... taken as VBUS-side
- *   "uvlo": "3.6V",                     // charger IC input undervoltage lockout
+ *   "uvlo": "3.6V",                     // charger IC input undervoltage lockout (falling)
  *   "uvlo_restart": "50ms",             // charger IC restart after UVLO
+ *   "uvlo_hysteresis": "0.2V",          // releases above uvlo + this (default 0)
+ *   "uvlo_deglitch": "1ms",             // trips when below uvlo this long (default 0)
+ *   "vbus_cap": "10uF",                 // capacitance at the VBUS input (default 0)
+ *   "vbus_bleed": "100kohm",            // the input's discharge path with vbus_cap
+ *                                       // (default 100 kohm; unused without it)
  *   "data_contact_delay": "5ms",        // default for plug events
  *   "battery": { ... },                 // see battery.h
  *   "phy": {                            // optional: defaults are typ values from the limits
@@ -19,7 +24,8 @@
  *     "idm_sink": "100uA", "idp_sink": "100uA", "rdm_dwn": "19.5kohm",
  *     "rdp_up": "1.5kohm", "pullup_v": "3.3V",
  *     "id_pullup": "100kohm", "id_pullup_v": "3.3V",
- *     "vdat_ref": "0.325V", "vlgc": "1.4V", "sess_vld": "4.0V", "otg_v": "5.0V", "otg_r": "0.2ohm"
+ *     "vdat_ref": "0.325V", "vlgc": "1.4V", "sess_vld": "4.0V", "otg_v": "5.0V", "otg_r": "0.2ohm",
+ *     "line_cap": "50pF"                // on each of D+ and D- (default 0)
  *   }
  * } */
 #ifndef BN_SIM_DUT_H
@@ -40,6 +46,7 @@ struct bn_dut_phy {
 	double vdat_ref_v, vlgc_v, sess_vld_v;
 	double otg_v, otg_r_ohm;
 	double src_compliance_v; /* IDP_SRC compliance, default 3.3 V */
+	double line_cap_f;       /* the PHY's capacitance on each of D+ and D-, default 0 */
 };
 
 struct bn_dut_decl {
@@ -54,6 +61,10 @@ struct bn_dut_decl {
 	double system_load_a;
 	double uvlo_v;
 	bn_time_us uvlo_restart_us;
+	double uvlo_hyst_v;
+	bn_time_us uvlo_deglitch_us;
+	double vbus_cap_f;
+	double vbus_bleed_ohm;
 	bn_time_us data_contact_delay_us;
 	bool has_battery;
 	struct bn_battery_profile battery;

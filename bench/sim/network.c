@@ -222,7 +222,7 @@ static int gauss(double a[NET_MAX_UNK][NET_MAX_UNK + 1], int n, double *x)
  * success, else the unknown that was singular (a node index, or
  * n_nodes + k for the k-th clamp) and *which_clamp the element of it. */
 static int solve_state(const struct bn_net *net, const enum net_state *st, double gmin,
-		       double *v, double *iclamp, int *which_clamp)
+		       const double *inj, double *v, double *iclamp, int *which_clamp)
 {
 	double a[NET_MAX_UNK][NET_MAX_UNK + 1];
 	double x[NET_MAX_UNK];
@@ -230,8 +230,11 @@ static int solve_state(const struct bn_net *net, const enum net_state *st, doubl
 	int n = net->n_nodes, nunk = n, bad;
 
 	memset(a, 0, sizeof(a));
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
 		a[k][k] += gmin;
+		if (inj)
+			a[k][n] += inj[k];
+	}
 	for (int i = 0; i < net->n_elems; i++) {
 		const struct bn_net_elem *el = &net->e[i];
 		int p = el->a;
@@ -387,9 +390,10 @@ static int report_singular(const struct bn_net *net, int bad, int clamp, struct 
 			  "network: singular matrix at %s: no path to ground in the solved state", desc);
 }
 
-int bn_net_solve(const struct bn_net *net, double *v_out, struct bn_err *err)
+/* Solve, leaving the consistent state set in st. */
+static int net_solve(const struct bn_net *net, double *v_out, enum net_state *st,
+		     struct bn_err *err)
 {
-	enum net_state st[BN_NET_MAX_ELEMS];
 	double iclamp[BN_NET_MAX_ELEMS];
 	double v[BN_NET_MAX_NODES];
 	int n_pw = 0, max_iter, rc;
@@ -418,11 +422,11 @@ int bn_net_solve(const struct bn_net *net, double *v_out, struct bn_err *err)
 		bool one_at_a_time = iter >= max_iter / 2;
 		double gmin = 0;
 
-		bad = solve_state(net, st, 0, v, iclamp, &clamp);
+		bad = solve_state(net, st, 0, NULL, v, iclamp, &clamp);
 		if (bad >= 0) {
 			/* an intermediate state; steer with gmin */
 			gmin = NET_GMIN_S;
-			bad = solve_state(net, st, gmin, v, iclamp, &clamp);
+			bad = solve_state(net, st, gmin, NULL, v, iclamp, &clamp);
 			if (bad >= 0)
 				return report_singular(net, bad, clamp, err);
 		}
@@ -446,7 +450,7 @@ int bn_net_solve(const struct bn_net *net, double *v_out, struct bn_err *err)
 		if (!changed) {
 			if (gmin != 0) {
 				/* consistent only with the steering conductance */
-				bad = solve_state(net, st, 0, v, iclamp, &clamp);
+				bad = solve_state(net, st, 0, NULL, v, iclamp, &clamp);
 				return report_singular(net, bad, clamp, err);
 			}
 			memcpy(v_out, v, sizeof(double) * (size_t)net->n_nodes);
@@ -469,6 +473,43 @@ int bn_net_solve(const struct bn_net *net, double *v_out, struct bn_err *err)
 				  "network: piecewise elements did not settle after %d iterations at %s (last: '%s')",
 				  max_iter, desc, net->n_elems ? elem_label(&net->e[i]) : "-");
 	}
+}
+
+int bn_net_solve(const struct bn_net *net, double *v_out, struct bn_err *err)
+{
+	enum net_state st[BN_NET_MAX_ELEMS];
+
+	return net_solve(net, v_out, st, err);
+}
+
+/* The test current for the driving-point resistances: the state set is
+ * fixed, so the answer is linear in it and any size gives the same
+ * resistance; 1 mA keeps the differences well above rounding for
+ * resistances from milliohms to gigaohms. */
+#define NET_RTH_TEST_A 1e-3
+
+int bn_net_solve_rth(const struct bn_net *net, double *v_out, double *r_th_ohm,
+		     struct bn_err *err)
+{
+	enum net_state st[BN_NET_MAX_ELEMS];
+	double iclamp[BN_NET_MAX_ELEMS];
+	double inj[BN_NET_MAX_NODES], v[BN_NET_MAX_NODES];
+	int rc = net_solve(net, v_out, st, err), clamp;
+
+	if (rc || !r_th_ohm)
+		return rc;
+	for (int k = 0; k < net->n_nodes; k++) {
+		memset(inj, 0, sizeof(inj));
+		inj[k] = NET_RTH_TEST_A;
+		/* The state set solved without steering, so this cannot be
+		 * singular; if it were, the node is held by an ideal source. */
+		if (solve_state(net, st, 0, inj, v, iclamp, &clamp) >= 0) {
+			r_th_ohm[k] = 0.0;
+			continue;
+		}
+		r_th_ohm[k] = fmax(0.0, (v[k] - v_out[k]) / NET_RTH_TEST_A);
+	}
+	return BN_OK;
 }
 
 /* The current an element delivers, computed from the node voltages alone;

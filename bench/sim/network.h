@@ -51,6 +51,14 @@ int bn_net_add_isrc(struct bn_net *net, int node, double i_a, double v_complianc
 
 /* Solve: v_out[0..n_nodes-1] in volts. */
 int bn_net_solve(const struct bn_net *net, double *v_out, struct bn_err *err);
+/* The same, and each node's driving-point (Thevenin) resistance in the
+ * solved state: what a capacitance on the node charges through, so a
+ * node with capacitance c settles toward v_out with a time constant
+ * r_th_ohm * c. Piecewise elements keep their solved state (a current
+ * source at its compliance holds its node: 0 ohm; one delivering its
+ * current adds nothing). r_th_ohm may be NULL. */
+int bn_net_solve_rth(const struct bn_net *net, double *v_out, double *r_th_ohm,
+		     struct bn_err *err);
 
 /* The current element idx delivers into its node a (for RES: from b into a)
  * at the solved voltages v, honouring compliance and limits. */

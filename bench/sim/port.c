@@ -46,7 +46,7 @@ enum bn_port_type bn_port_from_name(const char *name)
 
 static const char *const top_keys[] = {
 	"name", "description", "expect", "vbus", "enumeration", "dp_pulldown",
-	"dm_pulldown", "dp_dm_short", "leakage", "id_leakage", "capacitance", "id",
+	"dm_pulldown", "dp_dm_short", "leakage", "id_leakage", "capacitance", "line_cap", "id",
 	"dm_idle_source", "vdm_responder", "peripheral", NULL,
 };
 static const char *const idle_keys[] = { "v", "r", NULL };
@@ -267,6 +267,9 @@ static int load_profile(const cJSON *root, const char *path, const struct bn_lim
 	rc = rc ? rc : qty(root, "capacitance", BN_DIM_F, &p->capacitance_f, &present, path, err);
 	if (!rc && !(p->capacitance_f >= 0))
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"capacitance\": must be >= 0", path);
+	rc = rc ? rc : qty(root, "line_cap", BN_DIM_F, &p->line_cap_f, &present, path, err);
+	if (!rc && !(p->line_cap_f >= 0 && p->line_cap_f <= 1e-6))
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"line_cap\": expected 0 to 1 uF", path);
 	if (rc)
 		return rc;
 

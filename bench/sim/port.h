@@ -17,7 +17,9 @@
  *   "id_leakage": "10Mohm",          // ID to ground; RDAT_LKG is a data-line figure, and
  *                                    // 300 kohm on ID would read RID_A as RID_B through a
  *                                    // 100 kohm pull-up: default BN_PORT_ID_LEAKAGE_OHM
- *   "capacitance": "1nF",            // informational
+ *   "capacitance": "1nF",            // informational (the part's datasheet figure)
+ *   "line_cap": "150pF",             // simulated: on each of D+ and D- while the data lines
+ *                                    // touch, the port's and its cable's; default 0
  *   "id": "124kohm",                 // ID to ground; absent = floating
  *   "dm_idle_source": { "v": "0.6V", "r": "1kohm" },   // ACA-Dock: VDM_SRC on D- while idle
  *   "vdm_responder": {               // CDP: drives D- when D+ sits between two levels
@@ -72,6 +74,7 @@ struct bn_port_profile {
 	double leakage_ohm;
 	double id_leakage_ohm;   /* 0: use leakage_ohm */
 	double capacitance_f;
+	double line_cap_f;       /* 0 = none */
 	double id_ohm;           /* 0 = floating */
 	bool has_dm_idle_source;
 	double dm_idle_v, dm_idle_r_ohm;

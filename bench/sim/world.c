@@ -18,6 +18,34 @@
 #define WORLD_DEFAULT_BATTERY_V 3.9
 #define WORLD_BACKFEED_A 0.5
 #define WORLD_MAX_SLICE_US (BN_US_PER_S / 4)
+/* A capacitive quantity counts as settled this close to its steady
+ * state: it then snaps there, and samples repeat exactly again. */
+#define WORLD_SETTLE_VBUS_V 1e-6
+#define WORLD_SETTLE_LINE_V 1e-7
+
+/* One capacitive quantity between two replans: from v0 at t0 it relaxes
+ * toward v_inf with time constant tau_s, or (tau_s infinite: nothing
+ * restores it) ramps at slope_v_s. [lo, hi] is the range where the piece
+ * of the characteristic it follows is valid: the world replans when it
+ * reaches a bound (within the microsecond after, the piece's formula is
+ * still the better guess: the characteristic is continuous). It never
+ * goes below floor_v (VBUS: 0 V, where the draws starve). */
+struct traj {
+	bn_time_us t0;
+	double v0;
+	double v_inf, tau_s, slope_v_s;
+	double lo, hi, floor_v;
+	bool moving;
+};
+
+/* What drives the device's VBUS node. */
+enum vbus_drive {
+	DRIVE_GONE,     /* the device is not there and sources nothing: 0 V */
+	DRIVE_NONE,     /* plugged, nothing sources: the capacitance discharges */
+	DRIVE_CHARGER,  /* the charger, through the cable */
+	DRIVE_OTG,      /* the device's own boost */
+	DRIVE_CONFLICT, /* both: the static model's answer */
+};
 
 struct world_telem {
 	char key[32];
@@ -37,6 +65,9 @@ struct bn_world {
 	bool data_contact; /* D+, D-, ID in contact */
 	bn_time_us t_data_toggle;
 	int toggles_left;
+	bool vbus_contact; /* the VBUS pin in contact (it bounces apart) */
+	bn_time_us t_vbus_toggle;
+	int vbus_toggles_left;
 	double load_a;
 
 	struct bn_charger_state chg;
@@ -54,7 +85,9 @@ struct bn_world {
 	bn_time_us fw_wake_at;
 	uint32_t fw_pending;
 	bool ic_locked;
-	bn_time_us ic_unlock_at;
+	bn_time_us ic_unlock_at;   /* the restart time runs out */
+	bn_time_us uvlo_low_since; /* VBUS below the threshold since, running */
+	bool ic_retry;             /* the restart time just ran out */
 	bool has_battery;
 	struct bn_battery bat;
 	struct bcfw_config cfgs[BCFW_MAX_CONFIGS];
@@ -80,11 +113,31 @@ struct bn_world {
 	bool resp_blocked;        /* while the device is connected */
 	bn_time_us resp_block_until;
 
-	/* solved state */
+	/* solved state: the values now */
 	struct bn_lines_v lines;
 	double vbus_v, i_dev_a;
 	bool sess_vld;
 	bool solved_once;
+
+	/* capacitance (each false: the state follows the switches at once) */
+	bool vbus_dyn, lines_dyn;
+	enum vbus_drive drive;
+	struct traj vbus_tr;
+	double vbus_cin_f;        /* the device input's share of the node's capacitance */
+	double vbus_bleed_s;      /* the input's discharge conductance */
+	double i_dev_eff_a;       /* the IC's draw as it flows (less when VBUS is at 0 V) */
+	double i_load_eff_a;      /* the bench load on the node */
+	struct traj line_tr[2];   /* D+, D- */
+	bn_time_us t_dyn;         /* a moving quantity reaches a level or settles */
+	bool dyn_only;            /* this replan is only for what moves */
+	double demand_a;          /* device_demand_a() as the last full solve saw it */
+	/* IBUS with capacitance: the charge through the receptacle since the
+	 * last sample, accumulated at every change */
+	bn_time_us tick_t;        /* the last sample's time (-1: none yet) */
+	bn_time_us q_t;           /* accumulated up to here */
+	double q_c;
+	bool q_have, q_mixed;     /* a value seen; more than one, or a moving one */
+	double q_i_a;             /* the one value */
 
 	/* sampling */
 	double rate_hz;
@@ -148,6 +201,138 @@ static bn_time_us tick_time(const struct bn_world *w, int64_t k)
 	return bn_tick_time(k, w->rate_hz);
 }
 
+/* ---- capacitive quantities ---- */
+
+static void traj_hold(struct traj *tr, bn_time_us t, double v)
+{
+	*tr = (struct traj){ .t0 = t, .v0 = v, .v_inf = v, .lo = -INFINITY, .hi = INFINITY,
+			     .floor_v = -INFINITY };
+}
+
+static double traj_at(const struct traj *tr, bn_time_us t)
+{
+	double dt_s, v;
+
+	if (!tr->moving || t <= tr->t0)
+		return tr->v0;
+	dt_s = (double)(t - tr->t0) / 1e6;
+	if (isinf(tr->tau_s))
+		v = tr->v0 + tr->slope_v_s * dt_s;
+	else
+		v = tr->v_inf + (tr->v0 - tr->v_inf) * exp(-dt_s / tr->tau_s);
+	return fmax(v, tr->floor_v);
+}
+
+/* dv/dt at a value v the trajectory passes. */
+static double traj_slope(const struct traj *tr, double v)
+{
+	double dv;
+
+	if (!tr->moving)
+		return 0.0;
+	dv = isinf(tr->tau_s) ? tr->slope_v_s : (tr->v_inf - v) / tr->tau_s;
+	/* held at the floor */
+	return v <= tr->floor_v && dv < 0.0 ? 0.0 : dv;
+}
+
+/* Seconds from t0 until the trajectory reaches level; INFINITY if never. */
+static double traj_reach_s(const struct traj *tr, double level)
+{
+	double d0 = tr->v0 - level;
+
+	if (!tr->moving)
+		return INFINITY;
+	if (isinf(tr->tau_s)) {
+		double dt;
+
+		if (tr->slope_v_s == 0.0)
+			return INFINITY;
+		dt = -d0 / tr->slope_v_s;
+		return dt >= 0.0 ? dt : INFINITY;
+	}
+	{
+		double a = tr->v0 - tr->v_inf, b = level - tr->v_inf;
+
+		/* level between v0 and v_inf (v_inf itself only in the limit) */
+		if (a == 0.0 || b == 0.0 || (a > 0.0) != (b > 0.0) || fabs(b) > fabs(a))
+			return INFINITY;
+		return tr->tau_s * log(a / b);
+	}
+}
+
+/* The first whole microsecond after t0 at which the side of level the
+ * trajectory is on has changed (a comparator on it flips); NEVER if it
+ * does not. A trajectory that starts on the level leaves it at once. */
+static bn_time_us traj_cross(const struct traj *tr, double level)
+{
+	double dt_s;
+
+	if (!tr->moving || !isfinite(level))
+		return BN_TIME_NEVER;
+	if (tr->v0 == level)
+		return traj_slope(tr, tr->v0) != 0.0 ? tr->t0 + 1 : BN_TIME_NEVER;
+	dt_s = traj_reach_s(tr, level);
+	if (!(dt_s < 1e9))
+		return BN_TIME_NEVER;
+	return tr->t0 + 1 + (bn_time_us)floor(dt_s * 1e6);
+}
+
+/* When the trajectory is within eps of where it settles (or at a bound). */
+static bn_time_us traj_settle(const struct traj *tr, double eps)
+{
+	bn_time_us t = BN_TIME_NEVER;
+
+	if (!tr->moving)
+		return t;
+	t = tmin(t, traj_cross(tr, tr->lo));
+	t = tmin(t, traj_cross(tr, tr->hi));
+	if (!isinf(tr->tau_s) && tr->v_inf >= tr->lo && tr->v_inf <= tr->hi) {
+		double d = fabs(tr->v0 - tr->v_inf);
+		double dt_s = d > eps ? tr->tau_s * log(d / eps) : 0.0;
+
+		if (dt_s < 1e9)
+			t = tmin(t, tr->t0 + 1 + (bn_time_us)ceil(dt_s * 1e6));
+	}
+	return t;
+}
+
+/* Start a trajectory at (t, v) toward what dv/dt = (a - b v) / c gives,
+ * inside [lo, hi]: settled when it is there already or c is 0. */
+static void traj_plan(struct traj *tr, bn_time_us t, double v, double a, double b, double c,
+		      double lo, double hi, double eps)
+{
+	traj_hold(tr, t, v);
+	tr->lo = lo;
+	tr->hi = hi;
+	if (b > 0.0) {
+		tr->v_inf = a / b;
+		tr->tau_s = c / b;
+		if (fabs(v - tr->v_inf) <= eps || !(tr->tau_s > 0.0)) {
+			/* settled, or no capacitance: at its steady state (in range) */
+			tr->v0 = fmin(fmax(tr->v_inf, lo), hi);
+			return;
+		}
+	} else {
+		tr->tau_s = INFINITY;
+		tr->slope_v_s = c > 0.0 ? a / c : (a > 0.0 ? INFINITY : a < 0.0 ? -INFINITY : 0.0);
+		if (a == 0.0)
+			return;
+		if (isinf(tr->slope_v_s)) {
+			double to = a > 0.0 ? hi : lo;
+
+			tr->v0 = isfinite(to) ? to : v;
+			return;
+		}
+	}
+	/* already at the bound it moves toward */
+	if ((v <= lo && (b > 0.0 ? tr->v_inf < v : a < 0.0)) ||
+	    (v >= hi && (b > 0.0 ? tr->v_inf > v : a > 0.0))) {
+		tr->v0 = v <= lo ? lo : hi;
+		return;
+	}
+	tr->moving = true;
+}
+
 static bool system_running(const struct bn_world *w)
 {
 	if (!w->system_on)
@@ -168,30 +353,103 @@ static double device_demand_a(const struct bn_world *w)
 	return demand;
 }
 
-static bool external_vbus(const struct bn_world *w)
+/* The charger's output reaches the device's VBUS pin (it may be off). */
+static bool charger_connected(const struct bn_world *w)
 {
-	return w->plugged && w->vbus_switch && w->cfg.port->vbus == BN_PORT_VBUS_EXTERNAL &&
-	       w->cfg.charger && !w->chg.off;
+	return w->plugged && w->vbus_contact && w->vbus_switch &&
+	       w->cfg.port->vbus == BN_PORT_VBUS_EXTERNAL && w->cfg.charger;
 }
 
-static void solve_vbus(struct bn_world *w)
+static bool external_vbus(const struct bn_world *w)
+{
+	return charger_connected(w) && !w->chg.off;
+}
+
+/* The charger IC asks to draw (its input limit is set, it has a demand). */
+static double ic_want_a(const struct bn_world *w)
+{
+	return w->ilim_ma > 0 ? fmin(w->ilim_ma / 1000.0, w->demand_a) : 0.0;
+}
+
+static void ic_trip(struct bn_world *w, bn_time_us t, double i_dev)
+{
+	const struct bn_dut_decl *d = w->cfg.dut;
+
+	w->ic_locked = true;
+	w->uvlo_low_since = BN_TIME_NEVER;
+	w->ic_retry = false;
+	if (!(i_dev > 0.0)) {
+		/* not drawing: the IC is merely unpowered, no restart timer */
+		w->ic_unlock_at = BN_TIME_NEVER;
+		return;
+	}
+	/* The charger IC's input collapses under its own draw: it locks out
+	 * and retries after its restart time. */
+	w->ic_unlock_at = t + d->uvlo_restart_us;
+	emit(w, "uvlo", "charger IC input below %.2f V at %.0f mA", d->uvlo_v, i_dev * 1000.0);
+}
+
+/* The lockout's state for VBUS v now, before the draw is decided: the
+ * restart time ran out (a retry finding its input still under the
+ * threshold locks out again) and the release above the threshold plus
+ * its hysteresis. */
+static void ic_release(struct bn_world *w, double v)
+{
+	const struct bn_dut_decl *d = w->cfg.dut;
+
+	if (!w->ic_locked)
+		return;
+	if (w->ic_unlock_at == BN_TIME_NEVER && v >= d->uvlo_v + d->uvlo_hyst_v) {
+		w->ic_locked = false;
+		w->ic_retry = false;
+		return;
+	}
+	if (w->ic_retry) {
+		w->ic_retry = false;
+		if (v < d->uvlo_v && ic_want_a(w) > 0.0)
+			ic_trip(w, w->now, ic_want_a(w));
+	}
+}
+
+/* Below the threshold while running: trip at once or after the
+ * deglitch time. Returns true when it tripped. */
+static bool ic_below(struct bn_world *w, double i_dev)
+{
+	const struct bn_dut_decl *d = w->cfg.dut;
+
+	if (w->uvlo_low_since == BN_TIME_NEVER)
+		w->uvlo_low_since = w->now;
+	if (w->now - w->uvlo_low_since < d->uvlo_deglitch_us)
+		return false;
+	ic_trip(w, w->uvlo_low_since + d->uvlo_deglitch_us, i_dev);
+	return true;
+}
+
+/* No capacitance: VBUS follows the draw at once (the charger's curve less
+ * the cable's drop), and the lockout acts on the VBUS the draw gives. */
+static void solve_vbus_static(struct bn_world *w)
 {
 	const struct bn_dut_decl *d = w->cfg.dut;
 	double i_dev = 0.0, v = 0.0;
 
 	if (external_vbus(w)) {
-		if (w->ilim_ma > 0 && !w->ic_locked)
-			i_dev = fmin(w->ilim_ma / 1000.0, device_demand_a(w));
+		if (!w->ic_locked)
+			i_dev = ic_want_a(w);
 		v = bn_charger_vbus(w->cfg.charger, &w->chg, i_dev + w->load_a);
+		if (w->ic_locked) {
+			ic_release(w, v);
+			if (!w->ic_locked) {
+				i_dev = ic_want_a(w);
+				v = bn_charger_vbus(w->cfg.charger, &w->chg, i_dev + w->load_a);
+			}
+		}
 		if (i_dev > 0.0 && v < d->uvlo_v) {
-			/* The charger IC's input collapses under its own draw:
-			 * it locks out and retries after its restart time. */
-			w->ic_locked = true;
-			w->ic_unlock_at = w->now + d->uvlo_restart_us;
-			emit(w, "uvlo", "charger IC input below %.2f V at %.0f mA", d->uvlo_v,
-			     i_dev * 1000.0);
-			i_dev = 0.0;
-			v = bn_charger_vbus(w->cfg.charger, &w->chg, w->load_a);
+			if (ic_below(w, i_dev)) {
+				i_dev = 0.0;
+				v = bn_charger_vbus(w->cfg.charger, &w->chg, w->load_a);
+			}
+		} else {
+			w->uvlo_low_since = BN_TIME_NEVER;
 		}
 		if (w->otg_on) {
 			/* Two sources on VBUS: the device's boost pushes its
@@ -202,17 +460,224 @@ static void solve_vbus(struct bn_world *w)
 				emit(w, "otg_conflict", "device sources VBUS while VBUS is supplied");
 			}
 		}
-	} else if (w->otg_on) {
-		const struct bn_dut_phy *p = w->phy_hw;
-		double i_out = w->plugged ? w->load_a : 0.0;
+	} else {
+		w->uvlo_low_since = BN_TIME_NEVER;
+		if (w->otg_on) {
+			const struct bn_dut_phy *p = w->phy_hw;
+			double i_out = w->plugged && w->vbus_contact ? w->load_a : 0.0;
 
-		v = p->otg_v - i_out * p->otg_r_ohm;
-		if (v < 0.0)
-			v = 0.0;
-		i_dev = -i_out;
+			v = p->otg_v - i_out * p->otg_r_ohm;
+			if (v < 0.0)
+				v = 0.0;
+			i_dev = -i_out;
+		}
 	}
 	w->vbus_v = v;
 	w->i_dev_a = i_dev;
+}
+
+/* ---- VBUS with capacitance ----
+ * One node, the device's VBUS pin, carrying the device's input
+ * capacitance and, while the charger's output reaches it, the charger's
+ * output capacitance behind the cable. The charger is the current its
+ * curve gives at the node's voltage (bn_charger_piece_at); the draws are
+ * the charger IC's input current and the bench load (constant currents)
+ * and the input's bleed. On each linear piece of the charger the node is
+ * an RC: C dv/dt = a - b v. The charger's capacitance counts with the
+ * weight r_out / (r_out + cable), so the piece's time constant is the
+ * Elmore delay of the ladder (charger's output resistance, its
+ * capacitance, the cable, the device's): r_out (C_out + C_in) + R C_in.
+ * The cable's own RC (a microsecond or two) is left out. */
+
+static enum vbus_drive vbus_drive(const struct bn_world *w)
+{
+	if (w->otg_on)
+		return external_vbus(w) ? DRIVE_CONFLICT : DRIVE_OTG;
+	if (external_vbus(w))
+		return DRIVE_CHARGER;
+	return w->plugged ? DRIVE_NONE : DRIVE_GONE;
+}
+
+/* The node's equation for drive dr at voltage v (moving in direction
+ * dir): dv/dt = (a - b v) / c, valid for lo <= v <= hi. */
+static void vbus_piece(const struct bn_world *w, enum vbus_drive dr, double v, int dir,
+		       double i_sink, double *a, double *b, double *c, double *lo, double *hi)
+{
+	const struct bn_dut_decl *d = w->cfg.dut;
+	double c_out = w->cfg.charger ? w->cfg.charger->output_cap_f : 0.0;
+
+	*a = -i_sink;
+	*b = w->vbus_bleed_s;
+	*c = d->vbus_cap_f + (charger_connected(w) ? c_out : 0.0);
+	*lo = 0.0;
+	*hi = INFINITY;
+	if (dr == DRIVE_CHARGER) {
+		struct bn_charger_piece p;
+		double r = w->cfg.charger->cable_ohm;
+
+		bn_charger_piece_at(w->cfg.charger, v, dir, &p);
+		if (isinf(p.s_ohm)) {
+			*a += p.i_a;
+		} else {
+			*a += p.g_v / p.s_ohm;
+			*b += 1.0 / p.s_ohm;
+			if (!isinf(p.r_out_ohm) && r > 0.0)
+				*c = d->vbus_cap_f + c_out * p.r_out_ohm / (p.r_out_ohm + r);
+		}
+		*lo = fmax(p.v_lo, 0.0);
+		*hi = p.v_hi;
+	} else if (dr == DRIVE_OTG) {
+		double r = fmax(w->phy_hw->otg_r_ohm, BN_CHARGER_MIN_S_OHM);
+
+		*a += w->phy_hw->otg_v / r;
+		*b += 1.0 / r;
+	}
+}
+
+/* Plan VBUS from its value now: the draw the lockout allows, the piece
+ * of the charger it sits on, the trajectory to the piece's end or the
+ * steady state. */
+static void solve_vbus_dyn(struct bn_world *w)
+{
+	const struct bn_dut_decl *d = w->cfg.dut;
+	double v = traj_at(&w->vbus_tr, w->now);
+	double i_dev, i_load, a, b, c, lo, hi, net;
+	enum vbus_drive dr = vbus_drive(w);
+	int dir;
+
+	w->drive = dr;
+	if (dr == DRIVE_GONE && !w->ic_locked) {
+		/* the device is off the bench: its charger IC is unpowered */
+		w->ic_locked = true;
+		w->ic_unlock_at = BN_TIME_NEVER;
+	}
+	if (dr == DRIVE_GONE || dr == DRIVE_CONFLICT) {
+		/* the static model's answer, at once */
+		solve_vbus_static(w);
+		traj_hold(&w->vbus_tr, w->now, w->vbus_v);
+		w->i_dev_eff_a = w->i_dev_a;
+		w->i_load_eff_a = 0.0;
+		return;
+	}
+	ic_release(w, v);
+	i_dev = dr != DRIVE_OTG && !w->ic_locked ? ic_want_a(w) : 0.0;
+	if (!w->ic_locked && v < d->uvlo_v && dr != DRIVE_OTG) {
+		if (ic_below(w, i_dev))
+			i_dev = 0.0;
+	} else {
+		w->uvlo_low_since = BN_TIME_NEVER;
+	}
+	i_load = w->plugged && w->vbus_contact ? w->load_a : 0.0;
+	for (int k = 0; k < BN_CHARGER_MAX_POINTS + 3; k++) {
+		/* the direction it moves in picks the piece at a boundary */
+		vbus_piece(w, dr, v, 1, i_dev + i_load, &a, &b, &c, &lo, &hi);
+		net = a - b * v;
+		dir = net < 0.0 ? -1 : 1;
+		if (dir < 0)
+			vbus_piece(w, dr, v, -1, i_dev + i_load, &a, &b, &c, &lo, &hi);
+		traj_plan(&w->vbus_tr, w->now, v, a, b, c, lo, hi, WORLD_SETTLE_VBUS_V);
+		w->vbus_tr.floor_v = 0.0;
+		/* a piece without capacitance (the charger's only, behind an
+		 * ideal piece) is crossed at once: on to the next one */
+		if (w->vbus_tr.moving || w->vbus_tr.v0 == v || w->vbus_tr.v0 <= 0.0 ||
+		    (w->vbus_tr.v0 != lo && w->vbus_tr.v0 != hi))
+			break;
+		v = w->vbus_tr.v0;
+	}
+	w->vbus_v = w->vbus_tr.v0;
+	w->i_dev_a = dr == DRIVE_OTG ? -i_load : i_dev;
+	w->i_dev_eff_a = i_dev;
+	w->i_load_eff_a = i_load;
+	if (w->vbus_v <= 0.0 && !w->vbus_tr.moving && i_dev + i_load > 0.0) {
+		/* at 0 V the draws get only what flows in */
+		double i_in = dr == DRIVE_CHARGER ? bn_charger_i_src(w->cfg.charger, 0.0) : 0.0;
+
+		w->i_load_eff_a = fmin(i_load, i_in);
+		w->i_dev_eff_a = fmin(i_dev, i_in - w->i_load_eff_a);
+	}
+}
+
+/* The current into the device through its receptacle at VBUS v: what the
+ * charger IC and the bleed draw plus what charges the input capacitance
+ * as VBUS moves at dv_dt (negative when the device sources VBUS). */
+static double vbus_ibus(const struct bn_world *w, double v, double dv_dt)
+{
+	if (!w->vbus_dyn || w->drive == DRIVE_GONE || w->drive == DRIVE_CONFLICT)
+		return w->i_dev_a;
+	if (w->drive == DRIVE_OTG)
+		return -w->i_load_eff_a;
+	if (!(w->plugged && w->vbus_contact))
+		return 0.0;
+	return w->i_dev_eff_a + v * w->vbus_bleed_s + w->cfg.dut->vbus_cap_f * dv_dt;
+}
+
+/* Add the charge through the receptacle from the last accumulation to
+ * t_to, in the state as it is (before an event changes it). */
+static void ibus_acc(struct bn_world *w, bn_time_us t_to)
+{
+	double dt_s, i_a;
+
+	if (t_to <= w->q_t)
+		return;
+	dt_s = (double)(t_to - w->q_t) / 1e6;
+	if (w->vbus_tr.moving && w->plugged && w->vbus_contact &&
+	    (w->drive == DRIVE_CHARGER || w->drive == DRIVE_NONE)) {
+		double va = traj_at(&w->vbus_tr, w->q_t), vb = traj_at(&w->vbus_tr, t_to);
+
+		/* the bleed's share by the trapezoid: microamperes */
+		w->q_c += (w->i_dev_eff_a + w->vbus_bleed_s * (va + vb) / 2.0) * dt_s +
+			  w->cfg.dut->vbus_cap_f * (vb - va);
+		w->q_mixed = true;
+	} else {
+		i_a = vbus_ibus(w, w->vbus_v, 0.0);
+		w->q_c += i_a * dt_s;
+		if (w->q_have && i_a != w->q_i_a)
+			w->q_mixed = true;
+		w->q_i_a = i_a;
+	}
+	w->q_have = true;
+	w->q_t = t_to;
+}
+
+/* IBUS for the sample at tk: the average current since the last sample
+ * (exactly the one value when it did not change). */
+static double ibus_sample(struct bn_world *w, bn_time_us tk)
+{
+	double i_a;
+
+	ibus_acc(w, tk);
+	if (!w->q_have || w->tick_t < 0 || tk <= w->tick_t)
+		i_a = vbus_ibus(w, w->vbus_v, 0.0);
+	else if (w->q_mixed)
+		i_a = w->q_c / ((double)(tk - w->tick_t) / 1e6);
+	else
+		i_a = w->q_i_a;
+	w->q_c = 0.0;
+	w->q_have = w->q_mixed = false;
+	return i_a;
+}
+
+static void solve_vbus(struct bn_world *w)
+{
+	/* The battery's demand is read at every event and slice, as without
+	 * capacitance; not when VBUS merely reaches a level or settles (a
+	 * battery at its full mark would flip its top-up at that rate). */
+	if (!w->dyn_only)
+		w->demand_a = device_demand_a(w);
+	if (w->vbus_dyn)
+		solve_vbus_dyn(w);
+	else
+		solve_vbus_static(w);
+}
+
+/* The charger's output current, for its shutdown rule. */
+static double charger_draw_a(const struct bn_world *w)
+{
+	if (!external_vbus(w))
+		return 0.0;
+	if (w->vbus_dyn && w->drive == DRIVE_CHARGER)
+		return bn_charger_i_src(w->cfg.charger, w->vbus_v);
+	return w->i_dev_a + w->load_a;
 }
 
 static void update_responder(struct bn_world *w)
@@ -296,29 +761,119 @@ static void update_peripheral(struct bn_world *w)
 static void refresh_sample(struct bn_world *w)
 {
 	w->cur.v[BN_CH_VBUS] = w->vbus_v;
-	w->cur.v[BN_CH_IBUS] = w->i_dev_a;
+	w->cur.v[BN_CH_IBUS] = w->vbus_dyn ? vbus_ibus(w, w->vbus_v, traj_slope(&w->vbus_tr, w->vbus_v))
+					   : w->i_dev_a;
 	w->cur.v[BN_CH_DP] = w->lines.dp_v;
 	w->cur.v[BN_CH_DM] = w->lines.dm_v;
 	w->cur.v[BN_CH_ID] = w->lines.id_v;
 }
 
-/* Solve everything that follows instantly from the present switches. */
-static void recompute(struct bn_world *w)
+/* A data line's capacitance: the PHY's, and while the lines touch the
+ * port's (its cable included) and the fixture's. */
+static double line_cap_f(const struct bn_world *w, bool contact)
+{
+	double c = w->phy_hw->line_cap_f;
+
+	if (contact)
+		c += w->cfg.port->line_cap_f + w->cfg.line_cap_f;
+	return c;
+}
+
+/* Solve the data lines for the present switches: at once without
+ * capacitance, else each of D+ and D- relaxes from its value now toward
+ * the solution through the network's Thevenin resistance at it (the
+ * steady state is the solver's, exactly). */
+static void solve_lines(struct bn_world *w)
 {
 	struct bn_lines_state st = {
 		.data_contact = w->data_contact && w->plugged,
 		.phy = w->phy,
 		.responder_on = w->resp_on,
+		.gnd_offset_v = w->cfg.gnd_offset_v,
 	};
 	struct bn_err e = { 0 };
+	double r_th[BN_LINE_COUNT], now_v[2], c;
+	int rc;
+
+	if (!w->lines_dyn) {
+		if (bn_lines_solve(w->cfg.port, w->phy_hw, &st, &w->lines, &e) < 0)
+			bn_err_set(&w->fault, BN_ERR_BUG, "data-line network: %s", e.msg);
+		return;
+	}
+	for (int k = 0; k < 2; k++)
+		now_v[k] = traj_at(&w->line_tr[k], w->now);
+	rc = bn_lines_solve_rth(w->cfg.port, w->phy_hw, &st, &w->lines, r_th, &e);
+	if (rc < 0) {
+		bn_err_set(&w->fault, BN_ERR_BUG, "data-line network: %s", e.msg);
+		return;
+	}
+	c = line_cap_f(w, st.data_contact);
+	for (int k = 0; k < 2; k++) {
+		double ss = k == BN_LINE_DP ? w->lines.dp_v : w->lines.dm_v;
+		struct traj *tr = &w->line_tr[k];
+
+		traj_hold(tr, w->now, ss);
+		if (w->solved_once && r_th[k] * c > 0.0 &&
+		    fabs(now_v[k] - ss) > WORLD_SETTLE_LINE_V) {
+			tr->v0 = now_v[k];
+			tr->tau_s = r_th[k] * c;
+			tr->moving = true;
+		}
+	}
+	w->lines.dp_v = w->line_tr[BN_LINE_DP].v0;
+	w->lines.dm_v = w->line_tr[BN_LINE_DM].v0;
+}
+
+/* The next time a moving quantity reaches a level something watches
+ * (the charger IC's thresholds, session valid, the charger's shutdown
+ * current, the host's and the CDP responder's D+ thresholds), the end of
+ * its piece, or settles. */
+static void plan_dyn(struct bn_world *w)
+{
+	bn_time_us t = BN_TIME_NEVER;
+
+	if (w->vbus_tr.moving) {
+		const struct bn_dut_decl *d = w->cfg.dut;
+		const struct traj *tr = &w->vbus_tr;
+
+		t = tmin(t, traj_settle(tr, WORLD_SETTLE_VBUS_V));
+		t = tmin(t, traj_cross(tr, d->uvlo_v));
+		t = tmin(t, traj_cross(tr, d->uvlo_v + d->uvlo_hyst_v));
+		t = tmin(t, traj_cross(tr, w->phy_hw->sess_vld_v));
+		if (w->cfg.charger && w->cfg.charger->has_shutdown && w->drive == DRIVE_CHARGER)
+			t = tmin(t, traj_cross(tr, bn_charger_vbus(w->cfg.charger, NULL,
+								   w->cfg.charger->shutdown_above_a)));
+	}
+	for (int k = 0; k < 2; k++) {
+		const struct traj *tr = &w->line_tr[k];
+
+		if (!tr->moving)
+			continue;
+		t = tmin(t, traj_settle(tr, WORLD_SETTLE_LINE_V));
+		if (k == BN_LINE_DP) {
+			t = tmin(t, traj_cross(tr, w->phy_hw->vlgc_v));
+			if (w->cfg.port->has_vdm_responder) {
+				t = tmin(t, traj_cross(tr, w->cfg.port->resp_dp_low_v));
+				t = tmin(t, traj_cross(tr, w->cfg.port->resp_dp_high_v));
+			}
+		}
+	}
+	w->t_dyn = t;
+}
+
+/* Solve everything that follows instantly from the present switches
+ * (and, with capacitance, from the values now). */
+static void recompute(struct bn_world *w)
+{
 	bool was_vld = w->sess_vld;
 
-	if (bn_lines_solve(w->cfg.port, w->phy_hw, &st, &w->lines, &e) < 0)
-		bn_err_set(&w->fault, BN_ERR_BUG, "data-line network: %s", e.msg);
+	if (w->vbus_dyn)
+		ibus_acc(w, w->now);
+	solve_lines(w);
 	solve_vbus(w);
 	/* The charger's shutdown rule sees every change of the draw. */
 	for (int k = 0; w->cfg.charger && k < 3; k++) {
-		double i_a = external_vbus(w) ? w->i_dev_a + w->load_a : 0.0;
+		double i_a = charger_draw_a(w);
 
 		if (!bn_charger_update(w->cfg.charger, &w->chg, w->now, i_a))
 			break;
@@ -335,6 +890,19 @@ static void recompute(struct bn_world *w)
 	update_responder(w);
 	update_host(w);
 	update_peripheral(w);
+	refresh_sample(w);
+	plan_dyn(w);
+}
+
+/* The values at now of what moves, without replanning (between events). */
+static void refresh_now(struct bn_world *w)
+{
+	if (w->vbus_tr.moving)
+		w->vbus_v = traj_at(&w->vbus_tr, w->now);
+	if (w->line_tr[BN_LINE_DP].moving)
+		w->lines.dp_v = traj_at(&w->line_tr[BN_LINE_DP], w->now);
+	if (w->line_tr[BN_LINE_DM].moving)
+		w->lines.dm_v = traj_at(&w->line_tr[BN_LINE_DM], w->now);
 	refresh_sample(w);
 }
 
@@ -371,22 +939,25 @@ static uint32_t hal_id_mv(void *b)
 {
 	struct bn_world *w = b;
 
-	return (uint32_t)lround(fmax(w->lines.id_v, 0.0) * 1000.0);
+	/* the device reads ID against its own ground */
+	return (uint32_t)lround(fmax(w->lines.id_v - w->cfg.gnd_offset_v, 0.0) * 1000.0);
 }
 
 static uint32_t hal_comparators(void *b)
 {
 	struct bn_world *w = b;
 	const struct bn_dut_phy *p = w->phy_hw;
+	/* the device's comparators work against its own ground */
+	double dp_v = w->lines.dp_v - w->cfg.gnd_offset_v, dm_v = w->lines.dm_v - w->cfg.gnd_offset_v;
 	uint32_t c = 0;
 
-	if (w->lines.dp_v > p->vdat_ref_v)
+	if (dp_v > p->vdat_ref_v)
 		c |= BCFW_CMP_DP_VDAT_REF;
-	if (w->lines.dm_v > p->vdat_ref_v)
+	if (dm_v > p->vdat_ref_v)
 		c |= BCFW_CMP_DM_VDAT_REF;
-	if (w->lines.dp_v > p->vlgc_v)
+	if (dp_v > p->vlgc_v)
 		c |= BCFW_CMP_DP_VLGC;
-	if (w->lines.dm_v > p->vlgc_v)
+	if (dm_v > p->vlgc_v)
 		c |= BCFW_CMP_DM_VLGC;
 	if (w->sess_vld)
 		c |= BCFW_CMP_SESS_VLD;
@@ -508,6 +1079,13 @@ int bn_world_new(const struct bn_world_cfg *cfg, struct bn_world **out, struct b
 	if (cfg->port->vbus == BN_PORT_VBUS_EXTERNAL && !cfg->charger)
 		return bn_err_set(err, BN_ERR_ARG, "port %s supplies VBUS but no charger is given",
 				  cfg->port->name);
+	if (!isfinite(cfg->gnd_offset_v) || !(cfg->line_cap_f >= 0.0) || cfg->vbus_bounce_n < 0 ||
+	    (cfg->vbus_bounce_n > 0 && !(cfg->vbus_bounce_us > 0)))
+		return bn_err_set(err, BN_ERR_ARG,
+				  "world: ground offset, line capacitance or VBUS bounce out of range");
+	if (cfg->charger && (d->vbus_cap_f > 0.0 || cfg->charger->output_cap_f > 0.0) &&
+	    bn_charger_check_falling(cfg->charger, err) < 0)
+		return BN_ERR_DATA;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return bn_err_set(err, BN_ERR_NOMEM, "world: out of memory");
@@ -523,6 +1101,14 @@ int bn_world_new(const struct bn_world_cfg *cfg, struct bn_world **out, struct b
 	w->t_enum = w->t_idle_suspend = w->t_periph = BN_TIME_NEVER;
 	w->resp_at = BN_TIME_NEVER;
 	w->ic_unlock_at = BN_TIME_NEVER;
+	w->uvlo_low_since = BN_TIME_NEVER;
+	w->t_vbus_toggle = BN_TIME_NEVER;
+	w->t_dyn = BN_TIME_NEVER;
+	w->tick_t = -1;
+	w->q_t = 0;
+	w->vbus_dyn = d->vbus_cap_f > 0.0 || (cfg->charger && cfg->charger->output_cap_f > 0.0);
+	w->vbus_bleed_s = w->vbus_dyn && d->vbus_bleed_ohm > 0.0 ? 1.0 / d->vbus_bleed_ohm : 0.0;
+	w->lines_dyn = d->phy.line_cap_f > 0.0 || cfg->port->line_cap_f > 0.0 || cfg->line_cap_f > 0.0;
 	w->last_wake_t = -1;
 	bn_charger_state_init(&w->chg);
 	w->has_battery = d->has_battery;
@@ -605,6 +1191,11 @@ void bn_world_plug(struct bn_world *w)
 	w->data_contact = false;
 	w->toggles_left = 1 + 2 * (w->cfg.bounce_n > 0 ? w->cfg.bounce_n : 0);
 	w->t_data_toggle = w->now + delay;
+	/* VBUS touches with the plug; a bouncing pin then breaks and makes
+	 * again bounce_n times */
+	w->vbus_contact = true;
+	w->vbus_toggles_left = 2 * w->cfg.vbus_bounce_n;
+	w->t_vbus_toggle = w->vbus_toggles_left > 0 ? w->now + w->cfg.vbus_bounce_us : BN_TIME_NEVER;
 	bn_charger_state_init(&w->chg);
 	emit(w, "attach", "VBUS contact; data lines in %.1f ms", delay / 1000.0);
 	bench_vbus(w);
@@ -618,6 +1209,8 @@ void bn_world_unplug(struct bn_world *w)
 	w->plugged = false;
 	w->data_contact = false;
 	w->t_data_toggle = BN_TIME_NEVER;
+	w->vbus_contact = false;
+	w->t_vbus_toggle = BN_TIME_NEVER;
 	w->periph_done = false;
 	emit(w, "detach", "plug removed");
 	if (w->data_contact_seen)
@@ -674,6 +1267,8 @@ void bn_world_safe_state(struct bn_world *w)
 	w->plugged = false;
 	w->data_contact = false;
 	w->t_data_toggle = BN_TIME_NEVER;
+	w->vbus_contact = false;
+	w->t_vbus_toggle = BN_TIME_NEVER;
 	emit(w, "safe_state", "VBUS off, load off, data lines open");
 	if (w->data_contact_seen)
 		cev(w, BN_CEV_DATA_CONTACT, 0, 0.0, NULL, NULL);
@@ -697,6 +1292,14 @@ static void process_timers(struct bn_world *w)
 		w->data_contact_seen = w->data_contact;
 		cev(w, BN_CEV_DATA_CONTACT, 0, w->data_contact ? 1.0 : 0.0, NULL, NULL);
 	}
+	if (t >= w->t_vbus_toggle) {
+		w->vbus_contact = !w->vbus_contact;
+		w->vbus_toggles_left--;
+		w->t_vbus_toggle = w->vbus_toggles_left > 0 ? t + w->cfg.vbus_bounce_us
+							    : BN_TIME_NEVER;
+		emit(w, w->vbus_contact ? "vbus_contact" : "vbus_break", "VBUS pin %s",
+		     w->vbus_contact ? "makes contact" : "bounces open");
+	}
 	if (t >= w->resp_at) {
 		w->resp_on = w->resp_to;
 		w->resp_at = BN_TIME_NEVER;
@@ -704,9 +1307,12 @@ static void process_timers(struct bn_world *w)
 		     w->resp_on ? "on" : "off");
 	}
 	if (t >= w->ic_unlock_at) {
-		w->ic_locked = false;
+		/* the restart time ran out: the IC releases if its input is up */
 		w->ic_unlock_at = BN_TIME_NEVER;
+		w->ic_retry = true;
 	}
+	if (t >= w->t_dyn)
+		w->t_dyn = BN_TIME_NEVER; /* recompute() replans */
 	if (t >= w->t_enum) {
 		const struct bcfw_config *best = NULL;
 
@@ -750,7 +1356,8 @@ static void process_timers(struct bn_world *w)
 	}
 }
 
-static bn_time_us next_event(const struct bn_world *w)
+/* The next event other than the dynamics' replan. */
+static bn_time_us next_event_but_dyn(const struct bn_world *w)
 {
 	bn_time_us t = w->fw_wake_at;
 
@@ -759,13 +1366,22 @@ static bn_time_us next_event(const struct bn_world *w)
 	t = tmin(t, w->t_data_toggle);
 	t = tmin(t, w->resp_at);
 	t = tmin(t, w->ic_unlock_at);
+	t = tmin(t, w->t_vbus_toggle);
+	if (!w->ic_locked && w->uvlo_low_since != BN_TIME_NEVER)
+		t = tmin(t, w->uvlo_low_since + w->cfg.dut->uvlo_deglitch_us);
 	t = tmin(t, w->t_enum);
 	t = tmin(t, w->t_idle_suspend);
 	t = tmin(t, w->t_periph);
 	if (w->cfg.charger)
-		t = tmin(t, bn_charger_next_event(w->cfg.charger, &w->chg,
-						  external_vbus(w) ? w->i_dev_a + w->load_a : 0.0));
+		t = tmin(t, bn_charger_next_event(w->cfg.charger, &w->chg, charger_draw_a(w)));
 	return t < w->now ? w->now : t;
+}
+
+static bn_time_us next_event(const struct bn_world *w)
+{
+	bn_time_us t = next_event_but_dyn(w);
+
+	return w->fw_pending ? t : tmin(t, w->t_dyn < w->now ? w->now : w->t_dyn);
 }
 
 static void integrate(struct bn_world *w, bn_time_us t_to)
@@ -791,8 +1407,32 @@ static void emit_samples(struct bn_world *w, bn_time_us before)
 			w->next_tick_k++;
 		return;
 	}
+	if (!w->vbus_dyn && !w->line_tr[0].moving && !w->line_tr[1].moving) {
+		while ((tk = tick_time(w, w->next_tick_k)) < before) {
+			w->cfg.sink.sample(w->cfg.sink.user, tk, &w->cur);
+			w->next_tick_k++;
+		}
+		return;
+	}
+	/* something may move: each sample shows it at its own time */
 	while ((tk = tick_time(w, w->next_tick_k)) < before) {
-		w->cfg.sink.sample(w->cfg.sink.user, tk, &w->cur);
+		struct bn_sample s = w->cur;
+
+		if (w->vbus_dyn) {
+			/* IBUS as the charge through the receptacle over the
+			 * sample period: a front end whose bandwidth is near its
+			 * sample rate shows that, not a microsecond inrush's
+			 * peak, and the input's charge is kept */
+			if (w->vbus_tr.moving)
+				s.v[BN_CH_VBUS] = traj_at(&w->vbus_tr, tk);
+			s.v[BN_CH_IBUS] = ibus_sample(w, tk);
+			w->tick_t = tk;
+		}
+		if (w->line_tr[BN_LINE_DP].moving)
+			s.v[BN_CH_DP] = traj_at(&w->line_tr[BN_LINE_DP], tk);
+		if (w->line_tr[BN_LINE_DM].moving)
+			s.v[BN_CH_DM] = traj_at(&w->line_tr[BN_LINE_DM], tk);
+		w->cfg.sink.sample(w->cfg.sink.user, tk, &s);
 		w->next_tick_k++;
 	}
 }
@@ -858,13 +1498,17 @@ int bn_world_run_until(struct bn_world *w, bn_time_us t_end, struct bn_err *err)
 			emit_samples(w, t_end);
 			integrate(w, t_end);
 			w->now = t_end;
+			refresh_now(w);
 			return BN_OK;
 		}
 		emit_samples(w, next);
 		integrate(w, next);
 		w->now = next;
+		/* only the dynamics' own replan is due */
+		w->dyn_only = w->t_dyn == next && !w->fw_pending && next_event_but_dyn(w) > next;
 		process_timers(w);
 		recompute(w);
+		w->dyn_only = false;
 		if (w->fault.code)
 			return bn_err_set(err, w->fault.code, "%s", w->fault.msg);
 	}

@@ -7,7 +7,15 @@
  * shutdown and recovery, charger-IC restart), integrates the battery in
  * between, and hands a sample to the sink at every capture tick. The state
  * is piecewise constant between events, so a sample costs a copy.
- * A sample at time t shows the state after every event at t. */
+ * A sample at time t shows the state after every event at t.
+ *
+ * With capacitance (the device's vbus_cap, the charger's output_cap, a
+ * data line's line_cap) a quantity relaxes toward its steady state on an
+ * exponential (or a ramp, where a current limit feeds it) computed in
+ * closed form: the world replans it at every event and when it reaches a
+ * level something watches, and each sample while it moves shows it at the
+ * sample's own time. Settled (within a microvolt) it snaps to the steady
+ * state, and samples are copies again. docs/simulator.md has the physics. */
 #ifndef BN_SIM_WORLD_H
 #define BN_SIM_WORLD_H
 
@@ -49,6 +57,17 @@ struct bn_world_cfg {
 	bn_time_us data_delay_us;          /* < 0: the dut's default */
 	int bounce_n;
 	bn_time_us bounce_us;
+	/* The VBUS pin bounces too: after it makes contact at the plug it
+	 * breaks and makes vbus_bounce_n times, each vbus_bounce_us. */
+	int vbus_bounce_n;
+	bn_time_us vbus_bounce_us;
+	/* The device's ground above the port's (V): the device's sources and
+	 * comparators work in its own reference, the port's network and the
+	 * measured channels in the port's. */
+	double gnd_offset_v;
+	/* Added to each of D+ and D- while the data lines touch: the
+	 * fixture's and cable's capacitance (F). */
+	double line_cap_f;
 	double sample_rate_hz;
 	struct bn_world_sink sink;
 	/* Stop a firmware that asks to wake at the same instant this many times. */

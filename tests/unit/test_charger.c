@@ -294,6 +294,118 @@ static void test_charger__load_values(void **state)
 	assert_true(bn_charger_i_at_v(&c, 4.75) < 0.7);
 }
 
+/* The receptacle curve read the other way round: the current the charger
+ * delivers at a node voltage is the current at which the curve less the
+ * cable gives that voltage. */
+static void test_charger__i_src_inverts_the_receptacle_curve(void **state)
+{
+	struct bn_charger c;
+
+	small_curve(&c);
+	for (int k = 0; k <= 150; k++) {
+		double i = k * 0.01, v = bn_charger_vbus(&c, NULL, i);
+
+		assert_near(bn_charger_i_src(&c, v), i, 1e-9);
+	}
+	/* above the open-circuit voltage it cannot sink: nothing */
+	assert_near(bn_charger_i_src(&c, 5.2), 0.0, 0.0);
+	/* below the last point's receptacle voltage (4.0 - 1.5 * 0.2): its limit */
+	assert_near(bn_charger_i_src(&c, 3.0), 1.5, 0.0);
+	assert_near(bn_charger_i_src(&c, 0.0), 1.5, 0.0);
+}
+
+static void test_charger__pieces(void **state)
+{
+	struct bn_charger c;
+	struct bn_charger_piece p;
+
+	small_curve(&c);
+	/* 0..1 A: 5.0 -> 4.8 V, the receptacle 5.0 -> 4.6 V */
+	bn_charger_piece_at(&c, 4.8, 1, &p);
+	assert_near(p.v_lo, 4.6, 1e-12);
+	assert_near(p.v_hi, 5.0, 1e-12);
+	assert_near(p.s_ohm, 0.4, 1e-12);
+	assert_near(p.r_out_ohm, 0.2, 1e-12);
+	assert_near((p.g_v - 4.8) / p.s_ohm, 0.5, 1e-12);
+	/* at a boundary the direction picks the side */
+	bn_charger_piece_at(&c, 4.6, 1, &p);
+	assert_near(p.v_lo, 4.6, 1e-12);
+	bn_charger_piece_at(&c, 4.6, -1, &p);
+	assert_near(p.v_hi, 4.6, 1e-12);
+	assert_near(p.v_lo, 3.7, 1e-12);
+	assert_near(p.r_out_ohm, 1.6, 1e-12);
+	/* the current limit below the last point, nothing above the top */
+	bn_charger_piece_at(&c, 1.0, -1, &p);
+	assert_true(isinf(p.s_ohm));
+	assert_true(isinf(p.r_out_ohm));
+	assert_near(p.i_a, 1.5, 0.0);
+	assert_near(p.v_hi, 3.7, 1e-12);
+	bn_charger_piece_at(&c, 5.0, 1, &p);
+	assert_true(isinf(p.s_ohm));
+	assert_near(p.i_a, 0.0, 0.0);
+	assert_near(p.v_lo, 5.0, 0.0);
+}
+
+/* A curve that starts above 0 A is flat before it; an ideal flat curve
+ * behind no cable still charges through BN_CHARGER_MIN_S_OHM. */
+static void test_charger__pieces_flat(void **state)
+{
+	struct bn_charger c;
+	struct bn_charger_piece p;
+
+	memset(&c, 0, sizeof(c));
+	c.n_points = 2;
+	c.i_a[0] = 0.5, c.v_v[0] = 5.0;
+	c.i_a[1] = 1.0, c.v_v[1] = 4.5;
+	c.cable_ohm = 0.1;
+	bn_charger_piece_at(&c, 4.97, 1, &p);
+	assert_near(p.s_ohm, 0.1, 1e-12);
+	assert_near(p.r_out_ohm, 0.0, 1e-12);
+	assert_near(bn_charger_i_src(&c, 4.97), 0.3, 1e-9);
+	assert_near(bn_charger_i_src(&c, bn_charger_vbus(&c, NULL, 0.8)), 0.8, 1e-9);
+
+	c.i_a[0] = 0.0, c.v_v[0] = 5.0;
+	c.i_a[1] = 5.0, c.v_v[1] = 5.0;
+	c.cable_ohm = 0.0;
+	bn_charger_piece_at(&c, 4.999, 1, &p);
+	assert_near(p.s_ohm, BN_CHARGER_MIN_S_OHM, 1e-15);
+	assert_near(bn_charger_i_src(&c, 5.0 - 2.0 * BN_CHARGER_MIN_S_OHM), 2.0, 1e-9);
+	assert_near(bn_charger_i_src(&c, 1.0), 5.0, 0.0);
+}
+
+static void test_charger__check_falling(void **state)
+{
+	struct bn_charger c;
+	struct bn_err err = { 0 };
+
+	small_curve(&c);
+	assert_int_equal(bn_charger_check_falling(&c, &err), BN_OK);
+	/* rises 50 mV over 1 A behind a 0.1 ohm cable: the receptacle falls */
+	c.n_points = 2;
+	c.i_a[1] = 1.0, c.v_v[1] = 5.05;
+	c.cable_ohm = 0.1;
+	assert_int_equal(bn_charger_check_falling(&c, &err), BN_OK);
+	/* rises 300 mV: the receptacle rises */
+	c.v_v[1] = 5.3;
+	snprintf(c.name, sizeof(c.name), "riser");
+	assert_int_equal(bn_charger_check_falling(&c, &err), BN_ERR_DATA);
+	assert_msg_has(&err, "charger riser");
+	assert_msg_has(&err, "[1 A, 5.3 V]");
+}
+
+static void test_charger__output_cap(void **state)
+{
+	struct bn_charger c;
+
+	load_ok("tests/data/chargers/output-cap.json", &c);
+	assert_near(c.output_cap_f, 120e-6, 1e-15);
+	/* absent: none */
+	load_ok("profiles/chargers/dcp-weak.json", &c);
+	assert_near(c.output_cap_f, 0.0, 0.0);
+	load_ok("profiles/chargers/dcp-weak-cap.json", &c);
+	assert_near(c.output_cap_f, 120e-6, 1e-15);
+}
+
 struct bad_case {
 	const char *file;
 	const char *key; /* must appear in the message */
@@ -311,6 +423,8 @@ static void test_charger__load_rejects_broken(void **state)
 		{ "tests/data/chargers/cable-unit.json", "\"cable\"" },
 		{ "tests/data/chargers/no-cable.json", "\"cable\"" },
 		{ "tests/data/chargers/bad-json.json", "bad-json.json:3:3: error: invalid JSON" },
+		{ "tests/data/chargers/output-cap-negative.json", "\"output_cap\": expected a capacitance" },
+		{ "tests/data/chargers/output-cap-unit.json", "\"output_cap\"" },
 		{ "tests/data/chargers/does-not-exist.json", "does-not-exist.json" },
 	};
 	struct bn_charger c;
@@ -353,6 +467,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_charger__load_shipped),
 		cmocka_unit_test(test_charger__load_values),
 		cmocka_unit_test(test_charger__load_rejects_broken),
+		cmocka_unit_test(test_charger__i_src_inverts_the_receptacle_curve),
+		cmocka_unit_test(test_charger__pieces),
+		cmocka_unit_test(test_charger__pieces_flat),
+		cmocka_unit_test(test_charger__check_falling),
+		cmocka_unit_test(test_charger__output_cap),
 	};
 
 	if (argc > 1)

@@ -36,6 +36,40 @@ static void test_conditions__shipped_profiles(void **state)
 	bn_test_path("profiles/conditions/ideal.json", path, sizeof(path));
 	assert_int_equal(bn_conditions_load(path, &c, &err), BN_OK);
 	assert_int_equal(c.meas_set, 0);
+	/* no physics unless a file says so */
+	assert_false(c.has_gnd_offset);
+	assert_int_equal(c.vbus_bounce_n, -1);
+	assert_true(c.line_cap_f < 0);
+}
+
+/* The ground-offset pair of the compliance plan (6.14, 6.15: VGND_OFFSET
+ * either way) on realistic measurement, and a bouncing VBUS pin. */
+static void test_conditions__physics_profiles(void **state)
+{
+	struct bn_conditions c, real;
+	struct bn_err err = { 0 };
+	char path[512];
+
+	(void)state;
+	bn_test_path("profiles/conditions/realistic.json", path, sizeof(path));
+	assert_int_equal(bn_conditions_load(path, &real, &err), BN_OK);
+	bn_test_path("profiles/conditions/gnd-plus.json", path, sizeof(path));
+	assert_int_equal(bn_conditions_load(path, &c, &err), BN_OK);
+	assert_true(c.has_gnd_offset);
+	assert_near(c.gnd_offset_v, 0.375, 1e-12);
+	assert_int_equal(c.meas_set, 0x1f);
+	assert_memory_equal(c.meas, real.meas, sizeof(c.meas));
+	assert_int_equal(c.data_delay_us, -1);
+	bn_test_path("profiles/conditions/gnd-minus.json", path, sizeof(path));
+	assert_int_equal(bn_conditions_load(path, &c, &err), BN_OK);
+	assert_near(c.gnd_offset_v, -0.375, 1e-12);
+	assert_memory_equal(c.meas, real.meas, sizeof(c.meas));
+	bn_test_path("profiles/conditions/vbus-bounce.json", path, sizeof(path));
+	assert_int_equal(bn_conditions_load(path, &c, &err), BN_OK);
+	assert_int_equal(c.vbus_bounce_n, 3);
+	assert_int_equal(c.vbus_bounce_us, 1000);
+	assert_int_equal(c.bounce_n, 3);
+	assert_false(c.has_gnd_offset);
 }
 
 static void test_conditions__bad_files(void **state)
@@ -51,6 +85,10 @@ static void test_conditions__bad_files(void **state)
 		{ "bad-seed.json", "whole number" },
 		{ "bad-key.json", "unknown key \"noise\"" },
 		{ "bad-json.json", "bad-json.json:" },
+		{ "bad-gnd-offset.json", "\"gnd_offset\": expected a voltage from -1 V to 1 V" },
+		{ "bad-gnd-unit.json", "\"gnd_offset\"" },
+		{ "bad-vbus-bounce.json", "vbus_bounce: expected count" },
+		{ "bad-line-cap.json", "\"line_cap\"" },
 	};
 
 	(void)state;
@@ -72,6 +110,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conditions__shipped_profiles),
+		cmocka_unit_test(test_conditions__physics_profiles),
 		cmocka_unit_test(test_conditions__bad_files),
 	};
 

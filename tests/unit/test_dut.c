@@ -109,6 +109,13 @@ static void test_dut__load_phone(void **state)
 	assert_near(d.battery.max_charge_a, 1.5, 1e-12);
 	assert_near(d.battery.efficiency, 0.9, 1e-12);
 	assert_true(strstr(d.path, "profiles/duts/phone.json") != NULL);
+	/* ideal unless declared: no capacitance, a lockout without hysteresis
+	 * or deglitch (the shipped runs stay as they were) */
+	assert_near(d.vbus_cap_f, 0.0, 0.0);
+	assert_near(d.uvlo_hyst_v, 0.0, 0.0);
+	assert_int_equal(d.uvlo_deglitch_us, 0);
+	assert_near(d.vbus_bleed_ohm, 100e3, 1e-9);
+	assert_near(d.phy.line_cap_f, 0.0, 0.0);
 	bn_dut_phy_defaults(lim, &phy);
 	assert_memory_equal(&d.phy, &phy, sizeof(phy));
 }
@@ -167,6 +174,26 @@ static void test_dut__defaults_and_phy_override(void **state)
 	assert_near(d.phy.sess_vld_v, phy.sess_vld_v, 0.0);
 }
 
+/* The VBUS input's physics as declared. */
+static void test_dut__load_vbus_input(void **state)
+{
+	const struct bn_limits *lim = *state;
+	struct bn_dut_decl d;
+
+	load_ok("profiles/duts/phone-uvlo-cycle.json", lim, &d);
+	assert_near(d.vbus_cap_f, 10e-6, 1e-15);
+	assert_near(d.uvlo_v, 3.6, 1e-12);
+	assert_near(d.uvlo_hyst_v, 0.2, 1e-12);
+	assert_int_equal(d.uvlo_deglitch_us, 1000);
+	assert_int_equal(d.uvlo_restart_us, 50000);
+	assert_near(d.vbus_bleed_ohm, 100e3, 1e-9);
+	assert_near(d.phy.sess_vld_v, 0.8, 1e-12);
+	load_ok("tests/data/duts/vbus-input.json", lim, &d);
+	assert_near(d.vbus_cap_f, 4.7e-6, 1e-15);
+	assert_near(d.vbus_bleed_ohm, 22e3, 1e-9);
+	assert_near(d.phy.line_cap_f, 50e-12, 1e-18);
+}
+
 struct bad_case {
 	const char *file;
 	const char *msg; /* must appear in the message, after the file's path */
@@ -189,6 +216,11 @@ static void test_dut__load_rejects_broken(void **state)
 		{ "battery-bad.json", ": battery: unknown key \"chemistry\"" },
 		{ "dbp-type.json", ": key \"dbp\": expected true or false" },
 		{ "uvlo-unit.json", ": key \"uvlo\"" },
+		{ "uvlo-hyst-negative.json", ": key \"uvlo_hysteresis\": expected a voltage" },
+		{ "uvlo-deglitch-long.json", ": key \"uvlo_deglitch\": expected a time" },
+		{ "vbus-cap-unit.json", ": key \"vbus_cap\"" },
+		{ "vbus-bleed-zero.json", ": key \"vbus_bleed\": must be positive" },
+		{ "phy-line-cap-negative.json", ": phy: key \"line_cap\": must be from 0 to 1 uF" },
 		{ "does-not-exist.json", "does-not-exist.json" },
 	};
 	const struct bn_limits *lim = *state;
@@ -224,6 +256,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dut__load_phone_dbp_small),
 		cmocka_unit_test(test_dut__load_dongle),
 		cmocka_unit_test(test_dut__defaults_and_phy_override),
+		cmocka_unit_test(test_dut__load_vbus_input),
 		cmocka_unit_test(test_dut__load_rejects_broken),
 	};
 

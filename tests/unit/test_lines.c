@@ -332,6 +332,103 @@ static void test_lines__host_pulldowns(void **state)
 }
 
 /* A broken hand-built profile or PHY is refused, naming the port. */
+static struct bn_lines_v solve_gnd(const struct bn_port_profile *port, uint32_t phy_bits,
+				   bool contact, double gnd_v)
+{
+	struct bn_dut_phy phy = phy_ref();
+	struct bn_lines_state st = { .data_contact = contact, .phy = phy_bits, .gnd_offset_v = gnd_v };
+	struct bn_lines_v v = { NAN, NAN, NAN };
+	struct bn_err err = { 0 };
+
+	if (bn_lines_solve(port, &phy, &st, &v, &err) != BN_OK)
+		fail_msg("bn_lines_solve: %s", err.msg);
+	return v;
+}
+
+/* The device's ground 0.375 V above or below the port's (VGND_OFFSET):
+ * its sources ride on it, the port's pull-downs do not.
+ * SDP, primary, +0.375 V: D+ = 0.975 x 14285.714 / 14385.714 = 0.968222 V
+ * at the port (the device sees 0.593222 V); D- stays at the port's 0 V,
+ * the sink cannot pull below the device's ground (the device sees
+ * -0.375 V: no charging port). -0.375 V: D+ = 0.225 x 0.993049 =
+ * 0.223436 V; the sink pulls D- down to its compliance, the device's
+ * ground: -0.375 V at the port, 0 V to the device. */
+static void test_lines__gnd_offset_sdp(void **state)
+{
+	struct bn_port_profile port = port_sdp();
+	struct bn_lines_v v = solve_gnd(&port, PHY_PRIMARY, true, 0.375);
+
+	assert_near(v.dp_v, 0.975 * 14285.714286 / 14385.714286, EPS_V);
+	assert_near(v.dm_v, 0.0, EPS_V);
+	v = solve_gnd(&port, PHY_PRIMARY, true, -0.375);
+	assert_near(v.dp_v, 0.225 * 14285.714286 / 14385.714286, EPS_V);
+	assert_near(v.dm_v, -0.375, EPS_V);
+}
+
+/* DCP: nothing of the port's references ground but its leakage, so the
+ * lines follow the device's ground: against it they read within a few
+ * millivolts of the one-ground values (D- above VDAT_REF either way). */
+static void test_lines__gnd_offset_dcp(void **state)
+{
+	struct bn_port_profile port = port_dcp();
+	struct bn_lines_v v0 = solve_gnd(&port, PHY_PRIMARY, true, 0.0);
+
+	for (int s = -1; s <= 1; s += 2) {
+		double g = 0.375 * s;
+		struct bn_lines_v v = solve_gnd(&port, PHY_PRIMARY, true, g);
+
+		assert_near(v.dp_v - g, v0.dp_v, 3e-3);
+		assert_near(v.dm_v - g, v0.dm_v, 3e-3);
+		assert_true(v.dm_v - g > 0.4);
+	}
+}
+
+/* A device resistor to its ground ends at the offset: HOST_PD's 20 kohm
+ * against the port's 300 kohm leakage, no contact: D+ = 0.375 x 300/320.
+ * ID: the device's 100 kohm pull-up to 3.3 V + 0.375 V against the
+ * port's 124 kohm and 300 kohm leakage. */
+static void test_lines__gnd_offset_resistors(void **state)
+{
+	struct bn_port_profile port = port_sdp();
+	struct bn_lines_v v = solve_gnd(&port, BCFW_PHY_HOST_PD, false, 0.375);
+	double g_id = 1 / 100e3 + 1 / 124e3 + 1 / 300e3;
+
+	assert_near(v.dp_v, 0.375 * 300.0 / 320.0, EPS_V);
+	assert_near(v.dm_v, 0.375 * 300.0 / 320.0, EPS_V);
+	port.id_ohm = 124e3;
+	v = solve_gnd(&port, BCFW_PHY_ID_PULLUP, true, 0.375);
+	assert_near(v.id_v, 3.675 / 100e3 / g_id, EPS_V);
+	/* no offset: a plain resistor to ground, the same answer as before */
+	v = solve_gnd(&port, BCFW_PHY_HOST_PD, false, 0.0);
+	assert_near(v.dp_v, 0.0, 0.0);
+}
+
+/* The Thevenin resistance a line's capacitance charges through. SDP,
+ * DCD: D+ sees 15k || 300k (IDP_SRC delivering adds nothing), D- sees
+ * RDM_DWN 20k || 15k || 300k; CDP's responder at its limit adds nothing
+ * either. */
+static void test_lines__thevenin(void **state)
+{
+	struct bn_port_profile port = port_sdp();
+	struct bn_dut_phy phy = phy_ref();
+	struct bn_lines_state st = { .data_contact = true, .phy = PHY_DCD };
+	struct bn_lines_v v, v2;
+	struct bn_err err = { 0 };
+	double r[BN_LINE_COUNT];
+
+	assert_int_equal(bn_lines_solve_rth(&port, &phy, &st, &v, r, &err), BN_OK);
+	assert_near(r[BN_LINE_DP], 1 / (1 / 15e3 + 1 / 300e3), 1e-3);
+	assert_near(r[BN_LINE_DM], 1 / (1 / 20e3 + 1 / 15e3 + 1 / 300e3), 1e-3);
+	/* the same steady state as bn_lines_solve, exactly */
+	assert_int_equal(bn_lines_solve(&port, &phy, &st, &v2, &err), BN_OK);
+	assert_memory_equal(&v, &v2, sizeof(v));
+	/* the data lines open: D+ has the leakage only */
+	st.data_contact = false;
+	assert_int_equal(bn_lines_solve_rth(&port, &phy, &st, &v, r, &err), BN_OK);
+	assert_near(r[BN_LINE_DP], 300e3, 1e-2);
+	assert_int_equal(bn_lines_solve_rth(&port, &phy, &st, &v, NULL, &err), BN_ERR_ARG);
+}
+
 static void test_lines__bad_values(void **state)
 {
 	struct bn_port_profile port = port_sdp();
@@ -348,6 +445,11 @@ static void test_lines__bad_values(void **state)
 	phy = phy_ref();
 	port.leakage_ohm = 0;
 	assert_int_equal(bn_lines_build(&net, &port, &phy, &st), BN_ERR_ARG);
+
+	port = port_sdp();
+	st.gnd_offset_v = NAN;
+	assert_int_equal(bn_lines_solve(&port, &phy, &st, &v, &err), BN_ERR_ARG);
+	assert_non_null(strstr(err.msg, "ground offset"));
 }
 
 int main(void)
@@ -366,6 +468,10 @@ int main(void)
 		cmocka_unit_test(test_lines__id_voltages),
 		cmocka_unit_test(test_lines__aca_dock_idle),
 		cmocka_unit_test(test_lines__host_pulldowns),
+		cmocka_unit_test(test_lines__gnd_offset_sdp),
+		cmocka_unit_test(test_lines__gnd_offset_dcp),
+		cmocka_unit_test(test_lines__gnd_offset_resistors),
+		cmocka_unit_test(test_lines__thevenin),
 		cmocka_unit_test(test_lines__bad_values),
 	};
 

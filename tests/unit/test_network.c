@@ -244,6 +244,70 @@ static void test_network__limit_against_sink(void **state)
 
 /* Node 1 only hangs on node 0 through a resistor that does not reach ground,
  * or only on an ideal current source: singular, and the message names it. */
+/* Driving-point resistances in the solved state: what a capacitance on
+ * the node charges through. */
+static void test_network__rth_linear(void **state)
+{
+	struct bn_net net;
+	double v[2], r[2];
+
+	/* 10 V behind 1 kohm into 1 kohm: 5 V through 500 ohm */
+	bn_net_init(&net, 1);
+	bn_net_add_vsrc(&net, 0, 10.0, 1e3, 0, "src");
+	bn_net_add_res(&net, 0, BN_NET_GND, 1e3, "load");
+	assert_int_equal(bn_net_solve_rth(&net, v, r, NULL), BN_OK);
+	assert_near(v[0], 5.0, 1e-12);
+	assert_near(r[0], 500.0, 1e-6);
+	/* a ladder: node 0 to ground 1k, to node 1 1k, node 1 to ground 1k */
+	bn_net_init(&net, 2);
+	bn_net_add_res(&net, 0, BN_NET_GND, 1e3, "a");
+	bn_net_add_res(&net, 0, 1, 1e3, "b");
+	bn_net_add_res(&net, 1, BN_NET_GND, 1e3, "c");
+	bn_net_add_isrc(&net, 0, 1e-3, 10.0, 0, "i");
+	assert_int_equal(bn_net_solve_rth(&net, v, r, NULL), BN_OK);
+	assert_near(r[0], 1e3 * 2e3 / 3e3, 1e-6);
+	assert_near(r[1], 1e3 * 2e3 / 3e3, 1e-6);
+	/* the same voltages as bn_net_solve, bit for bit */
+	{
+		double v2[2];
+
+		assert_int_equal(bn_net_solve(&net, v2, NULL), BN_OK);
+		assert_memory_equal(v, v2, sizeof(v));
+	}
+	/* NULL resistances: just the solve */
+	assert_int_equal(bn_net_solve_rth(&net, v, NULL, NULL), BN_OK);
+}
+
+/* Piecewise elements keep their solved state: a source at its compliance
+ * holds its node (0 ohm), a current-limited source adds no conductance. */
+static void test_network__rth_piecewise(void **state)
+{
+	struct bn_net net;
+	double v[1], r[1];
+
+	/* 1 mA into 10 kohm wants 10 V, compliance 3.3 V: clamped */
+	bn_net_init(&net, 1);
+	bn_net_add_isrc(&net, 0, 1e-3, 3.3, 0, "i");
+	bn_net_add_res(&net, 0, BN_NET_GND, 10e3, "r");
+	assert_int_equal(bn_net_solve_rth(&net, v, r, NULL), BN_OK);
+	assert_near(v[0], 3.3, 1e-9);
+	assert_near(r[0], 0.0, 1e-9);
+	/* 10 uA into 10 kohm: delivering, 10 kohm */
+	bn_net_init(&net, 1);
+	bn_net_add_isrc(&net, 0, 10e-6, 3.3, 0, "i");
+	bn_net_add_res(&net, 0, BN_NET_GND, 10e3, "r");
+	assert_int_equal(bn_net_solve_rth(&net, v, r, NULL), BN_OK);
+	assert_near(v[0], 0.1, 1e-12);
+	assert_near(r[0], 10e3, 1e-6);
+	/* 5 V behind 1 ohm limited to 1 mA into 1 kohm: at its limit */
+	bn_net_init(&net, 1);
+	bn_net_add_vsrc(&net, 0, 5.0, 1.0, 1e-3, "lim");
+	bn_net_add_res(&net, 0, BN_NET_GND, 1e3, "r");
+	assert_int_equal(bn_net_solve_rth(&net, v, r, NULL), BN_OK);
+	assert_near(v[0], 1.0, 1e-9);
+	assert_near(r[0], 1e3, 1e-6);
+}
+
 static void test_network__singular_rejected(void **state)
 {
 	struct bn_net net;
@@ -304,6 +368,8 @@ int main(void)
 		cmocka_unit_test(test_network__isrc_pushed_past),
 		cmocka_unit_test(test_network__two_clamps_one_node),
 		cmocka_unit_test(test_network__limit_against_sink),
+		cmocka_unit_test(test_network__rth_linear),
+		cmocka_unit_test(test_network__rth_piecewise),
 		cmocka_unit_test(test_network__singular_rejected),
 		cmocka_unit_test(test_network__bad_args),
 	};

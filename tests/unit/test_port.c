@@ -168,7 +168,27 @@ static void test_port__shipped_profiles(void **state)
 			assert_true(p.dp_dm_short_ohm <= bn_limits_max(&f->lim, "RDCP_DAT"));
 		if (p.enumeration == BN_PORT_ENUM_DEVICE)
 			assert_true(p.peripheral[0] != '\0');
+		/* "capacitance" is the part's figure; the simulated lines
+		 * carry none unless line_cap says so */
+		assert_near(p.line_cap_f, 0.0, 0.0);
 	}
+}
+
+/* line_cap: simulated on each data line while they touch. */
+static void test_port__line_cap(void **state)
+{
+	struct fixture *f = *state;
+	struct bn_port_profile p;
+	struct bn_err err = { 0 };
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/line-cap.json", f->scratch);
+	write_file(path, "{\"expect\":\"sdp\",\"enumeration\":\"host\",\"dp_pulldown\":\"15kohm\","
+			 "\"dm_pulldown\":\"15kohm\",\"capacitance\":\"100pF\",\"line_cap\":\"150pF\"}");
+	assert_int_equal(bn_port_load(path, &f->lim, &p, &err), BN_OK);
+	unlink(path);
+	assert_near(p.line_cap_f, 150e-12, 1e-21);
+	assert_near(p.capacitance_f, 100e-12, 1e-21);
 }
 
 /* The CDP's responder: written v, r, i_limit; the rest from the limits:
@@ -319,6 +339,12 @@ static void test_port__broken_rejected(void **state)
 		  "dm_idle_source", "\"r\"" },
 		{ "desc.json", "{\"expect\":\"sdp\",\"enumeration\":\"host\",\"description\":7}",
 		  "\"description\"", NULL },
+		{ "line-cap.json",
+		  "{\"expect\":\"sdp\",\"enumeration\":\"none\",\"line_cap\":\"-1pF\"}",
+		  "\"line_cap\"", "0 to 1 uF" },
+		{ "line-cap-big.json",
+		  "{\"expect\":\"sdp\",\"enumeration\":\"none\",\"line_cap\":\"2uF\"}",
+		  "\"line_cap\"", "0 to 1 uF" },
 		{ "syntax.json", "{\"expect\":\"sdp\",\n  \"enumeration\" \"host\"}", ":2:", "invalid JSON" },
 	};
 	struct fixture *f = *state;
@@ -424,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_port__shipped_profiles),
 		cmocka_unit_test(test_port__cdp_responder_defaults),
 		cmocka_unit_test(test_port__odd_profile_voltages),
+		cmocka_unit_test(test_port__line_cap),
 		cmocka_unit_test(test_port__broken_rejected),
 		cmocka_unit_test(test_host__profiles),
 		cmocka_unit_test(test_host__broken_rejected),
