@@ -220,6 +220,24 @@ void bn_evlog_expect(struct bn_evlog *l, bn_time_us t_us, int line, const char *
 	write_line(l, o);
 }
 
+void bn_evlog_move(struct bn_evlog *l, bn_time_us t_us, const struct bn_check_ctx *next)
+{
+	cJSON *o, *port;
+
+	if (!l)
+		return;
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "t_us", (double)t_us);
+	cJSON_AddStringToObject(o, "kind", "move");
+	port = cJSON_AddObjectToObject(o, "port");
+	cJSON_AddStringToObject(port, "profile", next->port_name ? next->port_name : "");
+	cJSON_AddStringToObject(port, "type", bn_port_name(next->port));
+	cJSON_AddNumberToObject(port, "dp_pulldown_ohm", next->dp_pulldown_ohm);
+	cJSON_AddNumberToObject(port, "dm_pulldown_ohm", next->dm_pulldown_ohm);
+	cJSON_AddNumberToObject(port, "dp_dm_short_ohm", next->dp_dm_short_ohm);
+	write_line(l, o);
+}
+
 void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev)
 {
 	cJSON *o;
@@ -530,11 +548,46 @@ static int load_expect(const cJSON *it, double t, struct bn_evrec *r, const char
 	return BN_OK;
 }
 
+static int load_move(const cJSON *it, double t, struct bn_evrec *r, const char *what,
+		     struct bn_err *err)
+{
+	const cJSON *port = cJSON_GetObjectItemCaseSensitive(it, "port");
+	struct bn_evrec_move *m;
+	char type[32] = "", w2[700];
+	int rc, pt;
+
+	if (!(t >= 0) || t > 9e15)
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"t_us\": expected a time >= 0", what);
+	snprintf(w2, sizeof(w2), "%s: port", what);
+	if (!cJSON_IsObject(port))
+		return bn_err_set(err, BN_ERR_DATA, "%s: a move needs \"port\" (an object)", what);
+	m = realloc(r->moves, (size_t)(r->n_moves + 1) * sizeof(*m));
+	if (!m)
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", what);
+	r->moves = m;
+	m = &r->moves[r->n_moves];
+	memset(m, 0, sizeof(*m));
+	if ((rc = bn_json_str(port, "profile", true, m->port_profile, sizeof(m->port_profile), w2, err)) < 0 ||
+	    (rc = bn_json_str(port, "type", true, type, sizeof(type), w2, err)) < 0 ||
+	    (rc = bn_json_num(port, "dp_pulldown_ohm", false, &m->port.dp_pulldown_ohm, w2, err)) < 0 ||
+	    (rc = bn_json_num(port, "dm_pulldown_ohm", false, &m->port.dm_pulldown_ohm, w2, err)) < 0 ||
+	    (rc = bn_json_num(port, "dp_dm_short_ohm", false, &m->port.dp_dm_short_ohm, w2, err)) < 0)
+		return rc;
+	pt = (int)bn_port_from_name(type);
+	if (pt == (int)BN_PORT_UNKNOWN)
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"type\": unknown port type \"%s\"", w2, type);
+	m->port.port = (enum bn_port_type)pt;
+	m->t_us = (bn_time_us)llround(t);
+	m->n_before = r->n;
+	r->n_moves++;
+	return BN_OK;
+}
+
 static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *path,
 		      struct bn_err *err)
 {
 	static const char *const keys[] = { "t_us", "kind", "origin", "value", "max_power_a",
-					    "load_a", "made", "key", "text", "line", NULL };
+					    "load_a", "made", "key", "text", "line", "port", NULL };
 	struct bn_cev *ev = &r->ev[r->n];
 	char what[600], kind[32];
 	const cJSON *v;
@@ -549,6 +602,8 @@ static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *
 		return rc;
 	if (!strcmp(kind, "expect"))
 		return load_expect(it, t, r, what, err);
+	if (!strcmp(kind, "move"))
+		return load_move(it, t, r, what, err);
 	k = bn_cev_from_name(kind);
 	if (k < 0)
 		return bn_err_set(err, BN_ERR_DATA, "%s: unknown kind \"%s\"", what, kind);
@@ -689,8 +744,10 @@ void bn_evrec_free(struct bn_evrec *r)
 	free(r->strings);
 	free(r->ev);
 	free(r->expects);
+	free(r->moves);
 	r->strings = NULL;
 	r->ev = NULL;
 	r->expects = NULL;
-	r->n = r->n_strings = r->n_expects = 0;
+	r->moves = NULL;
+	r->n = r->n_strings = r->n_expects = r->n_moves = 0;
 }

@@ -52,6 +52,10 @@ void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev);
 /* A scenario expectation judged at t_us: its line and its text as written
  * ("expect avg(ibus, 250ms) >= 0.4A"), so a replay can judge it again. */
 void bn_evlog_expect(struct bn_evlog *l, bn_time_us t_us, int line, const char *text);
+/* The device moved to another port at t_us (a scenario's move step): the
+ * port's name, type and network from next, so a replay judges the run in
+ * the same sessions. */
+void bn_evlog_move(struct bn_evlog *l, bn_time_us t_us, const struct bn_check_ctx *next);
 /* Write the trailer, rename into place, free l (on any result). */
 int bn_evlog_close(struct bn_evlog *l, bn_time_us t_end_us, int64_t frames, const char *status,
 		   struct bn_err *err);
@@ -85,6 +89,13 @@ struct bn_evrec {
 		const char *text;  /* owned string */
 		int n_before;      /* events recorded before it (same time: order counts) */
 	} *expects;
+	int n_moves;              /* moves of the device to another port */
+	struct bn_evrec_move {
+		bn_time_us t_us;
+		int n_before;
+		char port_profile[64];
+		struct bn_check_ctx port; /* port, port_name (-> port_profile), network */
+	} *moves;
 	char **strings;
 	int n_strings;
 };

@@ -230,6 +230,7 @@ struct replay {
 	int n_rx, next_rx;
 	struct bn_sample_ring ring;
 	bool ring_on;
+	int next_mv;              /* the record's next move */
 	char port_name[64];
 };
 
@@ -634,6 +635,31 @@ static inline void ring_frame(struct replay *r, bn_time_us t, const struct bn_sa
 	bn_ring_push(&r->ring, s);
 }
 
+/* The record's moves of the device due at or before the frame at t (a
+ * live run moves before the frames of the move's time): the events
+ * recorded before each first, then the checks judge a new session on the
+ * new port. The next move's time. */
+static bn_time_us replay_moves(struct replay *r, bn_time_us t, int *next_ev)
+{
+	while (r->next_mv < r->evrec.n_moves && r->evrec.moves[r->next_mv].t_us <= t) {
+		const struct bn_evrec_move *m = &r->evrec.moves[r->next_mv++];
+		struct bn_check_ctx next = r->ctx;
+		struct bn_err e = { 0 };
+
+		while (*next_ev < r->evrec.n && *next_ev < m->n_before)
+			bn_checks_event(r->checks, &r->evrec.ev[(*next_ev)++]);
+		next.port = m->port.port;
+		next.port_unknown = false;
+		next.port_name = m->port_profile;
+		next.dp_pulldown_ohm = m->port.dp_pulldown_ohm;
+		next.dm_pulldown_ohm = m->port.dm_pulldown_ohm;
+		next.dp_dm_short_ohm = m->port.dp_dm_short_ohm;
+		if (bn_checks_move(r->checks, m->t_us, &next, &e) < 0)
+			bn_err_log("replay: move at %.6f s: %s", bn_time_to_s(m->t_us), e.msg);
+	}
+	return r->next_mv < r->evrec.n_moves ? r->evrec.moves[r->next_mv].t_us : INT64_MAX;
+}
+
 /* bn_ticker_next() on stream()'s locals, which stay in registers (the
  * ticker struct's address escapes, so its fields would be reloaded). */
 #define NEXT_TICK() (exact ? tick_step(&q, &rr, dq, dr, den) : bn_tick_time(k, rate))
@@ -665,7 +691,7 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 	float prev[BN_CH_COUNT];
 	bn_time_us tbuf[REPLAY_RUN_TIMES];
 	bool have_prev = false;
-	bn_time_us next_ev_t;
+	bn_time_us next_ev_t, next_mv_t;
 	int next_ev = 0, n_ev = r->have_evrec ? r->evrec.n : 0;
 	int64_t k = 0;
 	long n;
@@ -686,6 +712,7 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 	dr = tk.dr;
 	den = tk.den;
 	next_ev_t = n_ev ? r->evrec.ev[0].t_us : INT64_MAX;
+	next_mv_t = r->have_evrec && r->evrec.n_moves ? r->evrec.moves[0].t_us : INT64_MAX;
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
 		s.v[ch] = NAN;
 	while ((n = (b = reader_next(&rd))->n) > 0) {
@@ -713,6 +740,12 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 
 				do {
 					t = t0 + NEXT_TICK();
+					if (t >= next_mv_t) {
+						bn_checks_sample_again_n(r->checks, tbuf, m);
+						m = 0;
+						next_mv_t = replay_moves(r, t, &next_ev);
+						next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
+					}
 					if (t >= next_ev_t) {
 						bn_checks_sample_again_n(r->checks, tbuf, m);
 						m = 0;
@@ -733,6 +766,10 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 				continue;
 			}
 			t = t0 + NEXT_TICK();
+			if (t >= next_mv_t) {
+				next_mv_t = replay_moves(r, t, &next_ev);
+				next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
+			}
 			if (t >= next_ev_t) {
 				while (next_ev < n_ev && r->evrec.ev[next_ev].t_us <= t)
 					bn_checks_event(r->checks, &r->evrec.ev[next_ev++]);

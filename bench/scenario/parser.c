@@ -462,6 +462,74 @@ static int st_unplug(struct parser *p, const struct bn_token *kw)
 	return st_bare(p, kw, BN_STEP_UNPLUG);
 }
 
+static int move_name(struct parser *p, const struct bn_token *kw, const char *what, char *buf,
+		     size_t len)
+{
+	const struct bn_token *t;
+
+	if (at_end(p))
+		return missing(p, kw, what);
+	t = cur(p);
+	if (t->kind != BN_TOK_WORD && t->kind != BN_TOK_STRING)
+		return perr(p, t, "expected %s, got %s", what, SHOW(t));
+	if (strlen(t->text) >= len)
+		return perr(p, t, "%s too long (at most %zu bytes)", what, len - 1);
+	memcpy(buf, t->text, strlen(t->text) + 1);
+	advance(p);
+	return BN_OK;
+}
+
+static int st_move(struct parser *p, const struct bn_token *kw)
+{
+	struct bn_step *st;
+	struct bn_move *m;
+	int rc;
+
+	NEW_STEP(st, p, kw, BN_STEP_MOVE);
+	m = &st->move;
+	m->data_delay_us = -1;
+	m->bounce_n = -1;
+	rc = move_name(p, kw, "a port name (sdp cdp dcp aca-a aca-b aca-c aca-dock otg float) or a "
+		       ".json file", m->port, sizeof(m->port));
+	while (rc == BN_OK && !at_end(p)) {
+		const struct bn_token *t = cur(p), *q;
+		double n;
+
+		if (t->kind != BN_TOK_WORD)
+			return perr(p, t, "expected charger, host, data_delay or bounce, got %s", SHOW(t));
+		advance(p);
+		if (!strcmp(t->text, "charger") && !m->charger[0]) {
+			rc = move_name(p, t, "a charger name or a .json file", m->charger, sizeof(m->charger));
+		} else if (!strcmp(t->text, "host") && !m->host[0]) {
+			rc = move_name(p, t, "a host name or a .json file", m->host, sizeof(m->host));
+		} else if (!strcmp(t->text, "data_delay") && m->data_delay_us < 0) {
+			rc = arg_time(p, t, &m->data_delay_us, &q);
+			if (rc == BN_OK && m->data_delay_us < 0)
+				return perr(p, q, "data_delay must not be negative, got %s", SHOW(q));
+		} else if (!strcmp(t->text, "bounce") && m->bounce_n < 0) {
+			if (at_end(p))
+				return missing(p, t, "a count such as 3, then a time such as 1ms");
+			q = cur(p);
+			if (q->kind != BN_TOK_QUANTITY || bn_quantity_parse(q->text, BN_DIM_NONE, &n, NULL, 0) ||
+			    n < 0 || n > MAX_BOUNCES || n != floor(n))
+				return perr(p, q, "bad bounce count %s: expected a whole number from 0 to %d",
+					    SHOW(q), MAX_BOUNCES);
+			advance(p);
+			m->bounce_n = (int)n;
+			rc = arg_time(p, t, &m->bounce_us, &q);
+			if (rc == BN_OK && !(m->bounce_us > 0))
+				return perr(p, q, "bounce time must be > 0, got %s", SHOW(q));
+		} else if (!strcmp(t->text, "charger") || !strcmp(t->text, "host") ||
+			   !strcmp(t->text, "data_delay") || !strcmp(t->text, "bounce")) {
+			return perr(p, t, "\"%s\" given twice in one move", t->text);
+		} else {
+			return perr(p, t, "unknown move option %s (expected charger, host, data_delay or "
+				    "bounce)", SHOW(t));
+		}
+	}
+	return rc;
+}
+
 static int st_suspend(struct parser *p, const struct bn_token *kw)
 {
 	return st_bare(p, kw, BN_STEP_SUSPEND);
@@ -753,6 +821,7 @@ static const struct stmt stmts[] = {
 	{ "vbus", false, st_vbus },
 	{ "plug", false, st_plug },
 	{ "unplug", false, st_unplug },
+	{ "move", false, st_move },
 	{ "wait", false, st_wait },
 	{ "load", false, st_load },
 	{ "suspend", false, st_suspend },

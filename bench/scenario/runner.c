@@ -79,6 +79,16 @@ struct run_ctx {
 	struct bn_sample meas_prev;  /* the previous true sample, for jitter */
 	bn_time_us meas_prev_t;
 	bool meas_have_prev;
+	/* The scenario's move steps, loaded before the run (in step order;
+	 * the world keeps pointers into it), and the port plugged into now. */
+	struct run_move {
+		struct bn_port_profile port;
+		struct bn_charger charger;
+		struct bn_host_profile host;
+		bool has_charger, has_host;
+	} *moves;
+	int n_moves, next_move;
+	const struct bn_port_profile *cur_port;
 };
 
 static double now_wall_s(void)
@@ -248,6 +258,69 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 				  s->firmware[0] ? s->firmware_loc.col : s->dut_loc.col, e2.msg);
 	if (c->fw.dl)
 		bn_report_add_file(c->rep, "firmware", fw_spec, c->fw.fw->name);
+	return BN_OK;
+}
+
+/* Each move step's port, charger and host, resolved and loaded before
+ * anything runs: a bad one is the scenario's error at its line. */
+static int load_moves(struct run_ctx *c, struct bn_err *err)
+{
+	const struct bn_scenario *s = &c->scn;
+	char path[BN_SCN_PATH_LEN + 600];
+	int n = 0, k = 0;
+
+	c->cur_port = &c->port;
+	for (int i = 0; i < s->n_steps; i++)
+		n += s->steps[i].kind == BN_STEP_MOVE;
+	if (!n)
+		return BN_OK;
+	c->moves = calloc((size_t)n, sizeof(*c->moves));
+	if (!c->moves)
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	c->n_moves = n;
+	for (int i = 0; i < s->n_steps; i++) {
+		const struct bn_step *st = &s->steps[i];
+		const struct bn_move *mv = &st->move;
+		struct run_move *m;
+		struct bn_scn_loc loc = { st->line, st->col };
+		struct bn_err e2 = { 0 };
+		int rc;
+
+		if (st->kind != BN_STEP_MOVE)
+			continue;
+		m = &c->moves[k++];
+		if (c->o->fixture && (mv->charger[0] || mv->host[0]))
+			return bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: a real bench cannot change its "
+					  "charger or host within a run (move %s: only the port)", s->path,
+					  st->line, st->col, mv->port);
+		rc = resolve(c, "ports", "port profile", mv->port, loc, path, sizeof(path), err);
+		if (rc == BN_OK && (rc = bn_port_load(path, &c->lim, &m->port, &e2)) < 0)
+			return bn_err_set(err, rc, "%s:%d:%d: error: %s", s->path, st->line, st->col, e2.msg);
+		if (rc < 0)
+			return rc;
+		if (mv->charger[0]) {
+			rc = resolve(c, "chargers", "charger profile", mv->charger, loc, path, sizeof(path), err);
+			if (rc == BN_OK && (rc = bn_charger_load(path, &m->charger, &e2)) < 0)
+				return bn_err_set(err, rc, "%s:%d:%d: error: %s", s->path, st->line, st->col,
+						  e2.msg);
+			if (rc < 0)
+				return rc;
+			m->has_charger = true;
+		} else if (m->port.vbus == BN_PORT_VBUS_EXTERNAL && !c->have_charger) {
+			return bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: move to %s needs a charger "
+					  "(expected: move %s charger NAME)", s->path, st->line, st->col,
+					  mv->port, mv->port);
+		}
+		if (mv->host[0]) {
+			rc = resolve(c, "hosts", "host profile", mv->host, loc, path, sizeof(path), err);
+			if (rc == BN_OK && (rc = bn_host_load(path, &c->lim, &m->host, &e2)) < 0)
+				return bn_err_set(err, rc, "%s:%d:%d: error: %s", s->path, st->line, st->col,
+						  e2.msg);
+			if (rc < 0)
+				return rc;
+			m->has_host = true;
+		}
+	}
 	return BN_OK;
 }
 
@@ -654,7 +727,7 @@ static int bench_connect(struct run_ctx *c, struct bn_err *err)
 	int rc = BN_OK;
 
 	if (!c->connected && c->fx->ops->connect)
-		rc = c->fx->ops->connect(c->fx->priv, c->port.name, err);
+		rc = c->fx->ops->connect(c->fx->priv, c->cur_port->name, err);
 	if (rc == BN_OK)
 		c->connected = true;
 	return bench_fault(rc, err);
@@ -774,6 +847,46 @@ static void bench_close_own(struct run_ctx *c)
 	bn_fixture_close(&c->own_fx);
 }
 
+static int run_wait(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
+{
+	if (c->dev || c->o->console || c->o->real_time)
+		return wait_paced(c, dur, err);
+	return bn_world_run_until(c->world, bn_world_now(c->world) + dur, err);
+}
+
+/* Unplug, carry the device over for TVBUS_REAPP min (VBUS off that long
+ * forces a renegotiation), plug into the next port (charger, host) with
+ * its contact timing: the rules judge the run in sessions, one per port. */
+static int run_move(struct run_ctx *c, const struct bn_step *st, struct bn_err *err)
+{
+	struct run_move *m = &c->moves[c->next_move++];
+	struct bn_check_ctx next = c->cctx;
+	double away_s = bn_limits_min(&c->lim, "TVBUS_REAPP");
+	int rc = bench_unplug(c, err);
+
+	if (rc == BN_OK)
+		rc = run_wait(c, bn_time_from_s(isnan(away_s) ? 0.1 : away_s), err);
+	if (rc < 0)
+		return rc;
+	rc = bn_world_move(c->world, &m->port, m->has_charger ? &m->charger : NULL,
+			   m->has_host ? &m->host : NULL, st->move.data_delay_us, st->move.bounce_n,
+			   st->move.bounce_us, err);
+	if (rc < 0)
+		return rc;
+	c->cur_port = &m->port;
+	next.port = m->port.expect;
+	next.port_unknown = false;
+	next.port_name = m->port.name;
+	next.dp_pulldown_ohm = m->port.dp_pulldown_ohm;
+	next.dm_pulldown_ohm = m->port.dm_pulldown_ohm;
+	next.dp_dm_short_ohm = m->port.dp_dm_short_ohm;
+	if (c->checks && (rc = bn_checks_move(c->checks, bn_world_now(c->world), &next, err)) < 0)
+		return rc;
+	bn_evlog_move(c->evlog, bn_world_now(c->world), &next);
+	bn_report_event(c->rep, bn_world_now(c->world), "move", m->port.name);
+	return bench_vbus(c, true, err);
+}
+
 static int run_steps(struct run_ctx *c, struct bn_err *err)
 {
 	for (int i = 0; i < c->scn.n_steps; i++) {
@@ -788,13 +901,7 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 		case BN_STEP_VBUS: rc = bench_vbus(c, st->on, err); break;
 		case BN_STEP_PLUG: rc = bench_connect(c, err); break;
 		case BN_STEP_UNPLUG: rc = bench_unplug(c, err); break;
-		case BN_STEP_WAIT:
-			if (c->dev || c->o->console || c->o->real_time)
-				rc = wait_paced(c, st->dur_us, err);
-			else
-				rc = bn_world_run_until(c->world, bn_world_now(c->world) + st->dur_us,
-							err);
-			break;
+		case BN_STEP_WAIT: rc = run_wait(c, st->dur_us, err); break;
 		case BN_STEP_LOAD: rc = bench_load(c, st->load_off ? 0.0 : st->load_a, err); break;
 		case BN_STEP_SUSPEND: bn_world_bus_suspend(c->world, true); break;
 		case BN_STEP_RESUME: bn_world_bus_suspend(c->world, false); break;
@@ -814,6 +921,7 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 			run_expect(c, st);
 			break;
 		case BN_STEP_CHECK: run_check(c, st); break;
+		case BN_STEP_MOVE: rc = run_move(c, st, err); break;
 		}
 		if (rc < 0)
 			return rc;
@@ -1028,6 +1136,8 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	c->rep = rep;
 	rc = load_all(c, err);
 	if (rc == BN_OK)
+		rc = load_moves(c, err);
+	if (rc == BN_OK)
 		rc = check_hard_limits(c, err);
 	if (rc < 0)
 		goto out;
@@ -1210,6 +1320,7 @@ out:
 	if (c->world && o->world_hook)
 		o->world_hook(o->world_hook_user, NULL);
 	bn_world_free(c->world);
+	free(c->moves);
 	bn_ring_free(&c->win);
 	bn_fw_unload(&c->fw);
 	if (c->have_lim)

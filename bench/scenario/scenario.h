@@ -23,6 +23,9 @@
  *   vbus on|off                  plug with VBUS on / remove VBUS (data lines stay)
  *   plug                         attach: VBUS, then the data lines after data_delay
  *   unplug                       detach everything
+ *   move PORT [charger C] [host H] [data_delay TIME] [bounce N TIME]
+ *                                unplug, then plug into another port (charger,
+ *                                host): re-detection within one run
  *   wait TIME
  *   load CURRENT|off             the electronic load on VBUS
  *   suspend | resume             the host suspends / resumes the bus
@@ -57,6 +60,7 @@ enum bn_step_kind {
 	BN_STEP_MARK,
 	BN_STEP_EXPECT,
 	BN_STEP_CHECK,
+	BN_STEP_MOVE,
 };
 
 enum bn_cmp_op { BN_OP_EQ, BN_OP_NE, BN_OP_LT, BN_OP_LE, BN_OP_GT, BN_OP_GE };
@@ -78,6 +82,16 @@ struct bn_expect {
 	char text[200];          /* the statement as written, for the report */
 };
 
+/* move: unplug, then plug into another port (and charger, host), with its
+ * own contact timing. Names or files as in the set-up statements; "" :
+ * the run's own. */
+struct bn_move {
+	char port[128], charger[128], host[128];
+	bn_time_us data_delay_us;  /* -1: the run's */
+	int bounce_n;              /* -1: the run's */
+	bn_time_us bounce_us;
+};
+
 struct bn_step {
 	enum bn_step_kind kind;
 	int line, col;
@@ -89,6 +103,7 @@ struct bn_step {
 	struct bn_expect expect; /* EXPECT */
 	int n_checks;            /* CHECK */
 	char checks[BN_SCN_MAX_CHECKS][48];
+	struct bn_move move;     /* MOVE */
 };
 
 /* Where each set-up statement was written (line 0: not written). */

@@ -1202,6 +1202,44 @@ void bn_world_plug(struct bn_world *w)
 	recompute(w);
 }
 
+int bn_world_move(struct bn_world *w, const struct bn_port_profile *port,
+		  const struct bn_charger *charger, const struct bn_host_profile *host,
+		  bn_time_us data_delay_us, int bounce_n, bn_time_us bounce_us, struct bn_err *err)
+{
+	const struct bn_port_profile *np = port ? port : w->cfg.port;
+	const struct bn_charger *nc = charger ? charger : w->cfg.charger;
+
+	if (w->plugged)
+		return bn_err_set(err, BN_ERR_ARG, "world: move while plugged (unplug first)");
+	if (np->vbus == BN_PORT_VBUS_EXTERNAL && !nc)
+		return bn_err_set(err, BN_ERR_ARG, "world: port %s needs a charger behind it", np->name);
+	w->cfg.port = np;
+	w->cfg.charger = nc;
+	if (host)
+		w->cfg.host = host;
+	if (data_delay_us >= 0)
+		w->cfg.data_delay_us = data_delay_us;
+	if (bounce_n >= 0) {
+		w->cfg.bounce_n = bounce_n;
+		w->cfg.bounce_us = bounce_us;
+	}
+	/* the new port's own state: nothing of the old one carries over */
+	w->host_attached = false;
+	w->host_config = 0;
+	w->bus_suspended = false;
+	w->scenario_suspend = false;
+	w->t_enum = w->t_idle_suspend = w->t_periph = BN_TIME_NEVER;
+	w->periph_wait = w->periph_done = false;
+	w->resp_on = w->resp_to = w->resp_blocked = false;
+	w->resp_at = BN_TIME_NEVER;
+	w->lines_dyn = w->phy_hw->line_cap_f > 0.0 || np->line_cap_f > 0.0 || w->cfg.line_cap_f > 0.0;
+	w->vbus_dyn = w->cfg.dut->vbus_cap_f > 0.0 || (nc && nc->output_cap_f > 0.0);
+	bn_charger_state_init(&w->chg);
+	emit(w, "move", "to port %s%s%s", np->name, nc ? ", charger " : "", nc ? nc->name : "");
+	recompute(w);
+	return BN_OK;
+}
+
 void bn_world_unplug(struct bn_world *w)
 {
 	if (!w->plugged)

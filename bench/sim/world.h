@@ -80,6 +80,14 @@ void bn_world_free(struct bn_world *w);
 
 /* Scenario actions, effective at the current time. */
 void bn_world_plug(struct bn_world *w);
+/* While unplugged: the next plug goes into another port (with its charger
+ * and host; NULL keeps the current one), with its own contact timing
+ * (data_delay_us < 0, bounce_n < 0: keep). The profiles must outlive the
+ * world. The port's, host's and accessory's state start afresh; the
+ * device (firmware, battery) keeps its own. BN_ERR_ARG while plugged. */
+int bn_world_move(struct bn_world *w, const struct bn_port_profile *port,
+		  const struct bn_charger *charger, const struct bn_host_profile *host,
+		  bn_time_us data_delay_us, int bounce_n, bn_time_us bounce_us, struct bn_err *err);
 void bn_world_unplug(struct bn_world *w);
 void bn_world_vbus(struct bn_world *w, bool on);
 void bn_world_load(struct bn_world *w, double load_a);

@@ -353,6 +353,41 @@ static void test_scenario__defaults(void **state)
 
 /* ---- errors: one test per kind ---- */
 
+static void test_scenario__move(void **state)
+{
+	struct bn_scenario scn;
+	struct bn_err err = { 0 };
+	const struct bn_move *m;
+
+	(void)state;
+	assert_int_equal(bn_scenario_parse_text("x.scn",
+						"vbus on\nmove dcp charger dcp-1a data_delay 300ms bounce 2 1ms\n"
+						"move cdp host root-500ma\n",
+						&scn, &err),
+			 BN_OK);
+	assert_int_equal(scn.n_steps, 3);
+	assert_int_equal(scn.steps[1].kind, BN_STEP_MOVE);
+	m = &scn.steps[1].move;
+	assert_string_equal(m->port, "dcp");
+	assert_string_equal(m->charger, "dcp-1a");
+	assert_string_equal(m->host, "");
+	assert_int_equal(m->data_delay_us, 300000);
+	assert_int_equal(m->bounce_n, 2);
+	assert_int_equal(m->bounce_us, 1000);
+	m = &scn.steps[2].move;
+	assert_string_equal(m->port, "cdp");
+	assert_string_equal(m->host, "root-500ma");
+	assert_int_equal(m->data_delay_us, -1);
+	assert_int_equal(m->bounce_n, -1);
+	bn_scenario_free(&scn);
+	check_error("vbus on\nmove\n", "x.scn:2:5: error: ", "missing argument to \"move\"");
+	check_error("vbus on\nmove dcp chargr x\n", "x.scn:2:10: error: ", "unknown move option \"chargr\"");
+	check_error("vbus on\nmove dcp charger a charger b\n", "x.scn:2:20: error: ", "\"charger\" given twice");
+	check_error("vbus on\nmove dcp data_delay -1s\n", "x.scn:2:21: error: ", "must not be negative");
+	check_error("vbus on\nmove dcp bounce 1.5 1ms\n", "x.scn:2:17: error: ", "bad bounce count");
+	check_error("vbus on\nmove dcp 5V\n", "x.scn:2:10: error: ", "expected charger, host");
+}
+
 static void test_scenario__error_unknown_step(void **state)
 {
 	struct bn_scenario scn;
@@ -363,7 +398,7 @@ static void test_scenario__error_unknown_step(void **state)
 	assert_string_equal(err.msg,
 			    "x.scn:4:1: error: unknown step \"vbuss\" (expected one of: name port "
 			    "charger host dut firmware limits battery capture data_delay bounce measure "
-			    "vbus plug unplug wait load suspend resume mark expect check)");
+			    "vbus plug unplug move wait load suspend resume mark expect check)");
 	check_error("vbus on\n  (\n", "x.scn:2:3: error: ", "expected a step, got \"(\"");
 	check_error("vbus on\n\"wait\" 1s\n", "x.scn:2:1: error: ", "expected a step");
 }
@@ -496,7 +531,7 @@ static void test_scenario__error_capture_rate(void **state)
 static void test_scenario__error_no_actions(void **state)
 {
 	check_error("name \"x\"\nport dcp   # c\n\n", "x.scn:2:9: error: ",
-		    "scenario has no actions (expected at least one of: vbus plug unplug wait "
+		    "scenario has no actions (expected at least one of: vbus plug unplug move wait "
 		    "load suspend resume mark expect check)");
 	check_error("", "x.scn:1:1: error: ", "scenario has no actions");
 	check_error("# only a comment\n", "x.scn:1:1: error: ", "scenario has no actions");
@@ -590,6 +625,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_scenario__good_script),
 		cmocka_unit_test(test_scenario__defaults),
 		cmocka_unit_test(test_scenario__error_unknown_step),
+		cmocka_unit_test(test_scenario__move),
 		cmocka_unit_test(test_scenario__error_bad_quantity),
 		cmocka_unit_test(test_scenario__error_given_twice),
 		cmocka_unit_test(test_scenario__error_setup_after_action),
