@@ -136,6 +136,10 @@ struct det_session {
 	/* dcd_overlap: primary began at a level that may be DCD's (it turns
 	 * DCD if a step within the window follows: pri_from_dcd) */
 	bool pri_tent, pri_from_dcd;
+	/* its pending exit's last samples back in the window (from tail_t):
+	 * primary's first, if the exit holds */
+	long tail_n;
+	bn_time_us tail_t;
 	bn_time_us contact_t;
 	/* data contact as the bench reports it */
 	int ct_pri;               /* at primary's start: 1 made, 0 open, -1 not known */
@@ -626,6 +630,10 @@ static void step_pri(struct det_priv *p, bn_time_us t, const struct det_in *in)
 		double pdiff = acc_mean(&s->pend.diff, s->pend.n);
 		bool out = !in_win(c, pdp), sign = c->r_short > 0 && pdiff < -c->sign_thr;
 
+		if (!in_win(c, in->dp))
+			s->tail_n = 0;
+		else if (!s->tail_n++)
+			s->tail_t = t;
 		if (in->vbus < c->sess_lo) {
 			det_close(p, tc, DE_VBUS);
 			return;
@@ -642,8 +650,21 @@ static void step_pri(struct det_priv *p, bn_time_us t, const struct det_in *in)
 			phase_begin(p, DS_SEC);
 		} else {
 			phase_begin(p, DS_SECWAIT);
+			/* D+ already back in the window as the exit held: the
+			 * next level began there, not at the next sample */
+			if (s->pri_tent && s->tail_n > 0)
+				bn_persist_feed(&s->exit, true, s->tail_t, t, s->tail_n, NULL);
 		}
+		s->tail_n = 0;
 		return;
+	}
+	if (s->pri_tent && s->exit.pending) {
+		if (!in_win(c, in->dp))
+			s->tail_n = 0;
+		else if (!s->tail_n++)
+			s->tail_t = t;
+	} else {
+		s->tail_n = 0;
 	}
 	exc_feed(p, t, in->dp, c->vdp_lo, c->vdp_hi, &s->pri);
 	if (c->cdp && !s->ans_seen &&
