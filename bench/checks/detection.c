@@ -22,10 +22,12 @@
  *   attach   VBUS above VOTG_SESS_VLD max (VBUS valid, where the device's
  *            clock starts whatever its own threshold): the attach time.
  *            VBUS below VOTG_SESS_VLD min closes the attach.
- *   DCD      D+ "low" is below VLGC min; a low run at a "DCD level" (D+,
- *            against the port's ground, between IDP_SRC min x the smaller
- *            pull-down / 2 and VDAT_REF max) shows the port's pull-down
- *            under IDP_SRC: data contact as the device's DCD sees it.
+ *   DCD      D+ "low" is below VLGC min; a low run at a "DCD level" (D+
+ *            between IDP_SRC min x the smaller pull-down / 2 and VDAT_REF
+ *            max, in the frame of the pull-down under IDP_SRC: the port's
+ *            ground, or the device's on a DCP, whose only pull-down is the
+ *            device's RDM_DWN through the short) shows data contact as the
+ *            device's DCD sees it.
  *   primary  D+ (against the device's ground) in VDAT_REF max..VLGC min,
  *            the window a port reads as "D+ at VDP_SRC". It ends when D+
  *            leaves it; on a port with a known D+/D- short (a DCP, where
@@ -34,6 +36,12 @@
  *            sourced: secondary), or falls below half its mean so far
  *            (IDM_SINK released) once that half stands clear of the
  *            phase's own noise.
+ *            With the device's ground below the port's, a DCD level on a
+ *            port's pull-down lies in this window too: a level there, in
+ *            a low run and at a DCD level, is primary only tentatively; a
+ *            step within the window (> DET_STEP_SD of its noise) or a
+ *            return into it after leaving it shows it was DCD, and
+ *            primary begins there (docs/rules-detection.md).
  *   secondary D- in the same window while D+ is below VDAT_REF min (CDP:
  *            D+ sunk), or on a shorted port V(D+)-V(D-) below -IDP_SINK
  *            min x R_short / 2; it ends when D- leaves the window, D+
