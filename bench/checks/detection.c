@@ -22,10 +22,12 @@
  *   attach   VBUS above VOTG_SESS_VLD max (VBUS valid, where the device's
  *            clock starts whatever its own threshold): the attach time.
  *            VBUS below VOTG_SESS_VLD min closes the attach.
- *   DCD      D+ "low" is below VLGC min; a low run at a "DCD level" (D+,
- *            against the port's ground, between IDP_SRC min x the smaller
- *            pull-down / 2 and VDAT_REF max) shows the port's pull-down
- *            under IDP_SRC: data contact as the device's DCD sees it.
+ *   DCD      D+ "low" is below VLGC min; a low run at a "DCD level" (D+
+ *            between IDP_SRC min x the smaller pull-down / 2 and VDAT_REF
+ *            max, in the frame of the pull-down under IDP_SRC: the port's
+ *            ground, or the device's on a DCP, whose only pull-down is the
+ *            device's RDM_DWN through the short) shows data contact as the
+ *            device's DCD sees it.
  *   primary  D+ (against the device's ground) in VDAT_REF max..VLGC min,
  *            the window a port reads as "D+ at VDP_SRC". It ends when D+
  *            leaves it; on a port with a known D+/D- short (a DCP, where
@@ -34,6 +36,12 @@
  *            sourced: secondary), or falls below half its mean so far
  *            (IDM_SINK released) once that half stands clear of the
  *            phase's own noise.
+ *            With the device's ground below the port's, a DCD level on a
+ *            port's pull-down lies in this window too: a level there, in
+ *            a low run and at a DCD level, is primary only tentatively; a
+ *            step within the window (> DET_STEP_SD of its noise) or a
+ *            return into it after leaving it shows it was DCD, and
+ *            primary begins there (docs/rules-detection.md).
  *   secondary D- in the same window while D+ is below VDAT_REF min (CDP:
  *            D+ sunk), or on a shorted port V(D+)-V(D-) below -IDP_SINK
  *            min x R_short / 2; it ends when D- leaves the window, D+
@@ -56,6 +64,10 @@
 #define DET_MAX_SESS 16     /* attaches kept for the judgement (the last overwrites the 16th) */
 #define DET_CT_RING 16      /* data-contact events remembered */
 #define DET_FREEZE_MIN 16   /* samples over which a phase's own noise is taken */
+/* A step out of the DCD level, in its own noise (on V(D+)-V(D-), so
+ * larger than D+'s alone): a persisted run of 3 samples beyond 6 sigma
+ * is not noise (p < 1e-27). */
+#define DET_STEP_SD 6.0
 /* The relative uncertainty of a noise estimated from the data (the
  * engine's step histogram has 16 bins a decade: about 15 %). */
 #define DET_SIGMA_EST_REL 0.15
@@ -129,6 +141,13 @@ struct det_session {
 	bn_time_us low_since, glitch_t;
 	struct det_acc dcd, dcd_pend;
 	bool contact;             /* the data show it: a DCD level right up to primary */
+	/* dcd_overlap: primary began at a level that may be DCD's (it turns
+	 * DCD if a step within the window follows: pri_from_dcd) */
+	bool pri_tent, pri_from_dcd;
+	/* its pending exit's last samples back in the window (from tail_t):
+	 * primary's first, if the exit holds */
+	long tail_n;
+	bn_time_us tail_t;
 	bn_time_us contact_t;
 	/* data contact as the bench reports it */
 	int ct_pri;               /* at primary's start: 1 made, 0 open, -1 not known */
@@ -145,6 +164,14 @@ struct det_cfg {
 	double sess_lo, sess_hi;
 	double low_v, win_lo, win_hi, dat_lo, dcd_floor;
 	double r_short, r_pd, sign_thr, r_lkg;
+	/* The DCD level's frame: the device's on a port whose only pull-down
+	 * is the device's own RDM_DWN through a D+/D- short (a DCP), else
+	 * the port's (its pull-downs). */
+	bool dcd_dev;
+	/* A known ground offset (the device's below the port's) lifts the
+	 * DCD level on the port's pull-down (its frame) into the primary
+	 * window (the device's): a level there may be either phase. */
+	bool dcd_overlap;
 	double vdp_lo, vdp_hi, vdm_lo, vdm_hi;
 	double rate_hz;
 	bn_time_us ton_us;        /* TVDPSRC_ON min */
@@ -278,10 +305,21 @@ static bool sec_cond(const struct det_cfg *c, double dp, double dm, double diff)
 	return in_win(c, dm) && (dp < c->dat_lo || (c->r_short > 0 && diff < -c->sign_thr));
 }
 
+/* D+ at a DCD level, read in the frame of the pull-down that makes it:
+ * IDP_SRC into the port's pull-down against the port's ground, or into
+ * the device's own RDM_DWN (through a DCP's short) against the device's. */
+static bool dcd_band(const struct det_cfg *c, double dp, double dpp)
+{
+	double v = c->dcd_dev ? dp : dpp;
+
+	return dp < c->low_v && v >= c->dcd_floor && v <= c->win_lo;
+}
+
 static bool dcd_level(const struct det_cfg *c, const struct det_in *in)
 {
-	return in->dp < c->low_v && in->dpp >= c->dcd_floor && in->dpp <= c->win_lo;
+	return dcd_band(c, in->dp, in->dpp);
 }
+
 
 static void det_input(const struct det_priv *p, const struct bn_sample *smp, struct det_in *in)
 {
@@ -484,12 +522,14 @@ static void exc_feed(struct det_priv *p, bn_time_us t, double v, double lo, doub
 		run_add(&s->exc_run, v, 1, t, t);
 }
 
+static void pri_started(struct det_priv *p, bn_time_us tc);
+
 static void step_pre(struct det_priv *p, bn_time_us t, const struct det_in *in)
 {
 	struct det_session *s = &p->s;
 	const struct det_cfg *c = &p->c;
 	bool raw_low = in->dp < c->low_v, was = s->low.pending;
-	bn_time_us tc, make_t;
+	bn_time_us tc;
 
 	if (bn_persist_feed(&s->low, raw_low, t, t, 1, &tc)) {
 		p->changed = true;
@@ -506,7 +546,8 @@ static void step_pre(struct det_priv *p, bn_time_us t, const struct det_in *in)
 			s->glitch_t = t;
 		memset(&s->dcd_pend, 0, sizeof(s->dcd_pend));
 	}
-	if (dcd_level(c, in)) {
+	/* a level in the window belongs to the phase it starts (below) */
+	if (dcd_level(c, in) && !in_win(c, in->dp)) {
 		if (s->low.state)
 			acc_add(&s->dcd, in, 1, &t);
 		else if (s->low.pending)
@@ -518,10 +559,30 @@ static void step_pre(struct det_priv *p, bn_time_us t, const struct det_in *in)
 		det_close(p, tc, DE_VBUS);
 		return;
 	}
+	pri_started(p, tc);
+	/* a level at a DCD level in the port's frame (the pending samples'
+	 * mean) that the offset put in the window */
+	if (c->dcd_overlap && s->low.state) {
+		double pdp = acc_mean(&s->pend.dp, s->pend.n);
+
+		s->pri_tent = dcd_band(c, pdp, pdp + c->dev_sh[0] - c->port_sh[0]);
+	}
+	phase_begin(p, DS_PRI);
+}
+
+/* Primary detection began at tc: what the data and the bench's events
+ * say of the contact then. */
+static void pri_started(struct det_priv *p, bn_time_us tc)
+{
+	struct det_session *s = &p->s;
+	bn_time_us make_t;
+
 	s->pri.t0 = tc;
 	s->pri.start_by = DE_LEVEL;
 	s->contact = s->low.state && s->dcd.n > 0;
 	s->contact_t = s->low_since;
+	s->ct_broke = false;
+	s->ct_make_t = BN_TIME_NEVER;
 	if (p->ct_known) {
 		s->ct_pri = ct_at(p, tc, &make_t);
 		s->ct_make_t = make_t;
@@ -539,6 +600,21 @@ static void step_pre(struct det_priv *p, bn_time_us t, const struct det_in *in)
 				s->ct_make_t = p->ct[i].t;
 		}
 	}
+}
+
+/* The tentative primary was DCD: its samples (tent) join the DCD run,
+ * and primary detection begins at tc, with the samples since. */
+static void pri_redate(struct det_priv *p, bn_time_us tc, const struct det_acc *tent)
+{
+	struct det_session *s = &p->s;
+
+	acc_merge(&s->dcd, tent);
+	memset(&s->pri, 0, sizeof(s->pri));
+	s->pri_tent = false;
+	s->pri_from_dcd = true;
+	s->ans_seen = false;
+	det_persist_init(&s->ans);
+	pri_started(p, tc);
 	phase_begin(p, DS_PRI);
 }
 
@@ -548,18 +624,30 @@ static void step_pri(struct det_priv *p, bn_time_us t, const struct det_in *in)
 	const struct det_cfg *c = &p->c;
 	double dmean = acc_mean(&s->cur.diff, s->cur.n);
 	bool rel = c->r_short > 0 && s->cur.frozen && dmean / 2 > s->cur.sd;
+	/* a tentative primary (DCD's level?) turns DCD at a step of D+
+	 * within the window beyond DET_STEP_SD of its own noise */
+	bool step = s->pri_tent && s->cur.frozen && in_win(c, in->dp) &&
+		    fabs(in->dp - acc_mean(&s->cur.dp, s->cur.n)) > DET_STEP_SD * s->cur.sd;
 	bool raw = !in_win(c, in->dp) || in->vbus < c->sess_lo ||
-		   (c->r_short > 0 && in->diff < -c->sign_thr) || (rel && in->diff < dmean / 2);
+		   (c->r_short > 0 && in->diff < -c->sign_thr) || (rel && in->diff < dmean / 2) || step;
 	bn_time_us tc;
 
-	if (exit_feed(p, t, in, raw, s->cur.wlim, &tc)) {
+	if (exit_feed(p, t, in, raw, s->pri_tent ? t + c->ton_us : s->cur.wlim, &tc)) {
 		/* what the pending samples show, not one of them */
 		double pdp = acc_mean(&s->pend.dp, s->pend.n), pdm = acc_mean(&s->pend.dm, s->pend.n);
 		double pdiff = acc_mean(&s->pend.diff, s->pend.n);
 		bool out = !in_win(c, pdp), sign = c->r_short > 0 && pdiff < -c->sign_thr;
 
+		if (!in_win(c, in->dp))
+			s->tail_n = 0;
+		else if (!s->tail_n++)
+			s->tail_t = t;
 		if (in->vbus < c->sess_lo) {
 			det_close(p, tc, DE_VBUS);
+			return;
+		}
+		if (s->pri_tent && !out) {
+			pri_redate(p, tc, &s->cur);
 			return;
 		}
 		phase_end(p, &s->pri, tc, out ? DE_LEVEL : sign ? DE_SIGN : DE_RELEASE,
@@ -570,8 +658,21 @@ static void step_pri(struct det_priv *p, bn_time_us t, const struct det_in *in)
 			phase_begin(p, DS_SEC);
 		} else {
 			phase_begin(p, DS_SECWAIT);
+			/* D+ already back in the window as the exit held: the
+			 * next level began there, not at the next sample */
+			if (s->pri_tent && s->tail_n > 0)
+				bn_persist_feed(&s->exit, true, s->tail_t, t, s->tail_n, NULL);
 		}
+		s->tail_n = 0;
 		return;
+	}
+	if (s->pri_tent && s->exit.pending) {
+		if (!in_win(c, in->dp))
+			s->tail_n = 0;
+		else if (!s->tail_n++)
+			s->tail_t = t;
+	} else {
+		s->tail_n = 0;
 	}
 	exc_feed(p, t, in->dp, c->vdp_lo, c->vdp_hi, &s->pri);
 	if (c->cdp && !s->ans_seen &&
@@ -590,16 +691,22 @@ static void step_secwait(struct det_priv *p, bn_time_us t, const struct det_in *
 		   in->vbus < c->sess_lo;
 	bn_time_us tc;
 
-	if (!exit_feed(p, t, in, raw, 0, &tc))
+	if (!exit_feed(p, t, in, raw, s->pri_tent ? t + c->ton_us : 0, &tc))
 		return;
 	if (in->vbus < c->sess_lo) {
 		det_close(p, tc, DE_VBUS);
 	} else if (sec_cond(c, acc_mean(&s->pend.dp, s->pend.n), acc_mean(&s->pend.dm, s->pend.n),
 			    acc_mean(&s->pend.diff, s->pend.n))) {
+		s->pri_tent = false;
 		s->sec.t0 = tc;
 		s->sec.start_by = DE_LEVEL;
 		phase_begin(p, DS_SEC);
+	} else if (s->pri_tent && in_win(c, acc_mean(&s->pend.dp, s->pend.n))) {
+		/* D+ back in the window, still low: the tentative primary
+		 * was DCD, and this is primary detection */
+		pri_redate(p, tc, &s->pri.acc);
 	} else {
+		s->pri_tent = false;
 		phase_begin(p, DS_DONE); /* D+ sourced or pulled up again: no secondary */
 	}
 }
@@ -711,7 +818,7 @@ static void det_bulk(struct det_priv *p, const bn_time_us *t, long m, const stru
 	if (s->st == DS_IDLE)
 		return;
 	acc_add(&s->cur, in, m, t);
-	if (s->st == DS_PRE && s->low.state && dcd_level(c, in))
+	if (s->st == DS_PRE && s->low.state && dcd_level(c, in) && !in_win(c, in->dp))
 		acc_add(&s->dcd, in, m, t);
 	if (s->st == DS_PRI && s->exc.state && (in->dp < c->vdp_lo || in->dp > c->vdp_hi))
 		run_add(&s->exc_run, in->dp, m, t[0], t[m - 1]);
@@ -789,6 +896,7 @@ static void det_begin(struct det_priv *p, const struct bn_check_ctx *ctx, det_ju
 	if (c->n_persist < BN_PERSIST_MIN_SAMPLES)
 		c->n_persist = BN_PERSIST_MIN_SAMPLES;
 	c->cdp = ctx->port == BN_PORT_CDP;
+	c->dcd_dev = c->r_short > 0 && !(c->r_pd > 0);
 	for (int k = 0; k < 2; k++) {
 		const struct bn_meas *m = &ctx->meas[ch[k]];
 		bool port_ref = m->gnd == BN_GND_PORT;
@@ -805,6 +913,8 @@ static void det_begin(struct det_priv *p, const struct bn_check_ctx *ctx, det_ju
 		c->z_floor[k] = m->bits > 0 && ctx->meas_src[ch[k]] != BN_MEAS_SRC_ESTIMATED ? m->range_lo
 											  : 0.0;
 	}
+	/* the DCD band against the device's ground is shifted by -offset */
+	c->dcd_overlap = c->r_pd > 0 && !c->dcd_dev && ctx->gnd_offset_v < 0;
 	p->ct_known = (ctx->events & BN_CEV_BIT(BN_CEV_DATA_CONTACT)) != 0;
 	p->vbus_on_t = BN_TIME_NEVER;
 }
@@ -891,6 +1001,10 @@ static double u_phase_start(const struct det_priv *p, const struct det_session *
 {
 	if (ph == &s->sec && ph->start_by == DE_SIGN)
 		return u_phase_end(p, s, &s->pri);
+	/* under an offset that puts the DCD level in the window, primary's
+	 * edge is the step from that level */
+	if (ph == &s->pri && s->pri_from_dcd)
+		return u_edge(p, BN_CH_DP, phase_mean_v(ph, false) - acc_mean(&s->dcd.dp, s->dcd.n));
 	return ph == &s->sec ? u_edge(p, BN_CH_DM, phase_mean_v(ph, true))
 			     : u_edge(p, BN_CH_DP, phase_mean_v(ph, false));
 }

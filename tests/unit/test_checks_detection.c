@@ -692,6 +692,126 @@ static void test_checks_detection__vdp_src_in_the_devices_ground(void **state)
 	assert_reason_has(r, "ground against it is not known");
 }
 
+/* ---- a ground offset (compliance plan 6.14/6.15), D+/D- measured against
+ * the port's ground ---- */
+
+/* dcp_ok with the device's ground 0.375 V above the port's: every level the
+ * device makes reads 0.375 V more. DCD's level (IDP_SRC into the device's own
+ * RDM_DWN through the short) is 0.572 V against the port's ground, above
+ * VDAT_REF max: it must be read against the device's. */
+#define UP(v) ((v) + 0.375)
+static const struct seg dcp_gnd_plus[] = {
+	{ 5, 5.1, UP(3.1234), UP(0.0001) }, { 12, 5.1, UP(0.19711), UP(0.19513) },
+	{ 1, 5.1, UP(0.0), UP(0.0) },       { 45, 5.1, UP(0.59003), UP(0.56965) },
+	{ 45, 5.1, UP(0.57971), UP(0.59013) }, { 300, 5.1, UP(0.59983), UP(0.59943) },
+	{ 100, 0.0, 0.0, 0.0 },
+};
+/* ...with a 2 ms debounce */
+static const struct seg dcp_gnd_plus_dbnc_short[] = {
+	{ 5, 5.1, UP(3.1234), UP(0.0001) }, { 2, 5.1, UP(0.19711), UP(0.19513) },
+	{ 1, 5.1, UP(0.0), UP(0.0) },       { 45, 5.1, UP(0.59003), UP(0.56965) },
+	{ 45, 5.1, UP(0.57971), UP(0.59013) }, { 300, 5.1, UP(0.59983), UP(0.59943) },
+	{ 100, 0.0, 0.0, 0.0 },
+};
+#undef UP
+
+/* sdp_ok with the device's ground 0.375 V below the port's: the DCD level
+ * across the port's pull-down still reads 0.143 V (the port's frame), but
+ * 0.518 V against the device's ground, inside the window of primary
+ * detection; VDP_SRC (0.596 V against the device's) reads 0.221 V. */
+#define DN(v) ((v) - 0.375)
+static const struct seg sdp_gnd_minus[] = {
+	{ 5, 5.1, DN(3.1234), 0.0 }, { 12, 5.1, 0.14287, 0.0 }, { 1, 5.1, 0.0, 0.0 },
+	{ 45, 5.1, DN(0.59613), 0.0 }, { 200, 5.1, DN(3.0017), 0.0 }, { 10, 0.0, 0.0, 0.0 },
+};
+/* ...from DCD straight to VDP_SRC (no idle between): a step within the window */
+static const struct seg sdp_gnd_minus_step[] = {
+	{ 5, 5.1, DN(3.1234), 0.0 }, { 12, 5.1, 0.14287, 0.0 },
+	{ 45, 5.1, DN(0.59613), 0.0 }, { 200, 5.1, DN(3.0017), 0.0 }, { 10, 0.0, 0.0, 0.0 },
+};
+/* ...a 2 ms debounce */
+static const struct seg sdp_gnd_minus_dbnc_short[] = {
+	{ 5, 5.1, DN(3.1234), 0.0 }, { 2, 5.1, 0.14287, 0.0 }, { 1, 5.1, 0.0, 0.0 },
+	{ 45, 5.1, DN(0.59613), 0.0 }, { 200, 5.1, DN(3.0017), 0.0 }, { 10, 0.0, 0.0, 0.0 },
+};
+/* ...a 20 uA DCD current (0.286 V, 0.661 V against the device's: a level
+ * VDP_SRC could have), then VDP_SRC below it */
+static const struct seg sdp_gnd_minus_idp_high[] = {
+	{ 5, 5.1, DN(3.1234), 0.0 }, { 12, 5.1, 0.28571, 0.0 }, { 1, 5.1, 0.0, 0.0 },
+	{ 45, 5.1, DN(0.59613), 0.0 }, { 200, 5.1, DN(3.0017), 0.0 }, { 10, 0.0, 0.0, 0.0 },
+};
+/* ...no DCD: VDP_SRC 1 ms after VBUS, then the connect */
+static const struct seg sdp_gnd_minus_no_dcd[] = {
+	{ 1, 5.1, 0.0, 0.0 }, { 45, 5.1, DN(0.59613), 0.0 }, { 200, 5.1, DN(3.0017), 0.0 },
+	{ 10, 0.0, 0.0, 0.0 },
+};
+#undef DN
+
+/* On a DCP the DCD level is read against the device's ground (the
+ * pull-down is the device's RDM_DWN): with the device's ground up, it is
+ * seen, the debounce judged, primary detection not early. */
+static void test_checks_detection__gnd_plus_dcp_dcd_in_the_devices_frame(void **state)
+{
+	struct bn_check_ctx c = ctx_real(BN_PORT_DCP);
+	struct bn_result r;
+
+	(void)state;
+	c.gnd_offset_v = 0.375;
+	r = run(&c, STRM(dcp_gnd_plus, 5), &noisy, "bc12.dcd.debounce");
+	assert_clear_pass(r);
+	assert_near(r.measured, 0.013, 2e-4);
+	assert_clear_pass(run(&c, STRM(dcp_gnd_plus, 5), &noisy, "bc12.det.primary_start"));
+	assert_clear_pass(run(&c, STRM(dcp_gnd_plus, 5), &noisy, "bc12.det.vdp_src"));
+	assert_clear_pass(run(&c, STRM(dcp_gnd_plus, 5), &noisy, "bc12.det.vdm_src"));
+	r = run(&c, STRM(dcp_gnd_plus_dbnc_short, 5), &noisy, "bc12.dcd.debounce");
+	assert_int_equal(r.verdict, BN_VERDICT_FAIL);
+	assert_near(r.measured, 0.003, 2e-4);
+	/* the same stream without its offset: the level sits above VDAT_REF
+	 * max against the port's ground, no DCD */
+	c.gnd_offset_v = 0;
+	assert_int_equal(verdict(&c, STRM(dcp_gnd_plus, 5), &noisy, "bc12.dcd.debounce"),
+			 BN_VERDICT_INCONCLUSIVE);
+}
+
+/* With the device's ground down, DCD's level lies in primary detection's
+ * window: primary begins where D+ comes back into the window after DCD, or
+ * steps within it; a level with no step after it stays primary. */
+static void test_checks_detection__gnd_minus_sdp_dcd_then_primary(void **state)
+{
+	struct bn_check_ctx c = ctx_real(BN_PORT_SDP), ci = ctx_for(BN_PORT_SDP);
+	struct bn_result r;
+
+	(void)state;
+	c.gnd_offset_v = ci.gnd_offset_v = -0.375;
+	r = run(&c, STRM(sdp_gnd_minus, 5), &noisy, "bc12.dcd.debounce");
+	assert_clear_pass(r);
+	assert_near(r.measured, 0.013, 2e-4);
+	assert_clear_pass(run(&c, STRM(sdp_gnd_minus, 5), &noisy, "bc12.det.primary_start"));
+	assert_clear_pass(run(&c, STRM(sdp_gnd_minus, 5), &noisy, "bc12.dcd.idp_src"));
+	r = run(&c, STRM(sdp_gnd_minus, 5), &noisy, "bc12.det.vdp_src");
+	assert_clear_pass(r);
+	assert_near(r.measured, 0.045, 2e-4);
+	/* the step route, noisy and ideal */
+	r = run(&c, STRM(sdp_gnd_minus_step, 5), &noisy, "bc12.dcd.debounce");
+	assert_clear_pass(r);
+	assert_near(r.measured, 0.012, 2e-4);
+	r = run(&ci, STRM(sdp_gnd_minus_step, 5), NULL, "bc12.dcd.debounce");
+	assert_int_equal(r.verdict, BN_VERDICT_PASS);
+	assert_near(r.measured, 0.012, 1e-6);
+	assert_int_equal(verdict(&ci, STRM(sdp_gnd_minus_step, 5), NULL, "bc12.det.vdp_src"),
+			 BN_VERDICT_PASS);
+	/* faults stay caught */
+	r = run(&c, STRM(sdp_gnd_minus_dbnc_short, 5), &noisy, "bc12.dcd.debounce");
+	assert_int_equal(r.verdict, BN_VERDICT_FAIL);
+	assert_near(r.measured, 0.003, 2e-4);
+	r = run(&c, STRM(sdp_gnd_minus_idp_high, 5), &noisy, "bc12.dcd.idp_src");
+	assert_int_equal(r.verdict, BN_VERDICT_FAIL);
+	r = run(&c, STRM(sdp_gnd_minus_no_dcd, 0), &noisy, "bc12.det.primary_start");
+	assert_int_equal(r.verdict, BN_VERDICT_FAIL);
+	assert_reason_has(r, "no data contact seen");
+	assert_clear_pass(run(&c, STRM(sdp_gnd_minus_no_dcd, 0), &noisy, "bc12.det.vdp_src"));
+}
+
 /* ---- bc12.det.idm_sink ---- */
 
 static void test_checks_detection__idm_sink_passes_at_100uA(void **state)
@@ -1121,6 +1241,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_detection__vdp_src_dropout_under_persistence),
 		cmocka_unit_test(test_checks_detection__vdp_src_realistic),
 		cmocka_unit_test(test_checks_detection__vdp_src_in_the_devices_ground),
+		cmocka_unit_test(test_checks_detection__gnd_plus_dcp_dcd_in_the_devices_frame),
+		cmocka_unit_test(test_checks_detection__gnd_minus_sdp_dcd_then_primary),
 		cmocka_unit_test(test_checks_detection__idm_sink_passes_at_100uA),
 		cmocka_unit_test(test_checks_detection__idm_sink_fails_at_12uA),
 		cmocka_unit_test(test_checks_detection__idm_sink_inconclusive_coarse_or_slow),
