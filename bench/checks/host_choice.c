@@ -29,7 +29,7 @@
 
 #include "checks/check.h"
 #include "checks/hold.h"
-#include "checks/persist.h"
+#include "checks/level.h"
 #include "checks/rules.h"
 
 /* The testers sample every 1 ms (TVBUS_AVG note in the limits file); the
@@ -86,14 +86,19 @@ static bool ibus_of(const struct bn_sample *s, double *i)
 	return !isnan(*i);
 }
 
+/* The rule does not apply here, for this reason. */
+static void skip(struct bn_result *res, const char *why)
+{
+	res->verdict = BN_VERDICT_SKIPPED;
+	snprintf(res->reason, sizeof(res->reason), "%s", why);
+}
+
 /* A rule that needs a host: skipped where there is none. */
 static bool skip_no_host(const struct bn_check_ctx *ctx, struct bn_result *res)
 {
 	if (!no_host(ctx))
 		return false;
-	res->verdict = BN_VERDICT_SKIPPED;
-	snprintf(res->reason, sizeof(res->reason),
-		 "no host on this port (no D+ pull-down): nothing connects, configures or suspends");
+	skip(res, "no host on this port (no D+ pull-down): nothing connects, configures or suspends");
 	return true;
 }
 
@@ -345,9 +350,7 @@ static bool judge(const struct worst *r, const struct worst *lb, const struct bn
 /* U of a mean current over c->n samples. */
 static double u_avg_ibus(const struct bn_check_ctx *ctx, const struct cand *c)
 {
-	double u = bn_ctx_u_level(ctx, BN_CH_IBUS, c->v, c->n);
-
-	return bn_u_expand(1, &u);
+	return bn_level_U(ctx, BN_CH_IBUS, c->v, c->n);
 }
 
 /* A sliding average of window win_us over one phase (a stretch of the run
@@ -667,15 +670,11 @@ static void unconn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	const struct cand *c;
 
 	if (p->skip_dbp) {
-		res->verdict = BN_VERDICT_SKIPPED;
-		snprintf(res->reason, sizeof(res->reason),
-			 "a dead-battery device under Dead Battery Provision: judged by the DBP rules");
+		skip(res, "a dead-battery device under Dead Battery Provision: judged by the DBP rules");
 		return;
 	}
 	if (p->skip_no_host) {
-		res->verdict = BN_VERDICT_SKIPPED;
-		snprintf(res->reason, sizeof(res->reason),
-			 "no host on this port (no D+ pull-down): a connect cannot be seen");
+		skip(res, "no host on this port (no D+ pull-down): a connect cannot be seen");
 		return;
 	}
 	if (limit_missing(p->isusp, "ISUSP", res) || limit_missing(p->w.ok ? 0 : NAN, "TSUSP_AVG", res))
@@ -1840,16 +1839,12 @@ static void conn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	const struct cand *c;
 
 	if (p->skip_dbp) {
-		res->verdict = BN_VERDICT_SKIPPED;
-		snprintf(res->reason, sizeof(res->reason),
-			 "a dead-battery device under Dead Battery Provision is exempt (TDBP_VDPSRC_CON, "
-			 "TSVLD_CON_WKB: the DBP rules)");
+		skip(res, "a dead-battery device under Dead Battery Provision is exempt (TDBP_VDPSRC_CON, "
+			  "TSVLD_CON_WKB: the DBP rules)");
 		return;
 	}
 	if (p->skip_no_host) {
-		res->verdict = BN_VERDICT_SKIPPED;
-		snprintf(res->reason, sizeof(res->reason),
-			 "no host on this port (no D+ pull-down): a connect cannot be seen");
+		skip(res, "no host on this port (no D+ pull-down): a connect cannot be seen");
 		return;
 	}
 	if (limit_missing(p->tmax_s, "TSVLD_CON_PWD", res) || limit_missing(p->vsess, "VOTG_SESS_VLD", res))
