@@ -212,11 +212,11 @@ static bool st_gnd_inconclusive(const struct dbp_state *st, struct bn_result *re
 	return true;
 }
 
-/* Consecutive fixed windows of IBUS. */
+/* Consecutive fixed windows of IBUS, summed over the samples with D+ not
+ * at VDP_SRC (the rest count as exact zeros). */
 struct win1s {
 	bn_time_us len_us, t0;
-	struct bn_rsum sum;
-	struct bn_rsum sum_off;    /* IBUS summed over the samples with D+ not at VDP_SRC */
+	struct bn_rsum sum_off;
 	long n, n_off;
 	bool open;
 };
@@ -224,7 +224,7 @@ struct win1s {
 static void win_start(struct win1s *w, bn_time_us t0)
 {
 	w->t0 = t0;
-	w->sum = w->sum_off = (struct bn_rsum){ 0 };
+	w->sum_off = (struct bn_rsum){ 0 };
 	w->n = w->n_off = 0;
 	w->open = true;
 }
@@ -560,7 +560,6 @@ static void isusp_run(struct isusp_priv *p, const bn_time_us *t, long n, double 
 	for (long k = 0, j; k < n; k = j) {
 		isusp_windows_to(p, t[k]);
 		j = bn_first_at(t, k + 1, n, p->w.t0 + p->w.len_us);
-		bn_rsum_add(&p->w.sum, i, j - k);
 		p->w.n += j - k;
 		if (!p->st.rng.state) {
 			bn_rsum_add(&p->w.sum_off, i, j - k);
@@ -647,7 +646,8 @@ struct wkb_priv {
 	double isusp;
 	bn_time_us deadline_us;
 	bool session_seen, decided, late;
-	struct win1s w;
+	bn_time_us win_us;      /* TSUSP_AVG max */
+	struct bn_block w;      /* its windows of IBUS, from VBUS on */
 	enum quiet q;           /* the last full window */
 	double q_a, q_u;
 	bn_time_us quiet_since, t_connect, t_last;
@@ -662,7 +662,7 @@ static void wkb_begin(void *priv, const struct bn_check_ctx *ctx)
 	st_begin(&p->st, ctx);
 	p->isusp = bn_limits_max(ctx->lim, "ISUSP");
 	p->deadline_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSVLD_CON_WKB"));
-	p->w.len_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSUSP_AVG"));
+	p->win_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSUSP_AVG"));
 }
 
 static void wkb_event(void *priv, const struct bn_cev *ev)
@@ -675,7 +675,7 @@ static void wkb_event(void *priv, const struct bn_cev *ev)
 		return;
 	if (st_event(&p->st, ev)) {
 		p->session_seen = true;
-		win_start(&p->w, ev->t_us);
+		bn_block_start(&p->w, ev->t_us, p->win_us);
 	}
 	if (ev->kind == BN_CEV_CONNECT && p->st.on)
 		p->t_connect = ev->t_us;
@@ -704,23 +704,19 @@ static bool wkb_ok_now(struct wkb_priv *p)
 	return false;
 }
 
-/* Judge the windows that end at or before t. */
-static void wkb_windows_to(struct wkb_priv *p, bn_time_us t)
+/* Judge a window that ended. */
+static void wkb_window(void *user, const struct bn_block *w)
 {
-	while (t >= p->w.t0 + p->w.len_us) {
-		if (p->w.n > 0) {
-			double a = bn_rsum_mean(&p->w.sum, p->w.n);
-			double u = bn_level_U(p->st.ctx, BN_CH_IBUS, a, p->w.n);
-			enum quiet q = a + u < p->isusp ? Q_QUIET : a - u > p->isusp ? Q_LOUD : Q_UNSURE;
+	struct wkb_priv *p = user;
+	double a = bn_block_mean(w, 0);
+	double u = bn_level_U(p->st.ctx, BN_CH_IBUS, a, w->n);
+	enum quiet q = a + u < p->isusp ? Q_QUIET : a - u > p->isusp ? Q_LOUD : Q_UNSURE;
 
-			if (q == Q_QUIET && p->q != Q_QUIET)
-				p->quiet_since = p->w.t0;
-			p->q = q;
-			p->q_a = a;
-			p->q_u = u;
-		}
-		win_start(&p->w, p->w.t0 + p->w.len_us);
-	}
+	if (q == Q_QUIET && p->q != Q_QUIET)
+		p->quiet_since = w->t0;
+	p->q = q;
+	p->q_a = a;
+	p->q_u = u;
 }
 
 /* The sample at t, past the deadline, decides. */
@@ -741,12 +737,7 @@ static void wkb_run(struct wkb_priv *p, const bn_time_us *t, long n, double i)
 	/* Samples after the one at the deadline are not seen. */
 	due = bn_first_at(t, 0, n, p->st.t_att + p->deadline_us);
 	last = due < n ? due + 1 : n;
-	for (long k = 0, j; k < last; k = j) {
-		wkb_windows_to(p, t[k]);
-		j = bn_first_at(t, k + 1, last, p->w.t0 + p->w.len_us);
-		bn_rsum_add(&p->w.sum, i, j - k);
-		p->w.n += j - k;
-	}
+	bn_block_run(&p->w, t, last, i, 0.0, true, wkb_window, p);
 	p->t_last = t[last - 1];
 	if (due < n)
 		wkb_decide(p, t[due]);
@@ -767,9 +758,7 @@ static void wkb_hold(void *priv, const bn_time_us *t, long n, const struct bn_sa
 		if (p->st.attached)
 			break;
 		p->t_last = t[k];
-		wkb_windows_to(p, t[k]);
-		bn_rsum_add(&p->w.sum, i, 1);
-		p->w.n++;
+		bn_block_run(&p->w, &t[k], 1, i, 0.0, true, wkb_window, p);
 	}
 	if (k < n)
 		wkb_run(p, t + k, n - k, i);

@@ -877,9 +877,7 @@ struct sentry_priv {
 	double isusp, tmax_s;
 	bool suspended, done;   /* in a suspend; its fall was found */
 	bn_time_us t_s;         /* the start of bus idle */
-	long bin;               /* the open bin, counted from t_s */
-	struct bn_rsum sum;
-	long n;
+	struct bn_block bin;    /* its bins of IBUS, from t_s */
 	struct bn_persist ps;   /* state: the draw is at or below ISUSP */
 	bool have_above;        /* a mean above ISUSP in this suspend, the last: */
 	double above_a;
@@ -924,39 +922,34 @@ static void sentry_found(struct sentry_priv *p, bn_time_us tc)
 	p->done = true;
 }
 
-/* Close the open bin, ending at t1. */
-static void sentry_feed(struct sentry_priv *p, bn_time_us t1)
+/* A bin b ends at t1 (its end, or the suspend's). */
+static void sentry_feed(struct sentry_priv *p, const struct bn_block *b, bn_time_us t1)
 {
-	bn_time_us t0 = p->t_s + p->bin * SENTRY_BIN_US, tc;
+	bn_time_us tc;
 	double a;
 	bool below;
 
-	if (!p->n || p->done)
+	if (!b->n || p->done)
 		return;
-	a = mean_a(bn_rsum_total(&p->sum), p->n);
+	a = mean_a(bn_rsum_total(&b->sum[0]), b->n);
 	below = a <= p->isusp;
 	if (below && !p->ps.pending) {
 		p->run_prev = p->have_above;
 		p->run_prev_a = p->above_a;
 		p->run_a = a;
-		p->run_n = p->n;
+		p->run_n = b->n;
 	}
 	if (!below) {
 		p->have_above = true;
 		p->above_a = a;
 	}
-	p->sum = (struct bn_rsum){ 0 };
-	p->n = 0;
-	if (bn_persist_feed(&p->ps, below, t0, t1, 1, &tc))
+	if (bn_persist_feed(&p->ps, below, b->t0, t1, 1, &tc))
 		sentry_found(p, tc);
 }
 
-static void sentry_to_bin(struct sentry_priv *p, long k)
+static void sentry_bin(void *user, const struct bn_block *b)
 {
-	if (k == p->bin)
-		return;
-	sentry_feed(p, p->t_s + (p->bin + 1) * SENTRY_BIN_US);
-	p->bin = k;
+	sentry_feed(user, b, b->t0 + b->len_us);
 }
 
 static void sentry_start(struct sentry_priv *p, bn_time_us t)
@@ -964,9 +957,7 @@ static void sentry_start(struct sentry_priv *p, bn_time_us t)
 	p->suspended = true;
 	p->done = false;
 	p->t_s = t;
-	p->bin = 0;
-	p->sum = (struct bn_rsum){ 0 };
-	p->n = 0;
+	bn_block_start(&p->bin, t, SENTRY_BIN_US);
 	p->have_above = p->run_prev = false;
 	/* persistence over bins: one bin is SENTRY_BIN_US long, SENTRY_BINS of them */
 	bn_persist_init(&p->ps, SENTRY_BIN_US, SENTRY_BINS, false);
@@ -981,7 +972,7 @@ static void sentry_stop(struct sentry_priv *p, bn_time_us t)
 	if (!p->suspended)
 		return;
 	p->suspended = false;
-	sentry_feed(p, t);
+	sentry_feed(p, &p->bin, t);
 	if (p->done)
 		return;
 	/* not (yet) below: the entry time is at least this */
@@ -1018,27 +1009,21 @@ static void sentry_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 
 	if (!p->suspended || p->done || t < p->t_s || !ibus_of(s, &i))
 		return;
-	sentry_to_bin(p, (long)((t - p->t_s) / SENTRY_BIN_US));
-	bn_rsum_add(&p->sum, i, 1);
-	p->n++;
+	bn_block_run(&p->bin, &t, 1, i, 0.0, true, sentry_bin, p);
 }
 
-/* n samples of i at t[0..n-1]: one step per bin they fall in. */
+/* n samples of i at t[0..n-1]: one step per bin they fall in (once the
+ * fall is found the bins say nothing more). */
 static void sentry_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
 {
 	struct sentry_priv *p = priv;
+	long k;
 	double i;
 
-	if (!p->suspended || !ibus_of(s, &i))
+	if (!p->suspended || p->done || !ibus_of(s, &i))
 		return;
-	for (long k = bn_first_at(t, 0, n, p->t_s), j; k < n && !p->done; k = j) {
-		sentry_to_bin(p, (long)((t[k] - p->t_s) / SENTRY_BIN_US));
-		if (p->done)
-			break;
-		j = bn_first_at(t, k + 1, n, p->t_s + (p->bin + 1) * SENTRY_BIN_US);
-		bn_rsum_add(&p->sum, i, j - k);
-		p->n += j - k;
-	}
+	k = bn_first_at(t, 0, n, p->t_s);
+	bn_block_run(&p->bin, t + k, n - k, i, 0.0, true, sentry_bin, p);
 }
 
 static void sentry_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
