@@ -42,7 +42,7 @@
 
 #include "checks/check.h"
 #include "checks/hold.h"
-#include "checks/persist.h"
+#include "checks/level.h"
 #include "checks/rules.h"
 
 /* The capture rate below which a rule that times D+ or IBUS excursions
@@ -112,76 +112,19 @@ static bool aca_excused(const char *rule, unsigned fault)
 	return false;
 }
 
-/* ---- measurement helpers ---- */
+/* ---- the device's ground ---- */
 
 /* A level the device drives, in the device's ground (NAN when the ground
  * offset is unknown and the channel is measured against the port's). */
 static double dev_level(const struct bn_check_ctx *ctx, enum bn_chan ch, double v)
 {
-	return ctx->meas[ch].gnd == BN_GND_DUT ? v : v - ctx->gnd_offset_v;
+	return bn_gnd_unknown(ctx, ch) ? NAN : v - bn_gnd_shift_v(ctx, ch);
 }
 
 /* The reading behind a device-ground level (the gain acts on it). */
 static double chan_reading(const struct bn_check_ctx *ctx, enum bn_chan ch, double v_dev)
 {
-	return ctx->meas[ch].gnd == BN_GND_DUT || isnan(ctx->gnd_offset_v) ? v_dev
-									    : v_dev + ctx->gnd_offset_v;
-}
-
-static bool ground_unknown(const struct bn_check_ctx *ctx, enum bn_chan ch)
-{
-	return ctx->meas[ch].gnd != BN_GND_DUT && isnan(ctx->gnd_offset_v);
-}
-
-/* Expanded U of a level measured as the mean of n samples. */
-static double u_level(const struct bn_check_ctx *ctx, enum bn_chan ch, double v, long n)
-{
-	double u = bn_ctx_u_level(ctx, ch, v, n > 0 ? n : 1);
-
-	return bn_u_expand(1, &u);
-}
-
-/* Expanded U of a time between two edges, on channels a and b, each
- * dated at its first sample past the threshold (a step: the sample
- * period, the clock's jitter). */
-static double u_span(const struct bn_check_ctx *ctx, enum bn_chan a, enum bn_chan b)
-{
-	double u[2] = { bn_ctx_u_edge(ctx, a, 0), bn_ctx_u_edge(ctx, b, 0) };
-
-	return bn_u_expand(2, u);
-}
-
-/* bn_persist_feed for a run of n equal raw conditions at t[0..n-1]: the
- * index of the sample at which the change is confirmed (n if none), so
- * that a caller can handle the samples before and after it in their
- * states, exactly as n calls with one sample each would. */
-static long persist_run(struct bn_persist *p, bool raw, const bn_time_us *t, long n,
-			bn_time_us *t_change)
-{
-	long j_n, j;
-
-	if (raw == p->state) {
-		p->pending = false;
-		return n;
-	}
-	if (!p->pending) {
-		p->pending = true;
-		p->t_first = t[0];
-		p->n = 0;
-	}
-	/* the first sample that completes both the count and the time */
-	j_n = p->min_n - p->n - 1;
-	j = bn_first_at(t, 0, n, p->t_first + p->hold_us);
-	if (j_n > j)
-		j = j_n;
-	if (j >= n) {
-		p->n += n;
-		return n;
-	}
-	p->state = raw;
-	p->pending = false;
-	*t_change = p->t_first;
-	return j;
+	return v_dev + bn_gnd_shift_v(ctx, ch);
 }
 
 /* ---- excursions of a level beyond a threshold, with persistence ----
@@ -232,7 +175,7 @@ static void lexc_feed(struct lexc *e, bool raw, double v, const bn_time_us *t, l
 {
 	bool was_pending = e->p.pending;
 	bn_time_us tc;
-	long j = persist_run(&e->p, raw, t, n, &tc);
+	long j = bn_persist_run(&e->p, raw, t, n, &tc);
 
 	if (raw == e->p.state && j == n) {
 		/* no change: a dip back cancelled is part of the excursion */
@@ -440,7 +383,7 @@ static long vv_feed(struct vvalid *vv, double vbus, const bn_time_us *t, long n,
 	if (isnan(vbus))
 		return n;
 	vv->max_v = fmax(vv->max_v, vbus);
-	j = persist_run(&vv->p, vbus > vv->thr, t, n, &tc);
+	j = bn_persist_run(&vv->p, vbus > vv->thr, t, n, &tc);
 	if (j == n)
 		return n;
 	if (vv->p.state) {
@@ -533,7 +476,7 @@ static void dpg_begin(struct dpg *d, const struct bn_check_ctx *ctx, const char 
 	lexc_init(&d->hi_late);
 	d->late_us = bn_time_from_s(bn_limits_min(ctx->lim, "TDCD_TIMEOUT"));
 	d->max_dp = -INFINITY;
-	d->gnd_unknown = ground_unknown(ctx, BN_CH_DP) || ground_unknown(ctx, BN_CH_VBUS);
+	d->gnd_unknown = bn_gnd_unknown(ctx, BN_CH_DP) || bn_gnd_unknown(ctx, BN_CH_VBUS);
 	d->contact_known = ctx->events & BN_CEV_BIT(BN_CEV_DATA_CONTACT);
 }
 
@@ -677,7 +620,7 @@ static enum bn_verdict dpg_judge_longest(const struct dpg *d, struct bn_result *
 {
 	double longest_s = d->hi.longest > 0 ? bn_time_to_s(d->hi.longest) : 0.0;
 	double late_s = d->hi_late.longest > 0 ? bn_time_to_s(d->hi_late.longest) : 0.0;
-	double u_t = u_span(d->ctx, BN_CH_DP, BN_CH_DP);
+	double u_t = bn_span_U(d->ctx, BN_CH_DP, BN_CH_DP);
 
 	if (!d->n_judged)
 		longest_s = late_s; /* only late windows: a pass stands, a fail is excused below */
@@ -693,7 +636,7 @@ static enum bn_verdict dpg_judge_longest(const struct dpg *d, struct bn_result *
 	bn_result_figure(res, "dp_excursions", d->hi.count, "");
 	if (res->verdict == BN_VERDICT_FAIL && d->hi.longest_n > 0) {
 		double m = d->hi.longest_mean;
-		double u_v = u_level(d->ctx, BN_CH_DP, chan_reading(d->ctx, BN_CH_DP, m), d->hi.longest_n);
+		double u_v = bn_level_U(d->ctx, BN_CH_DP, chan_reading(d->ctx, BN_CH_DP, m), d->hi.longest_n);
 
 		bn_result_figure(res, "longest_mean_dp", m, "V");
 		if (m - d->dp_thr <= u_v) {
@@ -867,7 +810,7 @@ static void c_begin(void *priv, const struct bn_check_ctx *ctx)
 	lexc_init(&p->maybe);
 	p->worst_us = -1;
 	p->t_enum_s = NAN;
-	p->gnd_unknown = ground_unknown(ctx, BN_CH_DP) || ground_unknown(ctx, BN_CH_VBUS);
+	p->gnd_unknown = bn_gnd_unknown(ctx, BN_CH_DP) || bn_gnd_unknown(ctx, BN_CH_VBUS);
 	p->contact_known = ctx->events & BN_CEV_BIT(BN_CEV_DATA_CONTACT);
 	p->win_contact = BN_TIME_NEVER;
 }
@@ -967,7 +910,7 @@ static void c_judge(struct c_priv *p, const bn_time_us *t, long a, long b, doubl
 		return;
 	if (!p->low_seen) {
 		bn_time_us tc;
-		long j = persist_run(&p->low, dp < p->maybe_v, t + a, b - a, &tc);
+		long j = bn_persist_run(&p->low, dp < p->maybe_v, t + a, b - a, &tc);
 
 		if (j == b - a)
 			return;
@@ -1061,7 +1004,7 @@ static void c_end(void *priv, bn_time_us t_end, struct bn_result *res)
 	}
 	if (p->start_late) {
 		/* known late: it had at least this long */
-		bn_result_judge_u(res, bn_time_to_s(p->start_late_us), u_span(p->ctx, BN_CH_DP, BN_CH_DP), NAN,
+		bn_result_judge_u(res, bn_time_to_s(p->start_late_us), bn_span_U(p->ctx, BN_CH_DP, BN_CH_DP), NAN,
 				  bn_time_to_s(p->tcon_us), "s");
 		bn_result_window(res, p->start_late_t0, p->start_late_t0 + p->start_late_us);
 		if (res->verdict == BN_VERDICT_FAIL)
@@ -1099,7 +1042,7 @@ static void c_end(void *priv, bn_time_us t_end, struct bn_result *res)
 					       bn_time_to_ms(p->tcon_us), p->short_windows);
 		return;
 	}
-	u_t = u_span(p->ctx, BN_CH_VBUS, BN_CH_DP);
+	u_t = bn_span_U(p->ctx, BN_CH_VBUS, BN_CH_DP);
 	bn_result_judge_u(res, bn_time_to_s(p->worst_us), u_t, NAN, bn_time_to_s(p->tcon_us), "s");
 	bn_result_window(res, p->w0, p->w1);
 	if (!isnan(p->t_enum_s))
@@ -1346,7 +1289,7 @@ static void otgv_begin(struct otgv *o, const struct bn_check_ctx *ctx, double ma
 	o->act_us = bn_time_from_s(bn_limits_max(ctx->lim, "TDCD_TIMEOUT"));
 	o->max_load_a = max_load_a;
 	o->from_us = from_us;
-	o->gnd_unknown = ground_unknown(ctx, BN_CH_VBUS);
+	o->gnd_unknown = bn_gnd_unknown(ctx, BN_CH_VBUS);
 	o->rise_s = NAN;
 	wm_init(&o->wm, VOUT_BLOCK_US, VOUT_BLOCKS);
 	wm_init(&o->never_wm, VOUT_BLOCK_US, VOUT_BLOCKS);
@@ -1367,7 +1310,7 @@ static void otgv_run(struct otgv *o, const bn_time_us *t, long n, const struct b
 		return;
 	if (!o->rose) {
 		bn_time_us tc;
-		long j = persist_run(&o->p, v > o->thr, t, n, &tc);
+		long j = bn_persist_run(&o->p, v > o->thr, t, n, &tc);
 
 		wm_feed(&o->never_wm, v, t, j);
 		if (j == n)
@@ -1455,7 +1398,7 @@ static bool otgv_unjudged(struct otgv *o, bn_time_us t_end, double lo, double hi
 		double v = o->never_wm.windows ? o->never_wm.hi : 0.0;
 		long nn = o->never_wm.windows ? o->never_wm.hi_n : 1;
 
-		bn_result_judge_u(res, v, u_level(o->ctx, BN_CH_VBUS, chan_reading(o->ctx, BN_CH_VBUS, v), nn),
+		bn_result_judge_u(res, v, bn_level_U(o->ctx, BN_CH_VBUS, chan_reading(o->ctx, BN_CH_VBUS, v), nn),
 				  lo, hi, "V");
 		bn_result_window(res, o->nv0, o->nv1);
 		if (res->verdict == BN_VERDICT_FAIL)
@@ -1528,7 +1471,7 @@ static void otg_end(void *priv, bn_time_us t_end, struct bn_result *res)
 	if (otgv_unjudged(o, t_end, o->thr, NAN, res))
 		return;
 	v = o->wm.lo;
-	bn_result_judge_u(res, v, u_level(o->ctx, BN_CH_VBUS, chan_reading(o->ctx, BN_CH_VBUS, v), o->wm.lo_n),
+	bn_result_judge_u(res, v, bn_level_U(o->ctx, BN_CH_VBUS, chan_reading(o->ctx, BN_CH_VBUS, v), o->wm.lo_n),
 			  o->thr, NAN, "V");
 	bn_result_window(res, o->wm.lo_t0, o->wm.lo_t0 + (bn_time_us)VOUT_BLOCKS * VOUT_BLOCK_US);
 	bn_result_figure(res, "max_load_judged", o->max_load_judged, "A");
@@ -1637,7 +1580,7 @@ static void vo_end(void *priv, bn_time_us t_end, struct bn_result *res)
 	n = low_side ? o->wm.lo_n : o->wm.hi_n;
 	t0 = low_side ? o->wm.lo_t0 : o->wm.hi_t0;
 	tag = low_side ? o->wm.lo_tag : o->wm.hi_tag;
-	bn_result_judge_u(res, v, u_level(o->ctx, BN_CH_VBUS, chan_reading(o->ctx, BN_CH_VBUS, v), n),
+	bn_result_judge_u(res, v, bn_level_U(o->ctx, BN_CH_VBUS, chan_reading(o->ctx, BN_CH_VBUS, v), n),
 			  p->lo, p->hi, "V");
 	snprintf(res->limit, sizeof(res->limit), "%s", p->band);
 	bn_result_window(res, t0, t0 + (bn_time_us)VOUT_BLOCKS * VOUT_BLOCK_US);
@@ -1718,7 +1661,7 @@ static void bf_begin(void *priv, const struct bn_check_ctx *ctx)
 	p->lim = -bn_limits_max(ctx->lim, "ISUSP");
 	vv_init(&p->vv, ctx, "bc12.otg.no_backfeed");
 	wm_init(&p->wm, BF_BLOCK_US, BF_BLOCKS);
-	p->gnd_unknown = ground_unknown(ctx, BN_CH_VBUS);
+	p->gnd_unknown = bn_gnd_unknown(ctx, BN_CH_VBUS);
 }
 
 static void bf_judge(struct bf_priv *p, const bn_time_us *t, long a, long b, double i, bool valid)
@@ -1803,7 +1746,7 @@ static void bf_end(void *priv, bn_time_us t_end, struct bn_result *res)
 		return;
 	}
 	v = p->wm.lo;
-	bn_result_judge_u(res, v, u_level(p->ctx, BN_CH_IBUS, v, p->wm.lo_n), p->lim, NAN, "A");
+	bn_result_judge_u(res, v, bn_level_U(p->ctx, BN_CH_IBUS, v, p->wm.lo_n), p->lim, NAN, "A");
 	bn_result_figure(res, "ibus_windows", (double)p->wm.windows, "");
 	if (p->vv.dropouts)
 		bn_result_figure(res, "vbus_dropouts", p->vv.dropouts, "");

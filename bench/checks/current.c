@@ -19,7 +19,7 @@
  * block's samples; offset and gain do not): an excursion of two blocks
  * always counts, one shorter than a block never. The extreme of many
  * blocks passes with one block's U and fails only beyond the U of the
- * largest of their noises (judge_extreme). "Drawing more than ISUSP"
+ * largest of their noises (bn_judge_extreme). "Drawing more than ISUSP"
  * is decided with its uncertainty: every IBUS sample of the block above
  * ISUSP max by more than one sample's U (2 mA rms of noise on a true 0 A
  * passes that in 7e-4 of the samples: a block of 3 once in 3e9).
@@ -52,7 +52,7 @@
 
 #include "checks/check.h"
 #include "checks/hold.h"
-#include "checks/persist.h"
+#include "checks/level.h"
 #include "checks/rules.h"
 
 /* Testers sample every 1 ms (TVBUS_AVG, pet-scripts): below that a 250 ms
@@ -74,218 +74,6 @@
 static double tvbus_avg_s(const struct bn_limits *lim)
 {
 	return bn_limits_max(lim, "TVBUS_AVG");
-}
-
-/* ---- uncertainty and persistence ---- */
-
-/* Expanded uncertainty (k = 2) of a level on ch: one sample, or the mean
- * of n. */
-static double u_lvl(const struct bn_check_ctx *ctx, enum bn_chan ch, double v, long n)
-{
-	double u = bn_ctx_u_level(ctx, ch, v, n);
-
-	return bn_u_expand(1, &u);
-}
-
-/* The coverage factor for the largest of n_blk independent noises: the k
- * with P(all n_blk below k sigma) = P(one below BN_MEAS_K sigma). 2 for one
- * block, about 4.6 for 1e4, 5.3 for 4e5. */
-static double k_extreme(long n_blk)
-{
-	double q = -expm1(log(1.0 - 0.5 * erfc(BN_MEAS_K / sqrt(2.0))) / (double)(n_blk > 1 ? n_blk : 1));
-	double lo = BN_MEAS_K, hi = 40.0;
-
-	/* the upper tail 0.5 erfc(k / sqrt 2) falls with k: bisect for q */
-	for (int i = 0; i < 60; i++) {
-		double mid = 0.5 * (lo + hi);
-
-		if (0.5 * erfc(mid / sqrt(2.0)) > q)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Judge the extreme block mean v (the highest against max, or the lowest
- * against min) of n_blk blocks of n samples on ch; scale (0, 1]: the mean
- * counts only that fraction of its samples, the rest as exact zeros (1:
- * all of them). Picking the extreme of
- * many noisy means picks their noise too, but only one way: the true
- * extreme block lies within one block's U of its own mean, so a pass needs
- * the plain U; the block that measured most extreme is the one whose noise
- * went furthest out, so a failure needs the noise part of U widened to the
- * largest of n_blk noises (k_extreme). Between the two: inconclusive. */
-static void judge_extreme(struct bn_result *res, const struct bn_check_ctx *ctx, enum bn_chan ch, double v,
-			  double scale, long n, long n_blk, double min, double max, const char *unit)
-{
-	double u = scale * bn_ctx_u_level(ctx, ch, v / scale, n);
-	/* what no average removes: offset, gain (and an undithered step) */
-	double u_sys = scale * bn_ctx_u_level(ctx, ch, v / scale, 1L << 40);
-	double u_rnd2 = u * u - u_sys * u_sys, k = k_extreme(n_blk), u_fail;
-
-	bn_result_judge_u(res, v, BN_MEAS_K * u, min, max, unit);
-	if (res->verdict != BN_VERDICT_FAIL || !strcmp(res->decision, "simple"))
-		return;
-	u_fail = sqrt(BN_MEAS_K * BN_MEAS_K * u_sys * u_sys + k * k * (u_rnd2 > 0 ? u_rnd2 : 0));
-	if (-res->margin > u_fail)
-		return;
-	bn_result_inconclusive(res, "within measurement uncertainty (U = %.4g %s as the %s of %ld block "
-			       "means): measured %.4g %s, outside the limit by %.4g %s", u_fail, unit,
-			       isnan(min) ? "highest" : "lowest", n_blk, v, unit, -res->margin, unit);
-}
-
-/* The length of a block: the level persistence, and at least
- * BN_PERSIST_MIN_SAMPLES sample periods. */
-static bn_time_us block_us(const struct bn_check_ctx *ctx)
-{
-	bn_time_us n_us = ctx->rate_hz > 0 ? (bn_time_us)ceil(BN_PERSIST_MIN_SAMPLES * 1e6 / ctx->rate_hz) : 0;
-
-	return n_us > BN_PERSIST_LEVEL_US ? n_us : BN_PERSIST_LEVEL_US;
-}
-
-/* bn_persist_feed() over a run of n equal samples at t[0..n-1], sample by
- * sample: the index of the sample at which the state changed (*t_change
- * the change's first sample), n if none. */
-static long persist_run(struct bn_persist *p, bool raw, const bn_time_us *t, long n, bn_time_us *t_change)
-{
-	long need, k;
-
-	if (raw == p->state) {
-		p->pending = false;
-		return n;
-	}
-	if (!p->pending) {
-		p->pending = true;
-		p->t_first = t[0];
-		p->n = 0;
-	}
-	/* sample k confirms once p->n + k + 1 >= min_n and it is hold_us on */
-	need = p->min_n - p->n - 1;
-	k = bn_first_at(t, need > 0 ? need : 0, n, p->t_first + p->hold_us);
-	if (k >= n) {
-		p->n += n;
-		return n;
-	}
-	p->state = raw;
-	p->pending = false;
-	*t_change = p->t_first;
-	return k;
-}
-
-/* ---- VBUS valid, as measured ---- */
-
-struct vbus_valid {
-	double on_v, off_v;        /* thresholds, U included */
-	double draw_a;             /* a port that still delivers this is not off */
-	struct bn_persist above, below;
-	bool valid;
-	bn_time_us t_valid;        /* when it last became valid (its first sample) */
-	int n_valid;               /* how many times it became valid */
-};
-
-static void vv_init(struct vbus_valid *vv, const struct bn_check_ctx *ctx, double draw_a)
-{
-	double on = bn_limits_max(ctx->lim, "VOTG_SESS_VLD"), off = bn_limits_max(ctx->lim, "VBUS_LKG");
-
-	memset(vv, 0, sizeof(*vv));
-	vv->draw_a = draw_a;
-	vv->on_v = on + u_lvl(ctx, BN_CH_VBUS, on, 1);
-	vv->off_v = off - u_lvl(ctx, BN_CH_VBUS, off, 1);
-	bn_persist_init(&vv->above, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
-	bn_persist_init(&vv->below, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
-}
-
-/* A new session (the bench's vbus_on): not valid until measured so. */
-static void vv_restart(struct vbus_valid *vv)
-{
-	vv->valid = false;
-	bn_persist_init(&vv->above, vv->above.hold_us, vv->above.min_n, false);
-	bn_persist_init(&vv->below, vv->below.hold_us, vv->below.min_n, false);
-}
-
-/* n equal samples: the index at which vv->valid changed, n if none (a
- * run of one value changes it once at most). VBUS is off only when the
- * device draws nothing above ISUSP either: a charger that shut down
- * delivers nothing, one that folds back to a few hundred mV under the
- * device's draw has not shut down. */
-static long vv_run(struct vbus_valid *vv, double vbus, double ibus, const bn_time_us *t, long n)
-{
-	bn_time_us tc = 0;
-	long ka = persist_run(&vv->above, vbus > vv->on_v, t, n, &tc);
-	bool off = vbus < vv->off_v && !(ibus > vv->draw_a);
-	long kb;
-
-	if (ka < n && vv->above.state && !vv->valid) {
-		vv->valid = true;
-		vv->t_valid = tc;
-		vv->n_valid++;
-		persist_run(&vv->below, off, t, n, &tc);
-		return ka;
-	}
-	kb = persist_run(&vv->below, off, t, n, &tc);
-	if (kb < n && vv->below.state && vv->valid) {
-		vv->valid = false;
-		return kb;
-	}
-	return n;
-}
-
-/* ---- consecutive blocks of two quantities ---- */
-
-struct blk {
-	bn_time_us t0, len_us;     /* the block being filled: [t0, t0 + len_us) */
-	struct bn_rsum sum[2];
-	long n;
-	bool ok;                   /* every sample of it met the rule's condition */
-};
-
-typedef void (*blk_fn)(void *user, const struct blk *b);
-
-static void blk_start(struct blk *b, bn_time_us t0, bn_time_us len_us)
-{
-	memset(b, 0, sizeof(*b));
-	b->t0 = t0;
-	b->len_us = len_us > 0 ? len_us : 1;
-	b->ok = true;
-}
-
-/* Close the block if it ended at or before t (fn sees it if it is full:
- * enough samples, each meeting the condition) and move to the one holding t. */
-static void blk_to(struct blk *b, bn_time_us t, blk_fn fn, void *user)
-{
-	if (t < b->t0 + b->len_us)
-		return;
-	if (b->ok && b->n >= BN_PERSIST_MIN_SAMPLES && fn)
-		fn(user, b);
-	b->t0 += (t - b->t0) / b->len_us * b->len_us;
-	b->sum[0] = b->sum[1] = (struct bn_rsum){ 0 };
-	b->n = 0;
-	b->ok = true;
-}
-
-/* A block of one value has that mean (n * v / n need not be v: a draw of
- * exactly a limit is not above it). */
-static double blk_mean(const struct blk *b, int k)
-{
-	const struct bn_rsum *r = &b->sum[k];
-
-	return r->done == 0 && r->n == b->n ? r->v : bn_rsum_total(r) / (double)b->n;
-}
-
-/* n equal samples of (x0, x1) at t[0..n-1], meeting the condition or not. */
-static void blk_run(struct blk *b, const bn_time_us *t, long n, double x0, double x1, bool ok,
-		    blk_fn fn, void *user)
-{
-	for (long k = 0, j; k < n; k = j) {
-		blk_to(b, t[k], fn, user);
-		j = bn_first_at(t, k + 1, n, b->t0 + b->len_us);
-		bn_rsum_add(&b->sum[0], x0, j - k);
-		bn_rsum_add(&b->sum[1], x1, j - k);
-		b->n += j - k;
-		if (!ok)
-			b->ok = false;
-	}
 }
 
 /* ---- a sliding average over a fixed window of bins ---- */
@@ -377,7 +165,7 @@ struct idev_priv {
 	bn_time_us lim_us;
 	bool on;
 	bool any;
-	struct blk b;
+	struct bn_block b;
 	long n_blk;
 	double max_i;
 	long max_n;
@@ -408,11 +196,13 @@ static void idev_avg(void *user, bn_time_us t_end, double i, double unused, long
 		p->max_avg = i;
 }
 
-static void idev_blk(void *user, const struct blk *b)
+static void idev_blk(void *user, const struct bn_block *b)
 {
 	struct idev_priv *p = user;
-	double i = blk_mean(b, 0);
+	double i = bn_block_mean(b, 0);
 
+	if (!bn_block_full(b))
+		return;
 	p->n_blk++;
 	if (i > p->max_i) {
 		p->max_i = i;
@@ -428,7 +218,7 @@ static void idev_event(void *priv, const struct bn_cev *ev)
 	if (ev->kind == BN_CEV_VBUS_ON && !p->on) {
 		p->on = true;
 		slide_start(&p->avg, ev->t_us, bn_time_to_s(p->lim_us));
-		blk_start(&p->b, ev->t_us, block_us(p->ctx));
+		bn_block_start(&p->b, ev->t_us, bn_block_len_us(p->ctx));
 	} else if (ev->kind == BN_CEV_VBUS_OFF && p->on) {
 		/* the block cut short by the end of the session never held long enough */
 		p->on = false;
@@ -446,7 +236,7 @@ static void idev_hold(void *priv, const bn_time_us *t, long n, const struct bn_s
 		p->t_first = t[0];
 	p->any = true;
 	p->t_last = t[n - 1];
-	blk_run(&p->b, t, n, i, 0.0, true, idev_blk, p);
+	bn_block_run(&p->b, t, n, i, 0.0, true, idev_blk, p);
 	slide_hold(&p->avg, t, n, i, 0.0, idev_avg, p);
 }
 
@@ -470,7 +260,7 @@ static void idev_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 		bn_result_window(res, p->t_first, p->t_last);
 		return;
 	}
-	judge_extreme(res, p->ctx, BN_CH_IBUS, p->max_i, 1.0, p->max_n, p->n_blk, NAN, p->imax_a, "A");
+	bn_judge_extreme(res, p->ctx, BN_CH_IBUS, p->max_i, 1.0, p->max_n, p->n_blk, NAN, p->imax_a, "A");
 	bn_result_window(res, p->t_first, p->t_last);
 	if (!isinf(p->max_avg))
 		bn_result_figure(res, "max_avg_tvbus_avg", p->max_avg, "A");
@@ -559,16 +349,15 @@ struct droop_priv {
 	double thr_v, isusp_a, window_s;
 	bn_time_us settle_us, block_us;
 	bool session, on;            /* the bench's session; VBUS measured valid in it */
-	struct vbus_valid vv;
+	struct bn_vvalid vv;
 	struct slide avg;            /* VBUS, IBUS over TVBUS_AVG, sliding */
 	bool any_eval;
 	bn_time_us t_first, t_last;
 	struct spell sp[SP_N];
 	double min_avg_v;            /* lowest average while drawing */
 	/* figures: consecutive TVBUS_AVG blocks of IBUS from the bench's VBUS on */
-	bn_time_us t_on, blk_t0;
-	struct bn_rsum blk_sum;
-	long blk_n;
+	bn_time_us t_on;
+	struct bn_block fig;
 	bool have_blk;
 	double last_blk, anchor, peak;
 	bn_time_us t_change;
@@ -591,7 +380,7 @@ static void droop_begin(void *priv, const struct bn_check_ctx *ctx)
 	for (int k = 0; k < SP_N; k++)
 		p->sp[k].worst_us = -1;
 	p->min_avg_v = INFINITY;
-	vv_init(&p->vv, ctx, p->isusp_a + u_lvl(ctx, BN_CH_IBUS, p->isusp_a, 1));
+	bn_vvalid_init(&p->vv, ctx, p->isusp_a + bn_level_U(ctx, BN_CH_IBUS, p->isusp_a, 1));
 }
 
 static void droop_avg(void *user, bn_time_us t_end, double v, double i, long n)
@@ -599,7 +388,7 @@ static void droop_avg(void *user, bn_time_us t_end, double v, double i, long n)
 	struct droop_priv *p = user;
 	/* The average's U: noise shrinks over the window's samples, the
 	 * offset and gain of the converter do not. */
-	double uv = u_lvl(p->ctx, BN_CH_VBUS, v, n), ui = u_lvl(p->ctx, BN_CH_IBUS, i, n);
+	double uv = bn_level_U(p->ctx, BN_CH_VBUS, v, n), ui = bn_level_U(p->ctx, BN_CH_IBUS, i, n);
 
 	if (!p->any_eval)
 		p->t_first = t_end;
@@ -615,9 +404,11 @@ static void droop_avg(void *user, bn_time_us t_end, double v, double i, long n)
 		p->min_avg_v = v;
 }
 
-static void droop_block_done(struct droop_priv *p, bn_time_us t_end)
+static void droop_block_done(void *user, const struct bn_block *b)
 {
-	double a = bn_rsum_total(&p->blk_sum) / (double)p->blk_n;
+	struct droop_priv *p = user;
+	bn_time_us t_end = b->t0 + b->len_us;
+	double a = bn_rsum_total(&b->sum[0]) / (double)b->n;
 
 	if (!p->any_blk) {
 		p->anchor = p->peak = a;
@@ -656,27 +447,14 @@ static void droop_event(void *priv, const struct bn_cev *ev)
 
 	if (ev->kind == BN_CEV_VBUS_ON && !p->session) {
 		p->session = true;
-		vv_restart(&p->vv);
-		p->t_on = p->blk_t0 = ev->t_us;
-		p->blk_sum = (struct bn_rsum){ 0 };
-		p->blk_n = 0;
+		bn_vvalid_restart(&p->vv);
+		p->t_on = ev->t_us;
+		bn_block_start(&p->fig, ev->t_us, p->block_us);
 		p->any_blk = p->have_blk = false;
 		p->backoffs = 0;
 	} else if (ev->kind == BN_CEV_VBUS_OFF && p->session) {
 		p->session = false;
 		droop_stop(p);
-	}
-}
-
-/* Close the blocks that end at or before t. */
-static void droop_blocks_to(struct droop_priv *p, bn_time_us t)
-{
-	while (t >= p->blk_t0 + p->block_us) {
-		if (p->blk_n > 0)
-			droop_block_done(p, p->blk_t0 + p->block_us);
-		p->blk_t0 += p->block_us;
-		p->blk_sum = (struct bn_rsum){ 0 };
-		p->blk_n = 0;
 	}
 }
 
@@ -698,16 +476,11 @@ static void droop_hold(void *priv, const bn_time_us *t, long n, const struct bn_
 	if (!p->session)
 		return;
 	/* the figures: every sample of the session */
-	for (long a = 0, j; a < n; a = j) {
-		droop_blocks_to(p, t[a]);
-		j = bn_first_at(t, a + 1, n, p->blk_t0 + p->block_us);
-		bn_rsum_add(&p->blk_sum, i, j - a);
-		p->blk_n += j - a;
-	}
+	bn_block_run(&p->fig, t, n, i, 0.0, true, droop_block_done, p);
 	/* the verdict: from VBUS measured valid; the average starts at the
 	 * sample that confirms it */
 	was = p->vv.valid;
-	k = vv_run(&p->vv, s->v[BN_CH_VBUS], i, t, n);
+	k = bn_vvalid_run(&p->vv, s->v[BN_CH_VBUS], i, t, n);
 	droop_run(p, t, k, s);
 	if (k == n)
 		return;
@@ -799,7 +572,7 @@ static const struct bn_rule rule_droop = {
 struct draw_low {
 	const struct bn_check_ctx *ctx;
 	double isusp_a, draw_a;    /* ISUSP max, and the threshold a sample must pass */
-	struct blk b;              /* sum[0]: the level, sum[1]: IBUS */
+	struct bn_block b;              /* sum[0]: the level, sum[1]: IBUS */
 	bool any;
 	long n_blk;
 	double min_v, i_at_min;
@@ -815,15 +588,17 @@ static void dl_begin(struct draw_low *d, const struct bn_check_ctx *ctx)
 	 * a channel whose accuracy is estimated from the data has it only at
 	 * the end: its threshold is then plain ISUSP, and dl_judge checks the
 	 * block it found with the estimate. */
-	d->draw_a = d->isusp_a + u_lvl(ctx, BN_CH_IBUS, d->isusp_a, 1);
+	d->draw_a = d->isusp_a + bn_level_U(ctx, BN_CH_IBUS, d->isusp_a, 1);
 	d->min_v = INFINITY;
 }
 
-static void dl_blk(void *user, const struct blk *b)
+static void dl_blk(void *user, const struct bn_block *b)
 {
 	struct draw_low *d = user;
-	double v = blk_mean(b, 0);
+	double v = bn_block_mean(b, 0);
 
+	if (!bn_block_full(b))
+		return;
 	if (!d->any)
 		d->t_first = b->t0;
 	d->any = true;
@@ -831,7 +606,7 @@ static void dl_blk(void *user, const struct blk *b)
 	d->t_last = b->t0 + b->len_us;
 	if (v < d->min_v) {
 		d->min_v = v;
-		d->i_at_min = blk_mean(b, 1);
+		d->i_at_min = bn_block_mean(b, 1);
 		d->n_at_min = b->n;
 		d->t_min = b->t0;
 	}
@@ -841,10 +616,10 @@ static void dl_blk(void *user, const struct blk *b)
  * out not to draw more than ISUSP within U (the verdict is then set). */
 static bool dl_judge(struct draw_low *d, struct bn_result *res, enum bn_chan ch, double min, const char *unit)
 {
-	judge_extreme(res, d->ctx, ch, d->min_v, 1.0, d->n_at_min, d->n_blk, min, NAN, unit);
+	bn_judge_extreme(res, d->ctx, ch, d->min_v, 1.0, d->n_at_min, d->n_blk, min, NAN, unit);
 	bn_result_window(res, d->t_first, d->t_last);
 	if (res->verdict == BN_VERDICT_FAIL &&
-	    !(d->i_at_min - u_lvl(d->ctx, BN_CH_IBUS, d->i_at_min, d->n_at_min) > d->isusp_a)) {
+	    !(d->i_at_min - bn_level_U(d->ctx, BN_CH_IBUS, d->i_at_min, d->n_at_min) > d->isusp_a)) {
 		bn_result_window(res, d->t_min, d->t_min + d->b.len_us);
 		bn_result_inconclusive(res, "%.3f %s at %.3f s, but the draw then (%.2f mA) is not above "
 				       "ISUSP max by more than its U", d->min_v, unit,
@@ -876,7 +651,7 @@ static void shtdwn_event(void *priv, const struct bn_cev *ev)
 
 	if (ev->kind == BN_CEV_VBUS_ON && !p->on) {
 		p->on = true;
-		blk_start(&p->d.b, ev->t_us, block_us(p->d.ctx));
+		bn_block_start(&p->d.b, ev->t_us, bn_block_len_us(p->d.ctx));
 	} else if (ev->kind == BN_CEV_VBUS_OFF) {
 		p->on = false;
 	}
@@ -888,7 +663,7 @@ static void shtdwn_hold(void *priv, const bn_time_us *t, long n, const struct bn
 
 	if (!p->on)
 		return;
-	blk_run(&p->d.b, t, n, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS], s->v[BN_CH_IBUS] > p->d.draw_a,
+	bn_block_run(&p->d.b, t, n, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS], s->v[BN_CH_IBUS] > p->d.draw_a,
 		dl_blk, &p->d);
 }
 
@@ -946,7 +721,7 @@ struct dphold_priv {
 	bool gnd_unknown;
 	bn_time_us grace_us;
 	bool on;
-	struct vbus_valid vv;
+	struct bn_vvalid vv;
 };
 
 static void dphold_begin(void *priv, const struct bn_check_ctx *ctx)
@@ -959,11 +734,9 @@ static void dphold_begin(void *priv, const struct bn_check_ctx *ctx)
 	 * finish detection, the same TSVLD_CON_PWD, from VBUS valid. */
 	p->grace_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSVLD_CON_PWD"));
 	/* VDP_SRC is the device's source: judged in its own ground. */
-	if (ctx->meas[BN_CH_DP].gnd == BN_GND_PORT) {
-		p->gnd_unknown = isnan(ctx->gnd_offset_v);
-		p->gnd_v = p->gnd_unknown ? 0 : ctx->gnd_offset_v;
-	}
-	vv_init(&p->vv, ctx, p->d.draw_a);
+	p->gnd_unknown = bn_gnd_unknown(ctx, BN_CH_DP);
+	p->gnd_v = bn_gnd_shift_v(ctx, BN_CH_DP);
+	bn_vvalid_init(&p->vv, ctx, p->d.draw_a);
 }
 
 static void dphold_event(void *priv, const struct bn_cev *ev)
@@ -972,8 +745,8 @@ static void dphold_event(void *priv, const struct bn_cev *ev)
 
 	if (ev->kind == BN_CEV_VBUS_ON && !p->on) {
 		p->on = true;
-		vv_restart(&p->vv);
-		blk_start(&p->d.b, ev->t_us, block_us(p->d.ctx));
+		bn_vvalid_restart(&p->vv);
+		bn_block_start(&p->d.b, ev->t_us, bn_block_len_us(p->d.ctx));
 	} else if (ev->kind == BN_CEV_VBUS_OFF) {
 		p->on = false;
 	}
@@ -987,8 +760,8 @@ static void dphold_run(struct dphold_priv *p, const bn_time_us *t, long n, const
 	bool draw = i > p->d.draw_a;
 	long k = p->vv.valid ? bn_first_at(t, 0, n, p->vv.t_valid + p->grace_us) : n;
 
-	blk_run(&p->d.b, t, k, dp, i, false, dl_blk, &p->d);
-	blk_run(&p->d.b, t + k, n - k, dp, i, draw, dl_blk, &p->d);
+	bn_block_run(&p->d.b, t, k, dp, i, false, dl_blk, &p->d);
+	bn_block_run(&p->d.b, t + k, n - k, dp, i, draw, dl_blk, &p->d);
 }
 
 static void dphold_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
@@ -998,7 +771,7 @@ static void dphold_hold(void *priv, const bn_time_us *t, long n, const struct bn
 
 	if (!p->on)
 		return;
-	k = vv_run(&p->vv, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS], t, n);
+	k = bn_vvalid_run(&p->vv, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS], t, n);
 	/* the sample that confirms a change sees the new state */
 	dphold_run(p, t, k, s);
 	dphold_run(p, t + k, n - k, s);

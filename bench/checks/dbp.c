@@ -33,7 +33,7 @@
  *                 1 kHz) while unconnected, aligned to VBUS on or to the
  *                 event that began the unconnected stretch. The highest of
  *                 many blocks passes with one block's U and fails only beyond
- *                 the U of the largest of their noises (judge_extreme); so
+ *                 the U of the largest of their noises (bn_judge_extreme); so
  *                 does the worst pair of 1 s averages.
  *   con_wkb       at ISUSP: a 1 s average below ISUSP max by more than its U;
  *                 above it by more than U is drawing; between, the verdict at
@@ -48,7 +48,7 @@
 
 #include "checks/check.h"
 #include "checks/hold.h"
-#include "checks/persist.h"
+#include "checks/level.h"
 #include "checks/rules.h"
 
 /* Testers sample every 1 ms. */
@@ -57,110 +57,6 @@
 #define SESSION_EVENTS (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF))
 #define CONNECT_EVENTS (BN_CEV_BIT(BN_CEV_CONNECT) | BN_CEV_BIT(BN_CEV_DISCONNECT))
 
-/* ---- uncertainty and persistence ---- */
-
-/* Expanded uncertainty (k = 2) of a level on ch: one sample, or the mean
- * of n. */
-static double u_lvl(const struct bn_check_ctx *ctx, enum bn_chan ch, double v, long n)
-{
-	double u = bn_ctx_u_level(ctx, ch, v, n);
-
-	return bn_u_expand(1, &u);
-}
-
-/* The coverage factor for the largest of n_blk independent noises: the k
- * with P(all n_blk below k sigma) = P(one below BN_MEAS_K sigma). 2 for one
- * block, about 4.6 for 1e4, 5.3 for 4e5. */
-static double k_extreme(long n_blk)
-{
-	double q = -expm1(log(1.0 - 0.5 * erfc(BN_MEAS_K / sqrt(2.0))) / (double)(n_blk > 1 ? n_blk : 1));
-	double lo = BN_MEAS_K, hi = 40.0;
-
-	/* the upper tail 0.5 erfc(k / sqrt 2) falls with k: bisect for q */
-	for (int i = 0; i < 60; i++) {
-		double mid = 0.5 * (lo + hi);
-
-		if (0.5 * erfc(mid / sqrt(2.0)) > q)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Judge the extreme block mean v (the highest against max, or the lowest
- * against min) of n_blk blocks of n samples on ch; scale (0, 1]: the mean
- * counts only that fraction of its samples, the rest as exact zeros (1:
- * all of them). Picking the extreme of
- * many noisy means picks their noise too, but only one way: the true
- * extreme block lies within one block's U of its own mean, so a pass needs
- * the plain U; the block that measured most extreme is the one whose noise
- * went furthest out, so a failure needs the noise part of U widened to the
- * largest of n_blk noises (k_extreme). Between the two: inconclusive. */
-static void judge_extreme(struct bn_result *res, const struct bn_check_ctx *ctx, enum bn_chan ch, double v,
-			  double scale, long n, long n_blk, double min, double max, const char *unit)
-{
-	double u = scale * bn_ctx_u_level(ctx, ch, v / scale, n);
-	/* what no average removes: offset, gain (and an undithered step) */
-	double u_sys = scale * bn_ctx_u_level(ctx, ch, v / scale, 1L << 40);
-	double u_rnd2 = u * u - u_sys * u_sys, k = k_extreme(n_blk), u_fail;
-
-	bn_result_judge_u(res, v, BN_MEAS_K * u, min, max, unit);
-	if (res->verdict != BN_VERDICT_FAIL || !strcmp(res->decision, "simple"))
-		return;
-	u_fail = sqrt(BN_MEAS_K * BN_MEAS_K * u_sys * u_sys + k * k * (u_rnd2 > 0 ? u_rnd2 : 0));
-	if (-res->margin > u_fail)
-		return;
-	bn_result_inconclusive(res, "within measurement uncertainty (U = %.4g %s as the %s of %ld block "
-			       "means): measured %.4g %s, outside the limit by %.4g %s", u_fail, unit,
-			       isnan(min) ? "highest" : "lowest", n_blk, v, unit, -res->margin, unit);
-}
-
-/* Expanded uncertainty of a time between two step edges, on channels a
- * and b (the sample period, the clock's jitter). */
-static double u_time2(const struct bn_check_ctx *ctx, enum bn_chan a, enum bn_chan b)
-{
-	double u[2] = { bn_ctx_u_edge(ctx, a, 0), bn_ctx_u_edge(ctx, b, 0) };
-
-	return bn_u_expand(2, u);
-}
-
-/* bn_persist_feed() over a run of n equal samples at t[0..n-1], sample by
- * sample: the index of the sample at which the state changed (*t_change
- * the change's first sample), n if none. */
-static long persist_run(struct bn_persist *p, bool raw, const bn_time_us *t, long n, bn_time_us *t_change)
-{
-	long need, k;
-
-	if (raw == p->state) {
-		p->pending = false;
-		return n;
-	}
-	if (!p->pending) {
-		p->pending = true;
-		p->t_first = t[0];
-		p->n = 0;
-	}
-	/* sample k confirms once p->n + k + 1 >= min_n and it is hold_us on */
-	need = p->min_n - p->n - 1;
-	k = bn_first_at(t, need > 0 ? need : 0, n, p->t_first + p->hold_us);
-	if (k >= n) {
-		p->n += n;
-		return n;
-	}
-	p->state = raw;
-	p->pending = false;
-	*t_change = p->t_first;
-	return k;
-}
-
-/* The mean of n samples summed in r: a run of one value is that value
- * (n * v / n need not be v: a draw of exactly IUNIT is not above it). */
-static double rsum_mean(const struct bn_rsum *r, long n)
-{
-	return r->done == 0 && r->n == n ? r->v : bn_rsum_total(r) / (double)n;
-}
-
 /* What every DBP rule tracks. */
 struct dbp_state {
 	const struct bn_check_ctx *ctx;
@@ -168,10 +64,9 @@ struct dbp_state {
 	bn_time_us hold_us;        /* TVDPSRC_ON min */
 	double gnd_v;              /* subtracted from D+ for the device's ground */
 	bool gnd_unknown;
-	double valid_v;            /* VBUS valid: above this (U included) */
 	bool on, connected;
 	bn_time_us t_on;
-	struct bn_persist vbus;    /* VBUS above valid_v */
+	struct bn_vvalid vv;       /* its first valid in a session is the attach */
 	bool attached;
 	bn_time_us t_att;
 	/* VBUS was valid from the session's first sample, which came later
@@ -186,18 +81,14 @@ struct dbp_state {
 
 static void st_begin(struct dbp_state *st, const struct bn_check_ctx *ctx)
 {
-	double sv = bn_limits_max(ctx->lim, "VOTG_SESS_VLD");
-
 	st->ctx = ctx;
 	st->vdp_min = bn_limits_min(ctx->lim, "VDP_SRC");
 	st->vdp_max = bn_limits_max(ctx->lim, "VDP_SRC");
 	st->hold_us = bn_time_from_s(bn_limits_min(ctx->lim, "TVDPSRC_ON"));
-	st->valid_v = sv + u_lvl(ctx, BN_CH_VBUS, sv, 1);
-	if (ctx->meas[BN_CH_DP].gnd == BN_GND_PORT) {
-		st->gnd_unknown = isnan(ctx->gnd_offset_v);
-		st->gnd_v = st->gnd_unknown ? 0 : ctx->gnd_offset_v;
-	}
-	bn_persist_init(&st->vbus, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
+	/* VBUS going off is the bench's event here: no draw keeps it on */
+	bn_vvalid_init(&st->vv, ctx, INFINITY);
+	st->gnd_unknown = bn_gnd_unknown(ctx, BN_CH_DP);
+	st->gnd_v = bn_gnd_shift_v(ctx, BN_CH_DP);
 	bn_persist_init(&st->rng, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
 	st->period_us = ctx->rate_hz > 0 ? (bn_time_us)ceil(1e6 / ctx->rate_hz) : 0;
 }
@@ -214,7 +105,7 @@ static bool st_event(struct dbp_state *st, const struct bn_cev *ev)
 		st->connected = false;
 		st->attached = false;
 		st->seen_first = false;
-		bn_persist_init(&st->vbus, st->vbus.hold_us, st->vbus.min_n, false);
+		bn_vvalid_restart(&st->vv);
 		bn_persist_init(&st->rng, st->rng.hold_us, st->rng.min_n, false);
 		return true;
 	case BN_CEV_VBUS_OFF:
@@ -237,19 +128,19 @@ static bool st_event(struct dbp_state *st, const struct bn_cev *ev)
 static void st_sample(struct dbp_state *st, bn_time_us t, const struct bn_sample *s)
 {
 	double dp = s->v[BN_CH_DP] - st->gnd_v;
+	bool changed = bn_vvalid_run(&st->vv, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS], &t, 1) < 1;
 	bn_time_us tc;
 
 	if (!st->seen_first) {
 		st->seen_first = true;
 		st->t_first_s = t;
 	}
-	if (bn_persist_feed(&st->vbus, s->v[BN_CH_VBUS] > st->valid_v, t, t, 1, &tc) && st->vbus.state &&
-	    !st->attached) {
+	if (changed && st->vv.valid && !st->attached) {
 		st->attached = true;
-		st->t_att = tc;
+		st->t_att = st->vv.t_valid;
 		/* valid from the first sample, and that sample more than a
 		 * period or two after the command: the rise was not captured */
-		st->att_unseen = tc == st->t_first_s && tc - st->t_on > 2 * st->period_us;
+		st->att_unseen = st->t_att == st->t_first_s && st->t_att - st->t_on > 2 * st->period_us;
 	}
 	if (bn_persist_feed(&st->rng, dp >= st->vdp_min && dp <= st->vdp_max, t, t, 1, &tc)) {
 		if (st->rng.state)
@@ -265,7 +156,7 @@ static long st_dp_run(struct dbp_state *st, const bn_time_us *t, long n, double 
 {
 	double dp = dp_raw - st->gnd_v;
 	bn_time_us tc = 0;
-	long k = persist_run(&st->rng, dp >= st->vdp_min && dp <= st->vdp_max, t, n, &tc);
+	long k = bn_persist_run(&st->rng, dp >= st->vdp_min && dp <= st->vdp_max, t, n, &tc);
 
 	if (k < n) {
 		if (st->rng.state)
@@ -296,6 +187,20 @@ static void st_att_check(const struct dbp_state *st, struct bn_result *res, doub
 			       bn_time_to_s(st->t_att - st->t_on), d, early);
 }
 
+/* The rules timed from attach cannot without one (session_seen: the
+ * bench turned VBUS on). */
+static bool st_unattached(const struct dbp_state *st, bool session_seen, bn_time_us t_end_us,
+			  struct bn_result *res)
+{
+	if (session_seen && st->attached)
+		return false;
+	bn_result_inconclusive(res, session_seen ? "VBUS was never measured valid (above %.3f V)"
+						 : "VBUS was never on (above %.3f V)",
+			       st->vv.on_v);
+	bn_result_window(res, 0, t_end_us);
+	return true;
+}
+
 /* The rules that judge D+ levels cannot when the device's ground is not
  * known against the port's (D+ measured against the port's). */
 static bool st_gnd_inconclusive(const struct dbp_state *st, struct bn_result *res)
@@ -307,11 +212,11 @@ static bool st_gnd_inconclusive(const struct dbp_state *st, struct bn_result *re
 	return true;
 }
 
-/* Consecutive fixed windows of IBUS. */
+/* Consecutive fixed windows of IBUS, summed over the samples with D+ not
+ * at VDP_SRC (the rest count as exact zeros). */
 struct win1s {
 	bn_time_us len_us, t0;
-	struct bn_rsum sum;
-	struct bn_rsum sum_off;    /* IBUS summed over the samples with D+ not at VDP_SRC */
+	struct bn_rsum sum_off;
 	long n, n_off;
 	bool open;
 };
@@ -319,7 +224,7 @@ struct win1s {
 static void win_start(struct win1s *w, bn_time_us t0)
 {
 	w->t0 = t0;
-	w->sum = w->sum_off = (struct bn_rsum){ 0 };
+	w->sum_off = (struct bn_rsum){ 0 };
 	w->n = w->n_off = 0;
 	w->open = true;
 }
@@ -392,13 +297,8 @@ static void vdpon_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	struct vdpon_priv *p = priv;
 	double lim = bn_time_to_s(p->deadline_us);
 
-	if (!p->session_seen || !p->st.attached) {
-		bn_result_inconclusive(res, p->session_seen ? "VBUS was never measured valid (above %.3f V)"
-							    : "VBUS was never on (above %.3f V)",
-				       p->st.valid_v);
-		bn_result_window(res, 0, t_end_us);
+	if (st_unattached(&p->st, p->session_seen, t_end_us, res))
 		return;
-	}
 	if (st_gnd_inconclusive(&p->st, res)) {
 		bn_result_window(res, p->st.t_att, p->st.t_att + p->deadline_us);
 		return;
@@ -407,7 +307,7 @@ static void vdpon_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	if (p->decided) {
 		double d = bn_time_to_s(p->onset - p->st.t_att);
 
-		bn_result_judge_u(res, d, u_time2(p->st.ctx, BN_CH_VBUS, BN_CH_DP), NAN, lim, "s");
+		bn_result_judge_u(res, d, bn_span_U(p->st.ctx, BN_CH_VBUS, BN_CH_DP), NAN, lim, "s");
 		st_att_check(&p->st, res, d, lim);
 		if (res->verdict == BN_VERDICT_FAIL)
 			bn_result_fail(res, "VDP_SRC came on only %.3f s after VBUS valid (D+ was %.3f V%s at %.3f s)",
@@ -457,10 +357,7 @@ struct iunit_priv {
 	struct dbp_state st;
 	double imax;
 	bn_time_us blk_us;
-	/* the block being filled: [b_t0, b_t0 + blk_us) */
-	bn_time_us b_t0;
-	struct bn_rsum b_sum;
-	long b_n;
+	struct bn_block b;
 	bool any;
 	long n_blk;
 	double max_i;
@@ -471,22 +368,11 @@ struct iunit_priv {
 static void iunit_begin(void *priv, const struct bn_check_ctx *ctx)
 {
 	struct iunit_priv *p = priv;
-	bn_time_us n_us = ctx->rate_hz > 0 ? (bn_time_us)ceil(BN_PERSIST_MIN_SAMPLES * 1e6 / ctx->rate_hz) : 0;
 
 	st_begin(&p->st, ctx);
 	p->imax = bn_limits_max(ctx->lim, "IUNIT");
-	/* the level persistence, and at least BN_PERSIST_MIN_SAMPLES samples */
-	p->blk_us = n_us > BN_PERSIST_LEVEL_US ? n_us : BN_PERSIST_LEVEL_US;
+	p->blk_us = bn_block_len_us(ctx);
 	p->max_i = -INFINITY;
-}
-
-/* A new unconnected stretch (or none): the block cut short is dropped, it
- * never held long enough. */
-static void iunit_blk_start(struct iunit_priv *p, bn_time_us t0)
-{
-	p->b_t0 = t0;
-	p->b_sum = (struct bn_rsum){ 0 };
-	p->b_n = 0;
 }
 
 static void iunit_event(void *priv, const struct bn_cev *ev)
@@ -494,31 +380,30 @@ static void iunit_event(void *priv, const struct bn_cev *ev)
 	struct iunit_priv *p = priv;
 
 	st_event(&p->st, ev);
+	/* A new unconnected stretch (or none): the block cut short is
+	 * dropped, it never held long enough. */
 	if (ev->kind == BN_CEV_VBUS_ON || ev->kind == BN_CEV_VBUS_OFF || ev->kind == BN_CEV_CONNECT ||
 	    ev->kind == BN_CEV_DISCONNECT)
-		iunit_blk_start(p, ev->t_us);
+		bn_block_start(&p->b, ev->t_us, p->blk_us);
 }
 
-/* Close the block if it ended at or before t. */
-static void iunit_blk_to(struct iunit_priv *p, bn_time_us t)
+static void iunit_blk(void *user, const struct bn_block *b)
 {
-	if (t < p->b_t0 + p->blk_us)
-		return;
-	if (p->b_n >= BN_PERSIST_MIN_SAMPLES) {
-		double i = rsum_mean(&p->b_sum, p->b_n);
+	struct iunit_priv *p = user;
+	double i = bn_block_mean(b, 0);
 
-		if (!p->any)
-			p->t_first = p->b_t0;
-		p->any = true;
-		p->n_blk++;
-		p->t_last = p->b_t0 + p->blk_us;
-		if (i > p->max_i) {
-			p->max_i = i;
-			p->max_n = p->b_n;
-			p->t_max = p->b_t0;
-		}
+	if (!bn_block_full(b))
+		return;
+	if (!p->any)
+		p->t_first = b->t0;
+	p->any = true;
+	p->n_blk++;
+	p->t_last = b->t0 + b->len_us;
+	if (i > p->max_i) {
+		p->max_i = i;
+		p->max_n = b->n;
+		p->t_max = b->t0;
 	}
-	iunit_blk_start(p, p->b_t0 + (t - p->b_t0) / p->blk_us * p->blk_us);
 }
 
 static void iunit_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
@@ -527,12 +412,7 @@ static void iunit_hold(void *priv, const bn_time_us *t, long n, const struct bn_
 
 	if (!p->st.on || p->st.connected)
 		return;
-	for (long k = 0, j; k < n; k = j) {
-		iunit_blk_to(p, t[k]);
-		j = bn_first_at(t, k + 1, n, p->b_t0 + p->blk_us);
-		bn_rsum_add(&p->b_sum, s->v[BN_CH_IBUS], j - k);
-		p->b_n += j - k;
-	}
+	bn_block_run(&p->b, t, n, s->v[BN_CH_IBUS], 0.0, true, iunit_blk, p);
 }
 
 static void iunit_sample(void *priv, bn_time_us t, const struct bn_sample *s)
@@ -550,7 +430,7 @@ static void iunit_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 		bn_result_window(res, 0, t_end_us);
 		return;
 	}
-	judge_extreme(res, p->st.ctx, BN_CH_IBUS, p->max_i, 1.0, p->max_n, p->n_blk, NAN, p->imax, "A");
+	bn_judge_extreme(res, p->st.ctx, BN_CH_IBUS, p->max_i, 1.0, p->max_n, p->n_blk, NAN, p->imax, "A");
 	bn_result_window(res, p->t_first, p->t_last);
 	if (res->verdict == BN_VERDICT_FAIL) {
 		bn_result_window(res, p->t_max, p->t_max + p->blk_us);
@@ -633,10 +513,10 @@ static void isusp_event(void *priv, const struct bn_cev *ev)
 
 static void isusp_close(struct isusp_priv *p)
 {
-	double a = rsum_mean(&p->w.sum_off, p->w.n);
+	double a = bn_rsum_mean(&p->w.sum_off, p->w.n);
 	/* The average counts the samples at VDP_SRC as exact zeros: it is the
 	 * fraction f of the samples off VDP_SRC times their own mean, and so
-	 * is its U (judge_extreme). */
+	 * is its U (bn_judge_extreme). */
 	double f = (double)p->w.n_off / (double)p->w.n;
 
 	p->windows++;
@@ -680,7 +560,6 @@ static void isusp_run(struct isusp_priv *p, const bn_time_us *t, long n, double 
 	for (long k = 0, j; k < n; k = j) {
 		isusp_windows_to(p, t[k]);
 		j = bn_first_at(t, k + 1, n, p->w.t0 + p->w.len_us);
-		bn_rsum_add(&p->w.sum, i, j - k);
 		p->w.n += j - k;
 		if (!p->st.rng.state) {
 			bn_rsum_add(&p->w.sum_off, i, j - k);
@@ -723,7 +602,7 @@ static void isusp_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	}
 	bn_result_figure(res, "windows", (double)p->windows, "");
 	if (p->worst_n > 0)
-		judge_extreme(res, p->st.ctx, BN_CH_IBUS, p->worst, p->worst_f, p->worst_n, p->windows - 1, NAN,
+		bn_judge_extreme(res, p->st.ctx, BN_CH_IBUS, p->worst, p->worst_f, p->worst_n, p->windows - 1, NAN,
 			      p->isusp, "A");
 	else	/* at VDP_SRC all along: exact zeros */
 		bn_result_judge_u(res, p->worst, 0, NAN, p->isusp, "A");
@@ -767,7 +646,8 @@ struct wkb_priv {
 	double isusp;
 	bn_time_us deadline_us;
 	bool session_seen, decided, late;
-	struct win1s w;
+	bn_time_us win_us;      /* TSUSP_AVG max */
+	struct bn_block w;      /* its windows of IBUS, from VBUS on */
 	enum quiet q;           /* the last full window */
 	double q_a, q_u;
 	bn_time_us quiet_since, t_connect, t_last;
@@ -782,7 +662,7 @@ static void wkb_begin(void *priv, const struct bn_check_ctx *ctx)
 	st_begin(&p->st, ctx);
 	p->isusp = bn_limits_max(ctx->lim, "ISUSP");
 	p->deadline_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSVLD_CON_WKB"));
-	p->w.len_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSUSP_AVG"));
+	p->win_us = bn_time_from_s(bn_limits_max(ctx->lim, "TSUSP_AVG"));
 }
 
 static void wkb_event(void *priv, const struct bn_cev *ev)
@@ -795,7 +675,7 @@ static void wkb_event(void *priv, const struct bn_cev *ev)
 		return;
 	if (st_event(&p->st, ev)) {
 		p->session_seen = true;
-		win_start(&p->w, ev->t_us);
+		bn_block_start(&p->w, ev->t_us, p->win_us);
 	}
 	if (ev->kind == BN_CEV_CONNECT && p->st.on)
 		p->t_connect = ev->t_us;
@@ -824,23 +704,19 @@ static bool wkb_ok_now(struct wkb_priv *p)
 	return false;
 }
 
-/* Judge the windows that end at or before t. */
-static void wkb_windows_to(struct wkb_priv *p, bn_time_us t)
+/* Judge a window that ended. */
+static void wkb_window(void *user, const struct bn_block *w)
 {
-	while (t >= p->w.t0 + p->w.len_us) {
-		if (p->w.n > 0) {
-			double a = rsum_mean(&p->w.sum, p->w.n);
-			double u = u_lvl(p->st.ctx, BN_CH_IBUS, a, p->w.n);
-			enum quiet q = a + u < p->isusp ? Q_QUIET : a - u > p->isusp ? Q_LOUD : Q_UNSURE;
+	struct wkb_priv *p = user;
+	double a = bn_block_mean(w, 0);
+	double u = bn_level_U(p->st.ctx, BN_CH_IBUS, a, w->n);
+	enum quiet q = a + u < p->isusp ? Q_QUIET : a - u > p->isusp ? Q_LOUD : Q_UNSURE;
 
-			if (q == Q_QUIET && p->q != Q_QUIET)
-				p->quiet_since = p->w.t0;
-			p->q = q;
-			p->q_a = a;
-			p->q_u = u;
-		}
-		win_start(&p->w, p->w.t0 + p->w.len_us);
-	}
+	if (q == Q_QUIET && p->q != Q_QUIET)
+		p->quiet_since = w->t0;
+	p->q = q;
+	p->q_a = a;
+	p->q_u = u;
 }
 
 /* The sample at t, past the deadline, decides. */
@@ -861,12 +737,7 @@ static void wkb_run(struct wkb_priv *p, const bn_time_us *t, long n, double i)
 	/* Samples after the one at the deadline are not seen. */
 	due = bn_first_at(t, 0, n, p->st.t_att + p->deadline_us);
 	last = due < n ? due + 1 : n;
-	for (long k = 0, j; k < last; k = j) {
-		wkb_windows_to(p, t[k]);
-		j = bn_first_at(t, k + 1, last, p->w.t0 + p->w.len_us);
-		bn_rsum_add(&p->w.sum, i, j - k);
-		p->w.n += j - k;
-	}
+	bn_block_run(&p->w, t, last, i, 0.0, true, wkb_window, p);
 	p->t_last = t[last - 1];
 	if (due < n)
 		wkb_decide(p, t[due]);
@@ -887,9 +758,7 @@ static void wkb_hold(void *priv, const bn_time_us *t, long n, const struct bn_sa
 		if (p->st.attached)
 			break;
 		p->t_last = t[k];
-		wkb_windows_to(p, t[k]);
-		bn_rsum_add(&p->w.sum, i, 1);
-		p->w.n++;
+		bn_block_run(&p->w, &t[k], 1, i, 0.0, true, wkb_window, p);
 	}
 	if (k < n)
 		wkb_run(p, t + k, n - k, i);
@@ -905,13 +774,8 @@ static void wkb_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	struct wkb_priv *p = priv;
 	double lim = bn_time_to_s(p->deadline_us);
 
-	if (!p->session_seen || !p->st.attached) {
-		bn_result_inconclusive(res, p->session_seen ? "VBUS was never measured valid (above %.3f V)"
-							    : "VBUS was never on (above %.3f V)",
-				       p->st.valid_v);
-		bn_result_window(res, 0, t_end_us);
+	if (st_unattached(&p->st, p->session_seen, t_end_us, res))
 		return;
-	}
 	bn_result_window(res, p->st.t_att, p->t_last);
 	if (!p->decided && !wkb_ok_now(p)) {
 		bn_result_inconclusive(res, "the capture (%.1f s after VBUS valid) is shorter than TSVLD_CON_WKB "

@@ -29,7 +29,7 @@
 
 #include "checks/check.h"
 #include "checks/hold.h"
-#include "checks/persist.h"
+#include "checks/level.h"
 #include "checks/rules.h"
 
 /* The testers sample every 1 ms (TVBUS_AVG note in the limits file); the
@@ -86,14 +86,19 @@ static bool ibus_of(const struct bn_sample *s, double *i)
 	return !isnan(*i);
 }
 
+/* The rule does not apply here, for this reason. */
+static void skip(struct bn_result *res, const char *why)
+{
+	res->verdict = BN_VERDICT_SKIPPED;
+	snprintf(res->reason, sizeof(res->reason), "%s", why);
+}
+
 /* A rule that needs a host: skipped where there is none. */
 static bool skip_no_host(const struct bn_check_ctx *ctx, struct bn_result *res)
 {
 	if (!no_host(ctx))
 		return false;
-	res->verdict = BN_VERDICT_SKIPPED;
-	snprintf(res->reason, sizeof(res->reason),
-		 "no host on this port (no D+ pull-down): nothing connects, configures or suspends");
+	skip(res, "no host on this port (no D+ pull-down): nothing connects, configures or suspends");
 	return true;
 }
 
@@ -345,9 +350,7 @@ static bool judge(const struct worst *r, const struct worst *lb, const struct bn
 /* U of a mean current over c->n samples. */
 static double u_avg_ibus(const struct bn_check_ctx *ctx, const struct cand *c)
 {
-	double u = bn_ctx_u_level(ctx, BN_CH_IBUS, c->v, c->n);
-
-	return bn_u_expand(1, &u);
+	return bn_level_U(ctx, BN_CH_IBUS, c->v, c->n);
 }
 
 /* A sliding average of window win_us over one phase (a stretch of the run
@@ -667,15 +670,11 @@ static void unconn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	const struct cand *c;
 
 	if (p->skip_dbp) {
-		res->verdict = BN_VERDICT_SKIPPED;
-		snprintf(res->reason, sizeof(res->reason),
-			 "a dead-battery device under Dead Battery Provision: judged by the DBP rules");
+		skip(res, "a dead-battery device under Dead Battery Provision: judged by the DBP rules");
 		return;
 	}
 	if (p->skip_no_host) {
-		res->verdict = BN_VERDICT_SKIPPED;
-		snprintf(res->reason, sizeof(res->reason),
-			 "no host on this port (no D+ pull-down): a connect cannot be seen");
+		skip(res, "no host on this port (no D+ pull-down): a connect cannot be seen");
 		return;
 	}
 	if (limit_missing(p->isusp, "ISUSP", res) || limit_missing(p->w.ok ? 0 : NAN, "TSUSP_AVG", res))
@@ -878,9 +877,7 @@ struct sentry_priv {
 	double isusp, tmax_s;
 	bool suspended, done;   /* in a suspend; its fall was found */
 	bn_time_us t_s;         /* the start of bus idle */
-	long bin;               /* the open bin, counted from t_s */
-	struct bn_rsum sum;
-	long n;
+	struct bn_block bin;    /* its bins of IBUS, from t_s */
 	struct bn_persist ps;   /* state: the draw is at or below ISUSP */
 	bool have_above;        /* a mean above ISUSP in this suspend, the last: */
 	double above_a;
@@ -925,39 +922,34 @@ static void sentry_found(struct sentry_priv *p, bn_time_us tc)
 	p->done = true;
 }
 
-/* Close the open bin, ending at t1. */
-static void sentry_feed(struct sentry_priv *p, bn_time_us t1)
+/* A bin b ends at t1 (its end, or the suspend's). */
+static void sentry_feed(struct sentry_priv *p, const struct bn_block *b, bn_time_us t1)
 {
-	bn_time_us t0 = p->t_s + p->bin * SENTRY_BIN_US, tc;
+	bn_time_us tc;
 	double a;
 	bool below;
 
-	if (!p->n || p->done)
+	if (!b->n || p->done)
 		return;
-	a = mean_a(bn_rsum_total(&p->sum), p->n);
+	a = mean_a(bn_rsum_total(&b->sum[0]), b->n);
 	below = a <= p->isusp;
 	if (below && !p->ps.pending) {
 		p->run_prev = p->have_above;
 		p->run_prev_a = p->above_a;
 		p->run_a = a;
-		p->run_n = p->n;
+		p->run_n = b->n;
 	}
 	if (!below) {
 		p->have_above = true;
 		p->above_a = a;
 	}
-	p->sum = (struct bn_rsum){ 0 };
-	p->n = 0;
-	if (bn_persist_feed(&p->ps, below, t0, t1, 1, &tc))
+	if (bn_persist_feed(&p->ps, below, b->t0, t1, 1, &tc))
 		sentry_found(p, tc);
 }
 
-static void sentry_to_bin(struct sentry_priv *p, long k)
+static void sentry_bin(void *user, const struct bn_block *b)
 {
-	if (k == p->bin)
-		return;
-	sentry_feed(p, p->t_s + (p->bin + 1) * SENTRY_BIN_US);
-	p->bin = k;
+	sentry_feed(user, b, b->t0 + b->len_us);
 }
 
 static void sentry_start(struct sentry_priv *p, bn_time_us t)
@@ -965,9 +957,7 @@ static void sentry_start(struct sentry_priv *p, bn_time_us t)
 	p->suspended = true;
 	p->done = false;
 	p->t_s = t;
-	p->bin = 0;
-	p->sum = (struct bn_rsum){ 0 };
-	p->n = 0;
+	bn_block_start(&p->bin, t, SENTRY_BIN_US);
 	p->have_above = p->run_prev = false;
 	/* persistence over bins: one bin is SENTRY_BIN_US long, SENTRY_BINS of them */
 	bn_persist_init(&p->ps, SENTRY_BIN_US, SENTRY_BINS, false);
@@ -982,7 +972,7 @@ static void sentry_stop(struct sentry_priv *p, bn_time_us t)
 	if (!p->suspended)
 		return;
 	p->suspended = false;
-	sentry_feed(p, t);
+	sentry_feed(p, &p->bin, t);
 	if (p->done)
 		return;
 	/* not (yet) below: the entry time is at least this */
@@ -1019,27 +1009,21 @@ static void sentry_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 
 	if (!p->suspended || p->done || t < p->t_s || !ibus_of(s, &i))
 		return;
-	sentry_to_bin(p, (long)((t - p->t_s) / SENTRY_BIN_US));
-	bn_rsum_add(&p->sum, i, 1);
-	p->n++;
+	bn_block_run(&p->bin, &t, 1, i, 0.0, true, sentry_bin, p);
 }
 
-/* n samples of i at t[0..n-1]: one step per bin they fall in. */
+/* n samples of i at t[0..n-1]: one step per bin they fall in (once the
+ * fall is found the bins say nothing more). */
 static void sentry_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
 {
 	struct sentry_priv *p = priv;
+	long k;
 	double i;
 
-	if (!p->suspended || !ibus_of(s, &i))
+	if (!p->suspended || p->done || !ibus_of(s, &i))
 		return;
-	for (long k = bn_first_at(t, 0, n, p->t_s), j; k < n && !p->done; k = j) {
-		sentry_to_bin(p, (long)((t[k] - p->t_s) / SENTRY_BIN_US));
-		if (p->done)
-			break;
-		j = bn_first_at(t, k + 1, n, p->t_s + (p->bin + 1) * SENTRY_BIN_US);
-		bn_rsum_add(&p->sum, i, j - k);
-		p->n += j - k;
-	}
+	k = bn_first_at(t, 0, n, p->t_s);
+	bn_block_run(&p->bin, t + k, n - k, i, 0.0, true, sentry_bin, p);
 }
 
 static void sentry_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
@@ -1840,16 +1824,12 @@ static void conn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	const struct cand *c;
 
 	if (p->skip_dbp) {
-		res->verdict = BN_VERDICT_SKIPPED;
-		snprintf(res->reason, sizeof(res->reason),
-			 "a dead-battery device under Dead Battery Provision is exempt (TDBP_VDPSRC_CON, "
-			 "TSVLD_CON_WKB: the DBP rules)");
+		skip(res, "a dead-battery device under Dead Battery Provision is exempt (TDBP_VDPSRC_CON, "
+			  "TSVLD_CON_WKB: the DBP rules)");
 		return;
 	}
 	if (p->skip_no_host) {
-		res->verdict = BN_VERDICT_SKIPPED;
-		snprintf(res->reason, sizeof(res->reason),
-			 "no host on this port (no D+ pull-down): a connect cannot be seen");
+		skip(res, "no host on this port (no D+ pull-down): a connect cannot be seen");
 		return;
 	}
 	if (limit_missing(p->tmax_s, "TSVLD_CON_PWD", res) || limit_missing(p->vsess, "VOTG_SESS_VLD", res))

@@ -8,12 +8,16 @@
  *
  * Feed it every sample (or a run of n equal samples at once, with the
  * times of the run's first and last); it says when the debounced state
- * changed and when. Memory: O(1). */
+ * changed and when. bn_persist_run takes a run with all its times and
+ * says at which sample the change came, for a rule whose hold() must
+ * treat the samples before it in the old state and the rest in the new.
+ * Memory: O(1). */
 #ifndef BN_CHECKS_PERSIST_H
 #define BN_CHECKS_PERSIST_H
 
 #include <stdbool.h>
 
+#include "checks/hold.h"
 #include "core/time.h"
 
 /* The persistences the rules use (the times a level must hold). Long
@@ -65,6 +69,36 @@ static inline bool bn_persist_feed(struct bn_persist *p, bool raw, bn_time_us t0
 		return true;
 	}
 	return false;
+}
+
+/* bn_persist_feed() over a run of n equal samples at t[0..n-1], as n
+ * calls of one sample each: the index of the sample that confirmed a
+ * change (*t_change: the change's first sample), n if none. */
+static inline long bn_persist_run(struct bn_persist *p, bool raw, const bn_time_us *t, long n,
+				  bn_time_us *t_change)
+{
+	long need, k;
+
+	if (raw == p->state) {
+		p->pending = false;
+		return n;
+	}
+	if (!p->pending) {
+		p->pending = true;
+		p->t_first = t[0];
+		p->n = 0;
+	}
+	/* sample k confirms once p->n + k + 1 >= min_n and it is hold_us on */
+	need = p->min_n - p->n - 1;
+	k = bn_first_at(t, need > 0 ? need : 0, n, p->t_first + p->hold_us);
+	if (k >= n) {
+		p->n += n;
+		return n;
+	}
+	p->state = raw;
+	p->pending = false;
+	*t_change = p->t_first;
+	return k;
 }
 
 /* A change still pending when the data ends: it never held long enough. */
