@@ -125,6 +125,11 @@ struct bn_rule {
 	/* The rule reads ctx->port or ctx->decl itself (beyond ports and
 	 * needs_decl): it cannot judge when they are unknown. */
 	bool uses_port, uses_decl;
+	/* The rule judges by itself what a capture that starts after the
+	 * attach still shows (a time known only as a bound). Otherwise, when
+	 * the attach lies before the first sample, the engine makes a
+	 * data-line rule's pass or fail inconclusive, saying so. */
+	bool judges_late_capture;
 	size_t priv_size;
 	/* priv is zeroed. */
 	void (*begin)(void *priv, const struct bn_check_ctx *ctx);

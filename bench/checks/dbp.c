@@ -332,6 +332,7 @@ static void vdpon_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 static const struct bn_rule rule_vdp_src_on = {
 	.id = "bc12.dbp.vdp_src_on",
+	.judges_late_capture = true,
 	.task = BN_TASK_DBP,
 	.title = "Dead Battery Provision: VDP_SRC on D+ within TDBP_ATT_VDPSRC of attach",
 	.clause = "CP 6.16",
@@ -442,6 +443,7 @@ static void iunit_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 static const struct bn_rule rule_iunit = {
 	.id = "bc12.dbp.iunit",
+	.judges_late_capture = true,
 	.task = BN_TASK_DBP,
 	.title = "Dead Battery Provision: at most IUNIT while unconnected (1 ms blocks)",
 	.clause = "CP 6.16",
@@ -615,6 +617,7 @@ static void isusp_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 static const struct bn_rule rule_isusp_unless_vdp = {
 	.id = "bc12.dbp.isusp_unless_vdp",
+	.judges_late_capture = true,
 	.task = BN_TASK_DBP,
 	.title = "Dead Battery Provision: unconnected, a 1 s average above ISUSP twice in a row "
 		 "only while D+ is at VDP_SRC",
@@ -806,6 +809,7 @@ static void wkb_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 static const struct bn_rule rule_con_wkb = {
 	.id = "bc12.dbp.con_wkb",
+	.judges_late_capture = true,
 	.task = BN_TASK_DBP,
 	.title = "Dead Battery Provision: connect, or fall to ISUSP, by TSVLD_CON_WKB after attach",
 	.clause = "CP 6.16",
@@ -947,6 +951,7 @@ static void vcon_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 static const struct bn_rule rule_vdpsrc_con = {
 	.id = "bc12.dbp.vdpsrc_con",
+	.judges_late_capture = true,
 	.task = BN_TASK_DBP,
 	.title = "Dead Battery Provision: connect within TDBP_VDPSRC_CON after VDP_SRC goes off",
 	.clause = "CP 6.16",

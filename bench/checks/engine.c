@@ -191,6 +191,14 @@ struct bn_checks {
 	 * sample-to-sample steps, in a log histogram, give the noise (their
 	 * median) and the resolution (the smallest step that recurs). */
 	int session;          /* moves so far */
+	/* The capture's first sample, and the first attach the bench reported
+	 * (or inferred): an attach before the capture starts means the rules
+	 * that watch what follows an attach cannot see it. */
+	bool have_first;
+	bn_time_us t_first;
+	bool have_on;
+	bn_time_us t_on;
+	bool on_inferred;
 	unsigned estimate;
 	long est_zero[BN_CH_COUNT], est_n[BN_CH_COUNT];
 	long est_bin[BN_CH_COUNT][EST_BINS];
@@ -435,6 +443,10 @@ static void flush_hold(struct bn_checks *c)
 
 void bn_checks_sample(struct bn_checks *c, bn_time_us t_us, const struct bn_sample *s)
 {
+	if (!c->have_first) {
+		c->have_first = true;
+		c->t_first = t_us;
+	}
 	if (c->have_prev && !memcmp(s, &c->prev, sizeof(*s)) && !c->ctx.no_hold) {
 		c->hold_t[c->hold_n++] = t_us;
 		if (c->hold_n == HOLD_MAX)
@@ -498,6 +510,11 @@ void bn_checks_sample_again_n(struct bn_checks *c, const bn_time_us *t, long n)
 
 void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev)
 {
+	if (ev->kind == BN_CEV_VBUS_ON && !c->have_on && (c->ctx.events & BN_CEV_BIT(ev->kind))) {
+		c->have_on = true;
+		c->t_on = ev->t_us;
+		c->on_inferred = ev->inferred;
+	}
 	if (!(c->ctx.events & BN_CEV_BIT(ev->kind)))
 		return;
 	/* Events fall between samples: the held ones come first. */
@@ -584,6 +601,31 @@ static void judge_rule(struct bn_checks *c, struct rule_inst *ri, bn_time_us t_e
 		bn_result_inconclusive(res, "would pass, but rests on a %s at %.6f s inferred from "
 				       "the samples, not reported by the bench (give the capture's "
 				       "events)", bn_cev_name(k), bn_time_to_s(ri->inferred_t[k]));
+	}
+	/* The attach came before the capture did (a capture started late, or
+	 * one that begins with VBUS already on): what follows an attach on the
+	 * data lines, and every time counted from it, is not in the data. */
+	if (c->session == 0 && c->have_on && c->have_first &&
+	    (c->t_on < c->t_first || (c->on_inferred && c->t_on == c->t_first)) &&
+	    /* the data-line rules; the current family judges levels over the
+	     * whole capture, its graces counted from VBUS measured valid */
+	    ((r->needs_channels & (1u << BN_CH_DP)) || ((r->needs_events | r->uses_events) &
+							 BN_CEV_BIT(BN_CEV_DATA_CONTACT))) &&
+	    strcmp(r->task, BN_TASK_CURRENT) && !r->judges_late_capture &&
+	    (res->verdict == BN_VERDICT_PASS || res->verdict == BN_VERDICT_FAIL)) {
+		char was[sizeof(res->reason)];
+
+		snprintf(was, sizeof(was), "%s", res->reason);
+		res->warning = false;
+		if (c->t_on < c->t_first)
+			bn_result_inconclusive(res, "the capture starts at %.3f s, after the attach at "
+					       "%.3f s: what follows the attach is not in it (would be %s%s%.120s)",
+					       bn_time_to_s(c->t_first), bn_time_to_s(c->t_on),
+					       bn_verdict_name(res->verdict), was[0] ? ": " : "", was);
+		else
+			bn_result_inconclusive(res, "the capture starts with VBUS already on: the attach "
+					       "is not in it (would be %s%s%.120s)",
+					       bn_verdict_name(res->verdict), was[0] ? ": " : "", was);
 	}
 	if ((r->needs_channels & c->implausible) &&
 	    (res->verdict == BN_VERDICT_PASS || res->verdict == BN_VERDICT_FAIL)) {

@@ -1878,6 +1878,7 @@ static void conn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 static const struct bn_rule rule_connect_time = {
 	.id = "bc12.host.connect_time",
+	.judges_late_capture = true,
 	.task = BN_TASK_HOST_CHOICE,
 	.title = "SDP or CDP: connect within TSVLD_CON_PWD of VBUS crossing VOTG_SESS_VLD min",
 	.clause = "CP 6.7, 6.8",

@@ -67,6 +67,15 @@ static int load_physics(const cJSON *root, struct bn_conditions *c, const char *
 					  "%s: key \"line_cap\": expected a capacitance from 0 to 1 uF", path);
 		c->line_cap_f = v;
 	}
+	if (cJSON_GetObjectItemCaseSensitive(root, "capture_start")) {
+		rc = bn_json_quantity(root, "capture_start", true, BN_DIM_S, 1.0, &v, path, err);
+		if (rc < 0)
+			return rc;
+		if (!(v >= 0 && v <= 3600))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: key \"capture_start\": expected a time from 0 to 1h", path);
+		c->capture_start_us = bn_time_from_s(v);
+	}
 	return BN_OK;
 }
 
@@ -103,7 +112,7 @@ int bn_conditions_load(const char *path, struct bn_conditions *c, struct bn_err 
 {
 	static const char *const keys[] = { "schema", "name", "description", "measure", "seed",
 					    "data_delay", "bounce", "vbus_bounce", "gnd_offset",
-					    "line_cap", NULL };
+					    "line_cap", "capture_start", NULL };
 	cJSON *root = NULL;
 	const cJSON *m;
 	char schema[64] = "";

@@ -12,7 +12,8 @@
  *     "bounce": { "count": 3, "each": "2ms" },
  *     "vbus_bounce": { "count": 3, "each": "1ms" },
  *     "gnd_offset": "0.375V",
- *     "line_cap": "100pF"
+ *     "line_cap": "100pF",
+ *     "capture_start": "300ms"
  *   }
  * bounce is the data contacts', vbus_bounce the VBUS contact's (it makes
  * at the plug, then breaks and makes count times, each open or closed for
@@ -50,6 +51,10 @@ struct bn_conditions {
 	bool has_gnd_offset;
 	double gnd_offset_v;
 	double line_cap_f;          /* < 0: not set */
+	/* The capture instrument starts this long after the run (a capture
+	 * that begins after the attach): no sample before it is captured or
+	 * judged; the bench's own events still are. 0: from the start. */
+	bn_time_us capture_start_us;
 };
 
 void bn_conditions_init(struct bn_conditions *c);

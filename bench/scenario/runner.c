@@ -339,6 +339,9 @@ static void beacon_beat(struct run_ctx *c, bn_time_us t)
 
 static void take_frame(struct run_ctx *c, bn_time_us t, const struct bn_sample *smp)
 {
+	/* a capture that starts late (conditions capture_start) has nothing before it */
+	if (c->o->conditions && t < c->o->conditions->capture_start_us)
+		return;
 	beacon_beat(c, t);
 	bn_ring_push(&c->win, smp);
 	c->rep->n_samples++;

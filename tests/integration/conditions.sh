@@ -58,6 +58,8 @@ excused "a slow plug excuses connect_time" "slow-plug" bc12.host.connect_time "d
 excused "a slow plug excuses c_connect" "aca-c-ideal-5a-root-500ma-slow-plug" bc12.aca.c_connect "data lines touched"
 excused "a late CDP excuses port_type" "cdp-late" bc12.det.port_type "never answered VDM_SRC"
 excused "a late CDP excuses vdm_src" "cdp-late" bc12.det.vdm_src "never answered VDM_SRC"
+excused "a capture that starts after the attach excuses primary_start" "late-capture" bc12.det.primary_start "the capture starts at"
+excused "... and vdp_src" "late-capture" bc12.det.vdp_src "0.300 s"
 excused "a charger that shuts down excuses nothing and needs nothing" "dcp-shutdown" bc12.cur.vdcp_shtdwn "-"
 
 echo "conditions: $pass passed, $fail failed"

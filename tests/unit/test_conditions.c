@@ -33,6 +33,10 @@ static void test_conditions__shipped_profiles(void **state)
 	assert_int_equal(c.data_delay_us, 1500000);
 	assert_int_equal(c.bounce_n, 5);
 	assert_int_equal(c.bounce_us, 2000);
+	bn_test_path("profiles/conditions/late-capture.json", path, sizeof(path));
+	assert_int_equal(bn_conditions_load(path, &c, &err), BN_OK);
+	assert_int_equal(c.capture_start_us, 300000);
+	assert_int_equal(c.meas_set, 0x1f);
 	bn_test_path("profiles/conditions/ideal.json", path, sizeof(path));
 	assert_int_equal(bn_conditions_load(path, &c, &err), BN_OK);
 	assert_int_equal(c.meas_set, 0);
@@ -85,6 +89,7 @@ static void test_conditions__bad_files(void **state)
 		{ "bad-seed.json", "whole number" },
 		{ "bad-key.json", "unknown key \"noise\"" },
 		{ "bad-json.json", "bad-json.json:" },
+		{ "bad-capture-start.json", "capture_start" },
 		{ "bad-gnd-offset.json", "\"gnd_offset\": expected a voltage from -1 V to 1 V" },
 		{ "bad-gnd-unit.json", "\"gnd_offset\"" },
 		{ "bad-vbus-bounce.json", "vbus_bounce: expected count" },
