@@ -887,6 +887,7 @@ int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_e
 
 		cJSON_AddNumberToObject(c, "bConfigurationValue", r->ctx.config_value[i]);
 		cJSON_AddNumberToObject(c, "max_power_ma", r->ctx.config_max_power_a[i] * 1e3);
+		cJSON_AddNullToObject(c, "self_powered"); /* the record does not say */
 		cJSON_AddItemToArray(rep->configs, c);
 	}
 

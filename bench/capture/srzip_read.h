@@ -3,7 +3,7 @@
  * buffer each, so memory does not grow with the capture's length.
  *
  * Why not sr_session_load: it delivers all of channel 1, then all of
- * channel 2, ... (deps-notes.md); aligned frames would need the whole
+ * channel 2, ... (docs/capture-files.md); aligned frames would need the whole
  * capture in memory.
  *
  * Files from other sigrok tools work: logic channels (the "logic-1-<chunk>"

@@ -4,7 +4,7 @@
  * "analog-1-<index>-<chunk>" members.
  *
  * Why not libsigrok's srzip output: 0.5.2 rewrites the whole zip for
- * every packet (about 1.5 M samples/s at best, see deps-notes.md).
+ * every packet (about 1.5 M samples/s at best, see docs/capture-files.md).
  *
  * Memory stays bounded for any capture length: samples are spooled to one
  * temporary file per channel (in a hidden directory beside the output)

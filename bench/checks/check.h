@@ -25,7 +25,7 @@
 #include "report/report.h"
 #include "sim/port.h"
 
-/* The five tasks of a BC-1.2 portable device (DESIGN.md section 1). */
+/* The five tasks of a BC-1.2 portable device (README.md, "Compliance rules"). */
 #define BN_TASK_DETECT "1-detect-port"
 #define BN_TASK_ADVERTISE "2-advertise-configurations"
 #define BN_TASK_HOST_CHOICE "3-obey-host-choice"

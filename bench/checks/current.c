@@ -61,7 +61,7 @@
 /* Bins of the sliding TVBUS_AVG average. */
 #define CUR_AVG_BINS 25
 /* One step of a cros-ec style ramp (charge_ramp_sw: +64 mA every 500 ms;
- * bc12-limits.md "Current ramping"). A device-policy figure, not a BC-1.2
+ * docs/limits.md). A device-policy figure, not a BC-1.2
  * limit: used only for the figures of bc12.cur.droop, never for a verdict. */
 #define CUR_RAMP_STEP_A 0.064
 

@@ -30,7 +30,7 @@ int bn_err_set(struct bn_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void bn_err_clear(struct bn_err *err);
 const char *bn_strerror(int code);
-/* The process exit code for an error code (DESIGN.md section 7). */
+/* The process exit code for an error code (the exit-code table of README.md). */
 int bn_err_exit_code(int code);
 
 #endif

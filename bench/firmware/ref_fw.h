@@ -1,5 +1,5 @@
 /* The reference charging firmware: does the five tasks of a BC-1.2
- * portable device right (DESIGN.md section 1). Built in as "reference";
+ * portable device right (README.md, "Compliance rules"). Built in as "reference";
  * also built as build/fw/reference.so to prove loading by path. */
 #ifndef BN_FIRMWARE_REF_FW_H
 #define BN_FIRMWARE_REF_FW_H

@@ -1,4 +1,4 @@
-/* The bench's instrument roles as ops tables (DESIGN.md section 3): the
+/* The bench's instrument roles as ops tables (README.md, "A real bench"): the
  * fixture (port emulation), the electronic load and the programmable
  * supply. Each role has a simulated backend (the template) and real ones,
  * chosen at run time by name from one static array (bn_backend_find).

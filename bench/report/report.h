@@ -28,7 +28,7 @@ const char *bn_verdict_name(enum bn_verdict v);
 struct bn_result {
 	char id[64];
 	char kind[16];        /* "expect", "check", "bench" */
-	char task[32];        /* the BC-1.2 device task judged (DESIGN.md section 1), "" if none */
+	char task[32];        /* the BC-1.2 device task judged (README.md, "Compliance rules"), "" if none */
 	enum bn_verdict verdict;
 	char text[200];       /* what was judged, as written */
 	int line;             /* scenario line, 0 if none */
@@ -118,7 +118,7 @@ void bn_report_event(struct bn_report *r, bn_time_us t, const char *kind, const 
 void bn_result_print(FILE *f, const struct bn_result *r);
 /* Counts of each verdict. */
 void bn_report_totals(const struct bn_report *r, int totals[BN_VERDICT_COUNT]);
-/* Exit code by DESIGN.md section 7 from the results and the status. */
+/* Exit code by the exit-code table of README.md from the results and the status. */
 int bn_report_exit_code(const struct bn_report *r);
 cJSON *bn_report_to_json(const struct bn_report *r);
 /* Atomic. */

@@ -1,4 +1,4 @@
-/* A scenario: the parsed form of a .scn file (DESIGN.md section 5).
+/* A scenario: the parsed form of a .scn file (docs/scenario-language.md).
  *
  * The language, one statement per line, '#' starts a comment, tokens are
  * separated by blanks, strings are in double quotes, quantities carry

@@ -8,7 +8,7 @@
 #include "core/json.h"
 
 /* Not a BC-1.2 limit: the current a CDP's VDM_SRC holds its voltage at
- * (bc12-limits.md: "holds 0.5-0.7 V at 250 uA"), used when the profile
+ * (docs/limits.md sources: "holds 0.5-0.7 V at 250 uA"), used when the profile
  * gives none. */
 #define PORT_RESP_I_LIMIT_DEFAULT_A 250e-6
 /* The responder's output resistance when the profile gives none. */

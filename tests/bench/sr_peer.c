@@ -37,7 +37,7 @@
 
 #define PEER_CH 5
 /* The largest packet worth sending to libsigrok's srzip output: it
- * rewrites the zip per packet (deps-notes.md). */
+ * rewrites the zip per packet (docs/capture-files.md). */
 #define PEER_PACKET 262144
 #define PEER_STEP_S 0.05
 #define PEER_NOISE_V 1e-3

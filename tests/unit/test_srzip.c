@@ -662,7 +662,7 @@ static void test_srzip__sigrok_cli_csv_values(void **state)
 		print_message("sigrok-cli is not installed: skipped (scripts/install-deps.sh)\n");
 		skip();
 	}
-	/* csv works on single-chunk files only (deps-notes.md) */
+	/* csv works on single-chunk files only (docs/capture-files.md) */
 	write_capture(s->path, 3, 200, 0, 0, 1e3);
 	snprintf(cmd, sizeof(cmd), "sigrok-cli -i '%s' -O csv 2>/dev/null", s->path);
 	out = run_cmd(cmd, &status);
