@@ -667,23 +667,14 @@ int bn_evrec_load(const char *path, struct bn_evrec *r, struct bn_err *err)
 					    "events", "t_end_us", "frames", "status", NULL };
 	cJSON *root = NULL;
 	const cJSON *a, *it;
-	char schema[64] = "";
 	double t_end = -1;
 	int rc, i;
 
 	memset(r, 0, sizeof(*r));
 	r->t_end_us = -1;
-	rc = bn_json_load(path, &root, err);
+	rc = bn_json_load_schema(path, keys, BN_EVENTS_SCHEMA, &root, err);
 	if (rc < 0)
 		return rc;
-	if ((rc = bn_json_check_keys(root, keys, path, err)) < 0 ||
-	    (rc = bn_json_str(root, "schema", true, schema, sizeof(schema), path, err)) < 0)
-		goto out;
-	if (strcmp(schema, BN_EVENTS_SCHEMA)) {
-		rc = bn_err_set(err, BN_ERR_DATA, "%s: schema \"%s\" (expected \"%s\")", path, schema,
-				BN_EVENTS_SCHEMA);
-		goto out;
-	}
 	if ((rc = bn_json_str(root, "scenario", false, r->scenario, sizeof(r->scenario), path,
 			      err)) < 0 ||
 	    (rc = bn_json_num(root, "t_end_us", false, &t_end, path, err)) < 0 ||

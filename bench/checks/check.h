@@ -125,10 +125,13 @@ struct bn_rule {
 	/* The rule reads ctx->port or ctx->decl itself (beyond ports and
 	 * needs_decl): it cannot judge when they are unknown. */
 	bool uses_port, uses_decl;
-	/* The rule judges by itself what a capture that starts after the
-	 * attach still shows (a time known only as a bound). Otherwise, when
-	 * the attach lies before the first sample, the engine makes a
-	 * data-line rule's pass or fail inconclusive, saying so. */
+	/* A capture that starts after the attach is the rule's own business:
+	 * its verdict does not rest on seeing the attach (the current family
+	 * judges levels over the whole capture, its graces counted from VBUS
+	 * measured valid), or it judges what such a capture still shows (a
+	 * time known only as a bound). Otherwise, when the attach lies before
+	 * the first sample, the engine makes a data-line rule's pass or fail
+	 * inconclusive, saying so. */
 	bool judges_late_capture;
 	size_t priv_size;
 	/* priv is zeroed. */

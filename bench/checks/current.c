@@ -275,6 +275,7 @@ static void idev_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 static const struct bn_rule rule_idev_chg = {
 	.id = "bc12.cur.idev_chg",
+	.judges_late_capture = true,
 	.task = BN_TASK_CURRENT,
 	.title = "on a DCP, CDP or ACA the draw never exceeds IDEV_CHG (1 ms blocks)",
 	.clause = "CP 6.6, 6.7",
@@ -545,6 +546,7 @@ static void droop_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 static const struct bn_rule rule_droop = {
 	.id = "bc12.cur.droop",
+	.judges_late_capture = true,
 	.task = BN_TASK_CURRENT,
 	.title = "the device does not hold VBUS below its declared droop threshold (TVBUS_AVG "
 		 "average) longer than 2 x TVBUS_AVG",
@@ -694,6 +696,7 @@ static void shtdwn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 static const struct bn_rule rule_vdcp_shtdwn = {
 	.id = "bc12.cur.vdcp_shtdwn",
+	.judges_late_capture = true,
 	.task = BN_TASK_CURRENT,
 	.title = "while drawing more than ISUSP the device never pulls VBUS below VDCP_SHTDWN",
 	.clause = "CP 6.6, 6.7",
@@ -817,6 +820,7 @@ static void dphold_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 static const struct bn_rule rule_dcp_dp_hold = {
 	.id = "bc12.cur.dcp_dp_hold",
+	.judges_late_capture = true,
 	.task = BN_TASK_CURRENT,
 	.title = "on a DCP, while drawing more than ISUSP (from 1 s after VBUS valid), D+ stays at "
 		 "or above VDP_SRC min",

@@ -607,11 +607,9 @@ static void judge_rule(struct bn_checks *c, struct rule_inst *ri, bn_time_us t_e
 	 * data lines, and every time counted from it, is not in the data. */
 	if (c->session == 0 && c->have_on && c->have_first &&
 	    (c->t_on < c->t_first || (c->on_inferred && c->t_on == c->t_first)) &&
-	    /* the data-line rules; the current family judges levels over the
-	     * whole capture, its graces counted from VBUS measured valid */
 	    ((r->needs_channels & (1u << BN_CH_DP)) || ((r->needs_events | r->uses_events) &
 							 BN_CEV_BIT(BN_CEV_DATA_CONTACT))) &&
-	    strcmp(r->task, BN_TASK_CURRENT) && !r->judges_late_capture &&
+	    !r->judges_late_capture &&
 	    (res->verdict == BN_VERDICT_PASS || res->verdict == BN_VERDICT_FAIL)) {
 		char was[sizeof(res->reason)];
 

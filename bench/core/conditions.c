@@ -115,23 +115,14 @@ int bn_conditions_load(const char *path, struct bn_conditions *c, struct bn_err 
 					    "line_cap", "capture_start", NULL };
 	cJSON *root = NULL;
 	const cJSON *m;
-	char schema[64] = "";
 	double seed = -1;
 	int rc;
 
 	bn_conditions_init(c);
 	bn_json_stem(path, c->name, sizeof(c->name));
-	rc = bn_json_load(path, &root, err);
+	rc = bn_json_load_schema(path, keys, BN_CONDITIONS_SCHEMA, &root, err);
 	if (rc < 0)
 		return rc;
-	if ((rc = bn_json_check_keys(root, keys, path, err)) < 0 ||
-	    (rc = bn_json_str(root, "schema", true, schema, sizeof(schema), path, err)) < 0)
-		goto out;
-	if (strcmp(schema, BN_CONDITIONS_SCHEMA)) {
-		rc = bn_err_set(err, BN_ERR_DATA, "%s: schema \"%s\" (expected \"%s\")", path, schema,
-				BN_CONDITIONS_SCHEMA);
-		goto out;
-	}
 	if ((rc = bn_json_str(root, "name", false, c->name, sizeof(c->name), path, err)) < 0 ||
 	    (rc = bn_json_str(root, "description", false, c->description, sizeof(c->description),
 			      path, err)) < 0 ||

@@ -297,3 +297,26 @@ void bn_json_stem(const char *path, char *buf, size_t len)
 	memcpy(buf, base, n);
 	buf[n] = '\0';
 }
+
+int bn_json_load_schema(const char *path, const char *const *known, const char *schema,
+			cJSON **out, struct bn_err *err)
+{
+	cJSON *root = NULL;
+	char have[64] = "";
+	int rc = bn_json_load(path, &root, err);
+
+	if (rc < 0)
+		return rc;
+	if ((rc = bn_json_check_keys(root, known, path, err)) < 0 ||
+	    (rc = bn_json_str(root, "schema", true, have, sizeof(have), path, err)) < 0) {
+		cJSON_Delete(root);
+		return rc;
+	}
+	if (strcmp(have, schema)) {
+		cJSON_Delete(root);
+		return bn_err_set(err, BN_ERR_DATA, "%s: schema \"%s\" (expected \"%s\")", path, have,
+				  schema);
+	}
+	*out = root;
+	return BN_OK;
+}

@@ -35,6 +35,10 @@ int bn_json_quantity(const cJSON *obj, const char *key, bool required,
  * and a non-object: BN_ERR_DATA "WHAT: unknown key \"k\"". */
 int bn_json_check_keys(const cJSON *obj, const char *const *known, const char *what,
 		       struct bn_err *err);
+/* Load a versioned file: parse it, refuse keys not in known, and require
+ * "schema" to be schema ("FILE: schema \"x\" (expected \"y\")"). */
+int bn_json_load_schema(const char *path, const char *const *known, const char *schema,
+			cJSON **out, struct bn_err *err);
 /* "profiles/ports/sdp.json" -> "sdp": a profile's default name. */
 void bn_json_stem(const char *path, char *buf, size_t len);
 

@@ -179,31 +179,10 @@ static int compare_no_flip(const char *scn, const char *how, const struct bn_rep
 	return bad;
 }
 
-static int scenario_names(char names[][64], int max)
-{
-	char pattern[512];
-	glob_t g;
-	int n = 0;
-
-	snprintf(pattern, sizeof(pattern), "%s/scripts/scenarios/*.scn", bn_test_srcdir());
-	assert_int_equal(glob(pattern, 0, NULL, &g), 0);
-	for (size_t i = 0; i < g.gl_pathc && n < max; i++) {
-		char *base = strrchr(g.gl_pathv[i], '/'), *dot;
-
-		snprintf(names[n], 64, "%s", base ? base + 1 : g.gl_pathv[i]);
-		dot = strrchr(names[n], '.');
-		if (dot)
-			*dot = '\0';
-		n++;
-	}
-	globfree(&g);
-	return n;
-}
-
 static void test_replay__every_scenario_round_trips(void **state)
 {
 	char names[64][64], dir[512];
-	int n = scenario_names(names, 64), bad = 0, judged = 0, lost_host = 0, lost_fix = 0;
+	int n = bn_test_scenario_names(names, 64), bad = 0, judged = 0, lost_host = 0, lost_fix = 0;
 
 	(void)state;
 	assert_true(n >= 15);

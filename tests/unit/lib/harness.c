@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -66,4 +67,27 @@ void bn_test_measure(const struct bn_check_ctx *ctx, struct bn_rng *rng, struct 
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
 		if (ctx->meas_src[ch] == BN_MEAS_SRC_SIM)
 			s->v[ch] = bn_meas_apply(&ctx->meas[ch], rng, s->v[ch], 0);
+}
+
+int bn_test_scenario_names(char names[][64], int max)
+{
+	char pattern[512];
+	glob_t g;
+	int n = 0;
+
+	snprintf(pattern, sizeof(pattern), "%s/scripts/scenarios/*.scn", bn_test_srcdir());
+	if (glob(pattern, 0, NULL, &g) != 0)
+		fail_msg("%s: no scenarios", pattern);
+	for (size_t i = 0; i < g.gl_pathc && n < max; i++) {
+		const char *base = strrchr(g.gl_pathv[i], '/');
+		char *dot;
+
+		snprintf(names[n], 64, "%s", base ? base + 1 : g.gl_pathv[i]);
+		dot = strrchr(names[n], '.');
+		if (dot)
+			*dot = '\0';
+		n++;
+	}
+	globfree(&g);
+	return n;
 }

@@ -18,6 +18,10 @@ const char *bn_test_srcdir(void);
 /* buf = the source tree's path rel. */
 void bn_test_path(const char *rel, char *buf, size_t len);
 
+/* The stems of the scenario files in scripts/scenarios ("dcp", "sdp-root", ...), sorted,
+ * at most max; the count. */
+int bn_test_scenario_names(char names[][64], int max);
+
 /* a within eps of b, naming the expression when not. */
 #define assert_near(a, b, eps)                                                      \
 	do {                                                                        \
