@@ -253,11 +253,11 @@ static void write_provisional(void *user, const struct bn_report *rep)
 
 	if (!root)
 		return;
-	st = cJSON_GetObjectItem(root, "status");
-	cJSON_ReplaceItemInObject(st, "reason",
+	st = cJSON_GetObjectItemCaseSensitive(root, "status");
+	cJSON_ReplaceItemInObjectCaseSensitive(st, "reason",
 				  cJSON_CreateString("the run did not finish: its process ended "
 						     "before writing the final report"));
-	cJSON_ReplaceItemInObject(st, "exit_code", cJSON_CreateNumber(3));
+	cJSON_ReplaceItemInObjectCaseSensitive(st, "exit_code", cJSON_CreateNumber(3));
 	text = cJSON_Print(root);
 	cJSON_Delete(root);
 	snprintf(path, sizeof(path), "%s/report.json", j->out_dir);
@@ -423,14 +423,14 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 	snprintf(path, sizeof(path), "%s/report.json", j->out_dir);
 	if (access(path, R_OK) == 0 && bn_json_load(path, &root, &err) < 0)
 		root = NULL;
-	if (root && (st = cJSON_GetObjectItem(root, "status")) && cJSON_IsObject(st)) {
-		cJSON *timing = cJSON_GetObjectItem(root, "timing");
+	if (root && (st = cJSON_GetObjectItemCaseSensitive(root, "status")) && cJSON_IsObject(st)) {
+		cJSON *timing = cJSON_GetObjectItemCaseSensitive(root, "timing");
 
-		cJSON_ReplaceItemInObject(st, "state", cJSON_CreateString("error"));
-		cJSON_ReplaceItemInObject(st, "reason", cJSON_CreateString(reason));
-		cJSON_ReplaceItemInObject(st, "exit_code", cJSON_CreateNumber(3));
+		cJSON_ReplaceItemInObjectCaseSensitive(st, "state", cJSON_CreateString("error"));
+		cJSON_ReplaceItemInObjectCaseSensitive(st, "reason", cJSON_CreateString(reason));
+		cJSON_ReplaceItemInObjectCaseSensitive(st, "exit_code", cJSON_CreateNumber(3));
 		if (kept) {
-			cJSON *art = cJSON_GetObjectItem(root, "artifacts");
+			cJSON *art = cJSON_GetObjectItemCaseSensitive(root, "artifacts");
 
 			if (!cJSON_IsObject(art))
 				art = cJSON_AddObjectToObject(root, "artifacts");
@@ -440,7 +440,7 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 				cJSON_AddStringToObject(art, "events", "events.json");
 		}
 		if (cJSON_IsObject(timing))
-			cJSON_ReplaceItemInObject(timing, "sim_s",
+			cJSON_ReplaceItemInObjectCaseSensitive(timing, "sim_s",
 						  cJSON_CreateNumber(bn_time_to_s(end->last.sim_t_us)));
 		text = cJSON_Print(root);
 		cJSON_Delete(root);

@@ -258,11 +258,11 @@ static void finish(struct suite_run *r, struct job *j, int status, const char *c
 	r->done[e->index] = o;
 	r->n_done++;
 	r->cost_done += e->cost;
-	if (!cJSON_IsTrue(cJSON_GetObjectItem(o, "as_expected")))
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "as_expected")))
 		r->n_unexpected++;
-	if (!strcmp(cJSON_GetObjectItem(o, "outcome")->valuestring, "error"))
+	if (!strcmp(cJSON_GetObjectItemCaseSensitive(o, "outcome")->valuestring, "error"))
 		r->n_error++;
-	u = cJSON_GetObjectItem(o, "unexpected");
+	u = cJSON_GetObjectItemCaseSensitive(o, "unexpected");
 	if (r->quiet && !cJSON_GetArraySize(u))
 		return;
 	if (r->tty && !r->quiet)
@@ -270,9 +270,9 @@ static void finish(struct suite_run *r, struct job *j, int status, const char *c
 	if (!r->tty || cJSON_GetArraySize(u) || !r->quiet)
 		if (!r->tty || cJSON_GetArraySize(u))
 			printf("[%d/%d] %-6s %s%s (%.2f s)\n", r->n_done, r->n_pick,
-			       cJSON_GetObjectItem(o, "outcome")->valuestring, e->id,
+			       cJSON_GetObjectItemCaseSensitive(o, "outcome")->valuestring, e->id,
 			       cJSON_GetArraySize(u) ? "  UNEXPECTED" : "",
-			       cJSON_GetObjectItem(o, "wall_s")->valuedouble);
+			       cJSON_GetObjectItemCaseSensitive(o, "wall_s")->valuedouble);
 	cJSON_ArrayForEach(line, u)
 		printf("         %s\n", line->valuestring);
 	progress_line(r);
@@ -281,7 +281,7 @@ static void finish(struct suite_run *r, struct job *j, int status, const char *c
 static bool entry_errored(const struct suite_run *r, int entry)
 {
 	const cJSON *o = r->done[r->s->entries[entry].index];
-	const cJSON *outcome = o ? cJSON_GetObjectItem(o, "outcome") : NULL;
+	const cJSON *outcome = o ? cJSON_GetObjectItemCaseSensitive(o, "outcome") : NULL;
 
 	return cJSON_IsString(outcome) && !strcmp(outcome->valuestring, "error");
 }
@@ -327,15 +327,15 @@ static int write_doc(struct suite_run *r, const int *pick, const char *filter, i
 		const char *lp = "", *ls = "";
 
 		for (int i = 0; i < r->s->n_entries && !lp[0]; i++) {
-			const cJSON *rep = r->done[i] ? cJSON_GetObjectItem(r->done[i], "report") : NULL;
-			const cJSON *f, *files = rep ? cJSON_GetObjectItem(rep, "files") : NULL;
+			const cJSON *rep = r->done[i] ? cJSON_GetObjectItemCaseSensitive(r->done[i], "report") : NULL;
+			const cJSON *f, *files = rep ? cJSON_GetObjectItemCaseSensitive(rep, "files") : NULL;
 
 			cJSON_ArrayForEach(f, files) {
-				const cJSON *role = cJSON_GetObjectItem(f, "role");
+				const cJSON *role = cJSON_GetObjectItemCaseSensitive(f, "role");
 
 				if (cJSON_IsString(role) && !strcmp(role->valuestring, "limits")) {
-					lp = cJSON_GetObjectItem(f, "path")->valuestring;
-					ls = cJSON_GetObjectItem(f, "sha256")->valuestring;
+					lp = cJSON_GetObjectItemCaseSensitive(f, "path")->valuestring;
+					ls = cJSON_GetObjectItemCaseSensitive(f, "sha256")->valuestring;
 					break;
 				}
 			}
@@ -360,7 +360,7 @@ static int write_doc(struct suite_run *r, const int *pick, const char *filter, i
 	(void)pick;
 	for (int i = 0; i < r->s->n_entries; i++)
 		if (r->done[i]) {
-			entries_wall += cJSON_GetObjectItem(r->done[i], "wall_s")->valuedouble;
+			entries_wall += cJSON_GetObjectItemCaseSensitive(r->done[i], "wall_s")->valuedouble;
 			cJSON_AddItemToArray(entries, r->done[i]);
 			r->done[i] = NULL;
 		}
@@ -657,17 +657,17 @@ int bn_cli_suite(int argc, char **argv)
 		fprintf(stderr, "bcbench suite: cannot write %s/suite.json: %s\n", out_dir, err.msg);
 		exit_code = 3;
 	} else {
-		const cJSON *t = cJSON_GetObjectItem(doc, "totals");
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, "totals");
 		int n;
 
-		exit_code = cJSON_GetObjectItem(doc, "exit_code")->valueint;
+		exit_code = cJSON_GetObjectItemCaseSensitive(doc, "exit_code")->valueint;
 		if (*stop && exit_code < 3)
 			exit_code = 3;
-#define T(k) cJSON_GetObjectItem(t, k)->valueint
+#define T(k) cJSON_GetObjectItemCaseSensitive(t, k)->valueint
 		n = printf("suite %s: %d entries: %d passed, %d xfail, %d failed, %d xpass, %d errors "
 			   "— %d unexpected (%.1f s)\n",
 			   s.name, T("entries"), T("pass"), T("xfail"), T("fail"), T("xpass"),
-			   T("error"), T("unexpected"), cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "timing"), "wall_s")->valuedouble);
+			   T("error"), T("unexpected"), cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "timing"), "wall_s")->valuedouble);
 #undef T
 		(void)n;
 		printf("  suite report: %s/suite.json\n", out_dir);

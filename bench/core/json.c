@@ -320,3 +320,19 @@ int bn_json_load_schema(const char *path, const char *const *known, const char *
 	*out = root;
 	return BN_OK;
 }
+
+void bn_json_set(cJSON *obj, const char *key, cJSON *item)
+{
+	if (!item)
+		return;
+	if (!cJSON_IsObject(obj)) {
+		cJSON_Delete(item);
+		return;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(obj, key)) {
+		if (!cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item))
+			cJSON_Delete(item);
+	} else {
+		cJSON_AddItemToObject(obj, key, item);
+	}
+}

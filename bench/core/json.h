@@ -42,4 +42,11 @@ int bn_json_load_schema(const char *path, const char *const *known, const char *
 /* "profiles/ports/sdp.json" -> "sdp": a profile's default name. */
 void bn_json_stem(const char *path, char *buf, size_t len);
 
+/* obj[key] = item, replacing the member of exactly that name or adding
+ * one. Keys are case-sensitive everywhere in this project (cJSON's plain
+ * getters are not: a document with "Status" and "status" would otherwise
+ * have one found and the other replaced). Takes item; frees it if obj is
+ * not an object. */
+void bn_json_set(cJSON *obj, const char *key, cJSON *item);
+
 #endif

@@ -37,12 +37,28 @@ int bn_fw_load(const char *spec, struct bn_fw_handle *out, struct bn_err *err)
 				  "firmware %s: no bcfw_entry() symbol (see bench/firmware/bcfw.h)", spec);
 	}
 	fw = entry();
-	if (!fw || fw->abi_version != BCFW_ABI_VERSION || !fw->name || !fw->init || !fw->wake) {
+	/* Everything the message needs is read before dlclose: the table
+	 * lives in the library's memory. The version first, since another
+	 * ABI's table may not even have the fields after it. */
+	if (!fw) {
+		dlclose(dl);
+		return bn_err_set(err, BN_ERR_DATA, "firmware %s: bcfw_entry() returned NULL", spec);
+	}
+	if (fw->abi_version != BCFW_ABI_VERSION) {
+		int abi = fw->abi_version;
+
 		dlclose(dl);
 		return bn_err_set(err, BN_ERR_DATA,
-				  "firmware %s: bcfw_entry() returned an incomplete table or ABI "
-				  "version %d (bench speaks %d)",
-				  spec, fw ? fw->abi_version : -1, BCFW_ABI_VERSION);
+				  "firmware %s: built for firmware ABI version %d, this bench speaks "
+				  "version %d (rebuild it against this bench's bcfw.h)",
+				  spec, abi, BCFW_ABI_VERSION);
+	}
+	if (!fw->name || !fw->init || !fw->wake) {
+		dlclose(dl);
+		return bn_err_set(err, BN_ERR_DATA,
+				  "firmware %s: bcfw_entry() returned an incomplete table (name, init "
+				  "and wake are required)",
+				  spec);
 	}
 	out->fw = fw;
 	out->dl = dl;

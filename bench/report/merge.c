@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/json.h"
 #include "report/suite_doc.h"
 
 #define MERGE_PATH_MAX 4096
@@ -250,18 +251,12 @@ static void rebase_dir(cJSON *entry, const char *shard_dir, const char *out_dir)
 
 static void set_num(cJSON *obj, const char *key, double v)
 {
-	if (cJSON_HasObjectItem(obj, key))
-		cJSON_ReplaceItemInObjectCaseSensitive(obj, key, cJSON_CreateNumber(v));
-	else
-		cJSON_AddNumberToObject(obj, key, v);
+	bn_json_set(obj, key, cJSON_CreateNumber(v));
 }
 
 static void set_item(cJSON *obj, const char *key, cJSON *item)
 {
-	if (cJSON_HasObjectItem(obj, key))
-		cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item);
-	else
-		cJSON_AddItemToObject(obj, key, item);
+	bn_json_set(obj, key, item);
 }
 
 /* The merged entries, each copied with its dir rebased. */

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "core/json.h"
 #include "report/report.h"
 
 static const char *const outcome_names[BN_OUTCOME_COUNT] = {
@@ -118,10 +119,7 @@ static int count_rules(const cJSON *report, const char *id, int rules[BN_VERDICT
 /* Set doc[key] to item, replacing an existing value in place. */
 static void put(cJSON *doc, const char *key, cJSON *item)
 {
-	if (cJSON_HasObjectItem(doc, key))
-		cJSON_ReplaceItemInObjectCaseSensitive(doc, key, item);
-	else
-		cJSON_AddItemToObject(doc, key, item);
+	bn_json_set(doc, key, item);
 }
 
 int bn_suite_doc_totals(cJSON *doc, struct bn_err *err)

@@ -16,7 +16,7 @@ static bool listed(const struct bn_suite_entry *e, const char *id)
 
 static bool verdict_is_fail(const cJSON *r)
 {
-	const cJSON *v = cJSON_GetObjectItem(r, "verdict");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "verdict");
 
 	return cJSON_IsString(v) && !strcmp(v->valuestring, "fail");
 }
@@ -26,14 +26,14 @@ static bool verdict_is_fail(const cJSON *r)
  * as xfail is satisfied by either: the rule fired. */
 static bool result_fails(const cJSON *r)
 {
-	const cJSON *sev = cJSON_GetObjectItem(r, "severity");
+	const cJSON *sev = cJSON_GetObjectItemCaseSensitive(r, "severity");
 
 	return verdict_is_fail(r) && !(cJSON_IsString(sev) && !strcmp(sev->valuestring, "warning"));
 }
 
 static const char *str_of(const cJSON *o, const char *key)
 {
-	const cJSON *v = cJSON_GetObjectItem(o, key);
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
@@ -41,8 +41,8 @@ static const char *str_of(const cJSON *o, const char *key)
 /* "bc12.cur.droop failed: measured 4.31 V, limit >= 4.5 V" */
 static void describe(const cJSON *r, const char *what, char *buf, size_t len)
 {
-	const cJSON *m = cJSON_GetObjectItem(r, "measured");
-	const cJSON *lim = cJSON_GetObjectItem(r, "limit");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "measured");
+	const cJSON *lim = cJSON_GetObjectItemCaseSensitive(r, "limit");
 	const char *unit = str_of(r, "unit"), *limname = lim ? str_of(lim, "name") : NULL;
 	const char *id = str_of(r, "id"), *reason = str_of(r, "reason");
 	int n;
@@ -64,9 +64,9 @@ static void describe(const cJSON *r, const char *what, char *buf, size_t len)
 static const char *judge(const struct bn_suite_entry *e, const cJSON *report, int exit_code,
 			 const char *cause, cJSON *unexpected, char *cause_out, size_t cause_len)
 {
-	const cJSON *status = cJSON_GetObjectItem(report, "status");
+	const cJSON *status = cJSON_GetObjectItemCaseSensitive(report, "status");
 	const char *state = status ? str_of(status, "state") : NULL;
-	const cJSON *results = cJSON_GetObjectItem(report, "results"), *r;
+	const cJSON *results = cJSON_GetObjectItemCaseSensitive(report, "results"), *r;
 	bool failed_other = false, missing = false;
 	char line[512];
 

@@ -254,7 +254,7 @@ static void test_battery__parse_phone(void **state)
 	rc = bn_json_load(path, &root, &err);
 	if (rc)
 		fail_msg("%s", err.msg);
-	rc = bn_battery_parse(cJSON_GetObjectItem(root, "battery"), &p, "phone: battery", &err);
+	rc = bn_battery_parse(cJSON_GetObjectItemCaseSensitive(root, "battery"), &p, "phone: battery", &err);
 	cJSON_Delete(root);
 	if (rc)
 		fail_msg("%s", err.msg);
@@ -355,7 +355,7 @@ static void test_battery__small_cell_dbp_recovery_time(void **state)
 	rc = bn_json_load(path, &root, &err);
 	if (rc)
 		fail_msg("%s", err.msg);
-	rc = bn_battery_parse(cJSON_GetObjectItem(root, "battery"), &p, "small", &err);
+	rc = bn_battery_parse(cJSON_GetObjectItemCaseSensitive(root, "battery"), &p, "small", &err);
 	cJSON_Delete(root);
 	if (rc)
 		fail_msg("%s", err.msg);

@@ -54,7 +54,7 @@ static cJSON *result(cJSON *doc, const char *id)
 
 static void set(cJSON *obj, const char *key, cJSON *item)
 {
-	if (cJSON_HasObjectItem(obj, key))
+	if (cJSON_GetObjectItemCaseSensitive(obj, key))
 		cJSON_ReplaceItemInObjectCaseSensitive(obj, key, item);
 	else
 		cJSON_AddItemToObject(obj, key, item);

@@ -403,14 +403,14 @@ static void test_junit__listed_warning_is_xfail(void **state)
 	char *xml, *tc;
 
 	(void)state;
-	e = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "entries"), 0);
-	assert_string_equal(cJSON_GetObjectItem(e, "id")->valuestring, "pass/dcp/ref");
-	ex = cJSON_GetObjectItem(e, "expect");
-	cJSON_ReplaceItemInObject(ex, "outcome", cJSON_CreateString("fail"));
+	e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "entries"), 0);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(e, "id")->valuestring, "pass/dcp/ref");
+	ex = cJSON_GetObjectItemCaseSensitive(e, "expect");
+	cJSON_ReplaceItemInObjectCaseSensitive(ex, "outcome", cJSON_CreateString("fail"));
 	rules = cJSON_CreateArray();
 	cJSON_AddItemToArray(rules, cJSON_CreateString("bc12.cur.ripple"));
-	cJSON_ReplaceItemInObject(ex, "rules", rules);
-	cJSON_ReplaceItemInObject(e, "outcome", cJSON_CreateString("xfail"));
+	cJSON_ReplaceItemInObjectCaseSensitive(ex, "rules", rules);
+	cJSON_ReplaceItemInObjectCaseSensitive(e, "outcome", cJSON_CreateString("xfail"));
 	xml = bn_junit_render(doc, &err);
 	assert_non_null(xml);
 	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.cur.ripple");

@@ -180,6 +180,32 @@ static void test_merge__totals_replaced(void **state)
 	cJSON_Delete(doc);
 }
 
+/* Keys that differ only in case are different keys: a stray "Totals" or
+ * "Exit_Code" (a hand-edited or hostile file) is neither replaced nor
+ * taken for the real one, and nothing leaks (ASan in make check SAN=1). */
+static void test_merge__case_keys(void **state)
+{
+	cJSON *docs[3], *out = NULL;
+	struct bn_merge_opts opts = { 0 };
+
+	for (int k = 0; k < 3; k++) {
+		docs[k] = suite(k + 1, 3);
+		cJSON_DeleteItemFromObjectCaseSensitive(docs[k], "totals");
+		cJSON_DeleteItemFromObjectCaseSensitive(docs[k], "exit_code");
+		cJSON_AddStringToObject(docs[k], "Totals", "stray");
+		cJSON_AddStringToObject(docs[k], "Exit_Code", "stray");
+		cJSON_AddStringToObject(docs[k], "TIMING", "stray");
+	}
+	merge_ok(docs, shard_paths, 3, &opts, &out);
+	assert_int_equal(num(cJSON_GetObjectItemCaseSensitive(out, "totals"), "entries"), 9);
+	assert_int_equal(num(out, "exit_code"), 1);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(out, "Exit_Code") ?
+			    cJSON_GetObjectItemCaseSensitive(out, "Exit_Code")->valuestring : "gone",
+			    "stray");
+	cJSON_Delete(out);
+	free_docs(docs, 3);
+}
+
 /* Exit code by docs/suite-report.md: 3 for an unexpected error entry, else
  * 1 for any unexpected entry, else 0. */
 static void test_merge__exit_code(void **state)
@@ -532,6 +558,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_merge__totals),
 		cmocka_unit_test(test_merge__totals_replaced),
 		cmocka_unit_test(test_merge__exit_code),
+		cmocka_unit_test(test_merge__case_keys),
 		cmocka_unit_test(test_merge__totals_bad_entry),
 		cmocka_unit_test(test_merge__check),
 		cmocka_unit_test(test_merge__three_shards),

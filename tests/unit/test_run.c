@@ -376,12 +376,12 @@ static void test_run__stricter_limits_file_flips_the_verdict(void **state)
 	root = cJSON_Parse(text);
 	free(text);
 	assert_non_null(root);
-	cJSON_ArrayForEach(it, cJSON_GetObjectItem(root, "limits")) {
-		if (strcmp(cJSON_GetObjectItem(it, "name")->valuestring, "TVDPSRC_ON"))
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "limits")) {
+		if (strcmp(cJSON_GetObjectItemCaseSensitive(it, "name")->valuestring, "TVDPSRC_ON"))
 			continue;
-		cJSON_ReplaceItemInObject(it, "min", cJSON_CreateNumber(60));
-		cJSON_ReplaceItemInObject(it, "unit", cJSON_CreateString("ms"));
-		cJSON_DeleteItemFromObject(it, "typ");
+		cJSON_ReplaceItemInObjectCaseSensitive(it, "min", cJSON_CreateNumber(60));
+		cJSON_ReplaceItemInObjectCaseSensitive(it, "unit", cJSON_CreateString("ms"));
+		cJSON_DeleteItemFromObjectCaseSensitive(it, "typ");
 		found = true;
 	}
 	assert_true(found);

@@ -193,8 +193,8 @@ static const char *outcome_of(const struct bn_suite_entry *e, cJSON *rep, const 
 	cJSON *o = bn_suite_judge(e, rep, rep ? 0 : 3, cause, "entries/x", 0.1);
 
 	assert_non_null(o);
-	snprintf(buf, sizeof(buf), "%s", cJSON_GetObjectItem(o, "outcome")->valuestring);
-	*as_expected = cJSON_IsTrue(cJSON_GetObjectItem(o, "as_expected"));
+	snprintf(buf, sizeof(buf), "%s", cJSON_GetObjectItemCaseSensitive(o, "outcome")->valuestring);
+	*as_expected = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "as_expected"));
 	cJSON_Delete(o);
 	return buf;
 }
@@ -259,19 +259,19 @@ static void test_suite__judge_record_says_why(void **state)
 	(void)state;
 	snprintf(e.param[BN_AXIS_FIRMWARE], sizeof(e.param[0]), "ignore_droop");
 	o = bn_suite_judge(&e, report("completed", droop, 1), 1, NULL, "entries/0007-dcp-x", 0.2);
-	assert_int_equal(cJSON_GetObjectItem(o, "index")->valueint, 7);
-	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "params"), "firmware")->valuestring,
+	assert_int_equal(cJSON_GetObjectItemCaseSensitive(o, "index")->valueint, 7);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "params"), "firmware")->valuestring,
 			    "ignore_droop");
-	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "params"), "port")));
-	u = cJSON_GetObjectItem(o, "unexpected");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "params"), "port")));
+	u = cJSON_GetObjectItemCaseSensitive(o, "unexpected");
 	assert_int_equal(cJSON_GetArraySize(u), 1);
 	assert_non_null(strstr(cJSON_GetArrayItem(u, 0)->valuestring, "bc12.cur.droop failed: measured 0.5 A"));
-	assert_true(cJSON_IsObject(cJSON_GetObjectItem(o, "report")));
+	assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "report")));
 	cJSON_Delete(o);
 	o = bn_suite_judge(&e, NULL, 3, "crashed: killed by SIGSEGV at t=0.3 s", "entries/x", 0.2);
-	assert_string_equal(cJSON_GetObjectItem(o, "cause")->valuestring,
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "cause")->valuestring,
 			    "crashed: killed by SIGSEGV at t=0.3 s");
-	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "report")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "report")));
 	cJSON_Delete(o);
 }
 
