@@ -104,8 +104,9 @@ missing=0
 for c in tests/firmware/*.c; do
 	fw=$(basename "$c" .c)
 	# hang_spin costs a watchdog; wrong_abi is refused before any run
-	# (tests/integration/faults.sh)
-	case $fw in hang_spin | wrong_abi) continue ;; esac
+	# (tests/integration/faults.sh); hostile_telemetry is for
+	# tests/integration/hostile.sh
+	case $fw in hang_spin | wrong_abi | hostile_telemetry) continue ;; esac
 	grep -q "/$fw " "$TMP/list" || { missing=$((missing + 1)); echo "     | no entry runs $fw"; }
 done
 [ $missing -eq 0 ] && ok "regression.suite runs every faulty firmware" || bad "regression.suite misses firmware"
