@@ -23,6 +23,7 @@
 #include "cli/isolate.h"
 #include "core/json.h"
 #include "core/time.h"
+#include "core/text.h"
 #include "hil/bench_hw.h"
 #include "hil/console.h"
 #include "hil/lock.h"
@@ -179,16 +180,16 @@ static void print_summary(const struct bn_report *rep, const char *report_path)
 	static const char *const status_names[] = { "completed", "aborted", "error" };
 
 	bn_report_totals(rep, totals);
-	printf("%s: %s — %d passed, %d failed, %d inconclusive, %d skipped, %d errors "
+	bn_term_printf(stdout, "%s: %s — %d passed, %d failed, %d inconclusive, %d skipped, %d errors "
 	       "(%.1f s %s in %.3f s)\n",
 	       rep->scenario_name[0] ? rep->scenario_name : "scenario", status_names[rep->status],
 	       totals[BN_VERDICT_PASS], totals[BN_VERDICT_FAIL], totals[BN_VERDICT_INCONCLUSIVE],
 	       totals[BN_VERDICT_SKIPPED], totals[BN_VERDICT_ERROR], rep->sim_s,
 	       strcmp(rep->backend, "replay") ? "simulated" : "of capture replayed", rep->wall_s);
 	if (rep->reason[0])
-		printf("  reason: %s\n", rep->reason);
+		bn_term_printf(stdout, "  reason: %s\n", rep->reason);
 	if (report_path)
-		printf("  report: %s\n", report_path);
+		bn_term_printf(stdout, "  report: %s\n", report_path);
 }
 
 /* The interrupt (if any) in the reason, OUT/report.json written
@@ -258,7 +259,7 @@ static void write_provisional(void *user, const struct bn_report *rep)
 				  cJSON_CreateString("the run did not finish: its process ended "
 						     "before writing the final report"));
 	cJSON_ReplaceItemInObjectCaseSensitive(st, "exit_code", cJSON_CreateNumber(3));
-	text = cJSON_Print(root);
+	text = bn_json_print(root);
 	cJSON_Delete(root);
 	snprintf(path, sizeof(path), "%s/report.json", j->out_dir);
 	if (text && bn_mkdir_p(j->out_dir, &err) == 0)
@@ -294,7 +295,7 @@ static int run_job_body(void *user)
 	j->ro.guard = &hw.guard;
 	bn_report_init(&rep);
 	if (!j->quiet)
-		printf("bcbench %s: %s on the %s bench%s%s%s%s%s%s%s%s\n", BN_VERSION, j->scenario,
+		bn_term_printf(stdout, "bcbench %s: %s on the %s bench%s%s%s%s%s%s%s%s\n", BN_VERSION, j->scenario,
 		       j->ro.fixture ? hw.fixture.ops->name : j->conf.backend,
 		       j->ro.load ? ", load " : "", j->ro.load ? j->conf.load : "",
 		       j->ro.supply ? ", supply " : "", j->ro.supply ? j->conf.supply : "",
@@ -442,7 +443,7 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 		if (cJSON_IsObject(timing))
 			cJSON_ReplaceItemInObjectCaseSensitive(timing, "sim_s",
 						  cJSON_CreateNumber(bn_time_to_s(end->last.sim_t_us)));
-		text = cJSON_Print(root);
+		text = bn_json_print(root);
 		cJSON_Delete(root);
 		if (!text || bn_file_write_atomic(path, text, strlen(text), &err) < 0) {
 			free(text);
@@ -472,8 +473,8 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 		}
 		bn_report_free(&rep);
 	}
-	printf("%s: error — %s\n  report: %s\n", j->scenario, reason, path);
-	fprintf(stderr, "bcbench: %s: %s\n", j->scenario, reason);
+	bn_term_printf(stdout, "%s: error — %s\n  report: %s\n", j->scenario, reason, path);
+	bn_term_printf(stderr, "bcbench: %s: %s\n", j->scenario, reason);
 	return 3;
 }
 
@@ -768,7 +769,7 @@ static int cmd_replay(int argc, char **argv)
 
 	bn_report_init(&rep);
 	if (!quiet)
-		printf("bcbench %s: replay of %s\n", BN_VERSION, ro.capture_path);
+		bn_term_printf(stdout, "bcbench %s: replay of %s\n", BN_VERSION, ro.capture_path);
 	rc = bn_replay(&ro, &rep, &err);
 	if (rc < 0) {
 		fprintf(stderr, "%s\n", err.msg);

@@ -186,7 +186,7 @@ int bn_evlog_open(const char *path, const struct bn_check_ctx *ctx, const struct
 	}
 	l->known = ctx->events;
 	h = header_json(ctx, m);
-	text = h ? cJSON_Print(h) : NULL;
+	text = h ? bn_json_print(h) : NULL;
 	cJSON_Delete(h);
 	if (!text) {
 		bn_afile_discard(&l->af);
@@ -275,7 +275,7 @@ void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev)
 /* One record of the events array, on disk at once. */
 static void write_line(struct bn_evlog *l, cJSON *o)
 {
-	char *text = cJSON_PrintUnformatted(o);
+	char *text = bn_json_print_line(o);
 
 	cJSON_Delete(o);
 	if (text) {

@@ -24,6 +24,7 @@
 #include "core/log.h"
 #include "sim/dut.h"
 #include "sim/port.h"
+#include "core/text.h"
 
 /* Frames per block: big enough to amortise the hand-over between the
  * reading thread and the judging one, small enough to stay in cache. */
@@ -822,7 +823,7 @@ static void partial_record(struct replay *r, struct bn_report *rep, int first)
 	else
 		snprintf(why, sizeof(why), "the recorded run did not complete (status \"%s\")",
 			 r->evrec.status);
-	snprintf(rep->reason, sizeof(rep->reason), "%s: every verdict is inconclusive", why);
+	bn_str_fmt(rep->reason, sizeof(rep->reason), "%s: every verdict is inconclusive", why);
 	for (int i = first; i < rep->n_results; i++) {
 		struct bn_result *res = &rep->results[i];
 		char was[sizeof(res->reason)];

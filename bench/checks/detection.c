@@ -10,6 +10,7 @@
 #include "checks/hold.h"
 #include "checks/persist.h"
 #include "checks/rules.h"
+#include "core/text.h"
 
 /* ==== The device's detection sequence, segmented from the samples ====
  *
@@ -1190,7 +1191,7 @@ static void det_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	det_close(p, t_end_us, DE_CAPTURE);
 	if (p->skip) {
 		res->verdict = BN_VERDICT_SKIPPED;
-		snprintf(res->reason, sizeof(res->reason), "%s", p->skip_why);
+		bn_str_copy(res->reason, sizeof(res->reason), p->skip_why);
 		return;
 	}
 	if (!p->n_done) {
@@ -1257,7 +1258,7 @@ static void port_type_end(void *priv, bn_time_us t_end_us, struct bn_result *res
 			bn_result_fail(res, "the device never reported a detected port type");
 		return;
 	}
-	snprintf(res->measured_str, sizeof(res->measured_str), "%s", p->reported);
+	bn_str_copy(res->measured_str, sizeof(res->measured_str), p->reported);
 	bn_result_window(res, p->rep_t, p->rep_t);
 	if (bn_port_from_name(p->reported) == expect) {
 		res->verdict = BN_VERDICT_PASS;

@@ -1,4 +1,5 @@
 #include "checks/check.h"
+#include "core/text.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -127,7 +128,7 @@ void bn_result_inconclusive(struct bn_result *res, const char *fmt, ...)
 
 	res->verdict = BN_VERDICT_INCONCLUSIVE;
 	va_start(ap, fmt);
-	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+	bn_str_vfmt(res->reason, sizeof(res->reason), fmt, ap);
 	va_end(ap);
 }
 
@@ -137,7 +138,7 @@ void bn_result_fail(struct bn_result *res, const char *fmt, ...)
 
 	res->verdict = BN_VERDICT_FAIL;
 	va_start(ap, fmt);
-	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+	bn_str_vfmt(res->reason, sizeof(res->reason), fmt, ap);
 	va_end(ap);
 }
 
@@ -585,7 +586,7 @@ static void judge_rule(struct bn_checks *c, struct rule_inst *ri, bn_time_us t_e
 	snprintf(res->decision, sizeof(res->decision), "%s", bn_acceptance_name(c->ctx.acceptance));
 	if (ri->pre != BN_VERDICT_PASS) {
 		res->verdict = ri->pre;
-		snprintf(res->reason, sizeof(res->reason), "%s", ri->why);
+		bn_str_copy(res->reason, sizeof(res->reason), ri->why);
 		return;
 	}
 	/* A rule that says nothing has judged nothing. */

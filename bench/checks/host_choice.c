@@ -31,6 +31,7 @@
 #include "checks/hold.h"
 #include "checks/level.h"
 #include "checks/rules.h"
+#include "core/text.h"
 
 /* The testers sample every 1 ms (TVBUS_AVG note in the limits file); the
  * current windows below (TVBUS_AVG, TSUSP_AVG, TSUSP_ENTER) need that
@@ -90,7 +91,7 @@ static bool ibus_of(const struct bn_sample *s, double *i)
 static void skip(struct bn_result *res, const char *why)
 {
 	res->verdict = BN_VERDICT_SKIPPED;
-	snprintf(res->reason, sizeof(res->reason), "%s", why);
+	bn_str_copy(res->reason, sizeof(res->reason), why);
 }
 
 /* A rule that needs a host: skipped where there is none. */

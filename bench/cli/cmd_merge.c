@@ -125,7 +125,7 @@ int bn_cli_merge(int argc, char **argv)
 			goto fail;
 	if (bn_suite_merge(docs, paths, n, &mo, &merged, &err) < 0)
 		goto fail;
-	text = cJSON_Print(merged);
+	text = bn_json_print(merged);
 	if (!text) {
 		bn_err_set(&err, BN_ERR_NOMEM, "%s: cannot render the merged record", mo.out_path);
 		goto fail;

@@ -21,6 +21,7 @@
 #include "core/file.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "hil/bench_hw.h"
 #include "hil/lock.h"
 #include "report/junit.h"
@@ -269,12 +270,12 @@ static void finish(struct suite_run *r, struct job *j, int status, const char *c
 		printf("\r\033[K");
 	if (!r->tty || cJSON_GetArraySize(u) || !r->quiet)
 		if (!r->tty || cJSON_GetArraySize(u))
-			printf("[%d/%d] %-6s %s%s (%.2f s)\n", r->n_done, r->n_pick,
+			bn_term_printf(stdout, "[%d/%d] %-6s %s%s (%.2f s)\n", r->n_done, r->n_pick,
 			       cJSON_GetObjectItemCaseSensitive(o, "outcome")->valuestring, e->id,
 			       cJSON_GetArraySize(u) ? "  UNEXPECTED" : "",
 			       cJSON_GetObjectItemCaseSensitive(o, "wall_s")->valuedouble);
 	cJSON_ArrayForEach(line, u)
-		printf("         %s\n", line->valuestring);
+		bn_term_printf(stdout, "         %s\n", line->valuestring);
 	progress_line(r);
 }
 
@@ -372,7 +373,7 @@ static int write_doc(struct suite_run *r, const int *pick, const char *filter, i
 		cJSON_Delete(doc);
 		return rc;
 	}
-	text = cJSON_Print(doc);
+	text = bn_json_print(doc);
 	snprintf(path, sizeof(path), "%s/suite.json", r->out_dir);
 	rc = text ? bn_file_write_atomic(path, text, strlen(text), err)
 		  : bn_err_set(err, BN_ERR_NOMEM, "out of memory rendering suite.json");
@@ -577,7 +578,7 @@ int bn_cli_suite(int argc, char **argv)
 		bn_lock_share_with_children(&lock);
 	}
 	if (!quiet)
-		printf("bcbench %s: suite %s (%s): %d entries%s, %d at a time, on the %s bench\n",
+		bn_term_printf(stdout, "bcbench %s: suite %s (%s): %d entries%s, %d at a time, on the %s bench\n",
 		       BN_VERSION, s.name, argv[optind], r.n_pick,
 		       shard_n > 1 || filter ? " selected" : "", r.jobs,
 		       r.real_bench ? "real" : "simulated");

@@ -1,19 +1,26 @@
 #include "core/err.h"
 
+#include "core/text.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 int bn_err_set(struct bn_err *err, int code, const char *fmt, ...)
 {
+	char raw[BN_ERR_MSG_LEN];
 	va_list ap;
 
 	if (!err || err->code != BN_OK)
 		return code;
 	err->code = code;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	bn_str_vfmt(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* A message is one line for a person: it quotes names, telemetry
+	 * and file contents, so its control characters are shown escaped
+	 * wherever it is printed or recorded. */
+	bn_term_esc(raw, err->msg, sizeof(err->msg));
 	return code;
 }
 

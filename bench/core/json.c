@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/file.h"
+#include "core/text.h"
 
 #define JSON_NEAR_CHARS 24
 
@@ -199,11 +200,26 @@ int bn_json_str(const cJSON *obj, const char *key, bool required, char *buf,
 				  "%s: key \"%s\": expected a string, got %s",
 				  what ? what : "JSON", key, json_kind(it));
 	n = strlen(it->valuestring);
+	if (!bn_utf8_valid(it->valuestring, n)) {
+		/* names read here end up in reports: repaired once, at the
+		 * door, so every copy and every length check sees the text
+		 * that will be written */
+		char *fixed = bn_utf8_sanitize(it->valuestring, n);
+
+		if (!fixed)
+			return bn_err_set(err, BN_ERR_NOMEM, "%s: key \"%s\": out of memory",
+					  what ? what : "JSON", key);
+		n = strlen(fixed);
+		if (n < len)
+			memcpy(buf, fixed, n + 1);
+		free(fixed);
+	} else if (n < len) {
+		memcpy(buf, it->valuestring, n + 1);
+	}
 	if (n >= len)
 		return bn_err_set(err, BN_ERR_DATA,
 				  "%s: key \"%s\": string too long (%zu bytes, at most %zu)",
 				  what ? what : "JSON", key, n, len - 1);
-	memcpy(buf, it->valuestring, n + 1);
 	return BN_OK;
 }
 
@@ -335,4 +351,66 @@ void bn_json_set(cJSON *obj, const char *key, cJSON *item)
 	} else {
 		cJSON_AddItemToObject(obj, key, item);
 	}
+}
+
+/* *slot made valid UTF-8. *changed tells whether it was replaced; the
+ * old string is freed only when cJSON owns it (not cJSON_StringIsConst). */
+static bool sanitize_str(char **slot, bool owned, bool *changed)
+{
+	size_t n;
+	char *fixed, *copy;
+
+	*changed = false;
+	if (!*slot)
+		return true;
+	n = strlen(*slot);
+	if (bn_utf8_valid(*slot, n))
+		return true;
+	fixed = bn_utf8_sanitize(*slot, n);
+	if (!fixed)
+		return false;
+	n = strlen(fixed);
+	copy = cJSON_malloc(n + 1);
+	if (copy)
+		memcpy(copy, fixed, n + 1);
+	free(fixed);
+	if (!copy)
+		return false;
+	if (owned)
+		cJSON_free(*slot);
+	*slot = copy;
+	*changed = true;
+	return true;
+}
+
+bool bn_json_sanitize(cJSON *root)
+{
+	bool ok = true, changed;
+
+	if (!root)
+		return true;
+	if (!sanitize_str(&root->string, !(root->type & cJSON_StringIsConst), &changed))
+		ok = false;
+	else if (changed)
+		root->type &= ~cJSON_StringIsConst; /* the copy is cJSON's now */
+	if (cJSON_IsString(root) && !sanitize_str(&root->valuestring, true, &changed))
+		ok = false;
+	for (cJSON *it = root->child; it; it = it->next)
+		if (!bn_json_sanitize(it))
+			ok = false;
+	return ok;
+}
+
+char *bn_json_print(cJSON *root)
+{
+	if (!root || !bn_json_sanitize(root))
+		return NULL;
+	return cJSON_Print(root);
+}
+
+char *bn_json_print_line(cJSON *root)
+{
+	if (!root || !bn_json_sanitize(root))
+		return NULL;
+	return cJSON_PrintUnformatted(root);
 }

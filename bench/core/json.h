@@ -21,7 +21,8 @@ int bn_json_num(const cJSON *obj, const char *key, bool required, double *out,
 		const char *what, struct bn_err *err);
 int bn_json_bool(const cJSON *obj, const char *key, bool required, bool *out,
 		 const char *what, struct bn_err *err);
-/* Copies into buf (truncation is an error). */
+/* Copies into buf (truncation is an error), broken UTF-8 repaired first
+ * (U+FFFD): the length checked is that of the text kept. */
 int bn_json_str(const cJSON *obj, const char *key, bool required, char *buf,
 		size_t len, const char *what, struct bn_err *err);
 /* A number in SI units, given either as a number in the key's implied
@@ -48,5 +49,15 @@ void bn_json_stem(const char *path, char *buf, size_t len);
  * have one found and the other replaced). Takes item; frees it if obj is
  * not an object. */
 void bn_json_set(cJSON *obj, const char *key, cJSON *item);
+
+/* Every key and string value of the tree made valid UTF-8 in place
+ * (invalid bytes become U+FFFD): names and telemetry come from outside
+ * and a JSON file must stay UTF-8 (RFC 8259). False when out of memory
+ * (the strings not repaired are left as they were). */
+bool bn_json_sanitize(cJSON *root);
+/* cJSON_Print / cJSON_PrintUnformatted of the sanitized tree: every JSON
+ * file the tool writes goes through here. NULL when out of memory. */
+char *bn_json_print(cJSON *root);
+char *bn_json_print_line(cJSON *root);
 
 #endif

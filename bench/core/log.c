@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "core/text.h"
+
 /* The one mutable file-scope value: written by the CLI before any thread or
  * child exists, read everywhere after. */
 static int log_level = BN_LOG_WARN;
@@ -25,8 +27,10 @@ void bn_log_msg(int level, const char *module, const char *fmt, ...)
 	if (level > log_level)
 		return;
 	fprintf(stderr, "%s: %s: ", module, names[level < 0 ? 0 : level > 3 ? 3 : level]);
+	/* one line a message: a name or telemetry in it cannot break the
+	 * line or drive the terminal */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	bn_term_vprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }

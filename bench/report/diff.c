@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "core/text.h"
 #include "report/suite_doc.h"
 
 #define DIFF_RULE_LEN 96
@@ -358,17 +359,17 @@ static void print_row(FILE *f, const struct entry *en, const struct row *b, cons
 	fmt_measured(mb, sizeof(mb), b);
 	fmt_measured(mn, sizeof(mn), n);
 	fmt_limit(lim, sizeof(lim), r);
-	fprintf(f, "  [%s] %s: %s -> %s", en->label, r->rule, verdict_str(b, vb, sizeof(vb)),
+	bn_term_printf(f, "  [%s] %s: %s -> %s", en->label, r->rule, verdict_str(b, vb, sizeof(vb)),
 		verdict_str(n, vn, sizeof(vn)));
 	if (b && n && strcmp(mb, mn))
-		fprintf(f, ", measured %s -> %s", mb, mn);
+		bn_term_printf(f, ", measured %s -> %s", mb, mn);
 	else if (strcmp(b ? mb : mn, "-"))
-		fprintf(f, ", measured %s", b ? mb : mn);
+		bn_term_printf(f, ", measured %s", b ? mb : mn);
 	if (lim[0])
-		fprintf(f, " (limit %s)", lim);
+		bn_term_printf(f, " (limit %s)", lim);
 	if (reason && reason[0] && n->verdict != BN_VERDICT_PASS &&
 	    n->verdict != BN_VERDICT_SKIPPED)
-		fprintf(f, " [%s]", reason);
+		bn_term_printf(f, " [%s]", reason);
 	fputc('\n', f);
 }
 
@@ -531,11 +532,11 @@ static void compare_entry(struct diff_ctx *x, const struct side *bs, const struc
 	if (!be) {
 		if (ne->suite && !ne->as_expected) {
 			unexpected_lines(new_doc, ne->id, why, sizeof(why));
-			fprintf(count(x, BN_DIFF_UNEXPECTED),
+			bn_term_printf(count(x, BN_DIFF_UNEXPECTED),
 				"  [%s] absent -> %s, not as expected%s%s\n", ne->label,
 				outcome_str(ne), why[0] ? ": " : "", why);
 		} else {
-			fprintf(count(x, BN_DIFF_ADDED), "  [%s] new entry, %s\n", ne->label,
+			bn_term_printf(count(x, BN_DIFF_ADDED), "  [%s] new entry, %s\n", ne->label,
 				outcome_str(ne));
 		}
 		return;
@@ -552,14 +553,14 @@ static void compare_entry(struct diff_ctx *x, const struct side *bs, const struc
 			print_row(count(x, BN_DIFF_GONE), ne, &bs->rows[i], NULL);
 	}
 	if (be->completed && !ne->completed) {
-		fprintf(count(x, BN_DIFF_NEW_ERROR), "  [%s] run did not complete: %s -> %s",
+		bn_term_printf(count(x, BN_DIFF_NEW_ERROR), "  [%s] run did not complete: %s -> %s",
 			ne->label, be->state, ne->state);
 		if (unreported)
 			fprintf(x->sec[BN_DIFF_NEW_ERROR], " (%d result%s not reported)",
 				unreported, unreported == 1 ? "" : "s");
 		fputc('\n', x->sec[BN_DIFF_NEW_ERROR]);
 	} else if (!be->completed && ne->completed) {
-		fprintf(count(x, BN_DIFF_FIXED), "  [%s] run completes again: %s -> %s\n",
+		bn_term_printf(count(x, BN_DIFF_FIXED), "  [%s] run completes again: %s -> %s\n",
 			ne->label, be->state, ne->state);
 		fixed = true;
 	}
@@ -567,10 +568,10 @@ static void compare_entry(struct diff_ctx *x, const struct side *bs, const struc
 		return;
 	if (be->as_expected && !ne->as_expected) {
 		unexpected_lines(new_doc, ne->id, why, sizeof(why));
-		fprintf(count(x, BN_DIFF_UNEXPECTED), "  [%s] %s -> %s, not as expected%s%s\n",
+		bn_term_printf(count(x, BN_DIFF_UNEXPECTED), "  [%s] %s -> %s, not as expected%s%s\n",
 			ne->label, outcome_str(be), outcome_str(ne), why[0] ? ": " : "", why);
 	} else if (!be->as_expected && ne->as_expected && !fixed) {
-		fprintf(count(x, BN_DIFF_FIXED), "  [%s] %s -> %s, as expected again\n", ne->label,
+		bn_term_printf(count(x, BN_DIFF_FIXED), "  [%s] %s -> %s, as expected again\n", ne->label,
 			outcome_str(be), outcome_str(ne));
 	}
 }
@@ -619,14 +620,14 @@ int bn_diff_docs(const cJSON *base, const cJSON *new_doc, double margin_drop_pct
 		compare_entry(&x, &bs, &ns, new_doc, &ns.e[i], b_matched, e_matched);
 	for (int i = 0; i < bs.n_e; i++)
 		if (!e_matched[i])
-			fprintf(count(&x, BN_DIFF_GONE),
+			bn_term_printf(count(&x, BN_DIFF_GONE),
 				"  [%s] entry missing from new (was %s, %d "
 				"result%s)\n",
 				bs.e[i].label, outcome_str(&bs.e[i]), bs.e[i].n,
 				bs.e[i].n == 1 ? "" : "s");
 
 	if (out && bs.kind == BN_DIFF_REPORT && strcmp(bs.e[0].label, ns.e[0].label))
-		fprintf(out, "note: the reports are of different scenarios: \"%s\" and \"%s\"\n",
+		bn_term_printf(out, "note: the reports are of different scenarios: \"%s\" and \"%s\"\n",
 			bs.e[0].label, ns.e[0].label);
 	if (out && bs.kind == BN_DIFF_SUITE) {
 		const char *sb = get_str(get(base, "suite"), "sha256");

@@ -7,6 +7,8 @@
 
 #include "capture/channel.h"
 #include "core/file.h"
+#include "core/json.h"
+#include "core/text.h"
 
 #define REPORT_MAX_EVENTS 5000
 
@@ -69,8 +71,8 @@ struct bn_file_ref *bn_report_add_file_sha(struct bn_report *r, const char *role
 		return NULL;
 	f = &r->files[r->n_files++];
 	snprintf(f->role, sizeof(f->role), "%s", role);
-	snprintf(f->path, sizeof(f->path), "%s", path);
-	snprintf(f->name, sizeof(f->name), "%s", name ? name : "");
+	bn_str_copy(f->path, sizeof(f->path), path);
+	bn_str_copy(f->name, sizeof(f->name), name);
 	if (sha256)
 		snprintf(f->sha256, sizeof(f->sha256), "%s", sha256);
 	else if (bn_file_sha256(path, f->sha256, &e) < 0)
@@ -285,20 +287,29 @@ void bn_report_artifact(struct bn_report *r, const char *role, const char *name)
 	if (r->n_artifacts >= BN_REPORT_MAX_ARTIFACTS)
 		return;
 	snprintf(r->artifacts[r->n_artifacts].role, sizeof(r->artifacts[0].role), "%s", role);
-	snprintf(r->artifacts[r->n_artifacts].name, sizeof(r->artifacts[0].name), "%s", name);
+	bn_str_copy(r->artifacts[r->n_artifacts].name, sizeof(r->artifacts[0].name), name);
 	r->n_artifacts++;
 }
 
 void bn_result_print(FILE *f, const struct bn_result *r)
 {
-	fprintf(f, "  %9.3f s  %-5s  %s%s%s", bn_time_to_s(r->t1_us >= 0 ? r->t1_us : 0),
+	/* text, measured words and reasons quote the scenario, the device
+	 * and its telemetry: escaped, so none of them drives the terminal */
+	fprintf(f, "  %9.3f s  %-5s  ", bn_time_to_s(r->t1_us >= 0 ? r->t1_us : 0),
 		r->verdict == BN_VERDICT_PASS ? "PASS" : r->verdict == BN_VERDICT_FAIL ? "FAIL"
-			: r->verdict == BN_VERDICT_INCONCLUSIVE ? "INCON" : r->verdict == BN_VERDICT_SKIPPED ? "SKIP" : "ERROR",
-		r->kind[0] == 'c' ? r->id : "", r->kind[0] == 'c' ? ": " : "", r->text);
-	if (r->has_measured)
-		fprintf(f, "  (measured %.4g%s%s", r->measured, r->unit[0] ? " " : "", r->unit);
-	else if (r->measured_str[0])
-		fprintf(f, "  (measured %s", r->measured_str);
+			: r->verdict == BN_VERDICT_INCONCLUSIVE ? "INCON" : r->verdict == BN_VERDICT_SKIPPED ? "SKIP" : "ERROR");
+	if (r->kind[0] == 'c') {
+		bn_term_puts(f, r->id);
+		fputs(": ", f);
+	}
+	bn_term_puts(f, r->text);
+	if (r->has_measured) {
+		fprintf(f, "  (measured %.4g%s", r->measured, r->unit[0] ? " " : "");
+		bn_term_puts(f, r->unit);
+	} else if (r->measured_str[0]) {
+		fputs("  (measured ", f);
+		bn_term_puts(f, r->measured_str);
+	}
 	if (r->has_measured || r->measured_str[0]) {
 		if (r->has_margin)
 			fprintf(f, ", margin %.4g", r->margin);
@@ -306,8 +317,11 @@ void bn_result_print(FILE *f, const struct bn_result *r)
 	}
 	if (r->warning)
 		fputs(" [warning]", f);
-	if (r->reason[0])
-		fprintf(f, "  [%s]", r->reason);
+	if (r->reason[0]) {
+		fputs("  [", f);
+		bn_term_puts(f, r->reason);
+		fputc(']', f);
+	}
 	fputc('\n', f);
 	fflush(f);
 }
@@ -315,7 +329,7 @@ void bn_result_print(FILE *f, const struct bn_result *r)
 int bn_report_write_json(const struct bn_report *r, const char *path, struct bn_err *err)
 {
 	cJSON *root = bn_report_to_json(r);
-	char *text = root ? cJSON_Print(root) : NULL;
+	char *text = root ? bn_json_print(root) : NULL;
 	int rc;
 
 	cJSON_Delete(root);

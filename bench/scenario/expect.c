@@ -1,4 +1,5 @@
 #include "scenario/expect.h"
+#include "core/text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -158,11 +159,11 @@ void bn_expect_judge_value(const struct bn_expect *ex, const char *val, const ch
 	r->t0_us = r->t1_us = now;
 	if (!val) {
 		r->verdict = BN_VERDICT_FAIL;
-		snprintf(r->reason, sizeof(r->reason), "the device never reported \"%s\"%s", ex->key,
+		bn_str_fmt(r->reason, sizeof(r->reason), "the device never reported \"%s\"%s", ex->key,
 			 where_suffix ? where_suffix : "");
 		return;
 	}
-	snprintf(r->measured_str, sizeof(r->measured_str), "%s", val);
+	bn_str_copy(r->measured_str, sizeof(r->measured_str), val);
 	if (ex->is_word) {
 		bool eq = !strcmp(val, ex->word);
 
@@ -179,14 +180,14 @@ void bn_expect_judge_value(const struct bn_expect *ex, const char *val, const ch
 	x = strtod(val, &end);
 	if (end == val || *end) {
 		r->verdict = BN_VERDICT_FAIL;
-		snprintf(r->reason, sizeof(r->reason), "\"%s\" is \"%s\", not a number", ex->key, val);
+		bn_str_fmt(r->reason, sizeof(r->reason), "\"%s\" is \"%s\", not a number", ex->key, val);
 		return;
 	}
 	want = ex->value;
 	if (ex->dim != BN_DIM_NONE) {
 		if (ex->dim != kdim) {
 			r->verdict = BN_VERDICT_ERROR;
-			snprintf(r->reason, sizeof(r->reason), "\"%s\" is not %s", ex->key,
+			bn_str_fmt(r->reason, sizeof(r->reason), "\"%s\" is not %s", ex->key,
 				 bn_dim_name(ex->dim));
 			return;
 		}

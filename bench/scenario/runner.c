@@ -24,6 +24,7 @@
 #include "sim/host.h"
 #include "sim/port.h"
 #include "sim/world.h"
+#include "core/text.h"
 
 struct run_ctx {
 	const struct bn_run_opts *o;
@@ -512,12 +513,12 @@ static void con_set(struct run_ctx *c, const char *key, const char *val)
 	if (i == c->n_con_tel) {
 		if (i == (int)(sizeof(c->con_tel) / sizeof(c->con_tel[0])))
 			return;
-		snprintf(c->con_tel[i].key, sizeof(c->con_tel[i].key), "%s", key);
+		bn_str_copy(c->con_tel[i].key, sizeof(c->con_tel[i].key), key);
 		c->n_con_tel++;
 	} else if (!strcmp(c->con_tel[i].val, val)) {
 		return; /* the device repeats itself: not an event */
 	}
-	snprintf(c->con_tel[i].val, sizeof(c->con_tel[i].val), "%s", val);
+	bn_str_copy(c->con_tel[i].val, sizeof(c->con_tel[i].val), val);
 	ev.key = c->con_tel[i].key;
 	ev.text = c->con_tel[i].val;
 	bn_report_event(c->rep, ev.t_us, "console", key);
@@ -947,10 +948,9 @@ static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 {
 	struct bn_report *rep = c->rep;
 
-	snprintf(rep->scenario_name, sizeof(rep->scenario_name), "%s", c->scn.name);
-	snprintf(rep->fw_name, sizeof(rep->fw_name), "%s", c->fw.fw->name);
-	snprintf(rep->fw_version, sizeof(rep->fw_version), "%s",
-		 c->fw.fw->version ? c->fw.fw->version : "");
+	bn_str_copy(rep->scenario_name, sizeof(rep->scenario_name), c->scn.name);
+	bn_str_copy(rep->fw_name, sizeof(rep->fw_name), c->fw.fw->name);
+	bn_str_copy(rep->fw_version, sizeof(rep->fw_version), c->fw.fw->version);
 	snprintf(rep->port_name, sizeof(rep->port_name), "%s", c->port.name);
 	snprintf(rep->port_expect, sizeof(rep->port_expect), "%s", bn_port_name(c->port.expect));
 	rep->rate_hz = c->rate_hz;
@@ -1084,7 +1084,8 @@ static void end_checks_broken(struct run_ctx *c, struct bn_report *rep)
 		if (r->verdict == BN_VERDICT_SKIPPED)
 			continue;
 		r->verdict = BN_VERDICT_ERROR;
-		snprintf(r->reason, sizeof(r->reason), "the run ended early: %.200s", rep->reason);
+		snprintf(r->reason, sizeof(r->reason), "the run ended early: %.*s",
+			 bn_utf8_prec(rep->reason, 200), rep->reason);
 	}
 }
 
@@ -1278,7 +1279,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	} else {
 		rep->status = rc == BN_ERR_INTR ? BN_RUN_ABORTED : BN_RUN_ERROR;
 		rep->exit_code = 3;
-		snprintf(rep->reason, sizeof(rep->reason), "%s", run_err.msg);
+		bn_str_copy(rep->reason, sizeof(rep->reason), run_err.msg);
 		end_checks_broken(c, rep);
 	}
 	rep->sim_s = bn_time_to_s(bn_world_now(c->world));
@@ -1292,7 +1293,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 			if (rep->status == BN_RUN_COMPLETED) {
 				rep->status = BN_RUN_ERROR;
 				rep->exit_code = 3;
-				snprintf(rep->reason, sizeof(rep->reason), "%s", cerr.msg);
+				bn_str_copy(rep->reason, sizeof(rep->reason), cerr.msg);
 			}
 			bn_err_log("%s", cerr.msg);
 		}

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "sim/battery.h"
 #include "sim/lines.h"
+#include "core/text.h"
 
 #define WORLD_MAX_TELEMETRY 32
 #define WORLD_DEFAULT_LIVELOCK 10000
@@ -164,7 +165,7 @@ static void emit(struct bn_world *w, const char *kind, const char *fmt, ...)
 	if (!w->cfg.sink.event)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
+	bn_str_vfmt(detail, sizeof(detail), fmt, ap);
 	va_end(ap);
 	w->cfg.sink.event(w->cfg.sink.user, w->now, kind, detail);
 }
@@ -1039,12 +1040,12 @@ static void telem_set(struct bn_world *w, const char *key, const char *val)
 		if (w->n_telem == WORLD_MAX_TELEMETRY)
 			return;
 		w->n_telem++;
-		snprintf(w->telem[i].key, sizeof(w->telem[i].key), "%s", key);
+		bn_str_copy(w->telem[i].key, sizeof(w->telem[i].key), key);
 		w->telem[i].val[0] = '\0';
 	} else if (!strcmp(w->telem[i].val, val)) {
 		return;
 	}
-	snprintf(w->telem[i].val, sizeof(w->telem[i].val), "%s", val);
+	bn_str_copy(w->telem[i].val, sizeof(w->telem[i].val), val);
 	emit(w, "telemetry", "%s=%s", key, val);
 	cev(w, BN_CEV_TELEMETRY, 0, 0.0, w->telem[i].key, w->telem[i].val);
 }

@@ -16,8 +16,9 @@ XSD=tests/data/junit/junit-10.xsd
 PY=/usr/bin/python3
 
 # The scenario's own name is hostile too: controls, a broken byte, and
-# 3-byte characters running past the report's 160-byte name field.
-euros=$(printf '%60s' '' | sed 's/ /\342\202\254/g')
+# 3-byte characters up to the parser's limit (159 bytes).
+euro=$(printf '\342\202\254')
+euros=$(printf '%40s' '' | sed "s/ /$euro/g")
 {
 	printf 'name     "hostile \\"names\\" \\\\ \001\033[31m\377 %s"\n' "$euros"
 	printf 'port     dcp\ncharger  dcp-1a\ndut      %s/tests/data/duts/hostile.json\n' "$PWD"
@@ -50,23 +51,27 @@ PYEOF
 }
 
 # json FILE...: each file is strict UTF-8 and parses; no string holds a
-# lone surrogate; the multi-byte telemetry runs (mb*) are cut between
-# characters (no U+FFFD in them)
+# lone surrogate; no text the tests cut (runs of one multi-byte
+# character: the mb* telemetry, the long keys, the scenario name's euros)
+# ends in U+FFFD, the mark of a cut inside a character
 json() {
 	if "$PY" - "$@" >"$TMP/jsonerr" 2>&1 <<'PYEOF'
-import json, sys
+import json, re, sys
+CUT = re.compile('[\u00e9\u20ac\U0001f600]\ufffd+$')
+def check(s, path, f):
+    s.encode('utf-8')  # strict: a lone surrogate raises
+    if CUT.search(s):
+        sys.exit('%s: %s cut inside a character: %r' % (f, '.'.join(path), s[-4:]))
 def walk(x, path, f):
     if isinstance(x, dict):
         for k, v in x.items():
-            k.encode('utf-8')
+            check(k, path, f)
             walk(v, path + [k], f)
     elif isinstance(x, list):
         for i, v in enumerate(x):
             walk(v, path + [str(i)], f)
     elif isinstance(x, str):
-        x.encode('utf-8')  # strict: a lone surrogate raises
-        if any(p.startswith('mb') for p in path) and '\ufffd' in x:
-            sys.exit('%s: %s cut inside a character: %r' % (f, '.'.join(path), x[-4:]))
+        check(x, path, f)
 for f in sys.argv[1:]:
     text = open(f, 'rb').read().decode('utf-8')
     walk(json.loads(text), [], f)
@@ -90,10 +95,13 @@ json "$TMP/run/report.json" "$TMP/run/events.json"
 import json, sys
 rep = json.load(open(sys.argv[1], encoding='utf-8'))
 ev = json.load(open(sys.argv[2], encoding='utf-8'))
-tel = rep['dut']['telemetry']
+tel = {e['key']: e['value'] for e in ev['events'] if e['kind'] == 'telemetry'}
 assert tel['quote'].startswith('say "hi" back\\slash \x01\x02 \x1b[31mred'), tel['quote']
 assert tel['broken'].startswith('bad \ufffd\ufffd lone\ufffd'), tel['broken']
-assert all(len(tel['mb%d_%d' % (w, p)].encode()) > 60 for w in (2, 3, 4) for p in range(w)), tel
+assert all(len(tel['mb%d_%d' % (w, p)].encode()) >= 60 for w in (2, 3, 4) for p in range(w)), tel
+meas = {r['text'].split(None, 1)[1]: r['measured'] for r in rep['results'] if r['text'].startswith('expect')}
+assert meas['dut.quote == calm'].startswith('say "hi"'), meas
+assert all(len(meas['dut.mb%d_%d == x' % (w, p)].encode()) > 40 for w in (2, 3, 4) for p in range(w)), meas
 name = [f for f in rep['files'] if f['role'] == 'dut'][0]['name']
 assert name.startswith('dev "q" \\ \x01\x1b[31m\x7f\x1f \ufffd'), name
 assert ev['dut']['name'] == name, ev['dut']['name']
@@ -124,7 +132,7 @@ term "diff of reports"
 expect_exit "diff of suite records" 0 "$BCBENCH" diff "$TMP/suite/suite.json" "$TMP/merged.json"
 term "diff of suite records"
 # a diff with rows to show: the hostile expectations gone from the new run
-grep -v 'dut.quote\|dut.broken' "$TMP/hostile.scn" >"$TMP/hostile2.scn"
+grep -a -v -e dut.quote -e dut.broken "$TMP/hostile.scn" >"$TMP/hostile2.scn"
 "$BCBENCH" run -q --out "$TMP/run2" "$TMP/hostile2.scn" >/dev/null 2>&1
 expect_exit "diff with rows gone" 1 "$BCBENCH" diff "$TMP/run/report.json" "$TMP/run2/report.json"
 term "diff with rows gone"
