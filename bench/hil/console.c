@@ -11,11 +11,13 @@
 #include <string.h>
 
 #include "core/log.h"
+#include "core/text.h"
 #include "core/time.h"
 #include "hil/serial.h"
 
 #define LINE_MAX_LEN 512        /* longer lines are malformed (and dropped by the serial layer) */
 #define QUOTE_LEN 160           /* how much of a bad line a message quotes */
+#define QUOTE_VAL_LEN 40        /* and of a bad value */
 #define DEFAULT_BAUD 115200     /* what device consoles use; bench.conf can say otherwise */
 #define MAX_TOKENS 32
 
@@ -42,7 +44,8 @@ static int bad(const struct pctx *p, const char *fmt, const char *a, long v)
 	char what[200];
 
 	snprintf(what, sizeof(what), fmt, a, v);
-	return bn_err_set(p->err, BN_ERR_DATA, "console line \"%.*s%s\": %s", QUOTE_LEN, p->line,
+	return bn_err_set(p->err, BN_ERR_DATA, "console line \"%.*s%s\": %s",
+			  bn_utf8_prec(p->line, QUOTE_LEN), p->line,
 			  strlen(p->line) > QUOTE_LEN ? "..." : "", what);
 }
 
@@ -56,13 +59,14 @@ static int get_int(const struct pctx *p, const struct tok *t, long lo, long hi, 
 	if (!*t->val || *end || errno || isspace((unsigned char)*t->val) || *t->val == '+') {
 		char what[64];
 
-		snprintf(what, sizeof(what), "%s \"%.40s\": not a number", t->key, t->val);
+		bn_str_fmt(what, sizeof(what), "%s \"%.*s\": not a number", t->key,
+			   bn_utf8_prec(t->val, QUOTE_VAL_LEN), t->val);
 		return bad(p, "%s", what, 0);
 	}
 	if (v < lo || v > hi) {
 		char what[128];
 
-		snprintf(what, sizeof(what), "%s %ld: out of range %ld..%ld", t->key, v, lo, hi);
+		bn_str_fmt(what, sizeof(what), "%s %ld: out of range %ld..%ld", t->key, v, lo, hi);
 		return bad(p, "%s", what, 0);
 	}
 	*out = (int)v;
@@ -71,7 +75,7 @@ static int get_int(const struct pctx *p, const struct tok *t, long lo, long hi, 
 
 static int get_port(const struct pctx *p, const struct tok *t, enum bn_port_type *out)
 {
-	char low[32];
+	char low[32], shown[QUOTE_VAL_LEN + 1];
 	size_t i;
 
 	for (i = 0; t->val[i] && i < sizeof(low) - 1; i++)
@@ -83,22 +87,23 @@ static int get_port(const struct pctx *p, const struct tok *t, enum bn_port_type
 	}
 	*out = t->val[i] ? BN_PORT_UNKNOWN : bn_port_from_name(low);
 	if (*out == BN_PORT_UNKNOWN)
-		return bad(p, "port \"%.40s\": not a port type (sdp, cdp, dcp, aca-a, aca-b, aca-c, "
+		return bad(p, "port \"%s\": not a port type (sdp, cdp, dcp, aca-a, aca-b, aca-c, "
 			      "aca-dock, otg, float, unknown)",
-			   t->val, 0);
+			   bn_str_copy(shown, sizeof(shown), t->val) ? shown : "", 0);
 	return BN_OK;
 }
 
 static int get_state(const struct pctx *p, const struct tok *t, char *out)
 {
 	size_t n = strlen(t->val);
+	char shown[QUOTE_VAL_LEN + 1];
 
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)t->val[i]) && !strchr("_-.", t->val[i]))
 			n = 0;
 	if (n == 0 || n >= BN_CON_STATE_LEN)
-		return bad(p, "state \"%.40s\": expected a word of 1 to 31 letters, digits, _ - .",
-			   t->val, 0);
+		return bad(p, "state \"%s\": expected a word of 1 to 31 letters, digits, _ - .",
+			   bn_str_copy(shown, sizeof(shown), t->val) ? shown : "", 0);
 	memcpy(out, t->val, n + 1);
 	return BN_OK;
 }
