@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/text.h"
 #include "capture/chanmap.h"
 #include "hil/bench_hw.h"
 
@@ -69,7 +70,7 @@ int bn_cli_conf(const char **conf_path, struct bn_conf *conf)
 	if (!*conf_path && access("bench.conf", R_OK) == 0)
 		*conf_path = "bench.conf";
 	if (*conf_path && bn_conf_load(*conf_path, conf, &err) < 0) {
-		fprintf(stderr, "bcbench: %s\n", err.msg);
+		bn_term_printf(stderr, "bcbench: %s\n", err.msg);
 		return 2;
 	}
 	return 0;
@@ -106,7 +107,7 @@ int bn_cli_lock_err(const struct bn_conf *conf, const char *who, double wait_s, 
 		return 0;
 	bn_bench_lock_name(conf, name, sizeof(name));
 	if (wait_s > 0 && !quiet)
-		fprintf(stderr, "bcbench: waiting up to %.0f s for the bench \"%s\"\n", wait_s, name);
+		bn_term_printf(stderr, "bcbench: waiting up to %.0f s for the bench \"%s\"\n", wait_s, name);
 	rc = bn_lock_take(lock, conf->lock_dir, name, wait_s, who, &stop_requested, err);
 	return rc < 0 ? bn_err_exit_code(rc) : 0;
 }
@@ -118,7 +119,7 @@ int bn_cli_lock(const struct bn_conf *conf, const char *who, double wait_s, bool
 	int rc = bn_cli_lock_err(conf, who, wait_s, quiet, lock, &err);
 
 	if (rc)
-		fprintf(stderr, "bcbench: %s\n", err.msg);
+		bn_term_printf(stderr, "bcbench: %s\n", err.msg);
 	return rc;
 }
 
@@ -144,7 +145,7 @@ int bn_cli_parse_wait(const char *cmd, const char *arg, double *wait_s)
 
 	*wait_s = strtod(arg, &end);
 	if (end == arg || *end || !isfinite(*wait_s) || *wait_s < 0) {
-		fprintf(stderr, "bcbench %s: --wait \"%s\": expected seconds (0 or more)\n", cmd, arg);
+		bn_term_printf(stderr, "bcbench %s: --wait \"%s\": expected seconds (0 or more)\n", cmd, arg);
 		return 2;
 	}
 	return 0;
@@ -156,7 +157,7 @@ int bn_cli_parse_seconds(const char *cmd, const char *opt, const char *arg, doub
 
 	*s = strtod(arg, &end);
 	if (end == arg || *end || !isfinite(*s) || *s <= 0) {
-		fprintf(stderr, "bcbench %s: %s \"%s\": expected seconds (more than 0)\n", cmd, opt,
+		bn_term_printf(stderr, "bcbench %s: %s \"%s\": expected seconds (more than 0)\n", cmd, opt,
 			arg);
 		return 2;
 	}
@@ -173,7 +174,7 @@ int bn_cli_parse_acceptance(const char *cmd, const char *arg, enum bn_acceptance
 		*a = BN_ACCEPT_SIMPLE;
 		return 0;
 	}
-	fprintf(stderr, "bcbench %s: --acceptance \"%s\": expected guarded (pass or fail only "
+	bn_term_printf(stderr, "bcbench %s: --acceptance \"%s\": expected guarded (pass or fail only "
 		"beyond the measurement uncertainty) or simple (the plain limit)\n", cmd, arg);
 	return 1;
 }
@@ -186,7 +187,7 @@ int bn_cli_parse_uncertainty(const char *cmd, const char *opt, const char *arg, 
 	int ch;
 
 	if (!eq || (size_t)(eq - arg) >= sizeof(name)) {
-		fprintf(stderr, "bcbench %s: %s \"%s\": expected CH=SPEC such as "
+		bn_term_printf(stderr, "bcbench %s: %s \"%s\": expected CH=SPEC such as "
 			"vbus=noise=10mV,offset=5mV,gain=0.5%%\n", cmd, opt, arg);
 		return 1;
 	}
@@ -194,13 +195,13 @@ int bn_cli_parse_uncertainty(const char *cmd, const char *opt, const char *arg, 
 	name[eq - arg] = '\0';
 	ch = bn_chan_from_name(name);
 	if (ch < 0) {
-		fprintf(stderr, "bcbench %s: %s \"%s\": unknown channel \"%s\" (expected "
+		bn_term_printf(stderr, "bcbench %s: %s \"%s\": unknown channel \"%s\" (expected "
 			"vbus, ibus, dp, dm or id)\n", cmd, opt, arg, name);
 		return 1;
 	}
 	if (bn_meas_parse(eq + 1, ch == BN_CH_IBUS ? BN_DIM_A : BN_DIM_V, &meas[ch], why,
 			  sizeof(why)) < 0) {
-		fprintf(stderr, "bcbench %s: %s \"%s\": %s\n", cmd, opt, arg, why);
+		bn_term_printf(stderr, "bcbench %s: %s \"%s\": %s\n", cmd, opt, arg, why);
 		return 1;
 	}
 	*given |= 1u << ch;
@@ -220,11 +221,11 @@ int bn_cli_conditions(const char *cmd, const char *spec, const char *datadir,
 	else
 		snprintf(path, len, "%s/%s", datadir, spec);
 	if (access(path, R_OK) != 0) {
-		fprintf(stderr, "bcbench %s: --conditions %s: cannot open %s\n", cmd, spec, path);
+		bn_term_printf(stderr, "bcbench %s: --conditions %s: cannot open %s\n", cmd, spec, path);
 		return 1;
 	}
 	if (bn_conditions_load(path, c, &err) < 0) {
-		fprintf(stderr, "bcbench %s: --conditions: %s\n", cmd, err.msg);
+		bn_term_printf(stderr, "bcbench %s: --conditions: %s\n", cmd, err.msg);
 		return 1;
 	}
 	return 0;
