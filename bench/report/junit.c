@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "core/file.h"
+#include "report/suite_doc.h"
 
-#define JUNIT_SUITE_SCHEMA "bcbench-suite/1"
+#define JUNIT_SUITE_SCHEMA BN_SUITE_SCHEMA
 #define JUNIT_WHAT "suite document"
 
 /* A growing text buffer; an allocation failure is sticky and checked once
@@ -256,8 +257,7 @@ static int check_result(const cJSON *res, int e, int r, struct bn_err *err)
 
 static int check_entry(const cJSON *ent, int e, struct bn_err *err)
 {
-	const cJSON *rep, *results, *res;
-	int r = 0;
+	const cJSON *rep;
 
 	if (!cJSON_IsObject(ent))
 		return bn_err_set(err, BN_ERR_DATA, "%s: entries[%d]: expected an object",
@@ -266,12 +266,21 @@ static int check_entry(const cJSON *ent, int e, struct bn_err *err)
 		return bn_err_set(err, BN_ERR_DATA,
 				  "%s: entries[%d]: key \"id\": expected a string", JUNIT_WHAT, e);
 	rep = cJSON_GetObjectItemCaseSensitive(ent, "report");
-	if (!rep || cJSON_IsNull(rep))
-		return BN_OK;
-	if (!cJSON_IsObject(rep))
+	if (rep && !cJSON_IsNull(rep) && !cJSON_IsObject(rep))
 		return bn_err_set(err, BN_ERR_DATA,
-				  "%s: entries[%d]: key \"report\": expected an object or null",
+				  "%s: entries[%d]: key \"report\": expected {\"path\", "
+				  "\"sha256\"} or null",
 				  JUNIT_WHAT, e);
+	return BN_OK;
+}
+
+/* An entry's report, read from its file: its results are checked here,
+ * when it is read, one entry at a time. */
+static int check_report(const cJSON *rep, int e, struct bn_err *err)
+{
+	const cJSON *results, *res;
+	int r = 0;
+
 	results = cJSON_GetObjectItemCaseSensitive(rep, "results");
 	if (!results)
 		return BN_OK;
@@ -659,9 +668,10 @@ static void emit_properties(struct jbuf *b, const cJSON *doc, const struct entry
 	jb_free(&rules);
 }
 
-static void emit_entry(struct jbuf *b, struct jcount *total, const cJSON *doc, const cJSON *ent)
+static void emit_entry(struct jbuf *b, struct jcount *total, const cJSON *doc, const cJSON *ent,
+		       const cJSON *rep)
 {
-	const cJSON *expect = jobj(ent, "expect"), *rep = jobj(ent, "report"), *results, *res;
+	const cJSON *expect = jobj(ent, "expect"), *results, *res;
 	const cJSON *status = rep ? jobj(rep, "status") : NULL;
 	const char *s;
 	struct entry_view v = { .ent = ent, .report = rep, .id = jstr(ent, "id") };
@@ -710,9 +720,10 @@ static void emit_entry(struct jbuf *b, struct jcount *total, const cJSON *doc, c
 	total->time_s += n.time_s;
 }
 
-char *bn_junit_render(const cJSON *suite_doc, struct bn_err *err)
+char *bn_junit_render(const cJSON *suite_doc, const char *suite_path, struct bn_err *err)
 {
 	const cJSON *suite, *timing, *ent;
+	int e = 0;
 	const char *name;
 	struct jcount total = { 0 };
 	struct jbuf body = { 0 }, out = { 0 };
@@ -727,8 +738,20 @@ char *bn_junit_render(const cJSON *suite_doc, struct bn_err *err)
 	name = suite ? jstr(suite, "name") : NULL;
 	timing = jobj(suite_doc, "timing");
 
-	cJSON_ArrayForEach(ent, cJSON_GetObjectItemCaseSensitive(suite_doc, "entries"))
-		emit_entry(&body, &total, suite_doc, ent);
+	/* One report in memory at a time: read, rendered, let go. */
+	cJSON_ArrayForEach(ent, cJSON_GetObjectItemCaseSensitive(suite_doc, "entries")) {
+		cJSON *rep = NULL;
+
+		if (bn_suite_report_load(ent, suite_path, &rep, err) < 0 ||
+		    (rep && check_report(rep, e, err) < 0)) {
+			cJSON_Delete(rep);
+			jb_free(&body);
+			return NULL;
+		}
+		emit_entry(&body, &total, suite_doc, ent, rep);
+		cJSON_Delete(rep);
+		e++;
+	}
 	/* The suite's wall time when it has one (entries may have run in
 	 * parallel), else the sum of the entries'. */
 	if (timing && jnum(timing, "wall_s", &wall))
@@ -756,7 +779,8 @@ char *bn_junit_render(const cJSON *suite_doc, struct bn_err *err)
 	return out.p;
 }
 
-int bn_junit_write(const cJSON *suite_doc, const char *path, struct bn_err *err)
+int bn_junit_write(const cJSON *suite_doc, const char *suite_path, const char *path,
+		   struct bn_err *err)
 {
 	struct bn_err local = { 0 };
 	char *text;
@@ -764,7 +788,7 @@ int bn_junit_write(const cJSON *suite_doc, const char *path, struct bn_err *err)
 
 	if (!err)
 		err = &local;
-	text = bn_junit_render(suite_doc, err);
+	text = bn_junit_render(suite_doc, suite_path, err);
 	if (!text)
 		return err->code ? err->code : BN_ERR_BUG;
 	rc = bn_file_write_atomic(path, text, strlen(text), err);
