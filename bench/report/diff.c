@@ -137,7 +137,9 @@ int bn_diff_doc_kind(const cJSON *doc, const char *what, enum bn_diff_kind *kind
 	if (!cJSON_IsObject(doc))
 		return bn_err_set(err, BN_ERR_DATA, "%s: not a bcbench report or suite record "
 				  "(not a JSON object)", what);
-	if (!schema || (strcmp(schema, BN_REPORT_SCHEMA) && strcmp(schema, BN_SUITE_SCHEMA)))
+	/* bcbench-suite/1 goes on to the suite check, which says why it is refused */
+	if (!schema || (strcmp(schema, BN_REPORT_SCHEMA) && strcmp(schema, BN_SUITE_SCHEMA) &&
+			strcmp(schema, BN_SUITE_SCHEMA_V1)))
 		return bn_err_set(err, BN_ERR_DATA,
 				  "%s: not a bcbench report or suite record "
 				  "(schema %s%s%s, expected \"%s\" or \"%s\")",
