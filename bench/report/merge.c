@@ -303,6 +303,27 @@ nomem:
 	return NULL;
 }
 
+/* doc with "entries" null (the merge's replace them): copying them too
+ * would hold one more copy of every entry for nothing. */
+static cJSON *copy_but_entries(const cJSON *doc)
+{
+	cJSON *out = cJSON_CreateObject();
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, doc) {
+		cJSON *c;
+
+		/* a placeholder keeps the key's place */
+		c = strcmp(it->string, "entries") ? cJSON_Duplicate(it, true) : cJSON_CreateNull();
+		if (!c) {
+			cJSON_Delete(out);
+			return NULL;
+		}
+		cJSON_AddItemToObject(out, it->string, c);
+	}
+	return out;
+}
+
 int bn_suite_merge(cJSON *const *docs, const char *const *paths, int n,
 		   const struct bn_merge_opts *opts, cJSON **out, struct bn_err *err)
 {
@@ -381,7 +402,7 @@ int bn_suite_merge(cJSON *const *docs, const char *const *paths, int n,
 		goto out;
 	}
 
-	doc = cJSON_Duplicate(docs[first], true);
+	doc = copy_but_entries(docs[first]);
 	entries = merged_entries(slots, n_slots, paths, opts->out_path, err);
 	from = cJSON_CreateArray();
 	if (!doc || !entries || !from) {
