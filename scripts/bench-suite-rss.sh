@@ -22,9 +22,9 @@
 # RSS_KB_PER_ENTRY (default 16) kB an entry between the smallest and the
 # largest size (plus 1 MB for the allocator's granularity, which matters
 # only between small sizes), whatever the reports' size. Exit 1 when one
-# does not, or when a run fails. (With
-# reports embedded, bcbench-suite/1, it was 150 to 350 kB an entry with
-# this scenario's 28 kB report, and grew with the report.)
+# does not, or when a run fails. (With reports embedded, bcbench-suite/1,
+# it was 150 to 350 kB an entry with this scenario's 28 kB report, and
+# grew with the report.)
 set -u
 BCBENCH=${1:-build/bcbench}
 FWDIR=${2:-build/fw}
