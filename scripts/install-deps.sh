@@ -7,7 +7,7 @@ set -eu
 PKGS="build-essential pkg-config clang make
 libsigrok-dev libserialport-dev libftdi1-dev libusb-1.0-0-dev
 libcjson-dev libzip-dev libcmocka-dev libglib2.0-dev nettle-dev
-sigrok-cli libxml2-utils python3-jsonschema"
+sigrok-cli libxml2-utils python3-jsonschema time"
 
 missing=""
 for p in $PKGS; do

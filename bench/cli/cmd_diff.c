@@ -15,8 +15,10 @@
 const char bn_cli_diff_usage[] =
 	"Usage: bcbench diff BASE NEW [--margin-drop PERCENT] [-q]\n"
 	"Compare two records of runs: two report.json (bcbench run, replay) or two\n"
-	"suite.json (bcbench suite, merge). Every result is a row keyed by entry and\n"
-	"rule id (a report is one entry, named by its scenario); the changes from BASE\n"
+	"suite.json (bcbench suite, merge; each entry's report is read from the path\n"
+	"its suite.json names, one at a time, and must match its sha256). Every result\n"
+	"is a row keyed by entry and rule id (a report is one entry, named by its\n"
+	"scenario); the changes from BASE\n"
 	"to NEW are printed in sections, one line per row with its verdicts, measured\n"
 	"values and limit. Regressions:\n"
 	"  new failures      fails in NEW (not as a warning) and did not in BASE\n"
@@ -37,7 +39,7 @@ const char bn_cli_diff_usage[] =
 	"\n"
 	"Exit codes: 0 no regression, 1 a regression, 2 bad usage or input (a file\n"
 	"missing, not JSON, not a bcbench report or suite record, a report against a\n"
-	"suite record).\n";
+	"suite record, an entry's report missing or changed).\n";
 
 static int parse_pct(const char *arg, double *pct)
 {
@@ -107,7 +109,8 @@ int bn_cli_diff(int argc, char **argv)
 			argv[optind], kind_names[kb], argv[optind + 1], kind_names[kn]);
 		goto out;
 	}
-	if (bn_diff_docs(base, new_doc, pct, quiet ? NULL : stdout, &counts, &err) < 0) {
+	if (bn_diff_docs(base, argv[optind], new_doc, argv[optind + 1], pct, quiet ? NULL : stdout,
+			 &counts, &err) < 0) {
 		fprintf(stderr, "bcbench diff: %s\n", err.msg);
 		goto out;
 	}

@@ -16,7 +16,8 @@ const char bn_cli_merge_usage[] =
 	"Join the suite.json of each shard of one suite run (bcbench suite --shard K/N)\n"
 	"into one suite.json, as if the suite had run whole: the entries of all, sorted\n"
 	"by index, totals and exit code recomputed, \"shard\" null and \"merged_from\"\n"
-	"naming the files. Each entry's \"dir\" is rewritten relative to FILE. The files\n"
+	"naming the files. Each entry's \"dir\" and report path are rewritten relative\n"
+	"to FILE; each report must be there with the sha256 its record names. The files\n"
 	"must be of one run of one suite (equal suite sha256, filter, limits and shard\n"
 	"count); an entry index in two files is an error. So is a shard missing, or\n"
 	"fewer entries than the suite has, unless --partial. FILE is written\n"
@@ -28,7 +29,8 @@ const char bn_cli_merge_usage[] =
 	"\n"
 	"Exit codes: the merged suite's: 0 every entry as expected, 1 an entry not as\n"
 	"expected (fail, xpass), 3 an unexpected error entry (a bench fault); 2 bad\n"
-	"usage or input (a file missing, not a suite record, shards that do not fit).\n";
+	"usage or input (a file missing, not a suite record, shards that do not fit, an\n"
+	"entry's report missing or changed).\n";
 
 static int mkdir_parent(const char *path, struct bn_err *err)
 {
@@ -119,9 +121,13 @@ int bn_cli_merge(int argc, char **argv)
 		fprintf(stderr, "bcbench merge: out of memory\n");
 		return 2;
 	}
+	/* The records are small (reports are named, not held); each report
+	 * is checked against its sha256 one file at a time, so a merged
+	 * record never names a report that is gone or changed. */
 	for (int i = 0; i < n; i++)
 		if (bn_json_load(paths[i], &docs[i], &err) < 0 ||
-		    bn_suite_doc_check(docs[i], paths[i], &err) < 0)
+		    bn_suite_doc_check(docs[i], paths[i], &err) < 0 ||
+		    bn_suite_doc_verify_reports(docs[i], paths[i], &err) < 0)
 			goto fail;
 	if (bn_suite_merge(docs, paths, n, &mo, &merged, &err) < 0)
 		goto fail;

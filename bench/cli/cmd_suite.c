@@ -39,9 +39,9 @@ const char bn_cli_suite_usage[] =
 	"expects of it: pass, fail exactly the listed rules (xfail), or end in error.\n"
 	"Each entry is a `bcbench run` in its own process under a watchdog: a firmware\n"
 	"that crashes or hangs ends that entry as error, with its cause, and the suite\n"
-	"goes on. Entries run longest first. Writes DIR/suite.json (every entry's report,\n"
-	"totals, timings; schema bcbench-suite/1) and DIR/entries/NNNN-ID/ (report.json,\n"
-	"capture.sr, events.json, run.log).\n"
+	"goes on. Entries run longest first. Writes DIR/suite.json (every entry's outcome\n"
+	"and its report's path and sha256, totals, timings; schema bcbench-suite/2) and\n"
+	"DIR/entries/NNNN-ID/ (report.json, capture.sr, events.json, run.log).\n"
 	"\n"
 	"  -j, --jobs N         entries at a time on the simulated bench (default: the\n"
 	"                       number of CPUs); a real bench runs one at a time\n"
@@ -84,7 +84,8 @@ struct suite_run {
 	const char *out_dir, *conf_path, *datadir, *limits;
 	double watchdog_s;
 	int jobs, quiet, tty, real_bench;
-	cJSON **done;     /* by suite index */
+	cJSON **done;     /* by suite index: the entries' small records, no reports */
+	char limits_path[1024], limits_sha[65]; /* of the first report that names them */
 	int n_pick, n_done, n_unexpected, n_error;
 	double cost_total, cost_done, t0;
 };
@@ -225,21 +226,86 @@ static bool last_log_line(const char *dir, char *buf, size_t len)
 	return buf[0] != '\0';
 }
 
+/* The limits file the report was judged against, kept from the first
+ * report that names one (all entries share it) for suite.json. */
+static void note_limits(struct suite_run *r, const cJSON *report)
+{
+	const cJSON *f;
+
+	if (r->limits_path[0])
+		return;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(report, "files")) {
+		const cJSON *role = cJSON_GetObjectItemCaseSensitive(f, "role");
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(f, "path");
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(f, "sha256");
+
+		if (cJSON_IsString(role) && !strcmp(role->valuestring, "limits") &&
+		    cJSON_IsString(p) && cJSON_IsString(h)) {
+			snprintf(r->limits_path, sizeof(r->limits_path), "%s", p->valuestring);
+			snprintf(r->limits_sha, sizeof(r->limits_sha), "%s", h->valuestring);
+			return;
+		}
+	}
+}
+
+/* DIR/report.json parsed, with the sha256 of the bytes parsed (the file
+ * suite.json names must be the one judged). NULL with a cause when it is
+ * there but unreadable; NULL and no cause when there is none. */
+static cJSON *read_report(const char *dir, const char *id, char sha[65], char *cause,
+			  size_t cause_len)
+{
+	char path[1700];
+	struct bn_err err = { 0 };
+	cJSON *report, *rules;
+	char *text;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	if (access(path, F_OK) != 0)
+		return NULL;
+	if (bn_file_read(path, &text, &len, &err) < 0) {
+		snprintf(cause, cause_len, "its report is unreadable: %.500s", err.msg);
+		return NULL;
+	}
+	bn_sha256_hex(text, len, sha);
+	report = cJSON_ParseWithLength(text, len);
+	free(text);
+	if (!cJSON_IsObject(report)) {
+		cJSON_Delete(report);
+		report = NULL;
+		/* for the line and column of the error */
+		if (bn_json_load(path, &report, &err) == BN_OK)
+			bn_err_set(&err, BN_ERR_DATA, "%s: not a JSON object", path);
+		cJSON_Delete(report);
+		snprintf(cause, cause_len, "its report is unreadable: %.500s", err.msg);
+		return NULL;
+	}
+	rules = bn_suite_rules_of(report, id, &err);
+	if (!rules) {
+		cJSON_Delete(report);
+		snprintf(cause, cause_len, "its report is unreadable: %.500s", err.msg);
+		return NULL;
+	}
+	cJSON_Delete(rules);
+	return report;
+}
+
 static void finish(struct suite_run *r, struct job *j, int status, const char *cause_in)
 {
 	const struct bn_suite_entry *e = &r->s->entries[j->entry];
-	char path[1700], cause[600], line_buf[512];
-	struct bn_err err = { 0 };
+	char cause[600] = "", line_buf[512], sha[65] = "";
 	cJSON *report = NULL, *o, *u, *line;
 	const char *cause_p = cause_in;
 	int exit_code = -1;
 
-	snprintf(path, sizeof(path), "%s/report.json", j->dir);
-	if (access(path, R_OK) == 0 && bn_json_load(path, &report, &err) < 0) {
-		snprintf(cause, sizeof(cause), "its report is unreadable: %.500s", err.msg);
+	/* The report is read here, judged and let go: the suite keeps only
+	 * the entry's small record, so its memory does not grow with the
+	 * number of entries. */
+	report = read_report(j->dir, e->id, sha, cause, sizeof(cause));
+	if (!cause_p && cause[0])
 		cause_p = cause;
-		report = NULL;
-	}
+	if (report)
+		note_limits(r, report);
 	if (!cause_p && WIFEXITED(status))
 		exit_code = WEXITSTATUS(status);
 	else if (!cause_p && WIFSIGNALED(status)) {
@@ -253,7 +319,9 @@ static void finish(struct suite_run *r, struct job *j, int status, const char *c
 			 exit_code == 2 ? "bad input" : "no report was written", line_buf);
 		cause_p = cause;
 	}
-	o = bn_suite_judge(e, report, exit_code, cause_p, j->rel, j->pid ? mono_s() - j->t0 : 0);
+	o = bn_suite_judge(e, report, sha, exit_code, cause_p, j->rel,
+			   j->pid ? mono_s() - j->t0 : 0);
+	cJSON_Delete(report);
 	if (!o)
 		return;
 	r->done[e->index] = o;
@@ -312,7 +380,7 @@ static int write_doc(struct suite_run *r, const int *pick, const char *filter, i
 	int rc;
 
 	bn_file_sha256(suite_path, sha, err);
-	cJSON_AddStringToObject(doc, "schema", "bcbench-suite/1");
+	cJSON_AddStringToObject(doc, "schema", BN_SUITE_SCHEMA);
 	o = cJSON_AddObjectToObject(doc, "tool");
 	cJSON_AddStringToObject(o, "name", "bcbench");
 	cJSON_AddStringToObject(o, "version", BN_VERSION);
@@ -324,26 +392,8 @@ static int write_doc(struct suite_run *r, const int *pick, const char *filter, i
 	cJSON_AddStringToObject(o, "backend", r->real_bench ? "real" : "sim");
 	/* The limits that judged: the first report's (all share them). */
 	o = cJSON_AddObjectToObject(doc, "limits");
-	{
-		const char *lp = "", *ls = "";
-
-		for (int i = 0; i < r->s->n_entries && !lp[0]; i++) {
-			const cJSON *rep = r->done[i] ? cJSON_GetObjectItemCaseSensitive(r->done[i], "report") : NULL;
-			const cJSON *f, *files = rep ? cJSON_GetObjectItemCaseSensitive(rep, "files") : NULL;
-
-			cJSON_ArrayForEach(f, files) {
-				const cJSON *role = cJSON_GetObjectItemCaseSensitive(f, "role");
-
-				if (cJSON_IsString(role) && !strcmp(role->valuestring, "limits")) {
-					lp = cJSON_GetObjectItemCaseSensitive(f, "path")->valuestring;
-					ls = cJSON_GetObjectItemCaseSensitive(f, "sha256")->valuestring;
-					break;
-				}
-			}
-		}
-		cJSON_AddStringToObject(o, "path", lp);
-		cJSON_AddStringToObject(o, "sha256", ls);
-	}
+	cJSON_AddStringToObject(o, "path", r->limits_path);
+	cJSON_AddStringToObject(o, "sha256", r->limits_sha);
 	if (shard_n > 1) {
 		o = cJSON_AddObjectToObject(doc, "shard");
 		cJSON_AddNumberToObject(o, "index", shard_k);
@@ -673,10 +723,12 @@ int bn_cli_suite(int argc, char **argv)
 		(void)n;
 		printf("  suite report: %s/suite.json\n", out_dir);
 		if (junit) {
-			char dir[1200];
+			char dir[1200], path[1300];
 
 			snprintf(dir, sizeof(dir), "%s", junit);
-			if (bn_mkdir_p(dirname(dir), &err) < 0 || bn_junit_write(doc, junit, &err) < 0) {
+			snprintf(path, sizeof(path), "%s/suite.json", out_dir);
+			if (bn_mkdir_p(dirname(dir), &err) < 0 ||
+			    bn_junit_write(doc, path, junit, &err) < 0) {
 				fprintf(stderr, "bcbench suite: cannot write JUnit: %s\n", err.msg);
 				if (exit_code < 3)
 					exit_code = 3;

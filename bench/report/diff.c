@@ -34,25 +34,31 @@ struct row {
 	bool warning;
 };
 
-/* A report, or a suite entry, and its rows. */
+/* A report, or a suite entry. A suite entry's report is read from its
+ * file only while the entry is compared (entry_open), so a diff holds at
+ * most two reports at a time, however many entries the suites have. */
 struct entry {
 	const char *id;       /* "" for a lone report */
 	const char *label;    /* what lines call it: the id, or the scenario name */
-	const cJSON *report;  /* NULL when the entry has none */
+	const cJSON *ent;     /* suites: the entry's record */
+	const cJSON *report;  /* NULL when the entry has none, or it is not open */
+	cJSON *owned;         /* the report read from its file, while open */
 	bool completed;
 	bool suite;
 	int outcome;          /* suites */
 	bool as_expected;     /* suites */
+	int n_results;        /* suites: of its "rules" counts */
 	char state[300];      /* "completed", "aborted: why", "error (why)" */
-	int first, n;         /* its rows in side.rows */
+	int first, n;         /* its rows in side.rows, while open */
 };
 
 struct side {
 	enum bn_diff_kind kind;
+	const char *path;     /* the file the record is, to find the reports */
 	struct entry *e;
 	int n_e;
-	struct row *rows;
-	int n_rows;
+	struct row *rows;     /* of the open entry */
+	int n_rows, cap_rows;
 };
 
 const char *bn_diff_cat_name(enum bn_diff_cat c)
@@ -127,13 +133,14 @@ int bn_diff_doc_kind(const cJSON *doc, const char *what, enum bn_diff_kind *kind
 {
 	const char *schema = get_str(doc, "schema");
 	const cJSON *e;
-	char sub[600];
 	int i = 0;
 
 	if (!cJSON_IsObject(doc))
 		return bn_err_set(err, BN_ERR_DATA, "%s: not a bcbench report or suite record "
 				  "(not a JSON object)", what);
-	if (!schema || (strcmp(schema, BN_REPORT_SCHEMA) && strcmp(schema, BN_SUITE_SCHEMA)))
+	/* bcbench-suite/1 goes on to the suite check, which says why it is refused */
+	if (!schema || (strcmp(schema, BN_REPORT_SCHEMA) && strcmp(schema, BN_SUITE_SCHEMA) &&
+			strcmp(schema, BN_SUITE_SCHEMA_V1)))
 		return bn_err_set(err, BN_ERR_DATA,
 				  "%s: not a bcbench report or suite record "
 				  "(schema %s%s%s, expected \"%s\" or \"%s\")",
@@ -148,7 +155,6 @@ int bn_diff_doc_kind(const cJSON *doc, const char *what, enum bn_diff_kind *kind
 		return err->code;
 	cJSON_ArrayForEach(e, get(doc, "entries")) {
 		const char *id = get_str(e, "id");
-		const cJSON *rep = get(e, "report");
 
 		if (!get_str(e, "outcome") || !cJSON_IsBool(get(e, "as_expected")))
 			return bn_err_set(err, BN_ERR_DATA,
@@ -159,28 +165,46 @@ int bn_diff_doc_kind(const cJSON *doc, const char *what, enum bn_diff_kind *kind
 			if (!strcmp(get_str(o, "id"), id))
 				return bn_err_set(err, BN_ERR_DATA, "%s: entry id \"%s\" is there "
 						  "twice", what, id);
-		snprintf(sub, sizeof(sub), "%s: entries[%d] \"%s\": report", what, i, id);
-		if (cJSON_IsObject(rep) && check_report(rep, sub, err) < 0)
-			return err->code;
 		i++;
 	}
 	return BN_OK;
 }
 
+static void entry_close(struct side *s, struct entry *en)
+{
+	cJSON_Delete(en->owned);
+	en->owned = NULL;
+	if (en->suite)
+		en->report = NULL;
+	s->n_rows = 0;
+	en->first = en->n = 0;
+}
+
 static void side_free(struct side *s)
 {
+	for (int i = 0; i < s->n_e; i++)
+		cJSON_Delete(s->e[i].owned);
 	free(s->e);
 	free(s->rows);
 	memset(s, 0, sizeof(*s));
 }
 
 /* The entry's rows from its report (if any). */
-static void add_rows(struct side *s, struct entry *en)
+static int add_rows(struct side *s, struct entry *en, struct bn_err *err)
 {
+	int n = cJSON_GetArraySize(get(en->report, "results"));
 	const cJSON *res;
 
 	en->first = s->n_rows;
 	en->n = 0;
+	if (s->n_rows + n > s->cap_rows) {
+		struct row *r = realloc(s->rows, (size_t)(s->n_rows + n) * sizeof(*r));
+
+		if (!r)
+			return bn_err_set(err, BN_ERR_NOMEM, "diff: out of memory");
+		s->rows = r;
+		s->cap_rows = s->n_rows + n;
+	}
 	cJSON_ArrayForEach(res, get(en->report, "results")) {
 		struct row *r = &s->rows[s->n_rows];
 		const char *id = get_str(res, "id");
@@ -199,6 +223,7 @@ static void add_rows(struct side *s, struct entry *en)
 		s->n_rows++;
 		en->n++;
 	}
+	return BN_OK;
 }
 
 static void report_state(struct entry *en)
@@ -211,26 +236,74 @@ static void report_state(struct entry *en)
 		 reason ? ": " : "", reason ? reason : "");
 }
 
-static int side_build(const cJSON *doc, const char *what, struct side *s, struct bn_err *err)
+/* A suite entry's completion as its record says: an outcome other than
+ * error completed (the suite judges a run that did not as error). */
+static void entry_state(struct entry *en)
+{
+	const char *cause = get_str(en->ent, "cause");
+
+	if (en->report) {
+		report_state(en);
+	} else {
+		en->completed = en->outcome != BN_OUTCOME_ERROR;
+		snprintf(en->state, sizeof(en->state), "%s",
+			 en->completed ? "completed" : "no report");
+	}
+	if (en->outcome == BN_OUTCOME_ERROR) {
+		en->completed = false;
+		snprintf(en->state, sizeof(en->state), "outcome error%s%s", cause ? ": " : "",
+			 cause ? cause : "");
+	}
+}
+
+/* Read a suite entry's report (checked against its sha256 and as a
+ * report) and build its rows; a lone report's rows. */
+static int entry_open(struct side *s, struct entry *en, const char *what, struct bn_err *err)
+{
+	if (en->suite) {
+		char sub[600];
+
+		if (bn_suite_report_load(en->ent, s->path, &en->owned, err) < 0)
+			return err->code;
+		en->report = en->owned;
+		snprintf(sub, sizeof(sub), "%s: entry \"%s\": report", what, en->id);
+		if (en->report && check_report(en->report, sub, err) < 0)
+			return err->code;
+		entry_state(en);
+	}
+	return add_rows(s, en, err);
+}
+
+static int rules_total(const cJSON *ent)
+{
+	const cJSON *r = get(ent, "rules");
+	int n = 0;
+
+	for (int v = 0; v < BN_VERDICT_COUNT; v++) {
+		const cJSON *c = get(r, bn_verdict_name(v));
+
+		if (cJSON_IsNumber(c))
+			n += c->valueint;
+	}
+	return n;
+}
+
+static int side_build(const cJSON *doc, const char *what, const char *path, struct side *s,
+		      struct bn_err *err)
 {
 	const cJSON *e;
-	int n_rows = 0, n_e = 0;
+	int n_e = 0;
 
 	memset(s, 0, sizeof(*s));
+	s->path = path ? path : what;
 	if (bn_diff_doc_kind(doc, what, &s->kind, err) < 0)
 		return err->code;
-	if (s->kind == BN_DIFF_REPORT) {
+	if (s->kind == BN_DIFF_REPORT)
 		n_e = 1;
-		n_rows = cJSON_GetArraySize(get(doc, "results"));
-	} else {
-		cJSON_ArrayForEach(e, get(doc, "entries")) {
-			n_e++;
-			n_rows += cJSON_GetArraySize(get(get(e, "report"), "results"));
-		}
-	}
+	else
+		n_e = cJSON_GetArraySize(get(doc, "entries"));
 	s->e = calloc((size_t)n_e + 1, sizeof(*s->e));
-	s->rows = calloc((size_t)n_rows + 1, sizeof(*s->rows));
-	if (!s->e || !s->rows) {
+	if (!s->e) {
 		side_free(s);
 		return bn_err_set(err, BN_ERR_NOMEM, "diff: out of memory");
 	}
@@ -241,29 +314,20 @@ static int side_build(const cJSON *doc, const char *what, struct side *s, struct
 		en->id = "";
 		en->label = name && name[0] ? name : "report";
 		en->report = doc;
+		en->n_results = cJSON_GetArraySize(get(doc, "results"));
 		report_state(en);
-		add_rows(s, en);
 		return BN_OK;
 	}
 	cJSON_ArrayForEach(e, get(doc, "entries")) {
 		struct entry *en = &s->e[s->n_e++];
-		const char *cause = get_str(e, "cause");
 
 		en->id = en->label = get_str(e, "id");
+		en->ent = e;
 		en->suite = true;
-		en->report = cJSON_IsObject(get(e, "report")) ? get(e, "report") : NULL;
 		en->outcome = bn_outcome_parse(get_str(e, "outcome"));
 		en->as_expected = cJSON_IsTrue(get(e, "as_expected"));
-		if (en->report)
-			report_state(en);
-		else
-			snprintf(en->state, sizeof(en->state), "no report");
-		if (en->outcome == BN_OUTCOME_ERROR) {
-			en->completed = false;
-			snprintf(en->state, sizeof(en->state), "outcome error%s%s",
-				 cause ? ": " : "", cause ? cause : "");
-		}
-		add_rows(s, en);
+		en->n_results = rules_total(e);
+		entry_state(en);
 	}
 	return BN_OK;
 }
@@ -467,7 +531,7 @@ static void compare_row(struct diff_ctx *x, const struct entry *en, const struct
 	print_row(count(x, cat), en, b, n);
 }
 
-static const struct entry *find_entry(const struct side *s, const char *id)
+static struct entry *find_entry(const struct side *s, const char *id)
 {
 	if (s->kind == BN_DIFF_REPORT)
 		return s->n_e ? &s->e[0] : NULL;
@@ -520,13 +584,12 @@ static void unexpected_lines(const cJSON *doc, const char *id, char *buf, size_t
 	}
 }
 
-static void compare_entry(struct diff_ctx *x, const struct side *bs, const struct side *ns,
-			  const cJSON *new_doc, const struct entry *ne, bool *b_matched,
-			  bool *e_matched)
+static int compare_entry(struct diff_ctx *x, struct side *bs, struct side *ns,
+			 const cJSON *new_doc, struct entry *ne, bool *e_matched, struct bn_err *err)
 {
-	const struct entry *be = find_entry(bs, ne->id);
-	int unreported = 0;
-	bool fixed = false;
+	struct entry *be = find_entry(bs, ne->id);
+	int unreported = 0, rc = BN_OK;
+	bool fixed = false, *b_matched = NULL;
 	char why[600];
 
 	if (!be) {
@@ -539,9 +602,18 @@ static void compare_entry(struct diff_ctx *x, const struct side *bs, const struc
 			bn_term_printf(count(x, BN_DIFF_ADDED), "  [%s] new entry, %s\n", ne->label,
 				outcome_str(ne));
 		}
-		return;
+		return BN_OK;
 	}
 	e_matched[be - bs->e] = true;
+	if (entry_open(ns, ne, "new", err) < 0 || entry_open(bs, be, "base", err) < 0) {
+		rc = err->code;
+		goto out;
+	}
+	b_matched = calloc((size_t)bs->n_rows + 1, sizeof(*b_matched));
+	if (!b_matched) {
+		rc = bn_err_set(err, BN_ERR_NOMEM, "diff: out of memory");
+		goto out;
+	}
 	for (int i = ne->first; i < ne->first + ne->n; i++)
 		compare_row(x, ne, find_row(bs, be, ns->rows[i].rule, b_matched), &ns->rows[i]);
 	for (int i = be->first; i < be->first + be->n; i++) {
@@ -565,7 +637,7 @@ static void compare_entry(struct diff_ctx *x, const struct side *bs, const struc
 		fixed = true;
 	}
 	if (!ne->suite)
-		return;
+		goto out;
 	if (be->as_expected && !ne->as_expected) {
 		unexpected_lines(new_doc, ne->id, why, sizeof(why));
 		bn_term_printf(count(x, BN_DIFF_UNEXPECTED), "  [%s] %s -> %s, not as expected%s%s\n",
@@ -574,25 +646,31 @@ static void compare_entry(struct diff_ctx *x, const struct side *bs, const struc
 		bn_term_printf(count(x, BN_DIFF_FIXED), "  [%s] %s -> %s, as expected again\n", ne->label,
 			outcome_str(be), outcome_str(ne));
 	}
+out:
+	free(b_matched);
+	entry_close(ns, ne);
+	entry_close(bs, be);
+	return rc;
 }
 
-int bn_diff_docs(const cJSON *base, const cJSON *new_doc, double margin_drop_pct, FILE *out,
+int bn_diff_docs(const cJSON *base, const char *base_path, const cJSON *new_doc,
+		 const char *new_path, double margin_drop_pct, FILE *out,
 		 struct bn_diff_counts *counts, struct bn_err *err)
 {
 	static const char *const kind_names[] = { "a report (" BN_REPORT_SCHEMA ")",
 						  "a suite record (" BN_SUITE_SCHEMA ")" };
 	struct diff_ctx x = { 0 };
 	struct side bs, ns;
-	bool *b_matched = NULL, *e_matched = NULL;
+	bool *e_matched = NULL;
 	int rc = BN_OK;
 
 	memset(counts, 0, sizeof(*counts));
 	if (!(margin_drop_pct > 0 && margin_drop_pct <= 100))
 		return bn_err_set(err, BN_ERR_ARG, "diff: margin drop %g%%: expected a percentage "
 				  "in (0, 100]", margin_drop_pct);
-	if (side_build(base, "base", &bs, err) < 0)
+	if (side_build(base, "base", base_path, &bs, err) < 0)
 		return err->code;
-	if (side_build(new_doc, "new", &ns, err) < 0) {
+	if (side_build(new_doc, "new", new_path, &ns, err) < 0) {
 		side_free(&bs);
 		return err->code;
 	}
@@ -604,27 +682,28 @@ int bn_diff_docs(const cJSON *base, const cJSON *new_doc, double margin_drop_pct
 	}
 	x.c = counts;
 	x.pct = margin_drop_pct;
-	b_matched = calloc((size_t)bs.n_rows + 1, sizeof(*b_matched));
 	e_matched = calloc((size_t)bs.n_e + 1, sizeof(*e_matched));
 	for (int c = 0; c < BN_DIFF_CAT_COUNT; c++)
 		x.sec[c] = open_memstream(&x.buf[c], &x.len[c]);
 	for (int c = 0; c < BN_DIFF_CAT_COUNT; c++)
 		if (!x.sec[c])
 			rc = BN_ERR_NOMEM;
-	if (rc < 0 || !b_matched || !e_matched) {
+	if (rc < 0 || !e_matched) {
 		rc = bn_err_set(err, BN_ERR_NOMEM, "diff: out of memory");
 		goto out;
 	}
 
-	for (int i = 0; i < ns.n_e; i++)
-		compare_entry(&x, &bs, &ns, new_doc, &ns.e[i], b_matched, e_matched);
+	for (int i = 0; i < ns.n_e && rc == BN_OK; i++)
+		rc = compare_entry(&x, &bs, &ns, new_doc, &ns.e[i], e_matched, err);
+	if (rc < 0)
+		goto out;
 	for (int i = 0; i < bs.n_e; i++)
 		if (!e_matched[i])
 			bn_term_printf(count(&x, BN_DIFF_GONE),
 				"  [%s] entry missing from new (was %s, %d "
 				"result%s)\n",
-				bs.e[i].label, outcome_str(&bs.e[i]), bs.e[i].n,
-				bs.e[i].n == 1 ? "" : "s");
+				bs.e[i].label, outcome_str(&bs.e[i]), bs.e[i].n_results,
+				bs.e[i].n_results == 1 ? "" : "s");
 
 	if (out && bs.kind == BN_DIFF_REPORT && strcmp(bs.e[0].label, ns.e[0].label))
 		bn_term_printf(out, "note: the reports are of different scenarios: \"%s\" and \"%s\"\n",
@@ -649,7 +728,6 @@ out:
 			fclose(x.sec[c]);
 		free(x.buf[c]);
 	}
-	free(b_matched);
 	free(e_matched);
 	side_free(&bs);
 	side_free(&ns);

@@ -63,11 +63,16 @@ int bn_diff_doc_kind(const cJSON *doc, const char *what, enum bn_diff_kind *kind
 		     struct bn_err *err);
 
 /* Compare base with new_doc (both reports or both suites, else
- * BN_ERR_DATA). margin_drop_pct in (0, 100] (else BN_ERR_ARG). When out is
+ * BN_ERR_DATA). base_path and new_path are the files they were read from:
+ * a suite entry's report is read from its path relative to its record,
+ * when that entry is compared, and let go after (at most one report of
+ * each side in memory); a report missing or not of the sha256 its record
+ * names is BN_ERR_DATA naming it. margin_drop_pct in (0, 100] (else BN_ERR_ARG). When out is
  * not NULL, print each non-empty category as a section ("new failures
  * (2):" then one line per row naming entry, rule, verdicts, measured
  * values and limit). *counts is filled. */
-int bn_diff_docs(const cJSON *base, const cJSON *new_doc, double margin_drop_pct, FILE *out,
+int bn_diff_docs(const cJSON *base, const char *base_path, const cJSON *new_doc,
+		 const char *new_path, double margin_drop_pct, FILE *out,
 		 struct bn_diff_counts *counts, struct bn_err *err);
 
 /* "diff: 2 regressions (1 new failure, 1 margin shrunk), 1 fixed\n" */

@@ -7,8 +7,9 @@
 #include <string.h>
 
 #include "core/file.h"
+#include "report/suite_doc.h"
 
-#define JUNIT_SUITE_SCHEMA "bcbench-suite/1"
+#define JUNIT_SUITE_SCHEMA BN_SUITE_SCHEMA
 #define JUNIT_WHAT "suite document"
 
 /* A growing text buffer; an allocation failure is sticky and checked once
@@ -256,8 +257,7 @@ static int check_result(const cJSON *res, int e, int r, struct bn_err *err)
 
 static int check_entry(const cJSON *ent, int e, struct bn_err *err)
 {
-	const cJSON *rep, *results, *res;
-	int r = 0;
+	const cJSON *rep;
 
 	if (!cJSON_IsObject(ent))
 		return bn_err_set(err, BN_ERR_DATA, "%s: entries[%d]: expected an object",
@@ -266,12 +266,21 @@ static int check_entry(const cJSON *ent, int e, struct bn_err *err)
 		return bn_err_set(err, BN_ERR_DATA,
 				  "%s: entries[%d]: key \"id\": expected a string", JUNIT_WHAT, e);
 	rep = cJSON_GetObjectItemCaseSensitive(ent, "report");
-	if (!rep || cJSON_IsNull(rep))
-		return BN_OK;
-	if (!cJSON_IsObject(rep))
+	if (rep && !cJSON_IsNull(rep) && !cJSON_IsObject(rep))
 		return bn_err_set(err, BN_ERR_DATA,
-				  "%s: entries[%d]: key \"report\": expected an object or null",
+				  "%s: entries[%d]: key \"report\": expected {\"path\", "
+				  "\"sha256\"} or null",
 				  JUNIT_WHAT, e);
+	return BN_OK;
+}
+
+/* An entry's report, read from its file: its results are checked here,
+ * when it is read, one entry at a time. */
+static int check_report(const cJSON *rep, int e, struct bn_err *err)
+{
+	const cJSON *results, *res;
+	int r = 0;
+
 	results = cJSON_GetObjectItemCaseSensitive(rep, "results");
 	if (!results)
 		return BN_OK;
@@ -659,9 +668,10 @@ static void emit_properties(struct jbuf *b, const cJSON *doc, const struct entry
 	jb_free(&rules);
 }
 
-static void emit_entry(struct jbuf *b, struct jcount *total, const cJSON *doc, const cJSON *ent)
+static void emit_entry(struct jbuf *b, struct jcount *total, const cJSON *doc, const cJSON *ent,
+		       const cJSON *rep)
 {
-	const cJSON *expect = jobj(ent, "expect"), *rep = jobj(ent, "report"), *results, *res;
+	const cJSON *expect = jobj(ent, "expect"), *results, *res;
 	const cJSON *status = rep ? jobj(rep, "status") : NULL;
 	const char *s;
 	struct entry_view v = { .ent = ent, .report = rep, .id = jstr(ent, "id") };
@@ -710,64 +720,137 @@ static void emit_entry(struct jbuf *b, struct jcount *total, const cJSON *doc, c
 	total->time_s += n.time_s;
 }
 
-char *bn_junit_render(const cJSON *suite_doc, struct bn_err *err)
+/* The <testsuites> start tag, padded with spaces before its '>' to width
+ * bytes when it is shorter (XML allows them there). */
+static void head_tag(struct jbuf *b, const char *name, const struct jcount *t, size_t width)
+{
+	size_t from = b->len;
+
+	/* junit-10.xsd has no "skipped" on <testsuites>; each <testsuite>
+	 * carries its own. */
+	jb_puts(b, "<testsuites");
+	jb_attr(b, "name", name && name[0] ? name : "bcbench suite");
+	jb_attr_int(b, "tests", t->tests);
+	jb_attr_int(b, "failures", t->failures);
+	jb_attr_int(b, "errors", t->errors);
+	jb_attr_num(b, "time", t->time_s);
+	while (!b->oom && b->len - from < width)
+		jb_puts(b, " ");
+	jb_puts(b, ">\n");
+}
+
+/* The XML to f, entry by entry, each entry's report read when it is
+ * written and let go: nothing grows with the number of entries. The
+ * start tag's counts are known only at the end, so it is written first
+ * with room to spare and written again over itself then. */
+static int emit(FILE *f, const cJSON *doc, const char *suite_path, struct bn_err *err)
 {
 	const cJSON *suite, *timing, *ent;
-	const char *name;
 	struct jcount total = { 0 };
-	struct jbuf body = { 0 }, out = { 0 };
-	struct bn_err local = { 0 };
+	struct jbuf head = { 0 };
+	const char *name;
+	long head_at, end_at;
+	size_t width;
 	double wall;
+	int e = 0;
 
-	if (!err)
-		err = &local;
-	if (check_doc(suite_doc, err) < 0)
-		return NULL;
-	suite = jobj(suite_doc, "suite");
+	if (check_doc(doc, err) < 0)
+		return err->code;
+	suite = jobj(doc, "suite");
 	name = suite ? jstr(suite, "name") : NULL;
-	timing = jobj(suite_doc, "timing");
+	timing = jobj(doc, "timing");
 
-	cJSON_ArrayForEach(ent, cJSON_GetObjectItemCaseSensitive(suite_doc, "entries"))
-		emit_entry(&body, &total, suite_doc, ent);
+	/* room for every count at its widest: 3 ints and a %.6g time */
+	head_tag(&head, name, &total, 0);
+	width = head.len + 3 * 11 + 16;
+	head.len = 0;
+	head_tag(&head, name, &total, width);
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	head_at = ftell(f);
+	fputs(jb_str(&head), f);
+	cJSON_ArrayForEach(ent, cJSON_GetObjectItemCaseSensitive(doc, "entries")) {
+		struct jbuf b = { 0 };
+		cJSON *rep = NULL;
+
+		if (bn_suite_report_load(ent, suite_path, &rep, err) < 0 ||
+		    (rep && check_report(rep, e, err) < 0)) {
+			cJSON_Delete(rep);
+			jb_free(&head);
+			return err->code;
+		}
+		emit_entry(&b, &total, doc, ent, rep);
+		cJSON_Delete(rep);
+		if (b.oom) {
+			jb_free(&head);
+			return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory rendering JUnit XML",
+					  JUNIT_WHAT);
+		}
+		fwrite(b.p, 1, b.len, f);
+		jb_free(&b);
+		e++;
+	}
+	fputs("</testsuites>\n", f);
 	/* The suite's wall time when it has one (entries may have run in
 	 * parallel), else the sum of the entries'. */
 	if (timing && jnum(timing, "wall_s", &wall))
 		total.time_s = wall;
-
-	jb_puts(&out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	/* junit-10.xsd has no "skipped" on <testsuites>; each <testsuite>
-	 * carries its own. */
-	jb_puts(&out, "<testsuites");
-	jb_attr(&out, "name", name && name[0] ? name : "bcbench suite");
-	jb_attr_int(&out, "tests", total.tests);
-	jb_attr_int(&out, "failures", total.failures);
-	jb_attr_int(&out, "errors", total.errors);
-	jb_attr_num(&out, "time", total.time_s);
-	jb_puts(&out, ">\n");
-	jb_puts(&out, jb_str(&body));
-	jb_puts(&out, "</testsuites>\n");
-	if (body.oom || out.oom) {
-		jb_free(&body);
-		jb_free(&out);
-		bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory rendering JUnit XML", JUNIT_WHAT);
-		return NULL;
+	head.len = 0;
+	head_tag(&head, name, &total, width);
+	end_at = ftell(f);
+	if (head.oom || head_at < 0 || end_at < 0 || fseek(f, head_at, SEEK_SET) != 0 ||
+	    fputs(jb_str(&head), f) == EOF || fseek(f, end_at, SEEK_SET) != 0 || ferror(f)) {
+		jb_free(&head);
+		return bn_err_set(err, BN_ERR_IO, "%s: cannot write JUnit XML", JUNIT_WHAT);
 	}
-	jb_free(&body);
-	return out.p;
+	jb_free(&head);
+	return BN_OK;
 }
 
-int bn_junit_write(const cJSON *suite_doc, const char *path, struct bn_err *err)
+char *bn_junit_render(const cJSON *suite_doc, const char *suite_path, struct bn_err *err)
 {
 	struct bn_err local = { 0 };
-	char *text;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
 	int rc;
 
 	if (!err)
 		err = &local;
-	text = bn_junit_render(suite_doc, err);
-	if (!text)
-		return err->code ? err->code : BN_ERR_BUG;
-	rc = bn_file_write_atomic(path, text, strlen(text), err);
-	free(text);
-	return rc;
+	f = open_memstream(&text, &len);
+	if (!f) {
+		bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory rendering JUnit XML", JUNIT_WHAT);
+		return NULL;
+	}
+	rc = emit(f, suite_doc, suite_path, err);
+	if (fclose(f) != 0 && rc == BN_OK)
+		rc = bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory rendering JUnit XML",
+				JUNIT_WHAT);
+	if (rc < 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+int bn_junit_write(const cJSON *suite_doc, const char *suite_path, const char *path,
+		   struct bn_err *err)
+{
+	struct bn_err local = { 0 };
+	struct bn_afile a;
+	int rc;
+
+	if (!err)
+		err = &local;
+	/* checked first: a document that is not one creates no file at all */
+	if (check_doc(suite_doc, err) < 0)
+		return err->code;
+	rc = bn_afile_open(&a, path, err);
+	if (rc < 0)
+		return rc;
+	rc = emit(a.f, suite_doc, suite_path, err);
+	if (rc < 0) {
+		bn_afile_discard(&a);
+		return rc;
+	}
+	return bn_afile_commit(&a, err);
 }

@@ -1,5 +1,5 @@
 /* JUnit XML from a suite run's record (suite.json, schema
- * "bcbench-suite/1", docs/suite-report.md), for CI servers (Jenkins,
+ * "bcbench-suite/2", docs/suite-report.md), for CI servers (Jenkins,
  * GitLab). One <testsuites> for the suite, one <testsuite> per entry with
  * its setup as <properties>, one <testcase> per result of the entry's
  * report; an entry whose run did not complete gets a testcase "run" that
@@ -15,13 +15,17 @@
 
 #include "core/err.h"
 
-/* The XML text, malloc'ed and NUL-terminated. A document that is not a
- * bcbench-suite/1 object (wrong schema, entries not an array, an entry or
- * result without its id, an unknown verdict): NULL and BN_ERR_DATA naming
- * what is missing. */
-char *bn_junit_render(const cJSON *suite_doc, struct bn_err *err);
+/* The XML text, malloc'ed and NUL-terminated. suite_path is where
+ * suite_doc was (or will be) written: the entries' reports are read from
+ * their paths relative to it, one at a time, and their sha256 checked. A
+ * document that is not a bcbench-suite/2 object (wrong schema, entries
+ * not an array, an entry or result without its id, an unknown verdict),
+ * or a report missing or changed: NULL and BN_ERR_DATA naming what is
+ * wrong. */
+char *bn_junit_render(const cJSON *suite_doc, const char *suite_path, struct bn_err *err);
 
 /* Render and write to path atomically; on any error nothing is written. */
-int bn_junit_write(const cJSON *suite_doc, const char *path, struct bn_err *err);
+int bn_junit_write(const cJSON *suite_doc, const char *suite_path, const char *path,
+		   struct bn_err *err);
 
 #endif

@@ -229,24 +229,34 @@ static int path_relative(const char *from, const char *to, char *buf, size_t len
 	return 0;
 }
 
-/* entry's "dir", relative to the directory shard_dir, made relative to
+/* obj[key], a path relative to the directory shard_dir, made relative to
  * out_dir (absolute when it does not fit). */
-static void rebase_dir(cJSON *entry, const char *shard_dir, const char *out_dir)
+static void rebase_path(cJSON *obj, const char *key, const char *shard_dir, const char *out_dir)
 {
-	const cJSON *dir = get(entry, "dir");
+	const cJSON *p = get(obj, key);
 	char target[MERGE_PATH_MAX], rel[MERGE_PATH_MAX];
 	int w;
 
-	if (!cJSON_IsString(dir) || !dir->valuestring[0] || dir->valuestring[0] == '/')
+	if (!cJSON_IsString(p) || !p->valuestring[0] || p->valuestring[0] == '/')
 		return;
-	w = snprintf(target, sizeof(target), "%s/%s", shard_dir, dir->valuestring);
+	w = snprintf(target, sizeof(target), "%s/%s", shard_dir, p->valuestring);
 	if (w < 0 || (size_t)w >= sizeof(target))
 		return;
 	path_normalize(target);
 	if (!out_dir || path_relative(out_dir, target, rel, sizeof(rel)) < 0)
-		cJSON_ReplaceItemInObjectCaseSensitive(entry, "dir", cJSON_CreateString(target));
+		bn_json_set(obj, key, cJSON_CreateString(target));
 	else
-		cJSON_ReplaceItemInObjectCaseSensitive(entry, "dir", cJSON_CreateString(rel));
+		bn_json_set(obj, key, cJSON_CreateString(rel));
+}
+
+/* An entry's "dir" and its report's "path" follow the merged file. */
+static void rebase_entry(cJSON *entry, const char *shard_dir, const char *out_dir)
+{
+	cJSON *ref = cJSON_GetObjectItemCaseSensitive(entry, "report");
+
+	rebase_path(entry, "dir", shard_dir, out_dir);
+	if (cJSON_IsObject(ref))
+		rebase_path(ref, "path", shard_dir, out_dir);
 }
 
 static void set_num(cJSON *obj, const char *key, double v)
@@ -259,7 +269,7 @@ static void set_item(cJSON *obj, const char *key, cJSON *item)
 	bn_json_set(obj, key, item);
 }
 
-/* The merged entries, each copied with its dir rebased. */
+/* The merged entries, each copied with its dir and report path rebased. */
 static cJSON *merged_entries(const struct slot *slots, int n_slots, const char *const *paths,
 			     const char *out_path, struct bn_err *err)
 {
@@ -284,13 +294,34 @@ static cJSON *merged_entries(const struct slot *slots, int n_slots, const char *
 				src = -1;
 		}
 		if (src >= 0)
-			rebase_dir(e, shard_dir, have_out ? out_dir : NULL);
+			rebase_entry(e, shard_dir, have_out ? out_dir : NULL);
 	}
 	return arr;
 nomem:
 	cJSON_Delete(arr);
 	bn_err_set(err, BN_ERR_NOMEM, "merge: out of memory");
 	return NULL;
+}
+
+/* doc with "entries" null (the merge's replace them): copying them too
+ * would hold one more copy of every entry for nothing. */
+static cJSON *copy_but_entries(const cJSON *doc)
+{
+	cJSON *out = cJSON_CreateObject();
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, doc) {
+		cJSON *c;
+
+		/* a placeholder keeps the key's place */
+		c = strcmp(it->string, "entries") ? cJSON_Duplicate(it, true) : cJSON_CreateNull();
+		if (!c) {
+			cJSON_Delete(out);
+			return NULL;
+		}
+		cJSON_AddItemToObject(out, it->string, c);
+	}
+	return out;
 }
 
 int bn_suite_merge(cJSON *const *docs, const char *const *paths, int n,
@@ -371,7 +402,7 @@ int bn_suite_merge(cJSON *const *docs, const char *const *paths, int n,
 		goto out;
 	}
 
-	doc = cJSON_Duplicate(docs[first], true);
+	doc = copy_but_entries(docs[first]);
 	entries = merged_entries(slots, n_slots, paths, opts->out_path, err);
 	from = cJSON_CreateArray();
 	if (!doc || !entries || !from) {

@@ -16,9 +16,9 @@ struct bn_merge_opts {
 	 * given) and fewer entries than "entries_in_suite". */
 	bool partial;
 	/* Where the merged document will be written: each entry's "dir"
-	 * (relative to its shard's file) is rewritten relative to this
-	 * file's directory (absolute when that cannot be worked out). NULL
-	 * leaves the dirs as they are. */
+	 * and "report": {"path"} (relative to its shard's file) are
+	 * rewritten relative to this file's directory (absolute when that
+	 * cannot be worked out). NULL leaves them as they are. */
 	const char *out_path;
 };
 
@@ -31,7 +31,9 @@ struct bn_merge_opts {
  * the lowest shard index, with the entries of all, "shard": null,
  * "merged_from": [{"path", "shard"}, ...], timing.wall_s the max and
  * timing.entries_wall_s the sum of the inputs', totals and exit_code by
- * bn_suite_doc_totals. The inputs are not changed. */
+ * bn_suite_doc_totals. The inputs are not changed. The entries' reports
+ * are not read (the totals are of their "rules" counts); the caller
+ * checks they are there (bn_suite_doc_verify_reports). */
 int bn_suite_merge(cJSON *const *docs, const char *const *paths, int n,
 		   const struct bn_merge_opts *opts, cJSON **out, struct bn_err *err);
 

@@ -1,11 +1,14 @@
-/* suite.json documents: the check that a document is one, and its totals
- * and exit code recomputed from its entries (docs/suite-report.md). */
+/* suite.json documents: the check that a document is one, its totals and
+ * exit code recomputed from its entries, and the entries' reports read
+ * from the files they name (docs/suite-report.md). */
 #include "report/suite_doc.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/json.h"
-#include "report/report.h"
 
 static const char *const outcome_names[BN_OUTCOME_COUNT] = {
 	"pass", "xfail", "fail", "xpass", "error",
@@ -32,6 +35,23 @@ static int verdict_parse(const char *name)
 	return -1;
 }
 
+static bool is_sha256(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+
+	return n == 64 && !s[n];
+}
+
+/* {"path": "entries/.../report.json", "sha256": "..."} */
+static bool report_ref_ok(const cJSON *ref)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(ref, "path");
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(ref, "sha256");
+
+	return cJSON_IsObject(ref) && cJSON_IsString(p) && p->valuestring[0] &&
+	       cJSON_IsString(h) && is_sha256(h->valuestring);
+}
+
 int bn_suite_doc_check(const cJSON *doc, const char *path, struct bn_err *err)
 {
 	const cJSON *schema, *entries, *e;
@@ -43,6 +63,12 @@ int bn_suite_doc_check(const cJSON *doc, const char *path, struct bn_err *err)
 	schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
 	if (!cJSON_IsString(schema))
 		return bn_err_set(err, BN_ERR_DATA, "%s: not a suite record: no \"schema\"", path);
+	if (!strcmp(schema->valuestring, BN_SUITE_SCHEMA_V1))
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: schema \"%s\" is the older suite record that embeds every "
+				  "entry's report; this bcbench reads \"%s\" (reports by path): run "
+				  "the suite again",
+				  path, BN_SUITE_SCHEMA_V1, BN_SUITE_SCHEMA);
 	if (strcmp(schema->valuestring, BN_SUITE_SCHEMA))
 		return bn_err_set(err, BN_ERR_DATA, "%s: schema \"%s\", expected \"%s\"", path,
 				  schema->valuestring, BN_SUITE_SCHEMA);
@@ -77,11 +103,17 @@ int bn_suite_doc_check(const cJSON *doc, const char *path, struct bn_err *err)
 			    "%s: entries[%d] \"%s\": \"as_expected\" is not true or false", path, i,
 			    id->valuestring);
 		it = cJSON_GetObjectItemCaseSensitive(e, "report");
-		if (it && !cJSON_IsObject(it) && !cJSON_IsNull(it))
+		if (it && !cJSON_IsNull(it) && !report_ref_ok(it))
 			return bn_err_set(
 			    err, BN_ERR_DATA,
-			    "%s: entries[%d] \"%s\": \"report\" is not an object or null", path, i,
-			    id->valuestring);
+			    "%s: entries[%d] \"%s\": \"report\" is not null or {\"path\": "
+			    "FILE, \"sha256\": 64 hex digits}",
+			    path, i, id->valuestring);
+		it = cJSON_GetObjectItemCaseSensitive(e, "rules");
+		if (it && !cJSON_IsObject(it))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: entries[%d] \"%s\": \"rules\" is not an object",
+					  path, i, id->valuestring);
 		i++;
 	}
 	return BN_OK;
@@ -116,6 +148,46 @@ static int count_rules(const cJSON *report, const char *id, int rules[BN_VERDICT
 	return BN_OK;
 }
 
+cJSON *bn_suite_rules_of(const cJSON *report, const char *id, struct bn_err *err)
+{
+	int rules[BN_VERDICT_COUNT] = { 0 };
+	cJSON *o;
+
+	if (count_rules(report, id, rules, err) < 0)
+		return NULL;
+	o = cJSON_CreateObject();
+	for (int v = 0; o && v < BN_VERDICT_COUNT; v++)
+		if (!cJSON_AddNumberToObject(o, bn_verdict_name(v), rules[v])) {
+			cJSON_Delete(o);
+			o = NULL;
+		}
+	if (!o)
+		bn_err_set(err, BN_ERR_NOMEM, "suite entry \"%s\": out of memory", id);
+	return o;
+}
+
+/* Add an entry's "rules" counts (absent: none) to rules[]. */
+static int add_entry_rules(const cJSON *e, const char *id, int rules[BN_VERDICT_COUNT],
+			   struct bn_err *err)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(e, "rules");
+
+	if (!r)
+		return BN_OK;
+	for (int v = 0; v < BN_VERDICT_COUNT; v++) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(r, bn_verdict_name(v));
+
+		if (!n)
+			continue;
+		if (!cJSON_IsNumber(n) || n->valuedouble < 0 || n->valuedouble != n->valueint)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "suite entry \"%s\": \"rules\": \"%s\" is not a count",
+					  id, bn_verdict_name(v));
+		rules[v] += n->valueint;
+	}
+	return BN_OK;
+}
+
 /* Set doc[key] to item, replacing an existing value in place. */
 static void put(cJSON *doc, const char *key, cJSON *item)
 {
@@ -145,8 +217,7 @@ int bn_suite_doc_totals(cJSON *doc, struct bn_err *err)
 		if (!cJSON_IsBool(ax))
 			return bn_err_set(err, BN_ERR_DATA,
 					  "suite entry \"%s\": no \"as_expected\"", name);
-		if (count_rules(cJSON_GetObjectItemCaseSensitive(e, "report"), name, rules, err) <
-		    0)
+		if (add_entry_rules(e, name, rules, err) < 0)
 			return err->code;
 		n++;
 		outcomes[o]++;
@@ -168,5 +239,111 @@ int bn_suite_doc_totals(cJSON *doc, struct bn_err *err)
 		cJSON_AddNumberToObject(r, bn_verdict_name(v), rules[v]);
 	put(doc, "totals", totals);
 	put(doc, "exit_code", cJSON_CreateNumber(unexpected_error ? 3 : unexpected ? 1 : 0));
+	return BN_OK;
+}
+
+static const char *entry_id(const cJSON *entry)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(entry, "id");
+
+	return cJSON_IsString(id) ? id->valuestring : "?";
+}
+
+int bn_suite_report_path(const cJSON *entry, const char *suite_path, char *buf, size_t len,
+			 bool *has, struct bn_err *err)
+{
+	const cJSON *ref = cJSON_GetObjectItemCaseSensitive(entry, "report");
+	const char *slash = strrchr(suite_path, '/'), *p;
+	int w;
+
+	*has = false;
+	if (!ref || cJSON_IsNull(ref))
+		return BN_OK;
+	if (!report_ref_ok(ref))
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: entry \"%s\": \"report\" is not null or {\"path\", "
+				  "\"sha256\"}",
+				  suite_path, entry_id(entry));
+	p = cJSON_GetObjectItemCaseSensitive(ref, "path")->valuestring;
+	if (p[0] == '/' || !slash)
+		w = snprintf(buf, len, "%s", p);
+	else
+		w = snprintf(buf, len, "%.*s/%s", (int)(slash - suite_path), suite_path, p);
+	if (w < 0 || (size_t)w >= len)
+		return bn_err_set(err, BN_ERR_DATA, "%s: entry \"%s\": report path too long",
+				  suite_path, entry_id(entry));
+	*has = true;
+	return BN_OK;
+}
+
+static const char *ref_sha(const cJSON *entry)
+{
+	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(entry, "report"),
+						"sha256")
+	    ->valuestring;
+}
+
+static int sha_mismatch(const cJSON *entry, const char *suite_path, const char *path,
+			const char *sha, struct bn_err *err)
+{
+	return bn_err_set(err, BN_ERR_DATA,
+			  "%s: entry \"%s\": report %s has sha256 %.12s..., the record says "
+			  "%.12s... (changed since the suite ran)",
+			  suite_path, entry_id(entry), path, sha, ref_sha(entry));
+}
+
+int bn_suite_report_load(const cJSON *entry, const char *suite_path, cJSON **report,
+			 struct bn_err *err)
+{
+	char path[4096], sha[65];
+	struct bn_err e2 = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	bool has;
+
+	*report = NULL;
+	if (bn_suite_report_path(entry, suite_path, path, sizeof(path), &has, err) < 0)
+		return err->code;
+	if (!has)
+		return BN_OK;
+	if (bn_file_read(path, &text, &len, &e2) < 0)
+		return bn_err_set(err, BN_ERR_DATA, "%s: entry \"%s\": report %s: cannot read it: %s",
+				  suite_path, entry_id(entry), path, e2.msg);
+	bn_sha256_hex(text, len, sha);
+	if (strcmp(sha, ref_sha(entry))) {
+		free(text);
+		return sha_mismatch(entry, suite_path, path, sha, err);
+	}
+	*report = cJSON_ParseWithLength(text, len);
+	free(text);
+	if (!cJSON_IsObject(*report)) {
+		cJSON_Delete(*report);
+		*report = NULL;
+		return bn_err_set(err, BN_ERR_DATA, "%s: entry \"%s\": report %s is not a JSON object",
+				  suite_path, entry_id(entry), path);
+	}
+	return BN_OK;
+}
+
+int bn_suite_doc_verify_reports(const cJSON *doc, const char *suite_path, struct bn_err *err)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "entries")) {
+		char path[4096], sha[65];
+		struct bn_err e2 = { 0 };
+		bool has;
+
+		if (bn_suite_report_path(e, suite_path, path, sizeof(path), &has, err) < 0)
+			return err->code;
+		if (!has)
+			continue;
+		if (bn_file_sha256(path, sha, &e2) < 0)
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: entry \"%s\": report %s: cannot read it: %s",
+					  suite_path, entry_id(e), path, e2.msg);
+		if (strcmp(sha, ref_sha(e)))
+			return sha_mismatch(e, suite_path, path, sha, err);
+	}
 	return BN_OK;
 }

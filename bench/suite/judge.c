@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/suite_doc.h"
+
 static const char *const expect_names[] = { "pass", "fail", "error" };
 
 static bool listed(const struct bn_suite_entry *e, const char *id)
@@ -136,17 +138,17 @@ static cJSON *str_or_null(const char *s)
 	return s && s[0] ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
 
-cJSON *bn_suite_judge(const struct bn_suite_entry *e, cJSON *report, int exit_code,
-		      const char *cause, const char *dir, double wall_s)
+cJSON *bn_suite_judge(const struct bn_suite_entry *e, const cJSON *report,
+		      const char *report_sha256, int exit_code, const char *cause,
+		      const char *dir, double wall_s)
 {
-	cJSON *o = cJSON_CreateObject(), *params, *ex, *rules, *unexpected;
-	char cause_buf[1024];
+	cJSON *o = cJSON_CreateObject(), *params, *ex, *rules, *unexpected, *counts;
+	char cause_buf[1024], path[1024];
+	struct bn_err err = { 0 };
 	const char *outcome;
 
-	if (!o) {
-		cJSON_Delete(report);
+	if (!o)
 		return NULL;
-	}
 	cJSON_AddNumberToObject(o, "index", e->index);
 	cJSON_AddStringToObject(o, "id", e->id);
 	cJSON_AddStringToObject(o, "scenario", e->scenario);
@@ -168,6 +170,20 @@ cJSON *bn_suite_judge(const struct bn_suite_entry *e, cJSON *report, int exit_co
 	cJSON_AddItemToObject(o, "cause", str_or_null(cause_buf));
 	cJSON_AddNumberToObject(o, "wall_s", wall_s);
 	cJSON_AddStringToObject(o, "dir", dir);
-	cJSON_AddItemToObject(o, "report", report ? report : cJSON_CreateNull());
+	if (report) {
+		cJSON *ref = cJSON_AddObjectToObject(o, "report");
+
+		snprintf(path, sizeof(path), "%s/report.json", dir);
+		cJSON_AddStringToObject(ref, "path", path);
+		cJSON_AddStringToObject(ref, "sha256", report_sha256 ? report_sha256 : "");
+	} else {
+		cJSON_AddNullToObject(o, "report");
+	}
+	counts = bn_suite_rules_of(report, e->id, &err);
+	if (!counts) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	cJSON_AddItemToObject(o, "rules", counts);
 	return o;
 }

@@ -7,12 +7,17 @@
 
 #include "suite/suite.h"
 
-/* The entry's suite.json object. report: the entry's report.json (taken
- * over: the object owns it; NULL if none was written); exit_code: its
- * bcbench run's (-1: none); cause: why it did not run to the end, or
- * NULL; dir: the entry's directory relative to suite.json. NULL when out
- * of memory. */
-cJSON *bn_suite_judge(const struct bn_suite_entry *e, cJSON *report, int exit_code,
-		      const char *cause, const char *dir, double wall_s);
+/* The entry's suite.json object. report: the entry's report.json, read
+ * only (NULL if none was written or it is unreadable); report_sha256: the
+ * sha256 of that file's bytes, recorded with its path DIR/report.json so
+ * readers find it and know it unchanged; exit_code: its bcbench run's
+ * (-1: none); cause: why it did not run to the end, or NULL; dir: the
+ * entry's directory relative to suite.json. The object holds what the
+ * suite needs of the report (outcome, "rules": its verdict counts), not
+ * the report. NULL when out of memory or the report has a result without
+ * a known verdict. */
+cJSON *bn_suite_judge(const struct bn_suite_entry *e, const cJSON *report,
+		      const char *report_sha256, int exit_code, const char *cause,
+		      const char *dir, double wall_s);
 
 #endif

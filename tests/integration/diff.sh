@@ -68,19 +68,24 @@ expect_exit "unknown option" 2 "$BCBENCH" diff --bogus "$R" "$R"
 expect_exit "diff --help" 0 "$BCBENCH" diff --help
 expect_out "help lists exit codes" "Exit codes"
 
-# Shards of a suite run, each embedding the report (one entry per shard).
+# Shards of a suite run, one entry per shard, each naming its copy of the
+# report by path and sha256 (bcbench-suite/2).
 # mk_shard FILE SHARD_INDEX OUTCOME AS_EXPECTED
 mk_shard() {
-	mkdir -p "$(dirname "$1")"
+	d=$(dirname "$1")/entries/000$2-e$2
+	mkdir -p "$d"
+	cp "$R" "$d/report.json"
+	sha=$(sha256sum "$d/report.json" | cut -d' ' -f1)
 	{
-		printf '{"schema": "bcbench-suite/1", "suite": {"name": "it", "sha256": "%s"},\n' \
+		printf '{"schema": "bcbench-suite/2", "suite": {"name": "it", "sha256": "%s"},\n' \
 			"0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
 		printf '"shard": {"index": %s, "count": 2}, "filter": null, "entries_in_suite": 2,\n' "$2"
 		printf '"entries": [{"index": %s, "id": "e%s", "outcome": "%s", "as_expected": %s,\n' \
 			"$2" "$2" "$3" "$4"
-		printf '"unexpected": [], "dir": "entries/000%s-e%s", "report": ' "$2" "$2"
-		cat "$R"
-		printf '}],\n"timing": {"wall_s": 1.5, "entries_wall_s": 0.5}}\n'
+		printf '"unexpected": [], "dir": "entries/000%s-e%s",\n' "$2" "$2"
+		printf '"report": {"path": "entries/000%s-e%s/report.json", "sha256": "%s"}}],\n' \
+			"$2" "$2" "$sha"
+		printf '"timing": {"wall_s": 1.5, "entries_wall_s": 0.5}}\n'
 	} >"$1"
 }
 mk_shard "$TMP/s1/suite.json" 1 pass true
@@ -91,6 +96,8 @@ expect_out "merge prints its totals" "2 entries: 1 pass, 1 xfail, 0 fail, 0 xpas
 grep -q '"merged_from"' "$TMP/m/suite.json" 2>/dev/null && ok "merged record lists its shards" || bad "no merged_from"
 grep -q '"dir":[[:space:]]*"../s2/entries/0002-e2"' "$TMP/m/suite.json" 2>/dev/null &&
 	ok "entry dirs relative to the merged file" || bad "entry dir not rebased"
+grep -q '"path":[[:space:]]*"../s2/entries/0002-e2/report.json"' "$TMP/m/suite.json" 2>/dev/null &&
+	ok "report paths relative to the merged file" || bad "report path not rebased"
 [ -z "$(find "$TMP/m" -name '.*')" ] && ok "no temporary file left" || bad "temporary file left"
 expect_exit "merge a shard missing" 2 "$BCBENCH" merge -o "$TMP/m1.json" "$TMP/s1/suite.json"
 expect_err "says which shard" "shard 2/2 is missing"
@@ -111,6 +118,26 @@ expect_exit "diff a suite whose entry turned unexpected" 1 "$BCBENCH" diff "$TMP
 expect_out "names the entry" "[e2] xfail -> fail, not as expected"
 expect_exit "diff a report against a suite" 2 "$BCBENCH" diff "$R" "$TMP/m/suite.json"
 expect_err "says not to mix" "compare reports with reports"
+
+# A suite record names its reports: one changed since, or gone, is bad
+# input naming the file, for merge and diff alike.
+mk_shard "$TMP/s2c/suite.json" 2 xfail true
+printf ' ' >>"$TMP/s2c/entries/0002-e2/report.json"
+expect_exit "merge with a report changed since" 2 "$BCBENCH" merge -o "$TMP/mc/suite.json" "$TMP/s1/suite.json" "$TMP/s2c/suite.json"
+expect_err "names the changed report" "s2c/entries/0002-e2/report.json has sha256"
+expect_exit "diff with a report changed since" 2 "$BCBENCH" diff "$TMP/m/suite.json" "$TMP/s2c/suite.json"
+expect_err "diff names the changed report" "s2c/entries/0002-e2/report.json has sha256"
+rm "$TMP/s2c/entries/0002-e2/report.json"
+expect_exit "merge with a report gone" 2 "$BCBENCH" merge -o "$TMP/mc/suite.json" "$TMP/s1/suite.json" "$TMP/s2c/suite.json"
+expect_err "names the missing report" "s2c/entries/0002-e2/report.json: cannot read it"
+expect_exit "diff with a report gone" 2 "$BCBENCH" diff "$TMP/s2c/suite.json" "$TMP/m/suite.json"
+expect_err "diff names the missing report" "s2c/entries/0002-e2/report.json: cannot read it"
+[ ! -e "$TMP/mc/suite.json" ] && ok "a merge refused for a report writes nothing" || bad "merge wrote a record naming a missing report"
+# The older format, every report embedded, is refused, saying so.
+sed 's/bcbench-suite\/2/bcbench-suite\/1/' "$TMP/s1/suite.json" >"$TMP/v1.json"
+expect_exit "diff a bcbench-suite/1 record" 2 "$BCBENCH" diff "$TMP/v1.json" "$TMP/v1.json"
+expect_err "says it is the older format" "older suite record that embeds every entry's report"
+expect_exit "merge a bcbench-suite/1 record" 2 "$BCBENCH" merge -o "$TMP/mv1.json" "$TMP/v1.json"
 
 echo "diff: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

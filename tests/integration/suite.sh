@@ -120,6 +120,18 @@ grep -q '<testsuites [^>]*failures="0" errors="0"' "$TMP/reg.xml" && ok "regress
 n_xf=$(grep -c 'expected failure (xfail)' "$TMP/reg.xml")
 [ "$n_xf" -ge 37 ] && ok "regression JUnit: $n_xf expected failures said so" || bad "regression JUnit: only $n_xf expected failures"
 n_all=$(json_num "$TMP/reg/suite.json" entries)
+# suite.json names each entry's report by path and sha256 and holds none
+# (bcbench-suite/2): its size does not grow with the reports', and every
+# report it names is there, unchanged.
+n_res=$(grep -c '"results":' "$TMP/reg/suite.json")
+[ "$n_res" -eq 0 ] && ok "suite.json embeds no report" || bad "suite.json has $n_res \"results\" arrays"
+per_entry=$(( $(wc -c <"$TMP/reg/suite.json") / n_all ))
+[ "$per_entry" -lt 3000 ] && ok "suite.json: $per_entry bytes an entry" || bad "suite.json: $per_entry bytes an entry (reports embedded?)"
+awk -F'"' '/^\t\t\t\t"path":/ { p = $4 } /^\t\t\t\t"sha256":/ { if (p != "") print $4 "  " p; p = "" }' \
+	"$TMP/reg/suite.json" >"$TMP/reg-sums"
+n_sums=$(wc -l <"$TMP/reg-sums")
+(cd "$TMP/reg" && sha256sum -c --quiet "$TMP/reg-sums") >"$TMP/sumerr" 2>&1 && [ "$n_sums" -eq "$n_all" ] &&
+	ok "each of the $n_sums reports suite.json names has its sha256" || { bad "reports named: $n_sums of $n_all, or a sha256 differs"; head -3 "$TMP/sumerr"; }
 for k in 1 2 3; do
 	expect_exit "shard $k/3" 0 "$BCBENCH" suite -q -j 2 --shard "$k/3" --fwdir "$FWDIR" --out "$TMP/shard$k" scripts/suites/regression.suite
 done
@@ -149,7 +161,7 @@ kill -TERM $spid
 wait $spid
 rc=$?
 [ $rc -eq 3 ] && ok "SIGTERM mid-suite exits 3" || bad "SIGTERM mid-suite exited $rc"
-has "interrupted suite still writes suite.json" "$TMP/term/suite.json" '"schema":	"bcbench-suite/1"'
+has "interrupted suite still writes suite.json" "$TMP/term/suite.json" '"schema":	"bcbench-suite/2"'
 has "entries not run say so" "$TMP/term/suite.json" "not run: the suite was interrupted by SIGTERM"
 n_term=$(json_num "$TMP/term/suite.json" entries)
 [ "$n_term" = "$n_all" ] && ok "interrupted suite.json lists all $n_term entries" || bad "interrupted suite.json lists $n_term of $n_all"

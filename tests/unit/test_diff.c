@@ -1,14 +1,17 @@
 /* bcbench diff's library (report/diff.c) on tests/data/diff/base.json (a
  * report.json of scripts/scenarios/dcp.scn, trimmed to seven results)
- * and on copies of it changed by each case, alone and embedded in suite
- * records. */
+ * and on copies of it changed by each case, alone and named by suite
+ * records (bcbench-suite/2: written to a scratch directory, the records
+ * name them by path and sha256). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -82,16 +85,75 @@ static void set_margin(cJSON *doc, const char *id, double m)
 	set(result(doc, id), "margin", cJSON_CreateNumber(m));
 }
 
+/* Where the suite records "are" and their reports are written: one
+ * directory per test process. */
+static const char *scratch(char *buf, size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(buf, len, "%s/bn_test_diff.%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+	mkdir(buf, 0755);
+	return buf;
+}
+
+static int scratch_remove(void **state)
+{
+	char dir[512], path[1024];
+	struct dirent *d;
+	DIR *dp = opendir(scratch(dir, sizeof(dir)));
+
+	(void)state;
+	while (dp && (d = readdir(dp)))
+		if (d->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+			unlink(path);
+		}
+	if (dp)
+		closedir(dp);
+	rmdir(dir);
+	return 0;
+}
+
+/* The records' paths: beside the reports in the scratch directory. */
+static const char *record_path(const char *name, char *buf, size_t len)
+{
+	char dir[512];
+
+	snprintf(buf, len, "%s/%s", scratch(dir, sizeof(dir)), name);
+	return buf;
+}
+
+/* report written to the scratch directory (named by its sha256), and the
+ * entry's reference to it: {"path", "sha256"}. */
+static cJSON *report_ref(const cJSON *report)
+{
+	char *text = cJSON_Print(report), sha[65], dir[512], path[700], name[80];
+	struct bn_err err = { 0 };
+	cJSON *ref = cJSON_CreateObject();
+
+	assert_non_null(text);
+	bn_sha256_hex(text, strlen(text), sha);
+	snprintf(name, sizeof(name), "%s.json", sha);
+	snprintf(path, sizeof(path), "%s/%s", scratch(dir, sizeof(dir)), name);
+	assert_int_equal(bn_file_write_atomic(path, text, strlen(text), &err), BN_OK);
+	free(text);
+	cJSON_AddStringToObject(ref, "path", name);
+	cJSON_AddStringToObject(ref, "sha256", sha);
+	return ref;
+}
+
 /* Diff base against new_doc; the printed sections in *text (free it). */
 static int run_diff(const cJSON *base, const cJSON *new_doc, double pct,
 		    struct bn_diff_counts *c, char **text, struct bn_err *err)
 {
 	size_t len = 0;
 	FILE *f = open_memstream(text, &len);
+	char bp[600], np[600];
 	int rc;
 
 	assert_non_null(f);
-	rc = bn_diff_docs(base, new_doc, pct, f, c, err);
+	rc = bn_diff_docs(base, record_path("base.json", bp, sizeof(bp)), new_doc,
+			  record_path("new.json", np, sizeof(np)), pct, f, c, err);
 	bn_diff_print_totals(f, c);
 	fclose(f);
 	return rc;
@@ -391,6 +453,7 @@ static cJSON *suite_entry(int index, const char *id, const char *outcome, bool a
 			  const cJSON *report)
 {
 	cJSON *e = cJSON_CreateObject();
+	struct bn_err err = { 0 };
 
 	cJSON_AddNumberToObject(e, "index", index);
 	cJSON_AddStringToObject(e, "id", id);
@@ -398,8 +461,9 @@ static cJSON *suite_entry(int index, const char *id, const char *outcome, bool a
 	cJSON_AddBoolToObject(e, "as_expected", as_expected);
 	cJSON_AddItemToObject(e, "unexpected", cJSON_CreateArray());
 	cJSON_AddItemToObject(e, "cause", cJSON_CreateNull());
-	cJSON_AddItemToObject(e, "report", report ? cJSON_Duplicate(report, true)
-						  : cJSON_CreateNull());
+	cJSON_AddItemToObject(e, "report", report ? report_ref(report) : cJSON_CreateNull());
+	cJSON_AddItemToObject(e, "rules", bn_suite_rules_of(report, id, &err));
+	assert_int_equal(err.code, BN_OK);
 	return e;
 }
 
@@ -485,7 +549,7 @@ static void test_diff__suite_xpass(void **state)
 
 	set(e, "outcome", cJSON_CreateString("xpass"));
 	set(e, "as_expected", cJSON_CreateFalse());
-	set(e, "report", cJSON_Duplicate(rep, true));
+	set(e, "report", report_ref(rep));
 	assert_int_equal(diff_ok(base, new_doc, 10, &c, &text), 1);
 	assert_int_equal(c.n[BN_DIFF_UNEXPECTED], 1);
 	assert_int_equal(c.n[BN_DIFF_FIXED], 1);
@@ -545,8 +609,10 @@ static void test_diff__not_a_record(void **state)
 		("{\"schema\": \"bcbench-report/1\", \"results\": [{\"id\": \"x\", \"verdict\": "
 		 "\"maybe\"}], \"status\": {\"state\": \"completed\"}}"),
 		"{\"schema\": \"bcbench-report/1\", \"results\": []}",
-		"{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1}]}",
-		"{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1, \"id\": \"a\"}]}",
+		"{\"schema\": \"bcbench-suite/2\", \"entries\": [{\"index\": 1}]}",
+		"{\"schema\": \"bcbench-suite/2\", \"entries\": [{\"index\": 1, \"id\": \"a\"}]}",
+		/* the older format, every report embedded: refused */
+		"{\"schema\": \"bcbench-suite/1\", \"entries\": []}",
 	};
 	cJSON *rep = load_base();
 
@@ -598,7 +664,8 @@ static void test_diff__bad_margin_drop(void **state)
 		struct bn_diff_counts c;
 		struct bn_err err = { 0 };
 
-		assert_int_equal(bn_diff_docs(rep, rep, bad[i], NULL, &c, &err), BN_ERR_ARG);
+		assert_int_equal(bn_diff_docs(rep, "b.json", rep, "n.json", bad[i], NULL, &c, &err),
+				 BN_ERR_ARG);
 	}
 	cJSON_Delete(rep);
 }
@@ -618,7 +685,8 @@ static void test_diff__totals(void **state)
 	set_verdict(new_doc, "bc12.cur.idev_chg", "fail");
 	set_verdict(new_doc, "bc12.det.idm_sink", "inconclusive");
 	set_verdict(base, "expect.L10", "fail");
-	assert_int_equal(bn_diff_docs(base, new_doc, 10, NULL, &c, &err), BN_OK);
+	assert_int_equal(bn_diff_docs(base, "b.json", new_doc, "n.json", 10, NULL, &c, &err),
+			 BN_OK);
 	assert_int_equal(c.regressions, 3);
 	f = open_memstream(&text, &len);
 	bn_diff_print_totals(f, &c);
@@ -628,6 +696,37 @@ static void test_diff__totals(void **state)
 	free(text);
 	cJSON_Delete(new_doc);
 	cJSON_Delete(base);
+}
+
+/* A suite entry's report is read from the path its record names, when
+ * the entry is compared: changed since (another sha256) or gone, the diff
+ * is refused naming the file, not run on what is left. */
+static void test_diff__suite_report_changed_or_gone(void **state)
+{
+	cJSON *rep = load_base(), *base = suite_of(rep), *new_doc = cJSON_Duplicate(base, true);
+	const cJSON *ref = cJSON_GetObjectItemCaseSensitive(entry_of(new_doc, "dcp"), "report");
+	char dir[512], path[1024], *text = NULL;
+	struct bn_diff_counts c;
+	struct bn_err err = { 0 };
+
+	snprintf(path, sizeof(path), "%s/%s", scratch(dir, sizeof(dir)),
+		 cJSON_GetObjectItemCaseSensitive(ref, "path")->valuestring);
+	assert_int_equal(bn_file_write_atomic(path, "{}", 2, &err), BN_OK);
+	assert_int_equal(run_diff(base, new_doc, 10, &c, &text, &err), BN_ERR_DATA);
+	assert_msg_has(&err, path);
+	assert_msg_has(&err, "sha256");
+	assert_int_equal(c.regressions, 0);
+	free(text);
+	text = NULL;
+	unlink(path);
+	bn_err_clear(&err);
+	assert_int_equal(run_diff(base, new_doc, 10, &c, &text, &err), BN_ERR_DATA);
+	assert_msg_has(&err, path);
+	assert_msg_has(&err, "cannot read");
+	free(text);
+	cJSON_Delete(new_doc);
+	cJSON_Delete(base);
+	cJSON_Delete(rep);
 }
 
 int main(int argc, char **argv)
@@ -657,9 +756,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_diff__garbage_json),
 		cmocka_unit_test(test_diff__bad_margin_drop),
 		cmocka_unit_test(test_diff__totals),
+		cmocka_unit_test(test_diff__suite_report_changed_or_gone),
 	};
 
 	if (argc > 1)
 		cmocka_set_test_filter(argv[1]);
-	return cmocka_run_group_tests_name("diff", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("diff", tests, NULL, scratch_remove);
 }

@@ -1,9 +1,12 @@
 /* JUnit XML from a suite document: the mapping of entries and verdicts
  * (xfail, xpass, warnings, skips, bench faults), escaping, counts that match
- * the elements written, refusal of documents that are not bcbench-suite/1,
+ * the elements written, refusal of documents that are not bcbench-suite/2,
  * and validation with xmllint against the Jenkins xUnit plugin's JUnit
  * schema (tests/data/junit/junit-10.xsd). Each test works in its own
- * scratch directory under $TMPDIR. */
+ * scratch directory under $TMPDIR. The documents are built here with each
+ * report inline, for the tests to change; render() writes the reports out
+ * to the scratch directory and names them by path and sha256, as
+ * suite.json does, before rendering. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -61,6 +64,62 @@ static int scratch_teardown(void **state)
 static void path_in(const struct scratch *s, const char *name, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%s", s->dir, name);
+}
+
+/* doc as suite.json holds it (bcbench-suite/2): a copy whose entries'
+ * inline reports are written to DIR/rN.json and named by path and
+ * sha256. NULL for NULL. */
+static cJSON *externalize(const struct scratch *s, const cJSON *doc)
+{
+	cJSON *out = cJSON_Duplicate(doc, true), *e;
+	int n = 0;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(out, "entries")) {
+		cJSON *rep = cJSON_GetObjectItemCaseSensitive(e, "report"), *ref;
+		char name[32], path[512], sha[65], *text;
+		struct bn_err err = { 0 };
+
+		if (!cJSON_IsObject(rep))
+			continue;
+		text = cJSON_Print(rep);
+		assert_non_null(text);
+		snprintf(name, sizeof(name), "r%d.json", n++);
+		path_in(s, name, path, sizeof(path));
+		assert_int_equal(bn_file_write_atomic(path, text, strlen(text), &err), BN_OK);
+		bn_sha256_hex(text, strlen(text), sha);
+		free(text);
+		ref = cJSON_CreateObject();
+		cJSON_AddStringToObject(ref, "path", name);
+		cJSON_AddStringToObject(ref, "sha256", sha);
+		cJSON_ReplaceItemInObjectCaseSensitive(e, "report", ref);
+	}
+	return out;
+}
+
+/* bn_junit_render of doc as suite.json names its reports. */
+static char *render(void **state, const cJSON *doc, struct bn_err *err)
+{
+	const struct scratch *s = *state;
+	cJSON *ext = externalize(s, doc);
+	char suite_path[512], *xml;
+
+	path_in(s, "suite.json", suite_path, sizeof(suite_path));
+	xml = bn_junit_render(ext, suite_path, err);
+	cJSON_Delete(ext);
+	return xml;
+}
+
+static int write_xml(void **state, const cJSON *doc, const char *path, struct bn_err *err)
+{
+	const struct scratch *s = *state;
+	cJSON *ext = externalize(s, doc);
+	char suite_path[512];
+	int rc;
+
+	path_in(s, "suite.json", suite_path, sizeof(suite_path));
+	rc = bn_junit_write(ext, suite_path, path, err);
+	cJSON_Delete(ext);
+	return rc;
 }
 
 /* ---- building a suite document ---- */
@@ -196,7 +255,7 @@ static cJSON *make_doc(void)
 	static const char *const cdp[] = { "bc12.det.cdp", NULL };
 	cJSON *doc = cJSON_CreateObject(), *o, *e, *res, *r, *w;
 
-	cJSON_AddStringToObject(doc, "schema", "bcbench-suite/1");
+	cJSON_AddStringToObject(doc, "schema", "bcbench-suite/2");
 	o = cJSON_AddObjectToObject(doc, "tool");
 	cJSON_AddStringToObject(o, "name", "bcbench");
 	o = cJSON_AddObjectToObject(doc, "suite");
@@ -333,13 +392,13 @@ static void test_junit__render_validates(void **state)
 	size_t len;
 
 	path_in(s, "junit.xml", path, sizeof(path));
-	assert_int_equal(bn_junit_write(doc, path, &err), BN_OK);
+	assert_int_equal(write_xml(state, doc, path, &err), BN_OK);
 	assert_int_equal(err.code, BN_OK);
 	assert_int_equal(xmllint_schema(s, path, 1), 0);
 	/* The file is what render gives. */
 	assert_int_equal(bn_file_read(path, &text, &len, &err), BN_OK);
 	{
-		char *again = bn_junit_render(doc, &err);
+		char *again = render(state, doc, &err);
 
 		assert_non_null(again);
 		assert_string_equal(text, again);
@@ -355,7 +414,7 @@ static void test_junit__counts(void **state)
 {
 	struct bn_err err = { 0 };
 	cJSON *doc = make_doc();
-	char *xml = bn_junit_render(doc, &err);
+	char *xml = render(state, doc, &err);
 	const char *p, *end;
 	int suites = 0, tests = 0, failures = 0, errors = 0, skipped = 0;
 
@@ -411,7 +470,7 @@ static void test_junit__listed_warning_is_xfail(void **state)
 	cJSON_AddItemToArray(rules, cJSON_CreateString("bc12.cur.ripple"));
 	cJSON_ReplaceItemInObjectCaseSensitive(ex, "rules", rules);
 	cJSON_ReplaceItemInObjectCaseSensitive(e, "outcome", cJSON_CreateString("xfail"));
-	xml = bn_junit_render(doc, &err);
+	xml = render(state, doc, &err);
 	assert_non_null(xml);
 	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.cur.ripple");
 	assert_lacks(tc, "<failure");
@@ -425,7 +484,7 @@ static void test_junit__failure_message(void **state)
 {
 	struct bn_err err = { 0 };
 	cJSON *doc = make_doc();
-	char *xml = bn_junit_render(doc, &err), *tc;
+	char *xml = render(state, doc, &err), *tc;
 
 	(void)state;
 	assert_non_null(xml);
@@ -460,7 +519,7 @@ static void test_junit__failure_message(void **state)
 
 		cJSON_DeleteItemFromObjectCaseSensitive(r, "severity");
 		cJSON_AddTrueToObject(r, "warning");
-		x2 = bn_junit_render(doc, &err);
+		x2 = render(state, doc, &err);
 		assert_non_null(x2);
 		tc = testcase(x2, "bcbench.pass.dcp.ref", "bc12.cur.ripple");
 		assert_lacks(tc, "<failure");
@@ -481,7 +540,7 @@ static void test_junit__xfail_xpass(void **state)
 {
 	struct bn_err err = { 0 };
 	cJSON *doc = make_doc();
-	char *xml = bn_junit_render(doc, &err), *tc;
+	char *xml = render(state, doc, &err), *tc;
 
 	(void)state;
 	assert_non_null(xml);
@@ -501,7 +560,7 @@ static void test_junit__xfail_xpass(void **state)
 		char *x2;
 
 		cJSON_AddItemToArray(rules, cJSON_CreateString("bc12.det.gone"));
-		x2 = bn_junit_render(doc, &err);
+		x2 = render(state, doc, &err);
 		assert_non_null(x2);
 		tc = testcase(x2, "bcbench.xpass.cdp.good", "bc12.det.gone");
 		assert_has(tc, "type=\"xpass\"");
@@ -516,7 +575,7 @@ static void test_junit__run_error(void **state)
 {
 	struct bn_err err = { 0 };
 	cJSON *doc = make_doc();
-	char *xml = bn_junit_render(doc, &err), *tc;
+	char *xml = render(state, doc, &err), *tc;
 
 	(void)state;
 	assert_non_null(xml);
@@ -538,7 +597,7 @@ static void test_junit__run_error(void **state)
 		add_report(e, "aborted", "reference");
 		st = get(get(e, "report"), "status");
 		set_str(st, "reason", "interrupted by SIGINT");
-		x2 = bn_junit_render(doc, &err);
+		x2 = render(state, doc, &err);
 		assert_non_null(x2);
 		tc = testcase(x2, "bcbench.aborted.dcp.ref", "run");
 		assert_has(tc, "<error message=\"interrupted by SIGINT\" type=\"bench-fault\"/>");
@@ -561,7 +620,7 @@ static void test_junit__escaping(void **state)
 	(void)state;
 	/* The nasty text in names and properties too. */
 	set_str(get(doc, "suite"), "name", "s <&\"'>\x02\ttab\nline");
-	xml = bn_junit_render(doc, &err);
+	xml = render(state, doc, &err);
 	assert_non_null(xml);
 	tc = testcase(xml, "bcbench.fail.sdp.unconfigured_500", "bc12.cur.unconfigured");
 	assert_has(tc, "<failure message=\"" NASTY_ESCAPED ": measured 0.5 A");
@@ -588,25 +647,25 @@ static void test_junit__bad_doc(void **state)
 	path_in(s, "junit.xml", path, sizeof(path));
 
 	set_str(doc, "schema", "bcbench-report/1");
-	assert_null(bn_junit_render(doc, &err));
+	assert_null(render(state, doc, &err));
 	assert_int_equal(err.code, BN_ERR_DATA);
 	assert_msg_has(&err, "schema");
-	assert_msg_has(&err, "bcbench-suite/1");
+	assert_msg_has(&err, "bcbench-suite/2");
 	bn_err_clear(&err);
-	assert_int_equal(bn_junit_write(doc, path, &err), BN_ERR_DATA);
+	assert_int_equal(write_xml(state, doc, path, &err), BN_ERR_DATA);
 	assert_int_not_equal(stat(path, &st), 0);
 
-	set_str(doc, "schema", "bcbench-suite/1");
+	set_str(doc, "schema", "bcbench-suite/2");
 	cJSON_ReplaceItemInObjectCaseSensitive(doc, "entries", cJSON_CreateObject());
 	bn_err_clear(&err);
-	assert_int_equal(bn_junit_write(doc, path, &err), BN_ERR_DATA);
+	assert_int_equal(write_xml(state, doc, path, &err), BN_ERR_DATA);
 	assert_msg_has(&err, "\"entries\"");
 	assert_msg_has(&err, "array");
 	assert_int_not_equal(stat(path, &st), 0);
 
 	cJSON_DeleteItemFromObjectCaseSensitive(doc, "schema");
 	bn_err_clear(&err);
-	assert_null(bn_junit_render(doc, &err));
+	assert_null(render(state, doc, &err));
 	assert_int_equal(err.code, BN_ERR_DATA);
 	assert_msg_has(&err, "\"schema\"");
 	cJSON_Delete(doc);
@@ -615,7 +674,7 @@ static void test_junit__bad_doc(void **state)
 	doc = make_doc();
 	cJSON_DeleteItemFromObjectCaseSensitive(entry_at(doc, 1), "id");
 	bn_err_clear(&err);
-	assert_null(bn_junit_render(doc, &err));
+	assert_null(render(state, doc, &err));
 	assert_int_equal(err.code, BN_ERR_DATA);
 	assert_msg_has(&err, "entries[1]");
 	assert_msg_has(&err, "\"id\"");
@@ -623,13 +682,13 @@ static void test_junit__bad_doc(void **state)
 	doc = make_doc();
 	set_str(cJSON_GetArrayItem(results_of(doc, 0), 1), "verdict", "maybe");
 	bn_err_clear(&err);
-	assert_null(bn_junit_render(doc, &err));
+	assert_null(render(state, doc, &err));
 	assert_int_equal(err.code, BN_ERR_DATA);
 	assert_msg_has(&err, "\"maybe\"");
 	cJSON_Delete(doc);
 
 	bn_err_clear(&err);
-	assert_null(bn_junit_render(NULL, &err));
+	assert_null(render(state, NULL, &err));
 	assert_int_equal(err.code, BN_ERR_DATA);
 	assert_int_not_equal(stat(path, &st), 0);
 }
@@ -643,13 +702,13 @@ static void test_junit__empty_suite(void **state)
 	char path[512], *xml;
 
 	cJSON_ReplaceItemInObjectCaseSensitive(doc, "entries", cJSON_CreateArray());
-	xml = bn_junit_render(doc, &err);
+	xml = render(state, doc, &err);
 	assert_non_null(xml);
 	assert_has(xml, "<testsuites name=\"BC-1.2 regression\" tests=\"0\" failures=\"0\" "
 			"errors=\"0\"");
 	free(xml);
 	path_in(s, "empty.xml", path, sizeof(path));
-	assert_int_equal(bn_junit_write(doc, path, &err), BN_OK);
+	assert_int_equal(write_xml(state, doc, path, &err), BN_OK);
 	assert_int_equal(xmllint_schema(s, path, 1), 0);
 	cJSON_Delete(doc);
 }
@@ -693,18 +752,47 @@ static void test_junit__schema_rejects(void **state)
 	assert_int_equal(xmllint_schema(s, path, 1), 0);
 }
 
+/* The reports are read from the paths suite.json names: one changed
+ * since the suite ran, or gone, is refused naming it, and nothing is
+ * written. */
+static void test_junit__report_by_path(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = { 0 };
+	cJSON *doc = make_doc(), *ext = externalize(s, doc);
+	char suite_path[512], rep_path[512], out[512];
+	struct stat st;
+
+	path_in(s, "suite.json", suite_path, sizeof(suite_path));
+	path_in(s, "r1.json", rep_path, sizeof(rep_path));
+	path_in(s, "junit.xml", out, sizeof(out));
+	assert_int_equal(bn_file_write_atomic(rep_path, "{}", 2, &err), BN_OK);
+	assert_null(bn_junit_render(ext, suite_path, &err));
+	assert_int_equal(err.code, BN_ERR_DATA);
+	assert_msg_has(&err, rep_path);
+	assert_msg_has(&err, "sha256");
+	unlink(rep_path);
+	bn_err_clear(&err);
+	assert_int_equal(bn_junit_write(ext, suite_path, out, &err), BN_ERR_DATA);
+	assert_msg_has(&err, rep_path);
+	assert_int_not_equal(stat(out, &st), 0);
+	cJSON_Delete(ext);
+	cJSON_Delete(doc);
+}
+
 #define SCRATCH(t) cmocka_unit_test_setup_teardown(t, scratch_setup, scratch_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		SCRATCH(test_junit__render_validates),
-		cmocka_unit_test(test_junit__counts),
-		cmocka_unit_test(test_junit__failure_message),
-		cmocka_unit_test(test_junit__listed_warning_is_xfail),
-		cmocka_unit_test(test_junit__xfail_xpass),
-		cmocka_unit_test(test_junit__run_error),
-		cmocka_unit_test(test_junit__escaping),
+		SCRATCH(test_junit__counts),
+		SCRATCH(test_junit__failure_message),
+		SCRATCH(test_junit__listed_warning_is_xfail),
+		SCRATCH(test_junit__xfail_xpass),
+		SCRATCH(test_junit__run_error),
+		SCRATCH(test_junit__escaping),
+		SCRATCH(test_junit__report_by_path),
 		SCRATCH(test_junit__bad_doc),
 		SCRATCH(test_junit__empty_suite),
 		SCRATCH(test_junit__schema_rejects),

@@ -1,17 +1,22 @@
-/* Suite records (report/suite_doc.c: check, totals) and the merge of
- * shards (report/merge.c), on suite documents built here: nine entries
- * of every outcome, whole and split into three shards by index % 3. */
+/* Suite records (report/suite_doc.c: check, totals, the reports they
+ * name) and the merge of shards (report/merge.c), on suite documents
+ * built here: nine entries of every outcome, whole and split into three
+ * shards by index % 3. Entries name their reports by path and sha256
+ * (bcbench-suite/2) and carry their verdict counts ("rules"). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "lib/harness.h"
 #include "core/err.h"
+#include "core/file.h"
+#include "core/json.h"
 #include "report/merge.h"
 #include "report/suite_doc.h"
 
@@ -65,8 +70,9 @@ static cJSON *report(const char *verdicts)
 
 static cJSON *entry(int index, const char *outcome, bool as_expected, const char *verdicts)
 {
-	cJSON *e = cJSON_CreateObject();
-	char id[32], dir[64];
+	cJSON *e = cJSON_CreateObject(), *rep = verdicts[0] ? report(verdicts) : NULL, *ref;
+	struct bn_err err = { 0 };
+	char id[32], dir[64], path[80];
 
 	snprintf(id, sizeof(id), "e%d", index);
 	snprintf(dir, sizeof(dir), "entries/%04d-%s", index, id);
@@ -76,7 +82,17 @@ static cJSON *entry(int index, const char *outcome, bool as_expected, const char
 	cJSON_AddBoolToObject(e, "as_expected", as_expected);
 	cJSON_AddNumberToObject(e, "wall_s", 0.5);
 	cJSON_AddStringToObject(e, "dir", dir);
-	cJSON_AddItemToObject(e, "report", verdicts[0] ? report(verdicts) : cJSON_CreateNull());
+	if (rep) {
+		snprintf(path, sizeof(path), "%s/report.json", dir);
+		ref = cJSON_AddObjectToObject(e, "report");
+		cJSON_AddStringToObject(ref, "path", path);
+		cJSON_AddStringToObject(ref, "sha256", SUITE_SHA);
+	} else {
+		cJSON_AddNullToObject(e, "report");
+	}
+	cJSON_AddItemToObject(e, "rules", bn_suite_rules_of(rep, id, &err));
+	assert_int_equal(err.code, BN_OK);
+	cJSON_Delete(rep);
 	return e;
 }
 
@@ -257,16 +273,28 @@ static void test_merge__check(void **state)
 	    {"[]", "not a suite record"},
 	    {"{\"entries\": []}", "no \"schema\""},
 	    {"{\"schema\": \"bcbench-report/1\", \"entries\": []}", "schema \"bcbench-report/1\""},
-	    {"{\"schema\": \"bcbench-suite/1\"}", "\"entries\" is not an array"},
-	    {"{\"schema\": \"bcbench-suite/1\", \"entries\": [3]}", "entries[0] is not an object"},
-	    {"{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"id\": \"a\"}]}",
+	    /* the older format, reports embedded: refused, saying so */
+	    {"{\"schema\": \"bcbench-suite/1\", \"entries\": []}",
+	     "older suite record that embeds every entry's report"},
+	    {"{\"schema\": \"bcbench-suite/2\", \"entries\": [{\"index\": 1, \"id\": \"a\", "
+	     "\"report\": {\"results\": []}}]}",
+	     "\"report\" is not null or {\"path\""},
+	    {"{\"schema\": \"bcbench-suite/2\", \"entries\": [{\"index\": 1, \"id\": \"a\", "
+	     "\"report\": {\"path\": \"r.json\", \"sha256\": \"abc\"}}]}",
+	     "64 hex digits"},
+	    {"{\"schema\": \"bcbench-suite/2\", \"entries\": [{\"index\": 1, \"id\": \"a\", "
+	     "\"rules\": 3}]}",
+	     "\"rules\" is not an object"},
+	    {"{\"schema\": \"bcbench-suite/2\"}", "\"entries\" is not an array"},
+	    {"{\"schema\": \"bcbench-suite/2\", \"entries\": [3]}", "entries[0] is not an object"},
+	    {"{\"schema\": \"bcbench-suite/2\", \"entries\": [{\"id\": \"a\"}]}",
 	     "entries[0]: no number \"index\""},
-	    {"{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1, \"id\": 2}]}",
+	    {"{\"schema\": \"bcbench-suite/2\", \"entries\": [{\"index\": 1, \"id\": 2}]}",
 	     "entries[0]: no string \"id\""},
-	    {"{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1, \"id\": \"a\", "
+	    {"{\"schema\": \"bcbench-suite/2\", \"entries\": [{\"index\": 1, \"id\": \"a\", "
 	     "\"outcome\": \"meh\"}]}",
 	     "\"outcome\" is not one of"},
-	    {"{\"schema\": \"bcbench-suite/1\", \"entries\": [{\"index\": 1, \"id\": \"a\", "
+	    {"{\"schema\": \"bcbench-suite/2\", \"entries\": [{\"index\": 1, \"id\": \"a\", "
 	     "\"as_expected\": 1}]}",
 	     "\"as_expected\" is not true or false"},
 	};
@@ -501,8 +529,17 @@ static const char *dir_of(const cJSON *doc, int k)
 	return cJSON_GetObjectItemCaseSensitive(e, "dir")->valuestring;
 }
 
-/* Entries' dirs, relative to their shard's file, become relative to the
- * merged file's directory. */
+static const char *report_path_of(const cJSON *doc, int k)
+{
+	const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "entries"), k);
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetObjectItemCaseSensitive(e, "report"), "path");
+
+	return cJSON_IsString(p) ? p->valuestring : NULL;
+}
+
+/* Entries' dirs and report paths, relative to their shard's file, become
+ * relative to the merged file's directory. */
 static void test_merge__dirs_rebased(void **state)
 {
 	cJSON *docs[3] = { suite(1, 3), suite(2, 3), suite(3, 3) };
@@ -513,11 +550,15 @@ static void test_merge__dirs_rebased(void **state)
 	assert_string_equal(dir_of(out, 0), "s1/entries/0001-e1");
 	assert_string_equal(dir_of(out, 1), "s2/entries/0002-e2");
 	assert_string_equal(dir_of(out, 8), "s3/entries/0009-e9");
+	/* the report paths follow, as the dirs do */
+	assert_string_equal(report_path_of(out, 1), "s2/entries/0002-e2/report.json");
+	assert_null(report_path_of(out, 6)); /* e7: no report */
 	cJSON_Delete(out);
 
 	opts.out_path = "/nonexistent-bn/other/x/merged.json";
 	merge_ok(docs, shard_paths, 3, &opts, &out);
 	assert_string_equal(dir_of(out, 2), "../../ci/s3/entries/0003-e3");
+	assert_string_equal(report_path_of(out, 2), "../../ci/s3/entries/0003-e3/report.json");
 	cJSON_Delete(out);
 
 	/* beside the shard's own file: unchanged; absolute dirs are kept */
@@ -552,6 +593,75 @@ static void test_merge__one_file(void **state)
 	free_docs(docs, 1);
 }
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The reports an entry names are read from their path relative to the
+ * suite.json, and must be the file of that sha256: a report changed or
+ * gone since is bad input naming its path (merge and diff exit 2). */
+static void test_merge__reports_by_path(void **state)
+{
+	static const char text[] = "{\"schema\": \"bcbench-report/1\", \"results\": []}\n";
+	char dir[] = "/tmp/bn-test-merge.XXXXXX", suite_path[128], rep_path[160], sha[65];
+	cJSON *doc = suite(0, 0), *e, *rep = NULL;
+	struct bn_err err = { 0 };
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(suite_path, sizeof(suite_path), "%s/suite.json", dir);
+	snprintf(rep_path, sizeof(rep_path), "%s/r1.json", dir);
+	write_text(rep_path, text);
+	bn_sha256_hex(text, strlen(text), sha);
+	/* entry e1 names r1.json; the others have no report */
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "entries"))
+		bn_json_set(e, "report", cJSON_CreateNull());
+	e = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "entries"), 0);
+	bn_json_set(e, "report", cJSON_Parse("{\"path\": \"r1.json\", \"sha256\": \"0\"}"));
+	bn_json_set(cJSON_GetObjectItemCaseSensitive(e, "report"), "sha256",
+		    cJSON_CreateString(sha));
+
+	assert_int_equal(bn_suite_doc_verify_reports(doc, suite_path, &err), BN_OK);
+	assert_int_equal(bn_suite_report_load(e, suite_path, &rep, &err), BN_OK);
+	assert_non_null(rep);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(rep, "schema")->valuestring,
+			    "bcbench-report/1");
+	cJSON_Delete(rep);
+	/* an entry without a report loads as none */
+	assert_int_equal(bn_suite_report_load(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(
+							  doc, "entries"), 1),
+					      suite_path, &rep, &err),
+			 BN_OK);
+	assert_null(rep);
+
+	/* changed since: one byte more */
+	write_text(rep_path, "{\"schema\": \"bcbench-report/1\", \"results\": [] }\n");
+	assert_int_equal(bn_suite_doc_verify_reports(doc, suite_path, &err), BN_ERR_DATA);
+	assert_msg_has(&err, rep_path);
+	assert_msg_has(&err, "\"e1\"");
+	assert_msg_has(&err, "sha256");
+	bn_err_clear(&err);
+	assert_int_equal(bn_suite_report_load(e, suite_path, &rep, &err), BN_ERR_DATA);
+	assert_null(rep);
+	assert_msg_has(&err, rep_path);
+
+	/* gone */
+	unlink(rep_path);
+	bn_err_clear(&err);
+	assert_int_equal(bn_suite_doc_verify_reports(doc, suite_path, &err), BN_ERR_DATA);
+	assert_msg_has(&err, rep_path);
+	assert_msg_has(&err, "cannot read");
+	bn_err_clear(&err);
+	assert_int_equal(bn_suite_report_load(e, suite_path, &rep, &err), BN_ERR_DATA);
+	assert_msg_has(&err, rep_path);
+	rmdir(dir);
+	cJSON_Delete(doc);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -573,6 +683,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_merge__exit_xpass),
 		cmocka_unit_test(test_merge__dirs_rebased),
 		cmocka_unit_test(test_merge__one_file),
+		cmocka_unit_test(test_merge__reports_by_path),
 	};
 
 	if (argc > 1)
