@@ -239,6 +239,7 @@ struct shared {
 	int stopped;                  /* the body saw the stop flag */
 	int end_abnormal, end_code;   /* what the watched parent's bn_isolate_run said */
 	char orphan_cause[400];       /* the orphaned hook's cause */
+	pid_t child, run_parent;      /* for the clean-up of a test that failed */
 };
 
 static struct shared *shared_new(void)
@@ -256,6 +257,7 @@ static int body_until_stop(void *user)
 {
 	struct shared *sh = user;
 
+	sh->child = getpid();
 	at_line(&sh->beacon, 5, 0);
 	while (!sh->stop) {
 		sh->beacon.beats++;
@@ -271,6 +273,7 @@ static int body_stuck(void *user)
 {
 	struct shared *sh = user;
 
+	sh->child = getpid();
 	at_line(&sh->beacon, 9, 400000);
 	for (;;)
 		sleep_ms(1000);
@@ -316,6 +319,7 @@ static void be_run_parent(struct shared *sh, int (*body)(void *), pid_t watch_pi
 	};
 	struct bn_isolate_end end;
 
+	sh->run_parent = getpid();
 	if (bn_isolate_run(&iso, body, sh, &end) == BN_OK) {
 		sh->end_abnormal = end.abnormal;
 		sh->end_code = end.exit_code;
@@ -332,8 +336,11 @@ static void wait_started(struct shared *sh)
 }
 
 /* Every descendant this test process adopted (it is their subreaper)
- * gone within timeout_ms: their count, -1 when some are still there. */
-static int reap_all(int timeout_ms, int *last_status)
+ * gone within timeout_ms: their count, -1 when some are still there (then
+ * killed, so a failing test does not leave them running). */
+static int reap_all_of(struct shared *sh, int timeout_ms, int *last_status);
+#define reap_all(ms, st) reap_all_of(sh, ms, st)
+static int reap_all_of(struct shared *sh, int timeout_ms, int *last_status)
 {
 	int n = 0, status;
 
@@ -349,6 +356,12 @@ static int reap_all(int timeout_ms, int *last_status)
 			return n; /* ECHILD: no one left */
 		sleep_ms(10);
 	}
+	if (sh->child > 0)
+		kill(sh->child, SIGKILL);
+	if (sh->run_parent > 0)
+		kill(sh->run_parent, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
 	return -1;
 }
 
