@@ -538,7 +538,7 @@ int bn_cli_run(int argc, char **argv)
 
 		snprintf(who, sizeof(who), "bcbench run %.300s", argv[optind]);
 		if (bn_dirlock_take(&j->dirlock, out_dir, who, &err) < 0 ||
-		    bn_salvage_move_aside(out_dir, quiet, &err) < 0) {
+		    bn_salvage_move_aside(out_dir, false, &err) < 0) {
 			fprintf(stderr, "bcbench run: %s\n", err.msg);
 			bn_dirlock_release(&j->dirlock);
 			free(j);

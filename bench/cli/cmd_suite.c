@@ -546,7 +546,7 @@ int bn_cli_suite(int argc, char **argv)
 
 		snprintf(who, sizeof(who), "bcbench suite %.300s", argv[optind]);
 		if (bn_dirlock_take(&dirlock, out_dir, who, &err) < 0 ||
-		    bn_salvage_suite_entries(out_dir, quiet, &err) < 0) {
+		    bn_salvage_suite_entries(out_dir, false, &err) < 0) {
 			fprintf(stderr, "bcbench suite: %s\n", err.msg);
 			bn_dirlock_release(&dirlock);
 			free(pick);

@@ -1290,8 +1290,10 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 
 		/* Zipping a long capture takes a while without a sample: a
 		 * watcher must not take it for a hang. */
-		if (o->beacon)
+		if (o->beacon) {
+			beacon_beat(c, bn_world_now(c->world));
 			__atomic_store_n(&o->beacon->finishing, 1, __ATOMIC_RELAXED);
+		}
 		frc = finish_capture(c, status_names[rep->status], &cerr);
 		if (o->beacon) {
 			__atomic_store_n(&o->beacon->finishing, 0, __ATOMIC_RELAXED);
