@@ -87,10 +87,11 @@ settle_start() {
 	while [ ! -f "$DIR/report.json" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	sleep 1
 }
-# every process of the case ends by itself within 20 s
+# every process of the case ends by itself within 8 s (a run that goes on
+# to its end takes 15)
 settle_end() {
 	i=0
-	while pgrep -f "$DIR" >/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	while pgrep -f "$DIR" >/dev/null && [ $i -lt 80 ]; do sleep 0.1; i=$((i + 1)); done
 }
 # exit_is NAME CODE CMD...: as lib.sh's expect_exit, without touching
 # fault's variables (want, got)
@@ -222,7 +223,7 @@ long_zip() {
 #     label                              exit state   reason        case
 fault "firmware built for another ABI"   2    -       -             wrong_abi
 fault "SIGKILL of bcbench run"           137  aborted "the bcbench process that started this run is gone (killed?)" run_killed
-fault "SIGKILL of the bench child"       3    error   "killed by SIGKILL"  child_killed
+fault "SIGKILL of the bench child"       3    error   "from outside the run" child_killed
 fault "SIGKILL of bcbench suite -j 2"    137  -       -             suite_killed
 fault "SIGINT at 1 MHz capture"          3    aborted "interrupted by SIGINT" sigint_fast
 fault "SIGTERM at 1 MHz capture"         3    aborted "interrupted by SIGTERM" sigterm_fast
