@@ -443,7 +443,7 @@ static void test_isolate__suite_killed_its_entry_stops(void **state)
 	wait_started(sh);
 	kill(suite, SIGKILL);
 	assert_int_equal(waitpid(suite, NULL, 0), suite);
-	assert_int_equal(reap_all(3000, NULL), 1); /* the run parent; it reaped its child */
+	assert_true(reap_all(3000, NULL) >= 1); /* the run parent (it reaped its child) */
 	assert_int_equal(sh->beacon.lost, BN_LOST_SUITE);
 	assert_int_equal(sh->stopped, 1);
 	assert_int_equal(sh->end_abnormal, 0);
@@ -476,7 +476,7 @@ static void test_isolate__a_parent_s_parent_not_watched_is_not_a_loss(void **sta
 	assert_int_equal(sh->beacon.lost, BN_LOST_NONE);
 	assert_int_equal(sh->stopped, 0);
 	sh->stop = SIGTERM; /* now end it as a user would */
-	assert_int_equal(reap_all(3000, NULL), 1); /* the run parent; it reaped its child */
+	assert_true(reap_all(3000, NULL) >= 1); /* the run parent (it reaped its child) */
 	assert_int_equal(sh->end_code, 3);
 	munmap(sh, sizeof(*sh));
 }
