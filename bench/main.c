@@ -392,6 +392,8 @@ static void run_job_orphaned(void *user, const char *cause)
 	run_job_salvage(j, &end);
 	fflush(stdout);
 	fflush(stderr);
+	/* no parent is left to drop the directory's lock file */
+	bn_dirlock_release(&j->dirlock);
 }
 
 int bn_cli_run(int argc, char **argv)

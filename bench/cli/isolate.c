@@ -93,27 +93,33 @@ static void *watch_parent(void *arg)
 	const struct watch *w = arg;
 	struct bn_run_beacon *b = w->iso->beacon;
 	double deadline = 0;
-	int lost = BN_LOST_NONE;
+	bool orphan = false, stopping = false;
 
 	for (;;) {
 		double t;
+		int lost;
 
-		if (!lost) {
+		/* once the pipe has hung up, poll on it would return at once */
+		if (orphan) {
+			poll(NULL, 0, ISOLATE_WATCH_MS);
+		} else if (parent_gone(w, ISOLATE_WATCH_MS)) {
 			int expected = BN_LOST_NONE;
 
-			if (parent_gone(w, ISOLATE_WATCH_MS))
-				__atomic_compare_exchange_n(&b->lost, &expected, BN_LOST_PARENT, false,
-							    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-			lost = __atomic_load_n(&b->lost, __ATOMIC_RELAXED);
-			if (!lost)
-				continue;
-			/* The main path stops as on SIGHUP (no one is left to
-			 * hang up on) and reads beacon.lost for its reason. */
-			if (w->iso->stop_flag)
-				__atomic_store_n(w->iso->stop_flag, SIGHUP, __ATOMIC_RELAXED);
+			__atomic_compare_exchange_n(&b->lost, &expected, BN_LOST_PARENT, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+			orphan = true;
 			deadline = mono_s() + w->iso->grace_s;
 		}
-		poll(NULL, 0, ISOLATE_WATCH_MS);
+		lost = __atomic_load_n(&b->lost, __ATOMIC_RELAXED);
+		/* The main path stops as on SIGHUP (no one is left to hang up
+		 * on) and reads beacon.lost for its reason. A lost suite alone
+		 * (BN_LOST_SUITE) is the living parent's to enforce. */
+		if (lost && !stopping && w->iso->stop_flag) {
+			__atomic_store_n(w->iso->stop_flag, SIGHUP, __ATOMIC_RELAXED);
+			stopping = true;
+		}
+		if (!orphan)
+			continue;
 		t = mono_s();
 		if (__atomic_load_n(&b->finishing, __ATOMIC_RELAXED) ||
 		    __atomic_load_n(&b->finished, __ATOMIC_RELAXED))

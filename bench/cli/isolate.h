@@ -47,8 +47,9 @@ struct bn_isolate {
 	 * is stopped as BN_LOST_SUITE. 0: the parent's parent is not ours (a
 	 * run under nohup whose shell went must go on). */
 	pid_t watch_pid;
-	/* In the child, from its watcher thread, when the run was lost and
-	 * did not stop within grace_s: put the bench in its safe state and
+	/* In the child, from its watcher thread, when its parent is gone and
+	 * the run did not stop within grace_s (a parent still there kills and
+	 * salvages the child itself): put the bench in its safe state and
 	 * finish the record without the stuck main path (cause says why).
 	 * NULL: none. The child then _exits 3. */
 	void (*orphaned)(void *user, const char *cause);
