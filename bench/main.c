@@ -321,11 +321,12 @@ static int run_job_body(void *user)
 	}
 	/* Stopped because the process it belonged to is gone: say that, not
 	 * the stop signal the watcher used to stop it. */
-	if (j->ro.beacon && bn_isolate_lost_reason(j->ro.beacon->lost) &&
-	    rep.status != BN_RUN_COMPLETED) {
+	if (j->ro.beacon && bn_isolate_lost_reason(j->ro.beacon->lost)) {
 		*bn_cli_stop_flag() = 0;
-		snprintf(rep.reason, sizeof(rep.reason), "%s; stopped at t=%.3f s; bench in safe state",
-			 bn_isolate_lost_reason(j->ro.beacon->lost), rep.sim_s);
+		if (rep.status != BN_RUN_COMPLETED) /* else it ended before the stop */
+			snprintf(rep.reason, sizeof(rep.reason),
+				 "%s; stopped at t=%.3f s; bench in safe state",
+				 bn_isolate_lost_reason(j->ro.beacon->lost), rep.sim_s);
 	}
 	return write_report(&rep, j->out_dir, "; bench in safe state");
 }
