@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/conf.h"
+#include "core/dirlock.h"
 #include "core/err.h"
 #include "core/file.h"
 #include "core/log.h"
@@ -59,6 +60,8 @@ static const char usage_main[] =
 	"  diff BASE NEW    compare two reports or suite reports: new failures, fixes,\n"
 	"                   new inconclusives, shrunk margins\n"
 	"  merge SHARD...   join the suite.json files of --shard runs into one\n"
+	"  salvage DIR      finish the record of a run (or a suite's runs) whose\n"
+	"                   processes were killed: capture.sr, events.json, report\n"
 	"  help [COMMAND]   show help\n"
 	"  version          show the version\n"
 	"\n"
@@ -84,7 +87,10 @@ static const char usage_run[] =
 	"print each result as it is judged, and write DIR/report.json atomically\n"
 	"(schema bcbench-report/1). On SIGINT, SIGTERM or SIGHUP the bench goes to its\n"
 	"safe state (VBUS off, load off, data lines open) and a partial report says\n"
-	"why. A closed output pipe does not stop the run.\n"
+	"why. A closed output pipe does not stop the run. One run writes into DIR at a\n"
+	"time (a second is refused, exit 3, naming the first); what a killed run left\n"
+	"there is finished and moved to DIR/interrupted-YYYYmmdd-HHMMSS/ first (see\n"
+	"bcbench salvage).\n"
 	"\n"
 	"  -c, --conf FILE     bench configuration (default ./bench.conf if present)\n"
 	"  -o, --out DIR       report directory (default <out>/<scenario file stem>, <out>\n"
@@ -240,6 +246,10 @@ struct run_job {
 	struct bn_conditions cond;
 	char cond_path[1200];
 	int quiet;
+	/* the spools and temporary files in out_dir before the run: not its
+	 * own, not its to remove */
+	char *temps_before;
+	struct bn_dirlock dirlock;  /* one writer per output directory */
 };
 
 /* The report as it stands when the bench starts, marked unfinished: if
@@ -256,8 +266,7 @@ static void write_provisional(void *user, const struct bn_report *rep)
 		return;
 	st = cJSON_GetObjectItemCaseSensitive(root, "status");
 	cJSON_ReplaceItemInObjectCaseSensitive(st, "reason",
-				  cJSON_CreateString("the run did not finish: its process ended "
-						     "before writing the final report"));
+				  cJSON_CreateString(BN_PROVISIONAL_REASON));
 	cJSON_ReplaceItemInObjectCaseSensitive(st, "exit_code", cJSON_CreateNumber(3));
 	text = bn_json_print(root);
 	cJSON_Delete(root);
@@ -311,39 +320,16 @@ static int run_job_body(void *user)
 		bn_report_free(&rep);
 		return bn_err_exit_code(rc);
 	}
-	return write_report(&rep, j->out_dir, "; bench in safe state");
-}
-
-/* What a run that died left half-written in its report directory: the
- * capture's spool (.capture.sr.XXXXXX/) and temporary files. */
-static void remove_spools(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char path[2400];
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		if (strncmp(de->d_name, ".capture.sr.", 12) && !strstr(de->d_name, ".tmp-"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (unlink(path) < 0) {
-			DIR *sd = opendir(path);
-			struct dirent *se;
-			char sub[2700];
-
-			while (sd && (se = readdir(sd)))
-				if (strcmp(se->d_name, ".") && strcmp(se->d_name, "..")) {
-					snprintf(sub, sizeof(sub), "%s/%s", path, se->d_name);
-					unlink(sub);
-				}
-			if (sd)
-				closedir(sd);
-			rmdir(path);
-		}
+	/* Stopped because the process it belonged to is gone: say that, not
+	 * the stop signal the watcher used to stop it. */
+	if (j->ro.beacon && bn_isolate_lost_reason(j->ro.beacon->lost)) {
+		*bn_cli_stop_flag() = 0;
+		if (rep.status != BN_RUN_COMPLETED) /* else it ended before the stop */
+			snprintf(rep.reason, sizeof(rep.reason),
+				 "%s; stopped at t=%.3f s; bench in safe state",
+				 bn_isolate_lost_reason(j->ro.beacon->lost), rep.sim_s);
 	}
-	closedir(d);
+	return write_report(&rep, j->out_dir, "; bench in safe state");
 }
 
 /* The run in the isolated child: the parent learns it ended on purpose. */
@@ -353,129 +339,63 @@ static int run_job_child(void *user)
 	int rc = run_job_body(j);
 
 	__atomic_store_n(&j->ro.beacon->finished, 1, __ATOMIC_RELAXED);
+	/* No parent is left to drop the directory's lock file. */
+	if (j->ro.beacon->lost == BN_LOST_PARENT)
+		bn_dirlock_release(&j->dirlock);
 	return rc;
 }
 
 /* The run's process died or was killed: the bench goes to its safe state
- * (a real one is opened again for that), and the report it left (or a
- * new one) says why. */
-#define KEPT_CAPTURE 1
-#define KEPT_EVENTS 2
-
-/* The dead run's capture and events, finished from what it left on disk
- * (its sample buffer is a shared mapping, its events are flushed one by
- * one): the record of what led to the crash is what the engineer needs
- * most. Says in reason what was kept. KEPT_* bits. */
-static int salvage_capture(const struct run_job *j, const struct bn_isolate_end *end,
-			   char *reason, size_t len)
-{
-	char path[1400];
-	struct bn_err err = { 0 };
-	int64_t frames = 0;
-	int kept = 0, n_events = 0, rc;
-
-	snprintf(path, sizeof(path), "%s/capture.sr", j->out_dir);
-	rc = bn_srw_salvage(path, &frames, &err);
-	if (rc == BN_OK) {
-		kept |= KEPT_CAPTURE;
-		snprintf(reason + strlen(reason), len - strlen(reason),
-			 "; the capture up to then was kept: capture.sr (%lld frames)",
-			 (long long)frames);
-	} else if (rc != BN_ERR_NA) {
-		snprintf(reason + strlen(reason), len - strlen(reason),
-			 "; its capture could not be kept: %.300s", err.msg);
-	}
-	bn_err_clear(&err);
-	snprintf(path, sizeof(path), "%s/events.json", j->out_dir);
-	rc = bn_evlog_salvage(path, end->last.sim_t_us, frames, "error", &n_events, &err);
-	if (rc == BN_OK) {
-		kept |= KEPT_EVENTS;
-		snprintf(reason + strlen(reason), len - strlen(reason), "%s events.json (%d events)",
-			 kept & KEPT_CAPTURE ? "," : "; the events up to then were kept:", n_events);
-	} else if (rc != BN_ERR_NA) {
-		snprintf(reason + strlen(reason), len - strlen(reason),
-			 "; its events could not be kept: %.300s", err.msg);
-	}
-	return kept;
-}
-
+ * (a real one is opened again for that), and the record it left (the
+ * capture's spool, the events, the provisional report) is finished
+ * (cmd_salvage.c) saying why. Only the spools and temporary files this
+ * run created are removed. */
 static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 {
-	char path[1400], reason[BN_ERR_MSG_LEN];
+	struct bn_salvage s = { .dir = j->out_dir, .scenario = j->scenario,
+				.sim_t_us = end->last.sim_t_us, .keep = j->temps_before };
+	char path[1400], cause[BN_ERR_MSG_LEN], reason[BN_ERR_MSG_LEN];
 	struct bn_err err = { 0 };
-	cJSON *root = NULL, *st;
-	char *text;
-	int kept;
 
-	snprintf(reason, sizeof(reason), "%s", end->cause);
+	snprintf(cause, sizeof(cause), "%s", end->cause);
 	if (bn_conf_has_hardware(&j->conf)) {
 		if (bn_bench_hw_safe(&j->conf, j->datadir, &err) == 0) {
-			snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+			snprintf(cause + strlen(cause), sizeof(cause) - strlen(cause),
 				 "; the bench was put in its safe state after");
 		} else {
-			snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+			snprintf(cause + strlen(cause), sizeof(cause) - strlen(cause),
 				 "; SAFE STATE NOT CONFIRMED: %.300s", err.msg);
 			bn_err_log("SAFE STATE NOT CONFIRMED after the run ended: %s", err.msg);
 		}
+		bn_err_clear(&err);
 	}
-	kept = salvage_capture(j, end, reason, sizeof(reason));
-	/* Whatever could not be finished goes rather than pass for evidence. */
-	remove_spools(j->out_dir);
+	s.cause = cause;
 	snprintf(path, sizeof(path), "%s/report.json", j->out_dir);
-	if (access(path, R_OK) == 0 && bn_json_load(path, &root, &err) < 0)
-		root = NULL;
-	if (root && (st = cJSON_GetObjectItemCaseSensitive(root, "status")) && cJSON_IsObject(st)) {
-		cJSON *timing = cJSON_GetObjectItemCaseSensitive(root, "timing");
-
-		cJSON_ReplaceItemInObjectCaseSensitive(st, "state", cJSON_CreateString("error"));
-		cJSON_ReplaceItemInObjectCaseSensitive(st, "reason", cJSON_CreateString(reason));
-		cJSON_ReplaceItemInObjectCaseSensitive(st, "exit_code", cJSON_CreateNumber(3));
-		if (kept) {
-			cJSON *art = cJSON_GetObjectItemCaseSensitive(root, "artifacts");
-
-			if (!cJSON_IsObject(art))
-				art = cJSON_AddObjectToObject(root, "artifacts");
-			if (kept & KEPT_CAPTURE)
-				cJSON_AddStringToObject(art, "capture", "capture.sr");
-			if (kept & KEPT_EVENTS)
-				cJSON_AddStringToObject(art, "events", "events.json");
-		}
-		if (cJSON_IsObject(timing))
-			cJSON_ReplaceItemInObjectCaseSensitive(timing, "sim_s",
-						  cJSON_CreateNumber(bn_time_to_s(end->last.sim_t_us)));
-		text = bn_json_print(root);
-		cJSON_Delete(root);
-		if (!text || bn_file_write_atomic(path, text, strlen(text), &err) < 0) {
-			free(text);
-			fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
-			return 3;
-		}
-		free(text);
-	} else {
-		struct bn_report rep;
-
-		cJSON_Delete(root);
-		bn_report_init(&rep);
-		snprintf(rep.scenario_name, sizeof(rep.scenario_name), "%s", j->scenario);
-		snprintf(rep.reason, sizeof(rep.reason), "%s", reason);
-		rep.status = BN_RUN_ERROR;
-		rep.exit_code = 3;
-		rep.sim_s = bn_time_to_s(end->last.sim_t_us);
-		bn_report_add_file(&rep, "scenario", j->scenario, NULL);
-		if (kept & KEPT_CAPTURE)
-			bn_report_artifact(&rep, "capture", "capture.sr");
-		if (kept & KEPT_EVENTS)
-			bn_report_artifact(&rep, "events", "events.json");
-		if (bn_mkdir_p(j->out_dir, &err) < 0 || bn_report_write_json(&rep, path, &err) < 0) {
-			fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
-			bn_report_free(&rep);
-			return 3;
-		}
-		bn_report_free(&rep);
+	if (bn_salvage_record(&s, reason, sizeof(reason), &err) < 0) {
+		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
+		return 3;
 	}
 	bn_term_printf(stdout, "%s: error — %s\n  report: %s\n", j->scenario, reason, path);
 	bn_term_printf(stderr, "bcbench: %s: %s\n", j->scenario, reason);
 	return 3;
+}
+
+/* In the run's child, when the process it belonged to is gone and the
+ * run did not stop (a firmware that does not return): what the parent
+ * would have done, from the child's watcher thread; it _exits next. */
+static void run_job_orphaned(void *user, const char *cause)
+{
+	struct run_job *j = user;
+	struct bn_isolate_end end = { .abnormal = true, .exit_code = 3 };
+
+	snprintf(end.cause, sizeof(end.cause), "%s", cause);
+	end.last = *j->ro.beacon;
+	fflush(stdout);
+	run_job_salvage(j, &end);
+	fflush(stdout);
+	fflush(stderr);
+	/* no parent is left to drop the directory's lock file */
+	bn_dirlock_release(&j->dirlock);
 }
 
 int bn_cli_run(int argc, char **argv)
@@ -507,10 +427,16 @@ int bn_cli_run(int argc, char **argv)
 	struct bn_err err = { 0 };
 	struct bn_lock lock = { .fd = -1 };
 	struct run_job *j;
+	pid_t suite_pid = 0;
 	double wait_s = 0, watchdog_s = BN_RUN_WATCHDOG_S;
 	enum bn_acceptance acceptance = BN_ACCEPT_GUARDED;
 	int verbose = 0, quiet = 0, isolate = 1, c, rc;
 
+	/* A suite's entry: the run stops when the suite is gone. */
+	if (getenv(BN_CLI_SUITE_PID_ENV)) {
+		suite_pid = (pid_t)strtol(getenv(BN_CLI_SUITE_PID_ENV), NULL, 10);
+		unsetenv(BN_CLI_SUITE_PID_ENV);
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:o:d:l:f:w:vqh", opts, NULL)) != -1) {
 		switch (c) {
@@ -607,14 +533,26 @@ int bn_cli_run(int argc, char **argv)
 		}
 		j->ro.capture_dev = &j->dev;
 	}
-	/* One run drives one bench: the lock comes before any instrument is
+	/* One writer per output directory, and what a killed run left there
+	 * is finished and moved aside before this run writes anything. Then
+	 * one run drives one bench: the lock comes before any instrument is
 	 * touched and goes after the safe state and the report. */
 	{
 		char who[400];
 
 		snprintf(who, sizeof(who), "bcbench run %.300s", argv[optind]);
+		if (bn_dirlock_take(&j->dirlock, out_dir, who, &err) < 0 ||
+		    bn_salvage_move_aside(out_dir, false, &err) < 0) {
+			fprintf(stderr, "bcbench run: %s\n", err.msg);
+			bn_dirlock_release(&j->dirlock);
+			free(j);
+			return 3;
+		}
+		j->temps_before = bn_run_temps(out_dir);
 		rc = bn_cli_lock(&j->conf, who, wait_s, quiet, &lock);
 		if (rc) {
+			bn_dirlock_release(&j->dirlock);
+			free(j->temps_before);
 			free(j);
 			return rc;
 		}
@@ -627,6 +565,8 @@ int bn_cli_run(int argc, char **argv)
 			.grace_s = BN_RUN_GRACE_S,
 			.stop_flag = bn_cli_stop_flag(),
 			.beacon = bn_isolate_beacon_new(),
+			.watch_pid = suite_pid,
+			.orphaned = run_job_orphaned,
 		};
 		struct bn_isolate_end end;
 
@@ -642,6 +582,8 @@ int bn_cli_run(int argc, char **argv)
 		bn_isolate_beacon_free(iso.beacon);
 	}
 	bn_lock_release(&lock);
+	bn_dirlock_release(&j->dirlock);
+	free(j->temps_before);
 	free(j);
 	return rc;
 }
@@ -794,6 +736,7 @@ int main(int argc, char **argv)
 			{ "suite", bn_cli_suite_usage },
 			{ "diff", bn_cli_diff_usage },
 			{ "merge", bn_cli_merge_usage },
+			{ "salvage", bn_cli_salvage_usage },
 		};
 
 		if (cmd && !strcmp(cmd, "help") && argc > 2) {
@@ -826,6 +769,8 @@ int main(int argc, char **argv)
 		return bn_cli_diff(argc - 1, argv + 1);
 	if (!strcmp(cmd, "merge"))
 		return bn_cli_merge(argc - 1, argv + 1);
+	if (!strcmp(cmd, "salvage"))
+		return bn_cli_salvage(argc - 1, argv + 1);
 	fprintf(stderr, "bcbench: unknown command \"%s\"\n%s", cmd, usage_main);
 	return 2;
 }

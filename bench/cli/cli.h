@@ -3,16 +3,70 @@
 #ifndef BN_CLI_CLI_H
 #define BN_CLI_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
 int bn_cli_run(int argc, char **argv);     /* main.c */
 int bn_cli_devices(int argc, char **argv);
 int bn_cli_selftest(int argc, char **argv);
 int bn_cli_suite(int argc, char **argv);   /* cmd_suite.c */
 int bn_cli_diff(int argc, char **argv);    /* cmd_diff.c */
 int bn_cli_merge(int argc, char **argv);   /* cmd_merge.c */
+int bn_cli_salvage(int argc, char **argv); /* cmd_salvage.c */
 extern const char bn_cli_devices_usage[];
 extern const char bn_cli_selftest_usage[];
 extern const char bn_cli_suite_usage[];
 extern const char bn_cli_diff_usage[];
 extern const char bn_cli_merge_usage[];
+extern const char bn_cli_salvage_usage[];
+
+/* A suite's entry names its suite here (the suite's pid) for the entry's
+ * run to stop when the suite is gone; read once and unset by bcbench run. */
+#define BN_CLI_SUITE_PID_ENV "BCBENCH_SUITE_PID"
+
+/* ---- an unfinished record (cmd_salvage.c) ---- */
+
+/* The reason of the report a run writes when the bench starts, replaced by
+ * its final one: still there, the run's processes died. */
+#define BN_PROVISIONAL_REASON \
+	"the run did not finish: its process ended before writing the final report"
+
+/* A name in a report directory that a run's writers create and remove:
+ * the capture's spool (.capture.sr.XXXXXX/), libzip's temporary capture
+ * (capture.sr.XXXXXX), an atomic write's temporary (.NAME.tmp-XXXXXX). */
+bool bn_run_temp_name(const char *name);
+/* Those names in dir now, each between '\n's ("\n" when none); NULL when
+ * out of memory. */
+char *bn_run_temps(const char *dir);
+/* Remove them from dir (spool directories with their files), except the
+ * names in keep (bn_run_temps before the run; NULL: none kept): a run
+ * removes only what it created. */
+void bn_run_temps_remove(const char *dir, const char *keep);
+/* dir holds an unfinished record: a spool, a temporary file, or a
+ * provisional report. */
+bool bn_salvage_needed(const char *dir);
+
+struct bn_salvage {
+	const char *dir;
+	const char *scenario;  /* for a report made from nothing; NULL: none known */
+	const char *cause;     /* why the record is unfinished: the reason's start */
+	int64_t sim_t_us;      /* where the run was; < 0: the capture's length */
+	const char *keep;      /* bn_run_temps before the run: not removed */
+};
+/* Finish dir's record: capture.sr from the spool, events.json from its
+ * temporary file, report.json (the provisional one, else a new one) marked
+ * error, exit code 3, its reason cause plus what was kept (also in
+ * reason); a temporary that cannot be finished is removed. BN_OK, or the
+ * error writing the report. */
+int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, struct bn_err *err);
+/* For a new run into dir (holding its lock): an unfinished record there is
+ * finished and moved into dir/interrupted-YYYYmmdd-HHMMSS/, said on
+ * stderr unless quiet. 0 nothing found, 1 moved, < 0 an error (err). */
+int bn_salvage_move_aside(const char *dir, bool quiet, struct bn_err *err);
+/* The same for each of a suite's dir/entries/ NAME: how many, or < 0. */
+int bn_salvage_suite_entries(const char *dir, bool quiet, struct bn_err *err);
 
 #endif

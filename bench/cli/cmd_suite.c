@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "core/dirlock.h"
 #include "core/file.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -174,9 +175,14 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
 		/* The entry is `bcbench run` in this forked copy, without exec:
 		 * loading libsigrok and its kin again would cost each entry
 		 * about as much as a short run. */
+		char suite_pid[24];
+
 		dup2(fd, STDOUT_FILENO);
 		dup2(fd, STDERR_FILENO);
 		close(fd);
+		/* the entry stops when the suite is gone, whatever killed it */
+		snprintf(suite_pid, sizeof(suite_pid), "%ld", (long)getppid());
+		setenv(BN_CLI_SUITE_PID_ENV, suite_pid, 1);
 		exit(bn_cli_run(argc - 1, (char **)argv + 1));
 	}
 	close(fd);
@@ -467,6 +473,7 @@ int bn_cli_suite(int argc, char **argv)
 	    running = 0, n_matching, exit_code;
 	double watchdog_s = 0, wait_s = 0;
 	struct bn_lock lock = { .fd = -1 };
+	struct bn_dirlock dirlock = { .fd = -1 };
 	char unrun_cause[900] = "";
 	int unrun_from = -1; /* entries from here on are recorded as not run */
 	volatile sig_atomic_t *stop = bn_cli_stop_flag();
@@ -582,6 +589,22 @@ int bn_cli_suite(int argc, char **argv)
 		free(r.done);
 		bn_suite_free(&s);
 		return 2;
+	}
+	/* One writer per output directory; the entries a killed suite left
+	 * unfinished are finished and moved aside before any is run again. */
+	{
+		char who[400];
+
+		snprintf(who, sizeof(who), "bcbench suite %.300s", argv[optind]);
+		if (bn_dirlock_take(&dirlock, out_dir, who, &err) < 0 ||
+		    bn_salvage_suite_entries(out_dir, false, &err) < 0) {
+			fprintf(stderr, "bcbench suite: %s\n", err.msg);
+			bn_dirlock_release(&dirlock);
+			free(pick);
+			free(r.done);
+			bn_suite_free(&s);
+			return 3;
+		}
 	}
 	r.s = &s;
 	r.out_dir = out_dir;
@@ -738,6 +761,7 @@ int bn_cli_suite(int argc, char **argv)
 		}
 	}
 	bn_lock_release(&lock);
+	bn_dirlock_release(&dirlock);
 	cJSON_Delete(doc);
 	for (int i = 0; i < s.n_entries; i++)
 		cJSON_Delete(r.done[i]);

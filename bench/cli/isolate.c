@@ -2,9 +2,11 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/wait.h>
@@ -46,6 +48,15 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+const char *bn_isolate_lost_reason(int lost)
+{
+	switch (lost) {
+	case BN_LOST_PARENT: return "the bcbench process that started this run is gone (killed?)";
+	case BN_LOST_SUITE: return "the bcbench suite that started this run is gone (killed?)";
+	default: return NULL;
+	}
+}
+
 static void snap(const struct bn_run_beacon *b, struct bn_run_beacon *out)
 {
 	out->beats = __atomic_load_n(&b->beats, __ATOMIC_RELAXED);
@@ -53,6 +64,94 @@ static void snap(const struct bn_run_beacon *b, struct bn_run_beacon *out)
 	out->line = __atomic_load_n(&b->line, __ATOMIC_RELAXED);
 	out->started = __atomic_load_n(&b->started, __ATOMIC_RELAXED);
 	out->finished = __atomic_load_n(&b->finished, __ATOMIC_RELAXED);
+	out->finishing = __atomic_load_n(&b->finishing, __ATOMIC_RELAXED);
+	out->lost = __atomic_load_n(&b->lost, __ATOMIC_RELAXED);
+}
+
+/* ---- in the child: is the run's parent still there? ---- */
+
+struct watch {
+	const struct bn_isolate *iso;
+	void *user;
+	pid_t parent;   /* saved before the fork */
+	int fd;         /* the read end of a pipe only the parent writes to */
+};
+
+/* The parent is gone when its end of the pipe closes (the kernel closes
+ * it whatever killed the parent) or the child has another parent now. */
+static bool parent_gone(const struct watch *w, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = w->fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, timeout_ms) > 0 && (pfd.revents & (POLLHUP | POLLERR | POLLIN)))
+		return true;
+	return getppid() != w->parent;
+}
+
+static void *watch_parent(void *arg)
+{
+	const struct watch *w = arg;
+	struct bn_run_beacon *b = w->iso->beacon;
+	double deadline = 0;
+	bool orphan = false, stopping = false;
+
+	for (;;) {
+		double t;
+		int lost;
+
+		/* once the pipe has hung up, poll on it would return at once */
+		if (orphan) {
+			poll(NULL, 0, ISOLATE_WATCH_MS);
+		} else if (parent_gone(w, ISOLATE_WATCH_MS)) {
+			int expected = BN_LOST_NONE;
+
+			__atomic_compare_exchange_n(&b->lost, &expected, BN_LOST_PARENT, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+			orphan = true;
+			deadline = mono_s() + w->iso->grace_s;
+		}
+		lost = __atomic_load_n(&b->lost, __ATOMIC_RELAXED);
+		/* The main path stops as on SIGHUP (no one is left to hang up
+		 * on) and reads beacon.lost for its reason. A lost suite alone
+		 * (BN_LOST_SUITE) is the living parent's to enforce. */
+		if (lost && !stopping && w->iso->stop_flag) {
+			__atomic_store_n(w->iso->stop_flag, SIGHUP, __ATOMIC_RELAXED);
+			stopping = true;
+		}
+		if (!orphan)
+			continue;
+		t = mono_s();
+		if (__atomic_load_n(&b->finishing, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&b->finished, __ATOMIC_RELAXED))
+			deadline = t + w->iso->grace_s;
+		if (t >= deadline) {
+			char cause[400];
+
+			snprintf(cause, sizeof(cause),
+				 "%s, and the run did not stop within %.3g s (the firmware does not "
+				 "return?)",
+				 bn_isolate_lost_reason(lost), w->iso->grace_s);
+			if (w->iso->orphaned)
+				w->iso->orphaned(w->user, cause);
+			_exit(3);
+		}
+	}
+	return NULL;
+}
+
+/* The child's watcher; without it (no thread) the run goes on unwatched. */
+static void start_watch(struct watch *w)
+{
+	pthread_attr_t a;
+	pthread_t th;
+
+	if (pthread_attr_init(&a) != 0)
+		return;
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&th, &a, watch_parent, w) != 0)
+		fprintf(stderr, "bcbench: warning: cannot watch the run's parent: the run would "
+				"outlive it\n");
+	pthread_attr_destroy(&a);
 }
 
 /* " at t=1.234 s (scenario line 12)" or "" before the bench ran. */
@@ -72,22 +171,34 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 {
 	struct bn_run_beacon seen;
 	double last_move, stop_at = 0;
-	int forwarded = 0, killed_by = 0, status, pidfd;
+	int forwarded = 0, lost = 0, killed_by = 0, status, pidfd, pipefd[2];
 	char at[160];
-	pid_t pid, w;
+	pid_t pid, w, me = getpid();
 
 	memset(end, 0, sizeof(*end));
+	if (pipe(pipefd) < 0)
+		return BN_ERR_IO;
+	fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
+	fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
 		return BN_ERR_IO;
+	}
 	if (pid == 0) {
-		int code = body(user);
+		struct watch wt = { .iso = iso, .user = user, .parent = me, .fd = pipefd[0] };
+		int code;
 
+		close(pipefd[1]);
+		start_watch(&wt);
+		code = body(user);
 		fflush(stdout);
 		exit(code);
 	}
+	close(pipefd[0]);
 	pidfd = pidfd_open(pid, 0);
 	snap(iso->beacon, &seen);
 	last_move = mono_s();
@@ -107,17 +218,37 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 			seen = now;
 			last_move = t;
 		}
-		if (iso->stop_flag && *iso->stop_flag && !forwarded) {
+		if (iso->stop_flag && *iso->stop_flag && !forwarded && !lost) {
 			forwarded = *iso->stop_flag;
 			kill(pid, forwarded);
 			stop_at = t + iso->grace_s;
 		}
-		if (!killed_by && forwarded && t >= stop_at) {
+		/* A suite's entry whose suite is gone: the child's watcher reads
+		 * the beacon and stops the run. */
+		if (iso->watch_pid > 0 && !lost && !forwarded && getppid() != iso->watch_pid) {
+			lost = BN_LOST_SUITE;
+			__atomic_store_n(&iso->beacon->lost, lost, __ATOMIC_RELAXED);
+			stop_at = t + iso->grace_s;
+		}
+		/* Finishing the record is progress without beats: neither the
+		 * watchdog nor the grace runs meanwhile. */
+		if (now.finishing) {
+			last_move = t;
+			if (forwarded || lost)
+				stop_at = t + iso->grace_s;
+		}
+		if (!killed_by && (forwarded || lost) && t >= stop_at) {
 			where(&now, at, sizeof(at));
-			snprintf(end->cause, sizeof(end->cause),
-				 "interrupted by %s, and the run did not stop within %.3g s%s "
-				 "(the firmware does not return?); killed",
-				 bn_cli_signal_name(forwarded), iso->grace_s, at);
+			if (lost)
+				snprintf(end->cause, sizeof(end->cause),
+					 "%s, and the run did not stop within %.3g s%s "
+					 "(the firmware does not return?); killed",
+					 bn_isolate_lost_reason(lost), iso->grace_s, at);
+			else
+				snprintf(end->cause, sizeof(end->cause),
+					 "interrupted by %s, and the run did not stop within %.3g s%s "
+					 "(the firmware does not return?); killed",
+					 bn_cli_signal_name(forwarded), iso->grace_s, at);
 			killed_by = SIGKILL;
 			kill(pid, SIGKILL);
 		} else if (!killed_by && t - last_move >= iso->watchdog_s) {
@@ -140,6 +271,7 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 	}
 	if (pidfd >= 0)
 		close(pidfd);
+	close(pipefd[1]);
 	snap(iso->beacon, &end->last);
 	if (killed_by) {
 		end->abnormal = true;
@@ -155,6 +287,10 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 		if (forwarded && WTERMSIG(status) == forwarded)
 			snprintf(end->cause, sizeof(end->cause),
 				 "interrupted by %s%s, before the run could stop cleanly", name, at);
+		else if (WTERMSIG(status) == SIGKILL)
+			snprintf(end->cause, sizeof(end->cause),
+				 "killed by SIGKILL%s, from outside the run (kill -9? the OOM killer?)",
+				 at);
 		else if (name)
 			snprintf(end->cause, sizeof(end->cause),
 				 "crashed: killed by %s%s (the firmware, or the bench model under it)",

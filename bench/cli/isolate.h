@@ -7,21 +7,52 @@
  * sample and step): no progress for watchdog_s and the child is killed.
  * A stop signal (the parent's flag) is passed on to the child, which
  * gets grace_s to reach its safe state and write its report before it is
- * killed. */
+ * killed. While the runner finishes the record (beacon.finishing: the
+ * capture zipped) neither the watchdog nor the grace runs.
+ *
+ * The child does not outlive the run's parent, whatever ends it (SIGKILL
+ * included): a thread in the child watches a pipe from the parent and
+ * getppid() against the parent's pid saved before the fork (a parent's
+ * death may hand the child to a subreaper, not to pid 1, and
+ * PR_SET_PDEATHSIG fires on the death of the forking thread, not of the
+ * process). On the loss it sets beacon.lost and the stop flag: the run
+ * stops as on SIGTERM, from its own code (safe state, partial report).
+ * A run that has not stopped grace_s later (a firmware that does not
+ * return) gets orphaned() from that thread, then _exit(3). A parent that
+ * is itself watched (watch_pid: a suite's entry) passes the loss of its
+ * own parent on the same way. */
 #ifndef BN_CLI_ISOLATE_H
 #define BN_CLI_ISOLATE_H
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "scenario/runner.h"
+
+/* beacon.lost: which process the run belonged to is gone. */
+enum bn_lost {
+	BN_LOST_NONE = 0,
+	BN_LOST_PARENT = 1,   /* the process that forked the run (bcbench run) */
+	BN_LOST_SUITE = 2,    /* the suite that started that process */
+};
 
 struct bn_isolate {
 	double watchdog_s;                 /* > 0 */
 	double grace_s;                    /* > 0 */
 	volatile sig_atomic_t *stop_flag;  /* the parent's; may be NULL */
 	struct bn_run_beacon *beacon;      /* from bn_isolate_beacon_new() */
+	/* > 0: this process's own parent (a suite); when it is gone the run
+	 * is stopped as BN_LOST_SUITE. 0: the parent's parent is not ours (a
+	 * run under nohup whose shell went must go on). */
+	pid_t watch_pid;
+	/* In the child, from its watcher thread, when its parent is gone and
+	 * the run did not stop within grace_s (a parent still there kills and
+	 * salvages the child itself): put the bench in its safe state and
+	 * finish the record without the stuck main path (cause says why).
+	 * NULL: none. The child then _exits 3. */
+	void (*orphaned)(void *user, const char *cause);
 };
 
 /* How the child ended. */
@@ -32,6 +63,10 @@ struct bn_isolate_end {
 	char cause[512];       /* abnormal: what happened, for the report */
 	struct bn_run_beacon last;  /* the beacon when it ended */
 };
+
+/* Why the run stopped, for its report: "the bcbench process that started
+ * this run is gone (killed?)"; NULL for BN_LOST_NONE. */
+const char *bn_isolate_lost_reason(int lost);
 
 /* A beacon in memory shared with children forked later; NULL on failure. */
 struct bn_run_beacon *bn_isolate_beacon_new(void);

@@ -1287,9 +1287,21 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	{
 		static const char *const status_names[] = { "completed", "aborted", "error" };
 		struct bn_err cerr = { 0 };
+		int frc;
 
+		/* Zipping a long capture takes a while without a sample: a
+		 * watcher must not take it for a hang. */
+		if (o->beacon) {
+			beacon_beat(c, bn_world_now(c->world));
+			__atomic_store_n(&o->beacon->finishing, 1, __ATOMIC_RELAXED);
+		}
+		frc = finish_capture(c, status_names[rep->status], &cerr);
+		if (o->beacon) {
+			__atomic_store_n(&o->beacon->finishing, 0, __ATOMIC_RELAXED);
+			beacon_beat(c, bn_world_now(c->world));
+		}
 		/* A run whose evidence is lost cannot stand as completed. */
-		if (finish_capture(c, status_names[rep->status], &cerr) < 0) {
+		if (frc < 0) {
 			if (rep->status == BN_RUN_COMPLETED) {
 				rep->status = BN_RUN_ERROR;
 				rep->exit_code = 3;

@@ -37,6 +37,10 @@ struct bn_run_beacon {
 	int32_t started;         /* 1 once the bench runs (on_started called) */
 	int32_t finished;        /* 1 once the caller has its outcome (the report
 				  * written, or bad input said): set by the caller */
+	int32_t finishing;       /* 1 while the record is finished (the capture
+				  * zipped): no beats then, and none missed */
+	int32_t lost;            /* enum bn_lost (cli/isolate.h): a process the run
+				  * belongs to is gone, the run must stop */
 };
 
 struct bn_run_opts {

@@ -1,6 +1,8 @@
 /* The isolated run: a child that returns, crashes, hangs, exits behind
  * the runner's back, keeps making progress, or is told to stop; what the
- * parent makes of each. Bodies stand in for bcbench run's. */
+ * parent makes of each. Bodies stand in for bcbench run's. And the other
+ * way round: a child whose parent (or the parent's suite) is killed stops
+ * by itself. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -8,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -224,6 +229,303 @@ static void test_isolate__stop_ignored_is_killed_after_the_grace(void **state)
 					  "0.3 s at t=0.200 s, in the step on scenario line 8"));
 }
 
+/* ---- the parent is gone ---- */
+
+/* Memory every process of a test shares: what the bodies and the
+ * orphaned hook saw, for the test to read after they are gone. */
+struct shared {
+	struct bn_run_beacon beacon;
+	volatile sig_atomic_t stop;   /* the run's stop flag (a copy per process) */
+	int stopped;                  /* the body saw the stop flag */
+	int end_abnormal, end_code;   /* what the watched parent's bn_isolate_run said */
+	char orphan_cause[400];       /* the orphaned hook's cause */
+	pid_t child, run_parent;      /* for the clean-up of a test that failed */
+};
+
+static struct shared *shared_new(void)
+{
+	void *p = mmap(NULL, sizeof(struct shared), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	assert_true(p != MAP_FAILED);
+	memset(p, 0, sizeof(struct shared));
+	return p;
+}
+
+/* Beats until the stop flag is set, then stops as a run does: code 3. */
+static int body_until_stop(void *user)
+{
+	struct shared *sh = user;
+
+	sh->child = getpid();
+	at_line(&sh->beacon, 5, 0);
+	while (!sh->stop) {
+		sh->beacon.beats++;
+		sleep_ms(10);
+	}
+	sh->stopped = 1;
+	sh->beacon.finished = 1;
+	return 3;
+}
+
+/* Hangs as a firmware that never returns: no beats, no look at the flag. */
+static int body_stuck(void *user)
+{
+	struct shared *sh = user;
+
+	sh->child = getpid();
+	at_line(&sh->beacon, 9, 400000);
+	for (;;)
+		sleep_ms(1000);
+	return 0;
+}
+
+static void orphaned(void *user, const char *cause)
+{
+	struct shared *sh = user;
+
+	snprintf(sh->orphan_cause, sizeof(sh->orphan_cause), "%s", cause);
+}
+
+/* Zipping a long capture: no beats for longer than the watchdog and the
+ * grace, then a normal end. */
+static int body_finishes_slowly(void *user)
+{
+	struct shared *sh = user;
+
+	at_line(&sh->beacon, 12, 500000);
+	if (sh->end_code) { /* first wait for the stop (the grace case) */
+		while (!sh->stop)
+			sleep_ms(10);
+	}
+	sh->beacon.finishing = 1;
+	sleep_ms(800);
+	sh->beacon.finishing = 0;
+	sh->beacon.beats++;
+	sh->beacon.finished = 1;
+	return sh->end_code;
+}
+
+/* The run's parent (bcbench run): isolates body, records how it ended. */
+static void be_run_parent(struct shared *sh, int (*body)(void *), pid_t watch_pid)
+{
+	struct bn_isolate iso = {
+		.watchdog_s = 5,
+		.grace_s = 0.3,
+		.stop_flag = &sh->stop,
+		.beacon = &sh->beacon,
+		.watch_pid = watch_pid,
+		.orphaned = orphaned,
+	};
+	struct bn_isolate_end end;
+
+	sh->run_parent = getpid();
+	if (bn_isolate_run(&iso, body, sh, &end) == BN_OK) {
+		sh->end_abnormal = end.abnormal;
+		sh->end_code = end.exit_code;
+	}
+	_exit(0);
+}
+
+static void wait_started(struct shared *sh)
+{
+	for (int i = 0; i < 300 && !sh->beacon.beats; i++)
+		sleep_ms(10);
+	assert_true(sh->beacon.beats > 0);
+	sleep_ms(100);
+}
+
+/* Every descendant this test process adopted (it is their subreaper)
+ * gone within timeout_ms: their count, -1 when some are still there (then
+ * killed, so a failing test does not leave them running). */
+static int reap_all_of(struct shared *sh, int timeout_ms, int *last_status);
+#define reap_all(ms, st) reap_all_of(sh, ms, st)
+static int reap_all_of(struct shared *sh, int timeout_ms, int *last_status)
+{
+	int n = 0, status;
+
+	for (int t = 0; t < timeout_ms; t += 10) {
+		pid_t w;
+
+		while ((w = waitpid(-1, &status, WNOHANG)) > 0) {
+			n++;
+			if (last_status)
+				*last_status = status;
+		}
+		if (w < 0)
+			return n; /* ECHILD: no one left */
+		sleep_ms(10);
+	}
+	if (sh->child > 0)
+		kill(sh->child, SIGKILL);
+	if (sh->run_parent > 0)
+		kill(sh->run_parent, SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+	return -1;
+}
+
+/* The run's parent killed with SIGKILL; the child was adopted by a
+ * subreaper (this test process), not by pid 1: it still stops, by its own
+ * path (the body sees the stop flag), with code 3. */
+static void test_isolate__parent_killed_the_run_stops(void **state)
+{
+	struct shared *sh = shared_new();
+	int status = 0;
+	pid_t p;
+
+	(void)state;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	p = fork();
+	assert_true(p >= 0);
+	if (p == 0)
+		be_run_parent(sh, body_until_stop, 0);
+	wait_started(sh);
+	kill(p, SIGKILL);
+	assert_int_equal(waitpid(p, NULL, 0), p);
+	assert_int_equal(reap_all(3000, &status), 1);
+	assert_int_equal(sh->beacon.lost, BN_LOST_PARENT);
+	assert_int_equal(sh->stopped, 1);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 3);
+	assert_string_equal(sh->orphan_cause, "");
+	munmap(sh, sizeof(*sh));
+}
+
+/* A child stuck in the firmware when its parent is killed: after the
+ * grace its watcher finishes the record (the hook) and ends it, 3. */
+static void test_isolate__parent_killed_a_stuck_run_is_salvaged_and_ends(void **state)
+{
+	struct shared *sh = shared_new();
+	int status = 0;
+	pid_t p;
+
+	(void)state;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	p = fork();
+	assert_true(p >= 0);
+	if (p == 0)
+		be_run_parent(sh, body_stuck, 0);
+	for (int i = 0; i < 300 && !sh->beacon.started; i++)
+		sleep_ms(10);
+	kill(p, SIGKILL);
+	assert_int_equal(waitpid(p, NULL, 0), p);
+	assert_int_equal(reap_all(3000, &status), 1);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 3);
+	assert_string_equal(sh->orphan_cause,
+			    "the bcbench process that started this run is gone (killed?), and the "
+			    "run did not stop within 0.3 s (the firmware does not return?)");
+	munmap(sh, sizeof(*sh));
+}
+
+/* A suite's entry: the suite (the run parent's parent) is killed; the run
+ * parent tells its child through the beacon, the child stops, the parent
+ * returns its code. */
+static void test_isolate__suite_killed_its_entry_stops(void **state)
+{
+	struct shared *sh = shared_new();
+	pid_t suite;
+
+	(void)state;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	sh->end_code = -1;
+	suite = fork();
+	assert_true(suite >= 0);
+	if (suite == 0) {
+		pid_t me = getpid();
+
+		if (fork() == 0)
+			be_run_parent(sh, body_until_stop, me);
+		for (;;)
+			pause();
+	}
+	wait_started(sh);
+	kill(suite, SIGKILL);
+	assert_int_equal(waitpid(suite, NULL, 0), suite);
+	assert_true(reap_all(3000, NULL) >= 1); /* the run parent (it reaped its child) */
+	assert_int_equal(sh->beacon.lost, BN_LOST_SUITE);
+	assert_int_equal(sh->stopped, 1);
+	assert_int_equal(sh->end_abnormal, 0);
+	assert_int_equal(sh->end_code, 3);
+	munmap(sh, sizeof(*sh));
+}
+
+/* bcbench run under nohup: its shell (the parent's parent) goes, which
+ * is not ours to watch: the run goes on to its end. */
+static void test_isolate__a_parent_s_parent_not_watched_is_not_a_loss(void **state)
+{
+	struct shared *sh = shared_new();
+	pid_t shell;
+
+	(void)state;
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	sh->end_code = -1;
+	shell = fork();
+	assert_true(shell >= 0);
+	if (shell == 0) {
+		if (fork() == 0)
+			be_run_parent(sh, body_until_stop, 0);
+		for (;;)
+			pause();
+	}
+	wait_started(sh);
+	kill(shell, SIGKILL);
+	assert_int_equal(waitpid(shell, NULL, 0), shell);
+	sleep_ms(400);
+	assert_int_equal(sh->beacon.lost, BN_LOST_NONE);
+	assert_int_equal(sh->stopped, 0);
+	sh->stop = SIGTERM; /* now end it as a user would */
+	assert_true(reap_all(3000, NULL) >= 1); /* the run parent (it reaped its child) */
+	assert_int_equal(sh->end_code, 3);
+	munmap(sh, sizeof(*sh));
+}
+
+static void run_finishing(int code, volatile sig_atomic_t *stop, struct bn_isolate_end *end,
+			  struct shared *sh)
+{
+	struct bn_isolate iso = {
+		.watchdog_s = 0.2,
+		.grace_s = 0.2,
+		.stop_flag = stop,
+		.beacon = &sh->beacon,
+	};
+
+	sh->end_code = code;
+	assert_int_equal(bn_isolate_run(&iso, body_finishes_slowly, sh, end), BN_OK);
+}
+
+/* Four times the watchdog without a beat while the record is finished:
+ * not a hang. */
+static void test_isolate__finishing_pauses_the_watchdog(void **state)
+{
+	struct shared *sh = shared_new();
+	struct bn_isolate_end end;
+
+	(void)state;
+	run_finishing(0, NULL, &end, sh);
+	assert_false(end.abnormal);
+	assert_int_equal(end.exit_code, 0);
+	munmap(sh, sizeof(*sh));
+}
+
+/* Stopped, then four times the grace finishing the record: not killed. */
+static void test_isolate__finishing_pauses_the_grace(void **state)
+{
+	static volatile sig_atomic_t stop = SIGTERM;
+	struct shared *sh = shared_new();
+	struct bn_isolate_end end;
+
+	(void)state;
+	signal(SIGTERM, SIG_IGN); /* the body reads the flag, not the signal */
+	sh->stop = SIGTERM;
+	run_finishing(3, &stop, &end, sh);
+	signal(SIGTERM, SIG_DFL);
+	assert_false(end.abnormal);
+	assert_int_equal(end.exit_code, 3);
+	munmap(sh, sizeof(*sh));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +536,12 @@ int main(void)
 		cmocka_unit_test(test_isolate__progress_keeps_the_watchdog_away),
 		cmocka_unit_test(test_isolate__stop_is_passed_on_then_enforced),
 		cmocka_unit_test(test_isolate__stop_ignored_is_killed_after_the_grace),
+		cmocka_unit_test(test_isolate__parent_killed_the_run_stops),
+		cmocka_unit_test(test_isolate__parent_killed_a_stuck_run_is_salvaged_and_ends),
+		cmocka_unit_test(test_isolate__suite_killed_its_entry_stops),
+		cmocka_unit_test(test_isolate__a_parent_s_parent_not_watched_is_not_a_loss),
+		cmocka_unit_test(test_isolate__finishing_pauses_the_watchdog),
+		cmocka_unit_test(test_isolate__finishing_pauses_the_grace),
 	};
 
 	return cmocka_run_group_tests_name("isolate", tests, NULL, NULL);
