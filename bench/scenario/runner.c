@@ -1288,11 +1288,23 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	if (o->capture_dev) {
 		struct bn_sigrok_cap_opts dev_o = *o->capture_dev;
 
-		if (!(dev_o.rate_hz > 0))
+		struct bn_err derr = { 0 };
+		bool scn_rate = !(dev_o.rate_hz > 0);
+
+		if (scn_rate)
 			dev_o.rate_hz = c->scn.capture_rate_hz;
-		rc = bn_sigrok_cap_open(&dev_o, &c->dev, err);
-		if (rc < 0)
+		rc = bn_sigrok_cap_open(&dev_o, &c->dev, &derr);
+		if (rc == BN_ERR_ARG && scn_rate && strstr(derr.msg, "samplerate")) {
+			/* the scenario's rate: where it was asked for */
+			rc = bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: %s", c->scn.path,
+					c->scn.capture_loc.line ? c->scn.capture_loc.line : 1,
+					c->scn.capture_loc.line ? c->scn.capture_loc.col : 1, derr.msg);
 			goto out;
+		}
+		if (rc < 0) {
+			bn_err_set(err, rc, "%s", derr.msg);
+			goto out;
+		}
 		c->rate_hz = bn_sigrok_cap_rate(c->dev);
 		c->chan_mask = bn_sigrok_cap_channels(c->dev);
 		snprintf(rep->capture_source, sizeof(rep->capture_source), "sigrok:%.30s (%.50s)",
