@@ -788,14 +788,43 @@ static int cmd_replay(int argc, char **argv)
 	return write_report(&rep, out_dir, " of the capture");
 }
 
+/* What a command printed must have reached its stdout: a full disk
+ * under `bcbench diff A B > FILE` is an environment fault (3), not a
+ * verdict. A reader that went away (EPIPE) is not: a closed output pipe
+ * does not stop a run. */
+static int stdout_flushed(int rc)
+{
+	char why[160];
+	int e;
+
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	e = errno;
+	if (e == EPIPE)
+		return rc;
+	fprintf(stderr, "bcbench: cannot write the output: %s\n",
+		e ? bn_errno_text(e, why, sizeof(why)) : "write error");
+	return rc > 3 ? rc : 3;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : NULL;
+	int rc;
 
 	/* Past the file size limit (ulimit -f), write() fails with EFBIG and
 	 * the run says so (exit 3), instead of the kernel killing bcbench
 	 * with SIGXFSZ mid-write. Inherited by every process it forks. */
 	signal(SIGXFSZ, SIG_IGN);
+	rc = dispatch(argc, argv);
+	return stdout_flushed(rc);
+}
+
+static int dispatch(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd || !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		static const struct {

@@ -530,7 +530,7 @@ int bn_cli_suite(int argc, char **argv)
 		free(pick);
 		free(r.done);
 		bn_suite_free(&s);
-		return 2;
+		return bn_err_exit_code(err.code); /* an unwritable output: 3 */
 	}
 	r.s = &s;
 	r.out_dir = out_dir;

@@ -196,6 +196,29 @@ readonly_replay() {
 	[ "$got" -eq 3 ] && expect_err "read-only replay says why" "cannot write the report: $DIR/report.json: cannot create a temporary file in $DIR: Permission denied"
 }
 
+# Every command: an output it cannot write is 3, whatever the output.
+printf 'suite "one"\nscenario %s/scripts/scenarios/dcp.scn\n  firmware reference\n' "$PWD" >"$TMP/one.suite"
+"$BCBENCH" suite -q --fwdir "$FWDIR" --out "$TMP/one" "$TMP/one.suite" >/dev/null 2>&1 ||
+	bad "the suite the merge case needs did not run"
+out_under_file() { # COMMAND ARGS...: --out DIR/file/sub, where DIR/file is a plain file
+	mkdir -p "$DIR" && : >"$DIR/file"
+	runc "$BCBENCH" "$@" --out "$DIR/file/sub"
+	expect_err "$1: says why" "$DIR/file exists and is not a directory"
+}
+run_out_under_file() { out_under_file run -q scripts/scenarios/dcp-weak.scn; }
+suite_out_under_file() { out_under_file suite -q --fwdir "$FWDIR" "$TMP/one.suite"; }
+replay_out_under_file() { out_under_file replay -q "$TMP/earlier/capture.sr"; }
+merge_full_disk() {
+	runc preload BN_FAULT_PATH=merged.json "$BCBENCH" merge -o "$DIR/merged.json" "$TMP/one/suite.json"
+	expect_err "merge says why" "$DIR/merged.json: write failed: No space left on device"
+}
+diff_full_disk() {
+	mkdir -p "$DIR"
+	"$BCBENCH" diff "$TMP/earlier/report.json" "$TMP/earlier/report.json" >/dev/full 2>"$TMP/err"
+	got=$?
+	expect_err "diff says why" "cannot write the output: No space left on device"
+}
+
 # -- bounds: refused before the bench is touched --
 rate_too_high() {
 	sed 's|^capture.*|capture  vbus ibus dp dm at 2MHz|' scripts/scenarios/dcp-weak.scn >"$TMP/2mhz.scn"
@@ -226,6 +249,11 @@ fault "file size limit at start"         3    error   "the file size limit (ulim
 fault "file size limit mid-run"          3    error   "the file size limit (ulimit -f)" fsize_mid_run
 fault "read-only output: run"            3    -       -             readonly_run
 fault "read-only output: replay"         3    -       -             readonly_replay
+fault "run: output under a plain file"   3    -       -             run_out_under_file
+fault "replay: output under a plain file" 3   -       -             replay_out_under_file
+fault "suite: output under a plain file" 3    -       -             suite_out_under_file
+fault "merge: disk full (seam)"          3    -       -             merge_full_disk
+fault "diff: stdout on a full disk"      3    -       -             diff_full_disk
 fault "capture rate above the sim's"     2    -       -             rate_too_high
 fault "wait 1000h"                       2    -       -             wait_too_long
 fault "wait 100h: too big a capture"     2    -       -             wait_too_big
