@@ -92,6 +92,15 @@ $(BUILD)/fw/reference.so: bench/firmware/ref_fw.c bench/firmware/ref_ramp.c benc
 	@echo '  FW      $@'
 	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -shared -fvisibility=hidden -o $@ bench/firmware/ref_fw.c bench/firmware/ref_ramp.c bench/firmware/ref_fw_so.c
 
+# Fault seams the fault matrix preloads (tests/fault/*.c: a disk that
+# fills up, ...), plain C, none of the library.
+FAULT_SRC := $(sort $(wildcard tests/fault/*.c))
+FAULT_SO := $(FAULT_SRC:tests/fault/%.c=$(BUILD)/fault/%.so)
+$(BUILD)/fault/%.so: tests/fault/%.c
+	@mkdir -p $(dir $@)
+	@echo '  FAULT   $@'
+	$(Q)$(CC) $(filter-out $(SANFLAGS),$(CFLAGS_ALL)) -fPIC -shared -o $@ $< -ldl
+
 # Benchmark programs (tests/bench/*.c, plain main, no cmocka), run by
 # scripts/bench.sh.
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
@@ -109,7 +118,7 @@ check: deps
 	if [ $$fails -ne 0 ]; then echo "make check: $$fails test program(s) failed"; exit 1; fi; \
 	echo "make check: all tests passed"
 
-units: $(UNIT_BIN) $(EMU_BIN)
+units: $(UNIT_BIN) $(EMU_BIN) $(FAULT_SO)
 
 demo: deps
 	$(MAKE) --no-print-directory all

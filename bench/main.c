@@ -73,7 +73,8 @@ static const char usage_main[] =
 	"  2  bad input or usage: scenario, suite, profile, limits, config, capture,\n"
 	"     report files\n"
 	"  3  bench fault or abort: firmware crashed, hung or livelocked, instrument lost,\n"
-	"     lock time-out, interrupted; the report says which\n"
+	"     lock time-out, interrupted; an output that cannot be written (disk full,\n"
+	"     file size limit, read-only or unwritable directory); the report says which\n"
 	"\n"
 	"Run 'bcbench help COMMAND' or 'man bcbench' for more.\n";
 
@@ -81,7 +82,7 @@ static const char usage_run[] =
 	"Usage: bcbench run SCENARIO [--conf FILE] [--out DIR] [--datadir DIR]\n"
 	"                   [--limits FILE] [--firmware NAME|FILE.so] [--port PORT]\n"
 	"                   [--charger CHARGER] [--host HOST] [--dut DECL]\n"
-	"                   [--wait SECONDS] [--watchdog SECONDS] [--no-isolate]\n"
+	"                   [--wait SECONDS] [--watchdog SECONDS] [--no-isolate] [--force]\n"
 	"                   [--conditions NAME|FILE] [--acceptance guarded|simple] [-v] [-q]\n"
 	"Run SCENARIO (.scn) on the configured bench (the simulated bench by default),\n"
 	"print each result as it is judged, and write DIR/report.json atomically\n"
@@ -115,6 +116,10 @@ static const char usage_run[] =
 	"                      (default 30)\n"
 	"      --no-isolate    run in this process (for a debugger): no watchdog, and a\n"
 	"                      crashing firmware takes bcbench down with it\n"
+	"      --force         run even when the capture is estimated not to fit in the\n"
+	"                      output directory's free space (duration x rate x channels\n"
+	"                      x 4 bytes, spooled then zipped); without it such a run is\n"
+	"                      refused (exit 2) with the figures\n"
 	"      --conditions NAME|FILE\n"
 	"                      measure and handle as this conditions profile says\n"
 	"                      (profiles/conditions/: ideal, realistic, slow-plug, ...):\n"
@@ -128,8 +133,10 @@ static const char usage_run[] =
 	"  -q, --quiet         print only the summary\n"
 	"  -h, --help          this help\n"
 	"\n"
-	"Exit codes: 0 passed, 1 failed, 2 bad input, 3 bench fault or abort (the\n"
-	"firmware crashed, hung or livelocked; an instrument lost; interrupted).\n";
+	"Exit codes: 0 passed, 1 failed, 2 bad input (also a capture rate above its\n"
+	"source's maximum, a capture too big for the disk), 3 bench fault or abort (the\n"
+	"firmware crashed, hung or livelocked; an instrument lost; interrupted; the\n"
+	"output cannot be written: disk full, file size limit, read-only directory).\n";
 
 static const char usage_replay[] =
 	"Usage: bcbench replay FILE.sr [--events FILE | --no-events] [--events-from ORIGINS]\n"
@@ -178,7 +185,7 @@ static const char usage_replay[] =
 	"  -c, --conf FILE, -d, --datadir DIR, -v, -q, -h: as for run\n"
 	"\n"
 	"Exit codes: 0 passed, 1 failed, 2 bad input (a capture that is broken or lacks\n"
-	"the minimum channels), 3 interrupted.\n";
+	"the minimum channels), 3 interrupted, or the report cannot be written.\n";
 
 static void print_summary(const struct bn_report *rep, const char *report_path)
 {
@@ -413,6 +420,7 @@ int bn_cli_run(int argc, char **argv)
 		{ "wait", required_argument, NULL, 'w' },
 		{ "watchdog", required_argument, NULL, 'W' },
 		{ "no-isolate", no_argument, NULL, 'N' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "acceptance", required_argument, NULL, 'A' },
 		{ "conditions", required_argument, NULL, 'K' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -430,7 +438,7 @@ int bn_cli_run(int argc, char **argv)
 	pid_t suite_pid = 0;
 	double wait_s = 0, watchdog_s = BN_RUN_WATCHDOG_S;
 	enum bn_acceptance acceptance = BN_ACCEPT_GUARDED;
-	int verbose = 0, quiet = 0, isolate = 1, c, rc;
+	int verbose = 0, quiet = 0, isolate = 1, force = 0, c, rc;
 
 	/* A suite's entry: the run stops when the suite is gone. */
 	if (getenv(BN_CLI_SUITE_PID_ENV)) {
@@ -458,6 +466,7 @@ int bn_cli_run(int argc, char **argv)
 		case 'H': host = optarg; break;
 		case 'D': dut = optarg; break;
 		case 'N': isolate = 0; break;
+		case 'F': force = 1; break;
 		case 'A':
 			if (bn_cli_parse_acceptance("run", optarg, &acceptance))
 				return 2;
@@ -513,6 +522,7 @@ int bn_cli_run(int argc, char **argv)
 		.on_started_user = j,
 		.acceptance = acceptance,
 		.meas_set = j->conf.meas_set,
+		.force = force,
 	};
 	_Static_assert(BN_CONF_MEAS_N == BN_CH_COUNT, "bench.conf meas_* keys follow enum bn_chan");
 	memcpy(j->ro.meas, j->conf.meas, sizeof(j->ro.meas));
@@ -721,7 +731,41 @@ static int cmd_replay(int argc, char **argv)
 	return write_report(&rep, out_dir, " of the capture");
 }
 
+/* What a command printed must have reached its stdout: a full disk
+ * under `bcbench diff A B > FILE` is an environment fault (3), not a
+ * verdict. A reader that went away (EPIPE) is not: a closed output pipe
+ * does not stop a run. */
+static int stdout_flushed(int rc)
+{
+	char why[160];
+	int e;
+
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return rc;
+	e = errno;
+	if (e == EPIPE)
+		return rc;
+	fprintf(stderr, "bcbench: cannot write the output: %s\n",
+		e ? bn_errno_text(e, why, sizeof(why)) : "write error");
+	return rc > 3 ? rc : 3;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	int rc;
+
+	/* Past the file size limit (ulimit -f), write() fails with EFBIG and
+	 * the run says so (exit 3), instead of the kernel killing bcbench
+	 * with SIGXFSZ mid-write. Inherited by every process it forks. */
+	signal(SIGXFSZ, SIG_IGN);
+	rc = dispatch(argc, argv);
+	return stdout_flushed(rc);
+}
+
+static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 

@@ -1,5 +1,7 @@
 #include "capture/events.h"
 
+#include <errno.h>
+
 #include <glib.h>
 #include <math.h>
 #include <stdlib.h>
@@ -84,7 +86,16 @@ struct bn_evlog {
 	struct bn_afile af;
 	long n;
 	unsigned known;
+	int io_errno; /* sticky: the first write that failed, 0 none */
 };
+
+/* The stream's first write error, kept with its errno (fflush says it;
+ * by commit time errno is long gone). */
+static void note_io(struct bn_evlog *l, int failed)
+{
+	if (failed && !l->io_errno)
+		l->io_errno = errno ? errno : EIO;
+}
 
 static const char *chan_where(int ch)
 {
@@ -197,9 +208,15 @@ int bn_evlog_open(const char *path, const struct bn_check_ctx *ctx, const struct
 	len = strlen(text);
 	while (len > 0 && text[len - 1] != '}')
 		len--;
-	fwrite(text, 1, len ? len - 1 : 0, l->af.f);
-	fputs(",\n\t\"events\": [", l->af.f);
+	errno = 0;
+	note_io(l, fwrite(text, 1, len ? len - 1 : 0, l->af.f) != (len ? len - 1 : 0) ||
+			   fputs(",\n\t\"events\": [", l->af.f) < 0 || fflush(l->af.f) != 0);
 	free(text);
+	if (l->io_errno) {
+		rc = bn_evlog_error(l, err);
+		bn_evlog_discard(l);
+		return rc;
+	}
 	*out = l;
 	return BN_OK;
 }
@@ -279,10 +296,11 @@ static void write_line(struct bn_evlog *l, cJSON *o)
 
 	cJSON_Delete(o);
 	if (text) {
-		fprintf(l->af.f, "%s\n\t\t%s", l->n ? "," : "", text);
+		errno = 0;
+		note_io(l, fprintf(l->af.f, "%s\n\t\t%s", l->n ? "," : "", text) < 0);
 		/* on disk at once: a process that dies mid-run leaves every
 		 * event for bn_evlog_salvage */
-		fflush(l->af.f);
+		note_io(l, fflush(l->af.f) != 0);
 		l->n++;
 		free(text);
 	}
@@ -295,11 +313,26 @@ int bn_evlog_close(struct bn_evlog *l, bn_time_us t_end_us, int64_t frames, cons
 
 	if (!l)
 		return BN_OK;
+	if (l->io_errno) {
+		rc = bn_evlog_error(l, err);
+		bn_evlog_discard(l);
+		return rc;
+	}
 	fprintf(l->af.f, "\n\t],\n\t\"t_end_us\": %lld,\n\t\"frames\": %lld,\n\t\"status\": \"%s\"\n}\n",
 		(long long)t_end_us, (long long)frames, status ? status : "completed");
 	rc = bn_afile_commit(&l->af, err);
 	free(l);
 	return rc;
+}
+
+int bn_evlog_error(const struct bn_evlog *l, struct bn_err *err)
+{
+	char why[160];
+
+	if (!l || !l->io_errno)
+		return BN_OK;
+	return bn_err_set(err, bn_err_from_write_errno(l->io_errno), "%s: error: writing: %s",
+			  l->af.path, bn_errno_text(l->io_errno, why, sizeof(why)));
 }
 
 int bn_evlog_salvage(const char *path, bn_time_us t_end_us, int64_t frames, const char *status,

@@ -56,7 +56,14 @@ void bn_evlog_expect(struct bn_evlog *l, bn_time_us t_us, int line, const char *
  * port's name, type and network from next, so a replay judges the run in
  * the same sessions. */
 void bn_evlog_move(struct bn_evlog *l, bn_time_us t_us, const struct bn_check_ctx *next);
-/* Write the trailer, rename into place, free l (on any result). */
+/* The first write of the stream that failed, if any, into err ("PATH:
+ * error: writing: No space left on device"): BN_ERR_ENV; BN_OK when all
+ * is well. For a caller that must stop as soon as the record is lost. */
+int bn_evlog_error(const struct bn_evlog *l, struct bn_err *err);
+/* Write the trailer with status ("completed", "aborted", "error": the
+ * caller says "error" when the capture beside it was lost), rename into
+ * place, free l (on any result). A write that failed before is returned
+ * (BN_ERR_ENV, its errno in the message) and nothing is renamed. */
 int bn_evlog_close(struct bn_evlog *l, bn_time_us t_end_us, int64_t frames, const char *status,
 		   struct bn_err *err);
 

@@ -43,6 +43,8 @@
 #define SRW_RATE_MAX 1e12
 #define SRW_PENDING_MAGIC "BNSRWPD1"
 #define SRW_PENDING_HDR 64 /* bytes before the samples: keeps them aligned */
+/* zip headers and data descriptor of one member, with its name, at most */
+#define SRW_MEMBER_OVERHEAD 200
 
 /* The head of spool_dir/pending: the frame buffer lives in this file,
  * mapped shared, so what a process that dies mid-run had buffered is
@@ -73,7 +75,7 @@ struct bn_srw {
 	size_t pend_len;
 	bool pend_private; /* no shared mapping: pend is malloc'ed */
 	char *pend_path, *meta_path;
-	int io_err; /* sticky: BN_OK or BN_ERR_IO */
+	int io_err; /* sticky: BN_OK or BN_ERR_ENV (BN_ERR_NOMEM) */
 	int io_errno;
 	int io_ch; /* whose spool file failed */
 };
@@ -105,7 +107,7 @@ static void set_io_err(struct bn_srw *w, int ch, int e)
 {
 	if (w->io_err != BN_OK)
 		return;
-	w->io_err = BN_ERR_IO;
+	w->io_err = bn_err_from_write_errno(e);
 	w->io_errno = e;
 	w->io_ch = ch;
 }
@@ -199,15 +201,21 @@ static int pending_create(struct bn_srw *w, struct bn_err *err)
 {
 	gsize meta_len = 0;
 	char *meta = metadata_text(w, &meta_len);
+	GError *gerr = NULL;
+	char why[160];
 	int fd, rc = BN_OK;
 	void *map;
 
 	w->meta_path = g_strdup_printf("%s/metadata", w->spool_dir);
 	w->pend_path = g_strdup_printf("%s/pending", w->spool_dir);
-	if (!meta || !g_file_set_contents(w->meta_path, meta, (gssize)meta_len, NULL)) {
+	if (!meta || !g_file_set_contents(w->meta_path, meta, (gssize)meta_len, &gerr)) {
+		rc = bn_err_set(err, meta ? BN_ERR_ENV : BN_ERR_NOMEM,
+				"%s: error: cannot write the spool file %s: %s", w->path, w->meta_path,
+				gerr ? gerr->message : "out of memory");
 		g_free(meta);
-		return bn_err_set(err, BN_ERR_IO, "%s: error: cannot write the spool file %s", w->path,
-				  w->meta_path);
+		if (gerr)
+			g_error_free(gerr);
+		return rc;
 	}
 	g_free(meta);
 	w->pend_len = SRW_PENDING_HDR + (size_t)w->n_ch * SRW_BUF_SAMPLES * sizeof(float);
@@ -216,8 +224,9 @@ static int pending_create(struct bn_srw *w, struct bn_err *err)
 	 * allocated later (a full disk) would be a SIGBUS mid-run, blamed on
 	 * the firmware, instead of this error. */
 	if (fd < 0 || (errno = posix_fallocate(fd, 0, (off_t)w->pend_len)) != 0)
-		rc = bn_err_set(err, BN_ERR_IO, "%s: error: cannot create the spool file %s: %s",
-				w->path, w->pend_path, strerror(errno));
+		rc = bn_err_set(err, bn_err_from_write_errno(errno),
+				"%s: error: cannot create the spool file %s: %s", w->path,
+				w->pend_path, bn_errno_text(errno, why, sizeof(why)));
 	else if ((map = mmap(NULL, w->pend_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
 		 MAP_FAILED) {
 		/* a file system without shared mappings: a plain buffer, and
@@ -301,7 +310,7 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 	struct bn_srw *w;
 	struct stat st;
 	uint64_t rate = 0;
-	char *dir, *base;
+	char *dir, *base, why[160];
 	int rc;
 
 	if (out)
@@ -314,7 +323,7 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 	if (rc)
 		return rc;
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return bn_err_set(err, BN_ERR_IO, "%s: error: is a directory", path);
+		return bn_err_set(err, BN_ERR_ENV, "%s: error: is a directory", path);
 
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -340,9 +349,9 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 		g_free(w->spool_dir);
 		w->spool_dir = NULL;
 		srw_free(w);
-		rc = bn_err_set(err, BN_ERR_IO,
+		rc = bn_err_set(err, bn_err_from_write_errno(e),
 				"%s: error: cannot create the spool directory in %s: %s", path, dir,
-				strerror(e));
+				bn_errno_text(e, why, sizeof(why)));
 		g_free(dir);
 		return rc;
 	}
@@ -351,9 +360,11 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 		w->spool[c] = g_strdup_printf("%s/ch%d.f32", w->spool_dir, c + 1);
 		w->fd[c] = open(w->spool[c], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (w->fd[c] < 0) {
-			rc = bn_err_set(err, BN_ERR_IO,
+			int e = errno;
+
+			rc = bn_err_set(err, bn_err_from_write_errno(e),
 					"%s: error: cannot create the spool file %s: %s", path,
-					w->spool[c], strerror(errno));
+					w->spool[c], bn_errno_text(e, why, sizeof(why)));
 			srw_free(w);
 			return rc;
 		}
@@ -459,12 +470,12 @@ static int write_zip(struct bn_srw *w, const char *meta, size_t meta_len, struct
 	struct stat st;
 
 	if (stat(w->path, &st) == 0 && S_ISDIR(st.st_mode))
-		return bn_err_set(err, BN_ERR_IO, "%s: error: cannot create: is a directory",
+		return bn_err_set(err, BN_ERR_ENV, "%s: error: cannot create: is a directory",
 				  w->path);
 	za = zip_open(w->path, ZIP_CREATE | ZIP_TRUNCATE, &zcode);
 	if (!za) {
 		zip_error_init_with_code(&ze, zcode);
-		rc = bn_err_set(err, BN_ERR_IO, "%s: error: cannot create: %s", w->path,
+		rc = bn_err_set(err, BN_ERR_ENV, "%s: error: cannot create: %s", w->path,
 				zip_error_strerror(&ze));
 		zip_error_fini(&ze);
 		return rc;
@@ -495,8 +506,20 @@ static int write_zip(struct bn_srw *w, const char *meta, size_t meta_len, struct
 	return BN_OK;
 
 fail:
-	rc = bn_err_set(err, BN_ERR_IO, "%s: error: writing the capture: %s", w->path,
-			zip_strerror(za));
+	/* the spool is ours and the target is an output: whatever failed
+	 * here (a full disk, the file size limit) is the environment's */
+	{
+		zip_error_t *ze2 = zip_get_error(za);
+		int se = zip_error_code_system(ze2);
+		char why[200];
+
+		if (zip_error_system_type(ze2) == ZIP_ET_SYS && se)
+			bn_errno_text(se, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "%s", zip_strerror(za));
+		rc = bn_err_set(err, zip_error_code_zip(ze2) == ZIP_ER_MEMORY ? BN_ERR_NOMEM : BN_ERR_ENV,
+				"%s: error: writing the capture: %s", w->path, why);
+	}
 	zip_discard(za);
 	return rc;
 }
@@ -511,8 +534,7 @@ int bn_srw_close(struct bn_srw *w, struct bn_err *err)
 		spool_flush(w);
 	spool_close_fds(w);
 	if (w->io_err != BN_OK)
-		rc = bn_err_set(err, BN_ERR_IO, "%s: error: writing the spool file %s: %s", w->path,
-				w->spool[w->io_ch], strerror(w->io_errno));
+		rc = bn_srw_error(w, err);
 	else {
 		gsize meta_len = 0;
 		char *meta = metadata_text(w, &meta_len);
@@ -523,6 +545,33 @@ int bn_srw_close(struct bn_srw *w, struct bn_err *err)
 	}
 	srw_free(w);
 	return rc;
+}
+
+int bn_srw_error(const struct bn_srw *w, struct bn_err *err)
+{
+	char why[160];
+
+	if (!w || w->io_err == BN_OK)
+		return BN_OK;
+	return bn_err_set(err, w->io_err, "%s: error: writing the spool file %s: %s", w->path,
+			  w->spool[w->io_ch] ? w->spool[w->io_ch] : "(removed)",
+			  bn_errno_text(w->io_errno, why, sizeof(why)));
+}
+
+double bn_srw_estimate_bytes(double rate_hz, int n_ch, double dur_s)
+{
+	double frames, samples, members;
+
+	if (!(rate_hz > 0) || n_ch < 1 || !(dur_s >= 0))
+		return 0;
+	frames = ceil(rate_hz * dur_s);
+	samples = frames * n_ch;
+	members = n_ch * fmax(1.0, ceil(frames / SRW_DEFAULT_CHUNK));
+	/* the spool (float32 per channel), the mapped frame buffer and
+	 * metadata, and at close the zip beside them: stored at worst (noise
+	 * does not deflate), with a local and a central header per member */
+	return samples * 4.0 + SRW_PENDING_HDR + (double)n_ch * SRW_BUF_SAMPLES * 4.0 + 4096.0 +
+	       samples * 4.0 + members * SRW_MEMBER_OVERHEAD + 4096.0;
 }
 
 void bn_srw_discard(struct bn_srw *w)

@@ -36,7 +36,8 @@ struct bn_srw_opts {
 struct bn_srw;
 
 /* Checks the options (BN_ERR_ARG) and creates the spool beside path
- * (BN_ERR_IO naming the directory if it cannot, e.g. it does not exist).
+ * (BN_ERR_ENV naming the directory and errno if it cannot: it does not
+ * exist, is read-only, the disk is full).
  * A file already at path is not touched until close. */
 int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **out,
 		struct bn_err *err);
@@ -44,9 +45,15 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
  * An I/O error is sticky: it is returned here and again by close. */
 int bn_srw_frame(struct bn_srw *w, const double *v);
 int64_t bn_srw_frames(const struct bn_srw *w);
+/* The sticky write error of the spool, if any, into err ("PATH: error:
+ * writing the spool file FILE: No space left on device"): BN_ERR_ENV (or
+ * BN_ERR_NOMEM); BN_OK when all is well. For a caller that must stop as
+ * soon as the capture is lost. */
+int bn_srw_error(const struct bn_srw *w, struct bn_err *err);
 /* Finish the file (even with zero frames: one empty member per channel)
- * and free w, on success or not. BN_ERR_IO with the path on a spool or zip
- * write error; then a file that was at path before is left as it was. */
+ * and free w, on success or not. BN_ERR_ENV with the path and the errno
+ * text on a spool or zip write error (a full disk, the file size limit);
+ * then a file that was at path before is left as it was. */
 int bn_srw_close(struct bn_srw *w, struct bn_err *err);
 /* Drop the capture and the spool, free w. A file that was at path before
  * open is left as it was. */
@@ -59,6 +66,12 @@ void bn_srw_discard(struct bn_srw *w);
  * would (default chunking and compression) and removes the spool.
  * *frames: how many were kept. BN_ERR_NA when path has no spool beside
  * it; BN_ERR_DATA for a spool bcbench did not write. */
+/* The disk a capture of dur_s at rate_hz of n_ch channels needs at its
+ * peak (the close, when the spool and the zip coexist), in bytes: the
+ * float32 spool, the frame buffer, and the zip stored uncompressed at
+ * worst. Pure. */
+double bn_srw_estimate_bytes(double rate_hz, int n_ch, double dur_s);
+
 int bn_srw_salvage(const char *path, int64_t *frames, struct bn_err *err);
 
 #endif

@@ -588,7 +588,7 @@ int bn_cli_suite(int argc, char **argv)
 		free(pick);
 		free(r.done);
 		bn_suite_free(&s);
-		return 2;
+		return bn_err_exit_code(err.code); /* an unwritable output: 3 */
 	}
 	/* One writer per output directory; the entries a killed suite left
 	 * unfinished are finished and moved aside before any is run again. */

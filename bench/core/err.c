@@ -4,7 +4,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 
 int bn_err_set(struct bn_err *err, int code, const char *fmt, ...)
 {
@@ -43,6 +45,7 @@ const char *bn_strerror(int code)
 	case BN_ERR_FAULT: return "bench fault";
 	case BN_ERR_INTR: return "interrupted";
 	case BN_ERR_BUG: return "internal error";
+	case BN_ERR_ENV: return "output cannot be written";
 	}
 	return "unknown error";
 }
@@ -59,4 +62,25 @@ int bn_err_exit_code(int code)
 	default:
 		return 3;
 	}
+}
+
+const char *bn_errno_text(int e, char *buf, size_t len)
+{
+	struct rlimit rl;
+
+	if (!buf || !len)
+		return "";
+	if (e == EFBIG && getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(buf, len, "%s: the file size limit (ulimit -f) is %llu bytes", strerror(e),
+			 (unsigned long long)rl.rlim_cur);
+	else if (e == EFBIG)
+		snprintf(buf, len, "%s: a file size limit of the file system", strerror(e));
+	else
+		snprintf(buf, len, "%s", strerror(e));
+	return buf;
+}
+
+int bn_err_from_write_errno(int e)
+{
+	return e == ENOMEM ? BN_ERR_NOMEM : BN_ERR_ENV;
 }

@@ -4,6 +4,8 @@
 #ifndef BN_CORE_ERR_H
 #define BN_CORE_ERR_H
 
+#include <stddef.h>
+
 enum bn_err_code {
 	BN_OK = 0,
 	BN_ERR_ARG = -1,     /* bad argument or usage */
@@ -15,6 +17,8 @@ enum bn_err_code {
 	BN_ERR_FAULT = -7,   /* bench fault: firmware crashed, livelocked, instrument lost */
 	BN_ERR_INTR = -8,    /* interrupted by a signal */
 	BN_ERR_BUG = -9,     /* internal inconsistency */
+	BN_ERR_ENV = -10,    /* environment fault: an output cannot be written (disk
+			      * full, file size limit, read-only or unwritable directory) */
 };
 
 #define BN_ERR_MSG_LEN 768
@@ -30,7 +34,18 @@ int bn_err_set(struct bn_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void bn_err_clear(struct bn_err *err);
 const char *bn_strerror(int code);
-/* The process exit code for an error code (the exit-code table of README.md). */
+/* The process exit code for an error code (the exit-code table of README.md):
+ * the one mapping every command uses. 0 for BN_OK; 2 for bad input or usage
+ * (ARG, DATA, IO reading an input, NA); 3 for everything the bench or its
+ * surroundings did (FAULT, TIMEOUT, INTR, NOMEM, BUG, and ENV: an output
+ * that cannot be written is never the input's fault). */
 int bn_err_exit_code(int code);
+/* errno e as a reader needs it: strerror(e), and for EFBIG the limit that
+ * was hit ("File too large: the file size limit (ulimit -f) is 4194304
+ * bytes"). Writes into buf and returns it. */
+const char *bn_errno_text(int e, char *buf, size_t len);
+/* The error code for errno e of a failed write of an output: BN_ERR_ENV,
+ * except ENOMEM (BN_ERR_NOMEM). */
+int bn_err_from_write_errno(int e);
 
 #endif

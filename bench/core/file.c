@@ -71,7 +71,8 @@ int bn_file_write_atomic(const char *path, const void *data, size_t len,
 	struct stat st;
 	mode_t mode = 0644; /* new files; an existing file keeps its mode */
 	size_t tmp_len;
-	int fd = -1, e;
+	char why[160];
+	int fd = -1, e, rc;
 
 	if (!path || !path[0] || (len > 0 && !data))
 		return bn_err_set(err, BN_ERR_ARG, "write: bad arguments");
@@ -94,38 +95,42 @@ int bn_file_write_atomic(const char *path, const void *data, size_t len,
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		e = errno;
-		bn_err_set(err, BN_ERR_IO, "%s: cannot create a temporary file in %s: %s",
-			   path, dir, strerror(e));
+		rc = bn_err_set(err, bn_err_from_write_errno(e),
+				"%s: cannot create a temporary file in %s: %s", path, dir,
+				bn_errno_text(e, why, sizeof(why)));
 		free(tmp);
 		free(dir);
-		return BN_ERR_IO;
+		return rc;
 	}
 	if (fchmod(fd, mode) != 0 || write_all(fd, data, len) != 0 ||
 	    fsync(fd) != 0) {
 		e = errno;
-		bn_err_set(err, BN_ERR_IO, "%s: write failed: %s", path, strerror(e));
+		rc = bn_err_set(err, bn_err_from_write_errno(e), "%s: write failed: %s", path,
+				bn_errno_text(e, why, sizeof(why)));
 		goto fail;
 	}
 	if (close(fd) != 0) {
 		e = errno;
 		fd = -1;
-		bn_err_set(err, BN_ERR_IO, "%s: write failed: %s", path, strerror(e));
+		rc = bn_err_set(err, bn_err_from_write_errno(e), "%s: write failed: %s", path,
+				bn_errno_text(e, why, sizeof(why)));
 		goto fail;
 	}
 	fd = -1;
 	if (rename(tmp, path) != 0) {
 		e = errno;
-		bn_err_set(err, BN_ERR_IO, "%s: cannot replace: %s", path, strerror(e));
+		rc = bn_err_set(err, bn_err_from_write_errno(e), "%s: cannot replace: %s", path,
+				bn_errno_text(e, why, sizeof(why)));
 		goto fail;
 	}
 	if (fsync_dir(dir) != 0) {
 		/* The new file is in place; only durability is in doubt. */
 		e = errno;
-		bn_err_set(err, BN_ERR_IO, "%s: cannot sync directory %s: %s", path,
-			   dir, strerror(e));
+		rc = bn_err_set(err, bn_err_from_write_errno(e), "%s: cannot sync directory %s: %s",
+				path, dir, bn_errno_text(e, why, sizeof(why)));
 		free(tmp);
 		free(dir);
-		return BN_ERR_IO;
+		return rc;
 	}
 	free(tmp);
 	free(dir);
@@ -137,7 +142,7 @@ fail:
 	unlink(tmp);
 	free(tmp);
 	free(dir);
-	return BN_ERR_IO;
+	return rc;
 nomem:
 	free(tmp);
 	free(dir);
@@ -274,6 +279,7 @@ int bn_file_sha256(const char *path, char hex[65], struct bn_err *err)
 static int mkdir_one(const char *path, const char *whole, struct bn_err *err)
 {
 	struct stat st;
+	char why[160];
 	int e;
 
 	if (mkdir(path, 0777) == 0)
@@ -282,11 +288,11 @@ static int mkdir_one(const char *path, const char *whole, struct bn_err *err)
 	if (e == EEXIST) {
 		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			return BN_OK;
-		return bn_err_set(err, BN_ERR_IO, "%s: cannot create directory: %s exists and is not a directory",
+		return bn_err_set(err, BN_ERR_ENV, "%s: cannot create directory: %s exists and is not a directory",
 				  whole, path);
 	}
-	return bn_err_set(err, BN_ERR_IO, "%s: cannot create directory %s: %s",
-			  whole, path, strerror(e));
+	return bn_err_set(err, bn_err_from_write_errno(e), "%s: cannot create directory %s: %s",
+			  whole, path, bn_errno_text(e, why, sizeof(why)));
 }
 
 int bn_mkdir_p(const char *path, struct bn_err *err)
@@ -327,15 +333,20 @@ int bn_afile_open(struct bn_afile *a, const char *path, struct bn_err *err)
 	snprintf(a->tmp, sizeof(a->tmp), "%s/.%s.tmp-XXXXXX", dir, slash ? slash + 1 : path);
 	free(dir);
 	fd = mkstemp(a->tmp);
-	if (fd < 0)
-		return bn_err_set(err, BN_ERR_IO, "%s: cannot create a temporary file: %s", path,
-				  strerror(errno));
+	if (fd < 0) {
+		int e = errno;
+		char why[160];
+
+		return bn_err_set(err, bn_err_from_write_errno(e),
+				  "%s: cannot create a temporary file: %s", path,
+				  bn_errno_text(e, why, sizeof(why)));
+	}
 	fchmod(fd, 0644);
 	a->f = fdopen(fd, "w");
 	if (!a->f) {
 		close(fd);
 		unlink(a->tmp);
-		return bn_err_set(err, BN_ERR_IO, "%s: %s", path, strerror(errno));
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: %s", path, strerror(errno));
 	}
 	return BN_OK;
 }
@@ -351,16 +362,20 @@ int bn_afile_commit(struct bn_afile *a, struct bn_err *err)
 		bad = 1;
 	a->f = NULL;
 	if (bad) {
-		int e = errno;
+		int e = errno ? errno : EIO;
+		char why[160];
 
 		unlink(a->tmp);
-		return bn_err_set(err, BN_ERR_IO, "%s: write failed: %s", a->path, strerror(e));
+		return bn_err_set(err, bn_err_from_write_errno(e), "%s: write failed: %s", a->path,
+				  bn_errno_text(e, why, sizeof(why)));
 	}
 	if (rename(a->tmp, a->path) != 0) {
 		int e = errno;
+		char why[160];
 
 		unlink(a->tmp);
-		return bn_err_set(err, BN_ERR_IO, "%s: cannot replace: %s", a->path, strerror(e));
+		return bn_err_set(err, bn_err_from_write_errno(e), "%s: cannot replace: %s", a->path,
+				  bn_errno_text(e, why, sizeof(why)));
 	}
 	return BN_OK;
 }

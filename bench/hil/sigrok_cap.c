@@ -324,12 +324,47 @@ static void describe_rates(struct bn_sigrok_cap *c, char *buf, size_t len)
 	g_variant_unref(gv);
 }
 
+/* The highest samplerate the device states (the end of its steps, or the
+ * largest of its list); 0 when it states none. */
+static uint64_t max_rate(struct bn_sigrok_cap *c)
+{
+	GVariant *gv = NULL, *v;
+	const uint64_t *r;
+	uint64_t max = 0;
+	gsize n = 0;
+
+	if (sr_config_list(c->drv, c->sdi, NULL, SR_CONF_SAMPLERATE, &gv) != SR_OK || !gv)
+		return 0;
+	if ((v = g_variant_lookup_value(gv, "samplerate-steps", G_VARIANT_TYPE("at")))) {
+		r = g_variant_get_fixed_array(v, &n, sizeof(uint64_t));
+		if (n >= 2)
+			max = r[1];
+		g_variant_unref(v);
+	} else if ((v = g_variant_lookup_value(gv, "samplerates", G_VARIANT_TYPE("at")))) {
+		r = g_variant_get_fixed_array(v, &n, sizeof(uint64_t));
+		for (gsize i = 0; i < n; i++)
+			if (r[i] > max)
+				max = r[i];
+		g_variant_unref(v);
+	}
+	g_variant_unref(gv);
+	return max;
+}
+
 static int set_rate(struct bn_sigrok_cap *c, double rate_hz, struct bn_err *err)
 {
-	uint64_t want = (uint64_t)llround(rate_hz);
+	uint64_t want = (uint64_t)llround(rate_hz), max = max_rate(c);
 	GVariant *gv = NULL;
 	char rates[256];
 	int ret;
+
+	/* refused here rather than clamped or accepted by a lenient driver:
+	 * a rate the device cannot keep is frames lost or invented */
+	if (max && want > max)
+		return bn_err_set(err, BN_ERR_ARG,
+				  "sigrok %s: samplerate %g Hz is above the device's maximum, %" PRIu64
+				  " Hz",
+				  c->driver, rate_hz, max);
 
 	ret = sr_config_set(c->sdi, NULL, SR_CONF_SAMPLERATE, g_variant_new_uint64(want));
 	if (ret != SR_OK) {

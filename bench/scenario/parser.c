@@ -32,6 +32,7 @@ struct parser {
 	struct bn_scenario *scn;
 	int cap_steps;
 	int first_action_line;
+	bn_time_us total_wait_us; /* the waits so far: at most BN_SCN_MAX_TIME_S */
 	int seen_line[32];     /* per statement of the table: first line, 0 */
 	int end_line, end_col; /* just after the last token of the text */
 	struct bn_err *err;
@@ -131,6 +132,9 @@ static int read_line(struct parser *p)
 		struct bn_token *t;
 		int rc;
 
+		if (p->n_toks > BN_SCN_MAX_TOKENS)
+			return perr(p, &p->toks[BN_SCN_MAX_TOKENS],
+				    "more than %d words on one line", BN_SCN_MAX_TOKENS);
 		if (p->n_toks == p->cap_toks) {
 			int cap = p->cap_toks ? p->cap_toks * 2 : 16;
 			struct bn_token *nt = realloc(p->toks, (size_t)cap * sizeof(*nt));
@@ -257,6 +261,10 @@ static struct bn_step *new_step(struct parser *p, const struct bn_token *kw,
 	struct bn_scenario *scn = p->scn;
 	struct bn_step *st;
 
+	if (scn->n_steps == BN_SCN_MAX_STEPS) {
+		perr(p, kw, "more than %d actions in one scenario", BN_SCN_MAX_STEPS);
+		return NULL;
+	}
 	if (scn->n_steps == p->cap_steps) {
 		int cap = p->cap_steps ? p->cap_steps * 2 : 16;
 		struct bn_step *ns = realloc(scn->steps, (size_t)cap * sizeof(*ns));
@@ -280,7 +288,9 @@ static struct bn_step *new_step(struct parser *p, const struct bn_token *kw,
 	do {                                              \
 		(st) = new_step((p), (kw), (kind));       \
 		if (!(st))                                \
-			return BN_ERR_NOMEM;              \
+			return (p)->err && (p)->err->code \
+				? (p)->err->code          \
+				: BN_ERR_NOMEM;           \
 	} while (0)
 
 /* ---- set-up statements ---- */
@@ -385,6 +395,7 @@ static int st_capture(struct parser *p, const struct bn_token *kw)
 		return perr(p, t, "capture rate must be > 0, got %s", SHOW(t));
 	p->scn->capture_mask = mask;
 	p->scn->capture_rate_hz = hz;
+	p->scn->capture_loc = (struct bn_scn_loc){ kw->line, kw->col };
 	return expect_end(p, kw);
 }
 
@@ -552,6 +563,13 @@ static int st_wait(struct parser *p, const struct bn_token *kw)
 	if (us <= 0)
 		return perr(p, t, "wait of zero or negative time %s (expected a time > 0 such as 250ms)",
 			    SHOW(t));
+	if (us > bn_time_from_s(BN_SCN_MAX_TIME_S))
+		return perr(p, t, "wait of %s is longer than %.0f h (the longest a scenario may run)",
+			    SHOW(t), BN_SCN_MAX_TIME_S / 3600);
+	if (p->total_wait_us + us > bn_time_from_s(BN_SCN_MAX_TIME_S))
+		return perr(p, t, "the waits add up to more than %.0f h (the longest a scenario may run)",
+			    BN_SCN_MAX_TIME_S / 3600);
+	p->total_wait_us += us;
 	NEW_STEP(st, p, kw, BN_STEP_WAIT);
 	st->dur_us = us;
 	return expect_end(p, kw);
@@ -633,6 +651,9 @@ static int expect_stat(struct parser *p, const struct bn_token *kw, struct bn_ex
 	rc = arg_time(p, kw, &e->window_us, &q);
 	if (rc != BN_OK)
 		return rc;
+	if (e->window_us > bn_time_from_s(BN_SCN_MAX_TIME_S))
+		return perr(p, q, "window of %s is longer than %.0f h (the longest a scenario may run)",
+			    SHOW(q), BN_SCN_MAX_TIME_S / 3600);
 	if (e->window_us <= 0)
 		return perr(p, q, "window of zero or negative time %s (expected a time > 0 such as 250ms)",
 			    SHOW(q));
@@ -962,7 +983,11 @@ int bn_scenario_parse_file(const char *path, struct bn_scenario *out, struct bn_
 	rc = bn_file_read(path, &text, &len, err);
 	if (rc != BN_OK)
 		return rc;
-	rc = check_nul(path, text, len, err);
+	if (len > BN_SCN_MAX_BYTES)
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: error: %zu bytes, more than a scenario may have "
+				"(%d)", path, len, BN_SCN_MAX_BYTES);
+	if (rc == BN_OK)
+		rc = check_nul(path, text, len, err);
 	if (rc == BN_OK)
 		rc = bn_scenario_parse_text(path, text, out, err);
 	free(text);
@@ -976,4 +1001,16 @@ void bn_scenario_free(struct bn_scenario *scn)
 	free(scn->steps);
 	scn->steps = NULL;
 	scn->n_steps = 0;
+}
+
+bn_time_us bn_scenario_duration_us(const struct bn_scenario *scn, bn_time_us move_us)
+{
+	bn_time_us t = 0;
+
+	for (int i = 0; i < scn->n_steps; i++)
+		if (scn->steps[i].kind == BN_STEP_WAIT)
+			t += scn->steps[i].dur_us;
+		else if (scn->steps[i].kind == BN_STEP_MOVE)
+			t += move_us;
+	return t;
 }

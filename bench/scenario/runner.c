@@ -1,9 +1,11 @@
 #define BN_LOG_MODULE "run"
 #include "scenario/runner.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -338,6 +340,23 @@ static void beacon_beat(struct run_ctx *c, bn_time_us t)
 	__atomic_store_n(&b->beats, __atomic_load_n(&b->beats, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
 
+/* The capture (or its events record) cannot be written: a run whose
+ * evidence is lost stops at once, as a bench fault, with the file and
+ * the errno in its reason; the bench then goes to its safe state. */
+static void capture_lost(struct run_ctx *c, bn_time_us t)
+{
+	struct bn_err e = { 0 };
+
+	if (c->cap_err.code)
+		return;
+	if (bn_srw_error(c->srw, &e) == BN_OK && bn_evlog_error(c->evlog, &e) == BN_OK)
+		return;
+	bn_err_set(&c->cap_err, e.code, "the capture was lost at t=%.3f s: %s", bn_time_to_s(t),
+		   e.msg);
+	if (c->world)
+		bn_world_fail(c->world, c->cap_err.code, c->cap_err.msg);
+}
+
 static void take_frame(struct run_ctx *c, bn_time_us t, const struct bn_sample *smp)
 {
 	/* a capture that starts late (conditions capture_start) has nothing before it */
@@ -351,8 +370,8 @@ static void take_frame(struct run_ctx *c, bn_time_us t, const struct bn_sample *
 
 		for (int i = 0; i < c->n_cap; i++)
 			v[i] = smp->v[c->cap_ch[i]];
-		if (bn_srw_frame(c->srw, v) < 0 && !c->cap_err.code)
-			bn_err_set(&c->cap_err, BN_ERR_IO, "capture.sr: cannot write: spool failed");
+		if (bn_srw_frame(c->srw, v) < 0)
+			capture_lost(c, t);
 	}
 	if (c->checks) {
 		struct bn_sample seen = *smp;
@@ -927,6 +946,10 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 		case BN_STEP_CHECK: run_check(c, st); break;
 		case BN_STEP_MOVE: rc = run_move(c, st, err); break;
 		}
+		if (rc == BN_OK && !c->cap_err.code && c->evlog)
+			capture_lost(c, bn_world_now(c->world));
+		if (rc == BN_OK && c->cap_err.code)
+			rc = bn_err_set(err, c->cap_err.code, "%s", c->cap_err.msg);
 		if (rc < 0)
 			return rc;
 	}
@@ -1060,6 +1083,9 @@ static int finish_capture(struct run_ctx *c, const char *status, struct bn_err *
 		if (rc == BN_OK)
 			bn_report_artifact(c->rep, "capture", "capture.sr");
 	}
+	/* the record beside a lost capture says the run is an error */
+	if (rc < 0)
+		status = "error";
 	if (c->evlog) {
 		rc2 = bn_evlog_close(c->evlog, c->world ? bn_world_now(c->world) : 0, frames, status,
 				     err);
@@ -1125,6 +1151,119 @@ static int check_hard_limits(struct run_ctx *c, struct bn_err *err)
 	return BN_OK;
 }
 
+/* The free space of the file system dir is (or would be) on: its
+ * nearest existing ancestor's. -1 when unknown. */
+static double free_bytes(const char *dir)
+{
+	char buf[1200];
+	struct statvfs vfs;
+
+	snprintf(buf, sizeof(buf), "%s", dir);
+	for (;;) {
+		char *slash;
+
+		if (statvfs(buf, &vfs) == 0)
+			return (double)vfs.f_bavail * (double)vfs.f_frsize;
+		if (errno != ENOENT)
+			return -1;
+		slash = strrchr(buf, '/');
+		if (!slash)
+			return statvfs(".", &vfs) == 0 ? (double)vfs.f_bavail * (double)vfs.f_frsize : -1;
+		if (slash == buf)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (!strcmp(buf, "/") && statvfs(buf, &vfs) != 0)
+			return -1;
+	}
+}
+
+int bn_run_estimate(const struct bn_scenario *scn, double rate_hz, unsigned chan_mask,
+		    double move_s, struct bn_run_estimate *e)
+{
+	memset(e, 0, sizeof(*e));
+	for (unsigned m = chan_mask; m; m &= m - 1)
+		e->n_ch++;
+	e->rate_hz = rate_hz;
+	e->dur_s = bn_time_to_s(bn_scenario_duration_us(scn, bn_time_from_s(move_s)));
+	e->disk_bytes = bn_srw_estimate_bytes(rate_hz, e->n_ch ? e->n_ch : 1, e->dur_s) +
+			BN_RUN_ESTIMATE_SLACK;
+	e->window_bytes = (ceil(bn_time_to_s(bn_scenario_longest_window(scn)) * rate_hz) + 2) *
+			  BN_CH_COUNT * (double)sizeof(double);
+	return BN_OK;
+}
+
+int bn_run_rate_check(const char *path, const struct bn_scn_loc *loc, double rate_hz,
+		      double max_hz, const char *source, struct bn_err *err)
+{
+	if (rate_hz <= max_hz)
+		return BN_OK;
+	return bn_err_set(err, BN_ERR_DATA,
+			  "%s:%d:%d: error: capture rate %g Hz is above the maximum of %s, %g Hz",
+			  path, loc->line ? loc->line : 1, loc->line ? loc->col : 1, rate_hz, source,
+			  max_hz);
+}
+
+static const char *human_bytes(double b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	int u = 0;
+
+	while (b >= 1024 && u < 5) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+	return buf;
+}
+
+/* What the scenario asks of this bench, refused before it runs: a rate
+ * its source cannot sample, a window too big for memory, a capture
+ * bigger than the output's disk (unless --force). */
+static int check_bounds(struct run_ctx *c, struct bn_err *err)
+{
+	struct bn_run_estimate e;
+	double away_s = bn_limits_min(&c->lim, "TVBUS_REAPP"), free_b;
+	char need[32], have[32];
+	int rc;
+
+	if (!c->dev) {
+		rc = bn_run_rate_check(c->scn.path, &c->scn.capture_loc, c->rate_hz,
+				       BN_WORLD_MAX_RATE_HZ, "the simulated bench (its clock ticks in microseconds)", err);
+		if (rc < 0)
+			return rc;
+	}
+	bn_run_estimate(&c->scn, c->rate_hz, c->chan_mask, isnan(away_s) ? 0.1 : away_s, &e);
+	if (e.window_bytes > BN_RUN_MAX_WINDOW_BYTES) {
+		const struct bn_step *st = NULL;
+		bn_time_us longest = bn_scenario_longest_window(&c->scn);
+
+		for (int i = 0; i < c->scn.n_steps && !st; i++)
+			if (c->scn.steps[i].kind == BN_STEP_EXPECT &&
+			    c->scn.steps[i].expect.kind == BN_EXPECT_STAT &&
+			    c->scn.steps[i].expect.window_us == longest)
+				st = &c->scn.steps[i];
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s:%d:%d: error: a window of %.3f s at %g Hz needs %s of memory, "
+				  "more than the %s a run may hold (a shorter window, or a lower rate)",
+				  c->scn.path, st ? st->line : 1, st ? st->col : 1, bn_time_to_s(longest),
+				  c->rate_hz, human_bytes(e.window_bytes, need, sizeof(need)),
+				  human_bytes(BN_RUN_MAX_WINDOW_BYTES, have, sizeof(have)));
+	}
+	if (!c->o->out_dir || c->o->force)
+		return BN_OK;
+	free_b = free_bytes(c->o->out_dir);
+	if (free_b >= 0 && e.disk_bytes > free_b)
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: error: the run needs about %s of disk in %s (%.0f s x %g Hz x %d "
+				  "channels x 4 bytes, spooled then zipped) and %s is free there "
+				  "(--force runs it anyway)",
+				  c->scn.path, human_bytes(e.disk_bytes, need, sizeof(need)),
+				  c->o->out_dir, e.dur_s, e.rate_hz, e.n_ch,
+				  human_bytes(free_b, have, sizeof(have)));
+	return BN_OK;
+}
+
 int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct bn_err *err)
 {
 	struct run_ctx *c = calloc(1, sizeof(*c));
@@ -1150,16 +1289,31 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	if (o->capture_dev) {
 		struct bn_sigrok_cap_opts dev_o = *o->capture_dev;
 
-		if (!(dev_o.rate_hz > 0))
+		struct bn_err derr = { 0 };
+		bool scn_rate = !(dev_o.rate_hz > 0);
+
+		if (scn_rate)
 			dev_o.rate_hz = c->scn.capture_rate_hz;
-		rc = bn_sigrok_cap_open(&dev_o, &c->dev, err);
-		if (rc < 0)
+		rc = bn_sigrok_cap_open(&dev_o, &c->dev, &derr);
+		if (rc == BN_ERR_ARG && scn_rate && strstr(derr.msg, "samplerate")) {
+			/* the scenario's rate: where it was asked for */
+			rc = bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: %s", c->scn.path,
+					c->scn.capture_loc.line ? c->scn.capture_loc.line : 1,
+					c->scn.capture_loc.line ? c->scn.capture_loc.col : 1, derr.msg);
 			goto out;
+		}
+		if (rc < 0) {
+			bn_err_set(err, rc, "%s", derr.msg);
+			goto out;
+		}
 		c->rate_hz = bn_sigrok_cap_rate(c->dev);
 		c->chan_mask = bn_sigrok_cap_channels(c->dev);
 		snprintf(rep->capture_source, sizeof(rep->capture_source), "sigrok:%.30s (%.50s)",
 			 o->capture_dev->driver, bn_sigrok_cap_describe(c->dev));
 	}
+	rc = check_bounds(c, err);
+	if (rc < 0)
+		goto out;
 	rc = bn_ring_init(&c->win, bn_scenario_longest_window(&c->scn), c->rate_hz);
 	if (rc < 0) {
 		bn_err_set(err, rc, "out of memory for the sample window");
@@ -1207,9 +1361,22 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		rc = start_checks(c, &usb, err);
 	if (rc < 0)
 		goto out;
-	rc = start_capture(c, err);
-	if (rc < 0)
+	rc = start_capture(c, &run_err);
+	if (rc == BN_ERR_ARG || rc == BN_ERR_DATA) {
+		bn_err_set(err, rc, "%s", run_err.msg);
 		goto out;
+	}
+	if (rc < 0) {
+		/* not the input's fault (a full disk, a read-only directory):
+		 * a bench fault, in the report when one can be written */
+		rep->status = BN_RUN_ERROR;
+		rep->exit_code = 3;
+		snprintf(rep->reason, sizeof(rep->reason), "cannot start the capture: %.700s",
+			 run_err.msg);
+		bn_err_log("%s", rep->reason);
+		rc = BN_OK;
+		goto out;
+	}
 
 	if (c->dev) {
 		rc = bn_sigrok_cap_start(c->dev, err);

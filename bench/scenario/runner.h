@@ -24,6 +24,7 @@
 #include "hil/guard.h"
 #include "hil/sigrok_cap.h"
 #include "report/report.h"
+#include "scenario/scenario.h"
 
 /* Where a run is, for a process watching it (bcbench run's isolation:
  * the run goes on in a child, the parent reads this from shared memory).
@@ -109,8 +110,36 @@ struct bn_run_opts {
 	 * measure line wins over both); its handling wins over the scenario's. */
 	const struct bn_conditions *conditions;
 	const char *conditions_path;    /* for the report */
+	/* --force: run even when the capture is estimated not to fit in
+	 * out_dir's free space (otherwise refused as BN_ERR_DATA). */
+	bool force;
 };
 
 int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct bn_err *err);
+
+/* What a run of a scenario will need, known before it runs. */
+struct bn_run_estimate {
+	double dur_s;        /* the bench time it runs */
+	double rate_hz;
+	int n_ch;            /* captured channels */
+	double disk_bytes;   /* the capture's peak on disk (spool and zip), with slack
+			      * for report.json and events.json */
+	double window_bytes; /* the memory of the expectations' sample window */
+};
+/* Room for report.json, events.json and the file system's rounding. */
+#define BN_RUN_ESTIMATE_SLACK (1024.0 * 1024.0)
+/* The sample window a run may hold in memory (expect avg(ibus, 45min) at
+ * 100 kHz would be 5 GiB). */
+#define BN_RUN_MAX_WINDOW_BYTES (512.0 * 1024 * 1024)
+/* Pure: from the parsed scenario, the stream's rate and channels, and the
+ * time a move spends away from the port (s). */
+int bn_run_estimate(const struct bn_scenario *scn, double rate_hz, unsigned chan_mask,
+		    double move_s, struct bn_run_estimate *e);
+/* A capture rate above what its source can sample (max_hz; source names
+ * it in the message) is bad input: BN_ERR_DATA "FILE:LINE:COL: error:
+ * capture rate R Hz is above the maximum of SOURCE, M Hz" at loc (the
+ * capture statement; line 0: the file's first line). Pure. */
+int bn_run_rate_check(const char *path, const struct bn_scn_loc *loc, double rate_hz,
+		      double max_hz, const char *source, struct bn_err *err);
 
 #endif

@@ -48,6 +48,13 @@
 
 #define BN_SCN_PATH_LEN 512
 #define BN_SCN_MAX_CHECKS 16
+/* Bounds on what a scenario may ask for (docs/scenario-language.md,
+ * "Limits"): memory and time are bounded before anything runs, each
+ * overstep an error naming FILE:LINE:COL. */
+#define BN_SCN_MAX_BYTES (1024 * 1024)   /* a scenario file */
+#define BN_SCN_MAX_STEPS 10000           /* actions; about 2 KB each */
+#define BN_SCN_MAX_TOKENS 64             /* tokens on one line */
+#define BN_SCN_MAX_TIME_S (7 * 86400.0)  /* one wait or window, and all waits together */
 
 enum bn_step_kind {
 	BN_STEP_VBUS,
@@ -121,6 +128,7 @@ struct bn_scenario {
 	char firmware[BN_SCN_PATH_LEN];
 	char limits[BN_SCN_PATH_LEN];
 	struct bn_scn_loc port_loc, charger_loc, host_loc, dut_loc, firmware_loc, limits_loc;
+	struct bn_scn_loc capture_loc;
 	bool has_battery_v;
 	double battery_v;
 	unsigned capture_mask;     /* bits of enum bn_chan; default BN_CH_ALL */
@@ -145,6 +153,10 @@ int bn_scenario_parse_file(const char *path, struct bn_scenario *out, struct bn_
 int bn_scenario_parse_text(const char *name, const char *text, struct bn_scenario *out,
 			   struct bn_err *err);
 void bn_scenario_free(struct bn_scenario *scn);
+/* How long the scenario runs on the bench, known before it runs: its
+ * waits, plus move_us for each move (the time away from the port, which
+ * the limits set). */
+bn_time_us bn_scenario_duration_us(const struct bn_scenario *scn, bn_time_us move_us);
 
 const char *bn_cmp_op_str(enum bn_cmp_op op);
 const char *bn_stat_name(enum bn_stat st);

@@ -1531,6 +1531,8 @@ int bn_world_run_until(struct bn_world *w, bn_time_us t_end, struct bn_err *err)
 			integrate(w, t);
 			w->now = t;
 			recompute(w);
+			if (w->fault.code) /* a sink's bn_world_fail */
+				return bn_err_set(err, w->fault.code, "%s", w->fault.msg);
 			continue;
 		}
 		if (next >= t_end) {
@@ -1551,6 +1553,11 @@ int bn_world_run_until(struct bn_world *w, bn_time_us t_end, struct bn_err *err)
 		if (w->fault.code)
 			return bn_err_set(err, w->fault.code, "%s", w->fault.msg);
 	}
+}
+
+void bn_world_fail(struct bn_world *w, int code, const char *msg)
+{
+	bn_err_set(&w->fault, code, "%s", msg);
 }
 
 const struct bn_port_profile *bn_world_port(const struct bn_world *w)

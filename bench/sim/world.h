@@ -75,6 +75,10 @@ struct bn_world_cfg {
 	volatile const sig_atomic_t *stop_flag; /* set by a signal handler: abort */
 };
 
+/* The highest capture rate the model can sample: its clock ticks in
+ * microseconds, so a faster rate would repeat instants. */
+#define BN_WORLD_MAX_RATE_HZ 1e6
+
 int bn_world_new(const struct bn_world_cfg *cfg, struct bn_world **out, struct bn_err *err);
 void bn_world_free(struct bn_world *w);
 
@@ -94,6 +98,10 @@ void bn_world_load(struct bn_world *w, double load_a);
 void bn_world_bus_suspend(struct bn_world *w, bool suspended);
 /* VBUS off, load off, data lines open: what the fixture does on any exit. */
 void bn_world_safe_state(struct bn_world *w);
+
+/* Stop the run from a sink (the capture could not be written): the
+ * current and every later bn_world_run_until returns code with msg. */
+void bn_world_fail(struct bn_world *w, int code, const char *msg);
 
 /* Advance to t_end (events before t_end are processed; samples with
  * tick < t_end are emitted). BN_ERR_FAULT on a firmware livelock, with

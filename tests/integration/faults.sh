@@ -17,7 +17,9 @@ BCBENCH=${BCBENCH:-build/bcbench}
 FWDIR=${FWDIR:-build/fw}
 TMP=$(mktemp -d /tmp/bcbench-faults.XXXXXX)
 chmod 755 "$TMP"
-trap 'chmod -R u+w "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
+MOUNTS=""
+trap 'for m in $MOUNTS; do umount "$m"; done; chmod -R u+w "$TMP" 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM HUP
 . tests/integration/lib.sh
 
 # An earlier run's report: no case may touch it.
@@ -219,6 +221,173 @@ long_zip() {
 	no_temps "$DIR" "long zip"
 }
 
+# -- the disk, the file size limit, the output directory --
+# A small disk is a tmpfs mounted on DIR when this machine lets us (root,
+# not in a locked-down container); else tests/fault/enospc.so, preloaded,
+# fails the writes (and fakes statvfs's free space) the same way.
+FAULTSO=${FAULTSO:-$(dirname "$BCBENCH")/fault/enospc.so}
+[ -f "$FAULTSO" ] || bad "no $FAULTSO (make units builds it): the preload cases cannot run"
+preload() {
+	env LD_PRELOAD="$FAULTSO" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$@"
+}
+small_disk() { # SIZE_KIB: DIR on a tmpfs that small; fails when none can be mounted
+	mkdir -p "$DIR"
+	[ "$(id -u)" -eq 0 ] && mount -t tmpfs -o "size=${1}k" bcbench-faults "$DIR" 2>/dev/null || return 1
+	MOUNTS="$MOUNTS $DIR"
+}
+seam() { # which seam a case used, once per case
+	echo "     ($1)"
+}
+no_spool_left() {
+	if ls -A "$DIR" | grep -q '^\.capture\.sr\.\|\.tmp-'; then bad "$1: a spool or temporary file was left: $(ls -A "$DIR")"
+	else ok "$1: no spool or temporary file left"; fi
+}
+events_error() {
+	has "$1: events.json says error" "$DIR/events.json" '"status": "error"'
+	[ ! -e "$DIR/capture.sr" ] && ok "$1: no capture.sr claims to be whole" || bad "$1: a capture.sr was left"
+}
+# dcp-weak at 100 kHz: 3.2 MB of spool per channel in 8 s
+sed 's|^capture.*|capture  vbus ibus dp dm at 100kHz|' scripts/scenarios/dcp-weak.scn >"$TMP/io.scn"
+
+full_at_start() {
+	if small_disk 200; then
+		seam "a 200 KiB tmpfs: the frame buffer (1 MiB) does not fit"
+		runc "$BCBENCH" run -q --force --out "$DIR" scripts/scenarios/dcp-weak.scn
+	else
+		seam "preloaded seam: the spool's first write fails"
+		runc preload BN_FAULT_PATH=/.capture.sr. BN_FAULT_AFTER=0 "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
+	fi
+	no_spool_left "disk full at start"
+}
+full_mid_run() {
+	if small_disk 2048; then
+		seam "a 2 MiB tmpfs, past the estimate with --force"
+		runc "$BCBENCH" run -q --force --out "$DIR" scripts/scenarios/dcp-weak.scn
+	else
+		seam "preloaded seam: the spool fails after 2 MB"
+		runc preload BN_FAULT_PATH=/.capture.sr. BN_FAULT_AFTER=2000000 "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
+	fi
+	grep -q '"safe_state"' "$DIR/report.json" && ok "disk full mid-run: bench put in its safe state" || bad "disk full mid-run: no safe_state event"
+	events_error "disk full mid-run"
+	no_spool_left "disk full mid-run"
+}
+full_mid_run_seam() { # the seam on every machine, whatever small_disk could do
+	runc preload BN_FAULT_PATH=/.capture.sr. BN_FAULT_AFTER=2000000 "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
+	events_error "spool write fails"
+	no_spool_left "spool write fails"
+}
+io_error_zipping() {
+	runc preload BN_FAULT_PATH=/capture.sr. BN_FAULT_ERRNO=EIO "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
+	events_error "I/O error while zipping"
+	no_spool_left "I/O error while zipping"
+}
+too_big() { # 4.5 MiB estimated (8 s x 10 kHz x 4 ch x 4 bytes, twice, and the buffer) on 3 MiB
+	if small_disk 3072; then
+		seam "a 3 MiB tmpfs"
+		runc "$BCBENCH" run -q "$@" --out "$DIR" scripts/scenarios/dcp-weak.scn
+	else
+		seam "preloaded seam: statvfs says 3 MiB free"
+		runc preload BN_FAULT_FREE=3145728 "$BCBENCH" run -q "$@" --out "$DIR" scripts/scenarios/dcp-weak.scn
+	fi
+}
+too_big_refused() {
+	too_big
+	expect_err "the refusal gives the figures" "needs about 4.5 MiB of disk in $DIR (8 s x 10000 Hz x 4 channels x 4 bytes, spooled then zipped)"
+	expect_err "and names --force" "(--force runs it anyway)"
+}
+too_big_forced() {
+	too_big --force
+	[ -s "$DIR/capture.sr" ] && ok "--force: the capture was written" || bad "--force: no capture.sr"
+}
+fsize_at_start() { # 512 or 1024 KB (dash or bash blocks): the 1 MiB frame buffer does not fit
+	runc sh -c 'ulimit -f 1000 && exec "$@"' sh "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
+}
+fsize_mid_run() { # 1.5 or 3 MB: a channel's 3.2 MB of spool does not fit
+	runc sh -c 'ulimit -f 3000 && exec "$@"' sh "$BCBENCH" run -q --out "$DIR" "$TMP/io.scn"
+	events_error "file size limit mid-run"
+	no_spool_left "file size limit mid-run"
+}
+# The permission cases as an unprivileged user (root writes anywhere), on
+# a copy of what a run needs that the user can read wherever the
+# repository is checked out.
+PUB="$TMP/pub"
+mkdir -p "$PUB" && cp "$BCBENCH" "$PUB/bcbench" && cp -r profiles "$PUB/" && cp scripts/scenarios/dcp-weak.scn "$PUB/" && chmod -R a+rX "$PUB"
+if command -v runuser >/dev/null 2>&1; then
+	as_nobody() { runuser -u nobody -- "$@"; }
+elif command -v setpriv >/dev/null 2>&1; then
+	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+else
+	as_nobody() { return 99; }
+fi
+unprivileged() { # CMD...: run as nobody in $PUB; a clear skip where that cannot be
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "     (skipped: not root, cannot become another user; run as root to test permissions)"
+		got=$want
+		return
+	fi
+	mkdir -p "$DIR" && chmod 755 "$DIR"
+	(cd "$PUB" && as_nobody "$@") >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" -eq 99 ]; then
+		echo "     (skipped: neither runuser nor setpriv exists)"
+		got=$want
+	fi
+}
+readonly_run() {
+	unprivileged ./bcbench run -q --out "$DIR" dcp-weak.scn
+	[ "$got" -eq 3 ] && expect_err "read-only run says why" "$DIR: cannot write to the output directory: Permission denied"
+}
+readonly_replay() {
+	cp "$TMP/earlier/capture.sr" "$TMP/earlier/events.json" "$PUB/" && chmod a+r "$PUB/capture.sr" "$PUB/events.json"
+	unprivileged ./bcbench replay -q --out "$DIR" capture.sr
+	[ "$got" -eq 3 ] && expect_err "read-only replay says why" "cannot write the report: $DIR/report.json: cannot create a temporary file in $DIR: Permission denied"
+}
+
+# Every command: an output it cannot write is 3, whatever the output.
+printf 'suite "one"\nscenario %s/scripts/scenarios/dcp.scn\n  firmware reference\n' "$PWD" >"$TMP/one.suite"
+"$BCBENCH" suite -q --fwdir "$FWDIR" --out "$TMP/one" "$TMP/one.suite" >/dev/null 2>&1 ||
+	bad "the suite the merge case needs did not run"
+out_under_file() { # COMMAND ARGS...: --out DIR/file/sub, where DIR/file is a plain file
+	mkdir -p "$DIR" && : >"$DIR/file"
+	runc "$BCBENCH" "$@" --out "$DIR/file/sub"
+	expect_err "$1: says why" "$DIR/file exists and is not a directory"
+}
+run_out_under_file() { out_under_file run -q scripts/scenarios/dcp-weak.scn; }
+suite_out_under_file() { out_under_file suite -q --fwdir "$FWDIR" "$TMP/one.suite"; }
+replay_out_under_file() { out_under_file replay -q "$TMP/earlier/capture.sr"; }
+merge_full_disk() {
+	runc preload BN_FAULT_PATH=merged.json "$BCBENCH" merge -o "$DIR/merged.json" "$TMP/one/suite.json"
+	expect_err "merge says why" "$DIR/merged.json: write failed: No space left on device"
+}
+diff_full_disk() {
+	mkdir -p "$DIR"
+	"$BCBENCH" diff "$TMP/earlier/report.json" "$TMP/earlier/report.json" >/dev/full 2>"$TMP/err"
+	got=$?
+	expect_err "diff says why" "cannot write the output: No space left on device"
+}
+
+# -- bounds: refused before the bench is touched --
+rate_too_high() {
+	sed 's|^capture.*|capture  vbus ibus dp dm at 2MHz|' scripts/scenarios/dcp-weak.scn >"$TMP/2mhz.scn"
+	runc "$BCBENCH" run -q --out "$DIR" "$TMP/2mhz.scn"
+	expect_err "the rate, the maximum, file:line" "$TMP/2mhz.scn:4:1: error: capture rate 2e+06 Hz is above the maximum of the simulated bench (its clock ticks in microseconds), 1e+06 Hz"
+}
+# A huge run that is not refused would fill the disk: guarded by a time
+# and a file size limit, so a regression fails the case and nothing else.
+guarded() {
+	timeout 60 sh -c 'ulimit -f 200000 && exec "$@"' sh "$@"
+}
+wait_too_long() {
+	sed 's|^wait .*|wait     1000h|' scripts/scenarios/dcp-weak.scn >"$TMP/1000h.scn"
+	runc guarded "$BCBENCH" run -q --out "$DIR" "$TMP/1000h.scn"
+	expect_err "the parser's bound, file:line" "$TMP/1000h.scn:6:10: error: wait of \"1000h\" is longer than 168 h"
+}
+wait_too_big() { # 100 h x 1 MHz x 5 channels: 14 TB, refused by the estimate on any disk
+	sed -e 's|^wait .*|wait     100h|' -e 's|^capture.*|capture  vbus ibus dp dm id at 1MHz|' scripts/scenarios/dcp-weak.scn >"$TMP/100h.scn"
+	runc guarded "$BCBENCH" run -q --out "$DIR" "$TMP/100h.scn"
+	expect_err "the estimate refuses it" "needs about 13.1 TiB of disk in $DIR (360000 s x 1e+06 Hz x 5 channels x 4 bytes, spooled then zipped)"
+}
+
 # ---- the matrix ----
 #     label                              exit state   reason        case
 fault "firmware built for another ABI"   2    -       -             wrong_abi
@@ -231,6 +400,24 @@ fault "two writers in one directory"     3    aborted "interrupted by SIGTERM" t
 fault "salvage of a SIGKILLed run"       0    error   "not finished by its own process" salvage_killed
 fault "next run into a killed run's dir" 0    completed ""          next_run_moves_aside
 fault "watchdog during a long zip"       0    completed ""          long_zip
+fault "disk full at start"               3    error   "No space left on device" full_at_start
+fault "disk full mid-run"                3    error   "No space left on device" full_mid_run
+fault "spool write fails (seam)"         3    error   "the capture was lost at t=6.553 s" full_mid_run_seam
+fault "I/O error while zipping"          3    error   "writing the capture: Input/output error" io_error_zipping
+fault "capture too big for the disk"     2    -       -             too_big_refused
+fault "--force runs it anyway"           0    completed ""          too_big_forced
+fault "file size limit at start"         3    error   "the file size limit (ulimit -f)" fsize_at_start
+fault "file size limit mid-run"          3    error   "the file size limit (ulimit -f)" fsize_mid_run
+fault "read-only output: run"            3    -       -             readonly_run
+fault "read-only output: replay"         3    -       -             readonly_replay
+fault "run: output under a plain file"   3    -       -             run_out_under_file
+fault "replay: output under a plain file" 3   -       -             replay_out_under_file
+fault "suite: output under a plain file" 3    -       -             suite_out_under_file
+fault "merge: disk full (seam)"          3    -       -             merge_full_disk
+fault "diff: stdout on a full disk"      3    -       -             diff_full_disk
+fault "capture rate above the sim's"     2    -       -             rate_too_high
+fault "wait 1000h"                       2    -       -             wait_too_long
+fault "wait 100h: too big a capture"     2    -       -             wait_too_big
 
 echo "faults: $pass passed, $fail failed ($n_case cases)"
 [ "$fail" -eq 0 ]

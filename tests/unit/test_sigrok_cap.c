@@ -283,6 +283,11 @@ static void test_sigrok_cap__bad_samplerate(void **state)
 	expect_open_error(&o, BN_ERR_ARG, "samplerate 0 Hz", "above 0");
 	o.rate_hz = NAN;
 	expect_open_error(&o, BN_ERR_ARG, "samplerate nan Hz", "above 0");
+	/* Above the maximum the device states (the demo's steps end at 1 GHz):
+	 * refused before it is set, naming both. */
+	o.rate_hz = 2e9;
+	expect_open_error(&o, BN_ERR_ARG, "samplerate 2e+09 Hz is above the device's maximum",
+			  "1000000000 Hz");
 }
 
 /* A serial conn= that does not exist: no device, whatever is plugged in.
