@@ -20,6 +20,12 @@
  *    POLLIN with nothing to read. On a pty whose master closed, poll gives
  *    POLLIN|POLLERR|POLLHUP, read() 0 and write() EIO.
  *
+ * One program at a time: a second program writing to an instrument mid-run
+ * (a terminal left open, another bench) would corrupt both dialogues. The
+ * port is taken with flock (every bcbench, root included) and TIOCEXCL
+ * (any other program's open() then fails with EBUSY; root is exempt from
+ * TIOCEXCL, which is why the test of it runs unprivileged).
+ *
  * So: a path libserialport accepts goes through libserialport (open,
  * 8N1 and no flow control set field by field, read, write, flush). A path
  * it refuses that is nevertheless a terminal (a pty, the tests' instrument
@@ -38,11 +44,15 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include "core/log.h"
 #include "core/time.h"
+
+#define IN_USE_MSG "in use by another program; a port serves one program at a time"
 
 #define SERIAL_BUF 4096
 #define DEFAULT_BAUD 9600
@@ -119,6 +129,9 @@ static int open_termios(struct bn_serial *s, int baud, struct bn_err *err)
 		return bn_err_set(err, BN_ERR_ARG, "%s: baud rate %d is not supported", s->path,
 				  baud);
 	s->fd = open(s->path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (s->fd < 0 && errno == EBUSY)
+		return bn_err_set(err, BN_ERR_FAULT, "%s: " IN_USE_MSG " (it was opened "
+				  "exclusively)", s->path);
 	if (s->fd < 0)
 		return bn_err_set(err, BN_ERR_IO, "%s: open: %s", s->path, strerror(errno));
 	if (!isatty(s->fd) || tcgetattr(s->fd, &t) < 0)
@@ -152,7 +165,10 @@ static int open_lsp(struct bn_serial *s, struct sp_port *port, int baud, struct 
 	if (sp_open(port, SP_MODE_READ_WRITE) != SP_OK) {
 		/* A tty driver without modem lines (TIOCMGET: ENOTTY) gets
 		 * termios, as a pty does. */
-		int rc = errno == ENOTTY ? 1 : lsp_fail(s, "open", err);
+		int rc = errno == ENOTTY ? 1 :
+			 errno == EBUSY ? bn_err_set(err, BN_ERR_FAULT, "%s: " IN_USE_MSG " (it was "
+						     "opened exclusively)", s->path) :
+			 lsp_fail(s, "open", err);
 
 		sp_free_port(port);
 		s->port = NULL;
@@ -171,6 +187,21 @@ static int open_lsp(struct bn_serial *s, struct sp_port *port, int baud, struct 
 		return lsp_fail(s, "set 8N1", err);
 	if (sp_set_flowcontrol(port, SP_FLOWCONTROL_NONE) != SP_OK)
 		return lsp_fail(s, "set no flow control", err);
+	return BN_OK;
+}
+
+/* The port is ours alone while it is open (see the top of this file). */
+static int take_exclusive(struct bn_serial *s, struct bn_err *err)
+{
+	if (flock(s->fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			return bn_err_set(err, BN_ERR_FAULT, "%s: " IN_USE_MSG " (another bcbench "
+					  "holds it)", s->path);
+		return bn_err_set(err, BN_ERR_IO, "%s: flock: %s", s->path, strerror(errno));
+	}
+	/* Not every tty driver has it; the flock still holds among us. */
+	if (ioctl(s->fd, TIOCEXCL) < 0)
+		bn_dbg("%s: TIOCEXCL: %s", s->path, strerror(errno));
 	return BN_OK;
 }
 
@@ -203,6 +234,11 @@ int bn_serial_open(const char *path, int baud, struct bn_serial **out, struct bn
 		rc = 1; /* a pty: see the top of this file */
 	if (rc == 1)
 		rc = open_termios(s, baud, err);
+	if (rc < 0) {
+		bn_serial_close(s);
+		return rc;
+	}
+	rc = take_exclusive(s, err);
 	if (rc < 0) {
 		bn_serial_close(s);
 		return rc;

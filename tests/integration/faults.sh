@@ -343,6 +343,49 @@ readonly_replay() {
 	[ "$got" -eq 3 ] && expect_err "read-only replay says why" "cannot write the report: $DIR/report.json: cannot create a temporary file in $DIR: Permission denied"
 }
 
+# A serial instrument serves one program at a time: while a run holds the
+# electronic load (the pty emulator), another program's open() is refused
+# (TIOCEXCL: root is exempt, so all of it runs as nobody) and a second
+# bcbench on another bench lock is refused the port (flock), exit 3.
+EMUDIR=${EMUDIR:-$(dirname "$BCBENCH")/emu}
+serial_exclusive() {
+	if [ "$(id -u)" -ne 0 ] || ! as_nobody true 2>/dev/null; then
+		echo "     (skipped: cannot run as nobody here; run as root to test exclusive access)"
+		got=$want
+		return
+	fi
+	cp "$EMUDIR/instr_emu" "$PUB/" && chmod a+rx "$PUB/instr_emu"
+	sed 's/^wait .*/wait 4s/' tests/data/scenarios/short.scn >"$PUB/held.scn" && chmod a+r "$PUB/held.scn"
+	mkdir -p "$DIR/lock1" "$DIR/lock2" "$DIR/second" && chown -R nobody "$DIR"
+	(cd "$PUB" && as_nobody ./instr_emu --family rigol-dl3000) >"$TMP/emu.out" 2>&1 &
+	epid=$!
+	i=0
+	while [ $i -lt 50 ] && [ ! -s "$TMP/emu.out" ]; do sleep 0.1; i=$((i + 1)); done
+	pty=$(head -1 "$TMP/emu.out")
+	for k in 1 2; do
+		printf 'load = scpi:%s\nload_dialect = rigol-dl3000\nlock_dir = %s/lock%s\ndatadir = %s\n' \
+			"$pty" "$DIR" $k "$PUB" >"$PUB/held$k.conf"
+	done
+	chmod a+r "$PUB"/held*.conf
+	(cd "$PUB" && as_nobody ./bcbench run -q --conf held1.conf --out "$DIR" held.scn) >"$TMP/out" 2>"$TMP/err" &
+	rpid=$!
+	settle_start
+	if as_nobody sh -c 'exec 3<>"$1"' sh "$pty" 2>"$TMP/excl.err"; then
+		bad "another program opened the load's port while the run held it"
+	else
+		ok "another program is refused the load's port: $(sed 's/.*: //' "$TMP/excl.err")"
+	fi
+	(cd "$PUB" && as_nobody ./bcbench run -q --conf held2.conf --out "$DIR/second" held.scn) >"$TMP/out2" 2>"$TMP/err2"
+	x=$?
+	[ $x -eq 3 ] && grep -q "$pty: in use by another program" "$TMP/err2" &&
+		ok "a second bcbench is refused the load's port (exit 3)" ||
+		bad "second bcbench on the held port: exit $x, $(tail -2 "$TMP/err2")"
+	wait $rpid
+	got=$?
+	kill $epid 2>/dev/null
+	wait $epid 2>/dev/null
+}
+
 # Every command: an output it cannot write is 3, whatever the output.
 printf 'suite "one"\nscenario %s/scripts/scenarios/dcp.scn\n  firmware reference\n' "$PWD" >"$TMP/one.suite"
 "$BCBENCH" suite -q --fwdir "$FWDIR" --out "$TMP/one" "$TMP/one.suite" >/dev/null 2>&1 ||
@@ -410,6 +453,7 @@ fault "file size limit at start"         3    error   "the file size limit (ulim
 fault "file size limit mid-run"          3    error   "the file size limit (ulimit -f)" fsize_mid_run
 fault "read-only output: run"            3    -       -             readonly_run
 fault "read-only output: replay"         3    -       -             readonly_replay
+fault "one program per serial port"      0    completed ""          serial_exclusive
 fault "run: output under a plain file"   3    -       -             run_out_under_file
 fault "replay: output under a plain file" 3   -       -             replay_out_under_file
 fault "suite: output under a plain file" 3    -       -             suite_out_under_file

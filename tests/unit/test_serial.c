@@ -189,6 +189,9 @@ static void test_serial__symlink(void **state)
 	char dir[] = "/tmp/bn-serial-XXXXXX", link[64], buf[16];
 	struct bn_serial *s = NULL;
 
+	/* the port serves one program at a time: the fixture's open first */
+	bn_serial_close(p->s);
+	p->s = NULL;
 	assert_non_null(mkdtemp(dir));
 	snprintf(link, sizeof(link), "%s/ttyINSTR", dir);
 	assert_int_equal(symlink(p->path, link), 0);
@@ -199,6 +202,30 @@ static void test_serial__symlink(void **state)
 	bn_serial_close(s);
 	unlink(link);
 	rmdir(dir);
+}
+
+/* A second open of a port that is open is refused, naming the port, as a
+ * bench fault (exit 3), root or not (flock); the first keeps working, and
+ * the port is free again once closed. TIOCEXCL against other programs is
+ * tested unprivileged in tests/integration/faults.sh. */
+static void test_serial__exclusive(void **state)
+{
+	struct pty *p = *state;
+	struct bn_serial *s = (struct bn_serial *)p; /* must come back NULL */
+	struct bn_err err = { 0 };
+	char buf[16];
+
+	assert_int_equal(bn_serial_open(p->path, 0, &s, &err), BN_ERR_FAULT);
+	assert_null(s);
+	assert_msg_has(&err, p->path);
+	assert_msg_has(&err, "in use by another program");
+	feed(p, "still\n");
+	assert_int_equal(line(p, buf, sizeof(buf)), 5);
+	bn_serial_close(p->s);
+	p->s = NULL;
+	bn_err_clear(&err);
+	assert_int_equal(bn_serial_open(p->path, 0, &s, &err), BN_OK);
+	bn_serial_close(s);
 }
 
 static void test_serial__open_errors(void **state)
@@ -232,6 +259,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_serial__write_times_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_serial__hang_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_serial__symlink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_serial__exclusive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_serial__open_errors, setup, teardown),
 	};
 
