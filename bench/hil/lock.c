@@ -97,9 +97,14 @@ int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wa
 	/* 0666 and no O_TRUNC: every lab user may queue on it; the holder
 	 * rewrites the content once it holds the lock. */
 	l->fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (l->fd < 0)
-		return bn_err_set(err, BN_ERR_IO, "bench lock %s: cannot open: %s", l->path,
-				  strerror(errno));
+	if (l->fd < 0) {
+		int e = errno;
+
+		/* A lock_dir that is not there is a configuration error; one the
+		 * user may not write is the environment's. */
+		return bn_err_set(err, e == ENOENT || e == ENOTDIR ? BN_ERR_IO : BN_ERR_ENV,
+				  "bench lock %s: cannot open: %s", l->path, strerror(e));
+	}
 	{
 		int parent_fd = shared_from_parent(l->fd);
 
@@ -120,7 +125,7 @@ int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wa
 
 			close(l->fd);
 			l->fd = -1;
-			return bn_err_set(err, BN_ERR_IO, "bench lock %s: %s", l->path, strerror(e));
+			return bn_err_set(err, BN_ERR_ENV, "bench lock %s: %s", l->path, strerror(e));
 		}
 		if (stop && *stop) {
 			close(l->fd);

@@ -385,6 +385,13 @@ serial_exclusive() {
 	kill $epid 2>/dev/null
 	wait $epid 2>/dev/null
 }
+lock_unwritable() { # the bench lock's directory is not the user's to write
+	mkdir -p "$TMP/rootlocks" && chmod 755 "$TMP/rootlocks"
+	printf 'lock = yes\nlock_dir = %s\n' "$TMP/rootlocks" >"$PUB/lock.conf" && chmod a+r "$PUB/lock.conf"
+	mkdir -p "$DIR" && chown nobody "$DIR" 2>/dev/null # the output is the user's
+	unprivileged ./bcbench run -q --conf lock.conf --out "$DIR" dcp-weak.scn
+	[ "$got" -eq 3 ] && expect_err "unwritable bench lock says why" "bench lock $TMP/rootlocks/bcbench-bench.lock: cannot open: Permission denied"
+}
 
 # Every command: an output it cannot write is 3, whatever the output.
 printf 'suite "one"\nscenario %s/scripts/scenarios/dcp.scn\n  firmware reference\n' "$PWD" >"$TMP/one.suite"
@@ -453,6 +460,7 @@ fault "file size limit at start"         3    error   "the file size limit (ulim
 fault "file size limit mid-run"          3    error   "the file size limit (ulimit -f)" fsize_mid_run
 fault "read-only output: run"            3    -       -             readonly_run
 fault "read-only output: replay"         3    -       -             readonly_replay
+fault "bench lock not writable"          3    -       -             lock_unwritable
 fault "one program per serial port"      0    completed ""          serial_exclusive
 fault "run: output under a plain file"   3    -       -             run_out_under_file
 fault "replay: output under a plain file" 3   -       -             replay_out_under_file
