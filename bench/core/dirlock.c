@@ -11,7 +11,7 @@
 
 #include "core/file.h"
 
-static void read_holder(int fd, char *buf, size_t len)
+void bn_lock_holder_read(int fd, char *buf, size_t len)
 {
 	ssize_t n = pread(fd, buf, len - 1, 0);
 	char *nl;
@@ -24,7 +24,7 @@ static void read_holder(int fd, char *buf, size_t len)
 		snprintf(buf, len, "a process that has not said who it is yet");
 }
 
-static void write_holder(int fd, const char *who)
+void bn_lock_holder_write(int fd, const char *who)
 {
 	char line[700], when[64];
 	time_t now = time(NULL);
@@ -68,7 +68,7 @@ int bn_dirlock_take(struct bn_dirlock *l, const char *dir, const char *who, stru
 				return bn_err_set(err, BN_ERR_IO, "%s: cannot lock: %s", l->path,
 						  strerror(e));
 			}
-			read_holder(fd, holder, sizeof(holder));
+			bn_lock_holder_read(fd, holder, sizeof(holder));
 			close(fd);
 			return bn_err_set(err, BN_ERR_FAULT,
 					  "%s is in use by %s: one writer per output directory "
@@ -77,7 +77,7 @@ int bn_dirlock_take(struct bn_dirlock *l, const char *dir, const char *who, stru
 		}
 		if (fstat(fd, &by_fd) == 0 && stat(l->path, &by_path) == 0 &&
 		    by_fd.st_dev == by_path.st_dev && by_fd.st_ino == by_path.st_ino) {
-			write_holder(fd, who);
+			bn_lock_holder_write(fd, who);
 			l->fd = fd;
 			return BN_OK;
 		}

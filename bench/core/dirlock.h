@@ -9,6 +9,8 @@
 #ifndef BN_CORE_DIRLOCK_H
 #define BN_CORE_DIRLOCK_H
 
+#include <stddef.h>
+
 #include "core/err.h"
 
 #define BN_DIRLOCK_NAME ".bcbench.lock"
@@ -23,6 +25,11 @@ struct bn_dirlock {
  * since ...): one writer per output directory". A directory that cannot
  * be created or a lock file that cannot be written: BN_ERR_IO naming it. */
 int bn_dirlock_take(struct bn_dirlock *l, const char *dir, const char *who, struct bn_err *err);
+/* The holder's line in a lock file ("pid N (WHO, since WHEN)"), shared
+ * with the bench lock (hil/lock.c): read (a placeholder while the holder
+ * has not written it yet) and write (replacing the content). */
+void bn_lock_holder_read(int fd, char *buf, size_t len);
+void bn_lock_holder_write(int fd, const char *who);
 /* Remove the lock file and drop the lock (nothing when not held). */
 void bn_dirlock_release(struct bn_dirlock *l);
 

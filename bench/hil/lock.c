@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/dirlock.h"
+
 const char *bn_lock_default_dir(void)
 {
 	return access("/run/lock", W_OK) == 0 ? "/run/lock" : "/tmp";
@@ -21,35 +23,6 @@ static double mono_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* The holder's line, as it wrote it (empty when it is still writing). */
-static void read_holder(int fd, char *buf, size_t len)
-{
-	ssize_t n = pread(fd, buf, len - 1, 0);
-	char *nl;
-
-	buf[n > 0 ? n : 0] = '\0';
-	nl = strchr(buf, '\n');
-	if (nl)
-		*nl = '\0';
-	if (!buf[0])
-		snprintf(buf, len, "a process that has not said who it is");
-}
-
-static void write_holder(int fd, const char *who)
-{
-	char line[700], when[64];
-	time_t now = time(NULL);
-	struct tm tm;
-	int n;
-
-	gmtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
-	n = snprintf(line, sizeof(line), "pid %ld (%s, since %s)\n", (long)getpid(),
-		     who && who[0] ? who : "bcbench", when);
-	if (ftruncate(fd, 0) == 0 && n > 0)
-		(void)!pwrite(fd, line, (size_t)n, 0);
 }
 
 /* The descriptor a parent shares, if it is open on the same file as fd
@@ -117,7 +90,7 @@ int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wa
 	}
 	for (;;) {
 		if (flock(l->fd, LOCK_EX | LOCK_NB) == 0) {
-			write_holder(l->fd, who);
+			bn_lock_holder_write(l->fd, who);
 			return BN_OK;
 		}
 		if (errno != EWOULDBLOCK && errno != EINTR) {
@@ -137,7 +110,7 @@ int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wa
 			break;
 		usleep(50000);
 	}
-	read_holder(l->fd, holder, sizeof(holder));
+	bn_lock_holder_read(l->fd, holder, sizeof(holder));
 	close(l->fd);
 	l->fd = -1;
 	if (wait_s > 0)
