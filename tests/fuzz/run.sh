@@ -1,0 +1,55 @@
+#!/bin/sh
+# Fuzz each named harness for FUZZ_S seconds (default 60), one after
+# another, on a scratch copy of its corpus (tests/fuzz/corpus/NAME) and
+# its regression inputs (tests/fuzz/regress/NAME): the committed corpus
+# is never written. Prints execs, time and exec/s per harness. The first
+# crash, leak or sanitizer report stops the run and names its reproducer.
+#   usage: tests/fuzz/run.sh BUILDDIR NAME...
+# FUZZ_ARGS: more libFuzzer options for every run (e.g. -runs=10000000).
+set -u
+build=$1
+shift
+secs=${FUZZ_S:-60}
+work=$build/work
+mkdir -p "$work" "$build/crash"
+
+# The longest input each parser is fed: room for the largest seed and
+# some growth, small enough that execs stay fast.
+max_len() {
+	case $1 in
+	usb_desc) echo 1024 ;;
+	scpi_reply) echo 256 ;;
+	scenario | suite | conf | port | host | dut | charger | conditions | instrument) echo 4096 ;;
+	srzip | replay) echo 8192 ;;
+	diff | merge) echo 65536 ;;
+	*) echo 16384 ;;
+	esac
+}
+
+total=0
+for n in "$@"; do
+	bin=$build/fuzzer/$n
+	scratch=$work/$n
+	rm -rf "$scratch"
+	mkdir -p "$scratch"
+	cp tests/fuzz/corpus/"$n"/* "$scratch"/ 2>/dev/null
+	[ -d tests/fuzz/regress/"$n" ] && cp tests/fuzz/regress/"$n"/* "$scratch"/ 2>/dev/null
+	log=$work/$n.log
+	# shellcheck disable=SC2086
+	BN_FUZZ_ROOT=. "$bin" -max_total_time="$secs" -max_len="$(max_len "$n")" -timeout=10 \
+		-artifact_prefix="$build/crash/$n-" -print_final_stats=1 ${FUZZ_ARGS:-} \
+		"$scratch" >"$log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	t=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
+	[ -n "$t" ] || t=$secs
+	[ "$t" -gt 0 ] || t=1
+	printf '%-12s %10s execs %5s s %8s exec/s\n' "$n" "${runs:-?}" "$t" "$(( ${runs:-0} / t ))"
+	if [ $rc -ne 0 ]; then
+		echo "fuzz: $n failed (exit $rc); log $log" >&2
+		grep -E '^==[0-9]+==ERROR|SUMMARY|^artifact_prefix|Test unit written to' "$log" >&2
+		exit 1
+	fi
+	total=$((total + ${runs:-0}))
+done
+echo "fuzz: all harnesses ran clean ($total execs)"
