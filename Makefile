@@ -130,7 +130,8 @@ $(BUILD)/fuzzer/%: tests/fuzz/%.c $(FUZZ_DEPS)
 fuzzers: $(FUZZ_NAMES:%=$(BUILD)/fuzzer/%)
 
 # FUZZ=NAME... fuzzes only those; FUZZ_ARGS go to every libFuzzer run.
-fuzz:
+fuzz: deps
+	@dpkg-query -W -f='$${Status}' libclang-rt-14-dev 2>/dev/null | grep -q 'ok installed' || scripts/install-deps.sh
 	$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang SAN= SANFLAGS='$(FUZZ_SANFLAGS)' fuzzers
 	FUZZ_S=$(FUZZ_S) sh tests/fuzz/run.sh build/fuzz $(or $(FUZZ),$(FUZZ_NAMES))
 
