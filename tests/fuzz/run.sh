@@ -5,7 +5,9 @@
 # is never written. Prints execs, time and exec/s per harness. The first
 # crash, leak or sanitizer report stops the run and names its reproducer.
 #   usage: tests/fuzz/run.sh BUILDDIR NAME...
-# FUZZ_ARGS: more libFuzzer options for every run (e.g. -runs=10000000).
+# FUZZ_ARGS: more libFuzzer options for every run (e.g. -runs=10000000);
+# FUZZ_MAX_LEN: the longest input, instead of the harness's default below;
+# FUZZ_KEEP=1: go on from the scratch corpus an earlier run grew.
 set -u
 build=$1
 shift
@@ -36,21 +38,20 @@ total=0
 for n in "$@"; do
 	bin=$build/fuzzer/$n
 	scratch=$work/$n
-	rm -rf "$scratch"
+	[ "${FUZZ_KEEP:-}" = 1 ] || rm -rf "$scratch"
 	mkdir -p "$scratch"
 	cp tests/fuzz/corpus/"$n"/* "$scratch"/ 2>/dev/null
 	[ -d tests/fuzz/regress/"$n" ] && cp tests/fuzz/regress/"$n"/* "$scratch"/ 2>/dev/null
 	log=$work/$n.log
 	# shellcheck disable=SC2086
-	BN_FUZZ_ROOT=. "$bin" -max_total_time="$secs" -max_len="$(max_len "$n")" -timeout=10 \
+	BN_FUZZ_ROOT=. "$bin" -max_total_time="$secs" -max_len="${FUZZ_MAX_LEN:-$(max_len "$n")}" -timeout=10 \
 		-artifact_prefix="$build/crash/$n-" -print_final_stats=1 ${FUZZ_ARGS:-} \
 		"$scratch" >"$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-	t=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
-	[ -n "$t" ] || t=$secs
-	[ "$t" -gt 0 ] || t=1
-	printf '%-12s %10s execs %5s s %8s exec/s\n' "$n" "${runs:-?}" "$t" "$(( ${runs:-0} / t ))"
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+	t=$(( ${runs:-0} / (${rate:-0} > 0 ? ${rate:-1} : 1) ))
+	printf '%-12s %10s execs %6s s %8s exec/s\n' "$n" "${runs:-?}" "$t" "${rate:-?}"
 	if [ $rc -ne 0 ]; then
 		echo "fuzz: $n failed (exit $rc); log $log" >&2
 		grep -E '^==[0-9]+==ERROR|SUMMARY|^artifact_prefix|Test unit written to' "$log" >&2
