@@ -110,10 +110,45 @@ $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libbcbench.a
 	@echo '  BENCH   $@'
 	$(Q)$(CC) $(CFLAGS_ALL) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libbcbench.a $(LDLIBS_ALL)
 
+# Fuzz harnesses (tests/fuzz/NAME.c, one parser each; tests/fuzz/README.md).
+# make check replays each one's corpus and regression inputs through a plain
+# main (any compiler, SAN=1 too); make fuzz builds them with clang and
+# libFuzzer (build/fuzz) and fuzzes each for FUZZ_S seconds.
+FUZZ_SRC := $(filter-out tests/fuzz/replay_main.c,$(sort $(wildcard tests/fuzz/*.c)))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/%.c=%)
+FUZZ_LIB_SRC := $(sort $(wildcard tests/fuzz/lib/*.c))
+FUZZ_DEPS := $(FUZZ_LIB_SRC) $(wildcard tests/fuzz/lib/*.h) $(BUILD)/libbcbench.a
+FUZZ_REPLAY_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz-replay/%)
+$(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(FUZZ_DEPS)
+	@mkdir -p $(dir $@)
+	@echo '  FUZZ    $@'
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/fuzz $(LDFLAGS_ALL) -o $@ $< tests/fuzz/replay_main.c $(FUZZ_LIB_SRC) $(BUILD)/libbcbench.a $(LDLIBS_ALL)
+
+fuzz-replay: $(FUZZ_REPLAY_BIN)
+	@set -e; for n in $(FUZZ_NAMES); do \
+		d=tests/fuzz/corpus/$$n; r=tests/fuzz/regress/$$n; [ -d $$r ] || r=; \
+		BN_FUZZ_ROOT=. $(BUILD)/fuzz-replay/$$n $$d $$r; done
+
+FUZZ_S ?= 60
+FUZZ_SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+$(BUILD)/fuzzer/%: tests/fuzz/%.c $(FUZZ_DEPS)
+	@mkdir -p $(dir $@)
+	@echo '  FUZZER  $@'
+	$(Q)$(CC) $(CFLAGS_ALL) -Itests/fuzz $(LDFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_SRC) $(BUILD)/libbcbench.a $(LDLIBS_ALL)
+
+fuzzers: $(FUZZ_NAMES:%=$(BUILD)/fuzzer/%)
+
+# FUZZ=NAME... fuzzes only those; FUZZ_ARGS go to every libFuzzer run.
+fuzz: deps
+	@dpkg-query -W -f='$${Status}' libclang-rt-14-dev 2>/dev/null | grep -q 'ok installed' || scripts/install-deps.sh
+	$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang SAN= SANFLAGS='$(FUZZ_SANFLAGS)' fuzzers
+	FUZZ_S=$(FUZZ_S) sh tests/fuzz/run.sh build/fuzz $(or $(FUZZ),$(FUZZ_NAMES))
+
 check: deps
-	$(MAKE) --no-print-directory all units $(BUILD)/fw/reference.so
+	$(MAKE) --no-print-directory all units $(BUILD)/fw/reference.so $(FUZZ_REPLAY_BIN)
 	@set -e; fails=0; for t in $(UNIT_BIN); do \
 		echo "== $$t"; BN_FWDIR=$(BUILD)/fw BN_EMUDIR=$(BUILD)/emu $$t || fails=$$((fails+1)); done; \
+	echo "== fuzz corpora"; $(MAKE) --no-print-directory fuzz-replay || fails=$$((fails+1)); \
 	echo "== integration"; BCBENCH=$(BUILD)/bcbench FWDIR=$(BUILD)/fw EMUDIR=$(BUILD)/emu sh tests/integration/run.sh || fails=$$((fails+1)); \
 	if [ $$fails -ne 0 ]; then echo "make check: $$fails test program(s) failed"; exit 1; fi; \
 	echo "make check: all tests passed"
@@ -141,6 +176,6 @@ format:
 clean:
 	rm -rf build reports/*/
 
-.PHONY: all deps check units demo bench install clean format
+.PHONY: all deps check units demo bench install clean format fuzz fuzzers fuzz-replay
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

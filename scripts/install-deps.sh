@@ -4,7 +4,7 @@
 # failing; otherwise print the exact command and exit non-zero.
 set -eu
 
-PKGS="build-essential pkg-config clang make
+PKGS="build-essential pkg-config clang libclang-rt-14-dev make
 libsigrok-dev libserialport-dev libftdi1-dev libusb-1.0-0-dev
 libcjson-dev libzip-dev libcmocka-dev libglib2.0-dev nettle-dev
 sigrok-cli libxml2-utils python3-jsonschema time"

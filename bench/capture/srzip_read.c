@@ -47,6 +47,7 @@ struct srr_cur {
 	zip_file_t *zf;	   /* the open member, or NULL */
 	zip_uint64_t left; /* its bytes not read yet */
 	float *buf;
+	long cap;      /* samples buf holds: the channel's, at most SRR_BUF_SAMPLES */
 	long pos, len; /* samples used / held in buf */
 };
 
@@ -692,7 +693,12 @@ int bn_srr_select(struct bn_srr *r, int n, const int ch_idx[], struct bn_err *er
 
 		memset(c, 0, sizeof(*c));
 		c->ch = ch_idx[i];
-		c->buf = malloc(SRR_BUF_SAMPLES * sizeof(float));
+		/* A short capture gets a short buffer: no 1 MB per channel to
+		 * read a few samples (an open per input under a fuzzer). */
+		c->cap = r->info.ch[c->ch].n_samples < SRR_BUF_SAMPLES
+				 ? (long)r->info.ch[c->ch].n_samples + 1
+				 : SRR_BUF_SAMPLES;
+		c->buf = malloc((size_t)c->cap * sizeof(float));
 		if (!c->buf) {
 			for (int j = 0; j < i; j++)
 				cur_release(&r->cur[j]);
@@ -747,7 +753,7 @@ static int cur_fill(struct bn_srr *r, struct srr_cur *c, struct bn_err *err)
 {
 	const struct srr_chunks *cs = &r->chunks[c->ch];
 	char *dst = (char *)c->buf;
-	size_t want = SRR_BUF_SAMPLES * sizeof(float), got = 0;
+	size_t want = (size_t)c->cap * sizeof(float), got = 0;
 	int rc;
 
 	while (got < want) {

@@ -167,16 +167,25 @@ int bn_file_read(const char *path, char **out, size_t *len, struct bn_err *err)
 		return bn_err_set(err, BN_ERR_IO, "%s: cannot open: %s", path,
 				  strerror(e));
 	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0; /* size unknown: read in chunks */
+	if (S_ISDIR(st.st_mode)) {
 		close(fd);
 		return bn_err_set(err, BN_ERR_IO, "%s: is a directory", path);
 	}
-	/* Read to EOF rather than trusting st_size (pipes, /proc, growth). */
+	/* Read to EOF rather than trusting st_size (pipes, /proc, growth);
+	 * st_size only sizes the first buffer, so a small file is one small
+	 * allocation (room for its NUL and the read that sees EOF). */
 	for (;;) {
 		ssize_t n;
 
-		if (cap - used < FILE_CHUNK_BYTES + 1) {
-			cap = cap ? cap * 2 : FILE_CHUNK_BYTES + 1;
+		if (cap - used < 2) {
+			if (cap)
+				cap *= 2;
+			else if (S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < FILE_CHUNK_BYTES)
+				cap = (size_t)st.st_size + 2;
+			else
+				cap = FILE_CHUNK_BYTES + 1;
 			nbuf = realloc(buf, cap);
 			if (!nbuf) {
 				free(buf);

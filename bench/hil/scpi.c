@@ -277,7 +277,8 @@ int bn_scpi_dialect_load(const char *path, struct bn_scpi_dialect *d, struct bn_
 	if (rc == BN_OK && (baud < 50 || baud > 4000000 || baud != floor(baud)))
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"baud\": %g is not a baud rate", path,
 				baud);
-	d->baud = (int)baud;
+	if (rc == BN_OK) /* out of int's range before the check: undefined */
+		d->baud = (int)baud;
 	strcpy(d->line_end, "\n");
 	if (rc == BN_OK)
 		rc = bn_json_str(root, "line_end", false, d->line_end, sizeof(d->line_end), path,
