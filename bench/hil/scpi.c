@@ -3,6 +3,7 @@
  * dialect file, not any instrument's command strings. */
 #define BN_LOG_MODULE "scpi"
 #include "hil/scpi.h"
+#include "hil/scpi_link.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -568,6 +569,7 @@ int bn_scpi_open(struct bn_scpi *c, const struct bn_backend_open *o, enum bn_scp
 {
 	const char *role = want == BN_SCPI_LOAD ? "load" : "supply";
 	char port[BN_SCPI_PATH_LEN], file[BN_SCPI_PATH_LEN], reply[REPLY_LEN], ex[REPLY_LEN];
+	enum bn_scpi_link_kind link;
 	int baud = 0, rc;
 
 	memset(c, 0, sizeof(*c));
@@ -576,8 +578,17 @@ int bn_scpi_open(struct bn_scpi *c, const struct bn_backend_open *o, enum bn_scp
 				  "%s \"scpi\": no dialect given (%s_dialect = NAME, a file under "
 				  "profiles/instruments)",
 				  role, role);
-	rc = bn_serial_parse_spec("scpi", "scpi:PORT[@BAUD], e.g. scpi:/dev/ttyUSB0@9600",
-				  o->spec ? o->spec : "", port, sizeof(port), &baud, err);
+	rc = bn_scpi_link_kind(o->spec ? o->spec : "", &link, err);
+	if (rc < 0)
+		return rc;
+	if (link == BN_LINK_SERIAL)
+		rc = bn_serial_parse_spec("scpi", "scpi:PORT[@BAUD], e.g. scpi:/dev/ttyUSB0@9600, "
+					  "scpi:tcp-raw/HOST/PORT or scpi:usbtmc:/dev/usbtmc0",
+					  o->spec ? o->spec : "", port, sizeof(port), &baud, err);
+	else if (strlen(o->spec) >= sizeof(port))
+		rc = bn_err_set(err, BN_ERR_ARG, "scpi \"%.200s\": too long", o->spec);
+	else
+		snprintf(port, sizeof(port), "%s", o->spec);
 	if (rc < 0)
 		return rc;
 	bn_scpi_dialect_path(o->file, o->datadir, file, sizeof(file));
@@ -590,7 +601,10 @@ int bn_scpi_open(struct bn_scpi *c, const struct bn_backend_open *o, enum bn_scp
 				  c->d.name, want == BN_SCPI_LOAD ? "supply" : "load", role);
 	c->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : DEFAULT_TIMEOUT_MS;
 	c->retries = o->retries >= 0 ? o->retries : DEFAULT_RETRIES;
-	rc = bn_serial_open(port, baud ? baud : c->d.baud, &c->ser, err);
+	if (link == BN_LINK_SERIAL)
+		rc = bn_serial_open(port, baud ? baud : c->d.baud, &c->ser, err);
+	else
+		rc = bn_scpi_link_open(port, c->timeout_ms, &c->ser, err);
 	if (rc == BN_ERR_IO) /* the instrument is not there: a bench fault, not bad input */
 		return err->code = BN_ERR_FAULT;
 	if (rc < 0)

@@ -46,6 +46,8 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -65,6 +67,8 @@ struct bn_serial {
 	size_t len;       /* bytes in buf */
 	bool skip_lf;     /* the last line ended in '\r': drop a '\n' next */
 	bool drop_to_eol; /* the last line was too long: drop to its end */
+	bool message;     /* blocking reads, one reply each (bn_serial_wrap_fd) */
+	bool socket;      /* a LAN instrument: send() without SIGPIPE */
 };
 
 /* ---- the two raw transports ---- */
@@ -94,7 +98,9 @@ static int raw_write(struct bn_serial *s, const void *buf, size_t n)
 
 		return r < 0 ? BN_ERR_IO : r;
 	}
-	ssize_t r = write(s->fd, buf, n);
+	/* A peer gone mid-run is an instrument lost, not a SIGPIPE that kills
+	 * the process before it reaches the safe state. */
+	ssize_t r = s->socket ? send(s->fd, buf, n, MSG_NOSIGNAL) : write(s->fd, buf, n);
 
 	if (r < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : BN_ERR_IO;
@@ -248,6 +254,36 @@ int bn_serial_open(const char *path, int baud, struct bn_serial **out, struct bn
 	return BN_OK;
 }
 
+int bn_serial_wrap_fd(const char *name, int fd, bool message, struct bn_serial **out,
+		      struct bn_err *err)
+{
+	struct bn_serial *s;
+	struct stat st;
+	int rc;
+
+	*out = NULL;
+	if (strlen(name) >= sizeof(s->path)) {
+		close(fd);
+		return bn_err_set(err, BN_ERR_ARG, "instrument name too long: \"%.64s...\"", name);
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		close(fd);
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", name);
+	}
+	strcpy(s->path, name);
+	s->fd = fd;
+	s->message = message;
+	s->socket = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+	rc = take_exclusive(s, err);
+	if (rc < 0) {
+		bn_serial_close(s);
+		return rc;
+	}
+	*out = s;
+	return BN_OK;
+}
+
 int bn_serial_parse_spec(const char *who, const char *usage, const char *spec, char *path,
 			 size_t cap, int *baud, struct bn_err *err)
 {
@@ -374,8 +410,23 @@ static long find_line(struct bn_serial *s, size_t *consume)
 /* Read what is there now into buf. BN_OK, or BN_ERR_IO when gone. */
 static int fill(struct bn_serial *s, int ms, struct bn_err *err)
 {
-	int ev = wait_fd(s, POLLIN, ms);
-	int r;
+	int ev, r;
+
+	if (s->message) {
+		ssize_t got = read(s->fd, s->buf + s->len, sizeof(s->buf) - s->len);
+
+		/* the driver's own time-out (set to the caller's when opened) */
+		if (got < 0 && (errno == ETIMEDOUT || errno == EINTR || errno == EAGAIN))
+			return BN_OK;
+		if (got <= 0) {
+			if (got == 0)
+				errno = EIO;
+			return gone(s, "read", err);
+		}
+		s->len += (size_t)got;
+		return BN_OK;
+	}
+	ev = wait_fd(s, POLLIN, ms);
 
 	if (ev < 0)
 		return gone(s, "read", err);
@@ -465,6 +516,9 @@ void bn_serial_flush_input(struct bn_serial *s)
 
 	if (!s)
 		return;
+	/* A message device holds nothing unasked: a read would ask. */
+	if (s->message)
+		goto clear;
 	if (s->port)
 		(void)sp_flush(s->port, SP_BUF_INPUT);
 	else
@@ -472,6 +526,7 @@ void bn_serial_flush_input(struct bn_serial *s)
 	/* What arrived between the flush and now, bounded. */
 	for (int i = 0; i < 16 && raw_read(s, junk, sizeof(junk)) > 0; i++)
 		;
+clear:
 	s->len = 0;
 	s->skip_lf = false;
 	s->drop_to_eol = false;

@@ -7,6 +7,7 @@
 #ifndef BN_HIL_SERIAL_H
 #define BN_HIL_SERIAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/err.h"
@@ -16,6 +17,14 @@ struct bn_serial;
 /* path: "/dev/ttyUSB0", a pty, or a libserialport port name; baud 0: 9600.
  * 8N1, no flow control. */
 int bn_serial_open(const char *path, int baud, struct bn_serial **out, struct bn_err *err);
+/* The same line layer on a descriptor opened otherwise (a TCP socket, a
+ * USB-TMC character device: hil/scpi_link.c), named name in messages;
+ * the serial line takes fd (closes it on error and at close). message:
+ * the descriptor returns a whole reply per read() and has no poll()
+ * readiness (the Linux usbtmc driver), so reads block on it, bounded by
+ * its own time-out. The port is taken exclusively as a serial one is. */
+int bn_serial_wrap_fd(const char *name, int fd, bool message, struct bn_serial **out,
+		      struct bn_err *err);
 /* Write all of buf (BN_ERR_TIMEOUT when it does not drain in time,
  * BN_ERR_IO when the other end is gone). */
 int bn_serial_write(struct bn_serial *s, const void *buf, size_t len, int timeout_ms,

@@ -20,7 +20,11 @@
  * query with "#?garbage\x01"; --vanish-after N closes the master and exits
  * when line N+1 comes. --log FILE gets every received line. It exits when
  * the client closes the port (after it had written something), or on
- * SIGTERM. */
+ * SIGTERM.
+ *
+ * --tcp PORT serves on a local TCP port instead (127.0.0.1, 0: any free
+ * one), as a LAN instrument does on 5025: it prints the connection string
+ * "tcp-raw/127.0.0.1/PORT", takes one client, and exits when it closes. */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -36,6 +40,9 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 enum family { F_DL3000, F_IT8500, F_BK8600, F_DP800, F_CPX };
 
@@ -325,8 +332,35 @@ static bool serve(struct emu *e, int master, char *line)
 static int usage(void)
 {
 	fprintf(stderr, "usage: instr_emu --family NAME [--log FILE] [--delay-ms MS] "
-			"[--stall-after N] [--garbage-after N] [--vanish-after N]\n");
+			"[--stall-after N] [--garbage-after N] [--vanish-after N] [--tcp PORT]\n");
 	return 2;
+}
+
+/* Listen on 127.0.0.1:port, print the connection string, and return the
+ * first client's socket (-1 on failure or a stop before one came). */
+static int serve_tcp(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	socklen_t alen = sizeof(a);
+	int one = 1, ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c = -1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(ls, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(ls, 1) < 0 ||
+	    getsockname(ls, (struct sockaddr *)&a, &alen) < 0) {
+		perror("instr_emu: listen");
+		return -1;
+	}
+	printf("tcp-raw/127.0.0.1/%d\n", ntohs(a.sin_port));
+	fflush(stdout);
+	while (!stop && c < 0) {
+		struct pollfd p = { .fd = ls, .events = POLLIN };
+
+		if (poll(&p, 1, 200) > 0)
+			c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	}
+	close(ls);
+	return c;
 }
 
 int main(int argc, char **argv)
@@ -335,7 +369,7 @@ int main(int argc, char **argv)
 	const char *family = NULL;
 	char buf[1024];
 	size_t len = 0;
-	int master, slave;
+	int master, slave = -1, tcp_port = -1;
 	bool heard = false;
 	struct termios t;
 	struct sigaction sa = { .sa_handler = on_term };
@@ -358,6 +392,8 @@ int main(int argc, char **argv)
 			e.garbage_after = atol(v);
 		else if (!strcmp(a, "--vanish-after"))
 			e.vanish_after = atol(v);
+		else if (!strcmp(a, "--tcp"))
+			tcp_port = atoi(v);
 		else
 			return usage();
 	}
@@ -372,24 +408,30 @@ int main(int argc, char **argv)
 	}
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0) {
-		perror("instr_emu: posix_openpt");
-		return 1;
+	if (tcp_port >= 0) {
+		master = serve_tcp(tcp_port);
+		if (master < 0)
+			return 1;
+		heard = true;
+	} else {
+		master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0) {
+			perror("instr_emu: posix_openpt");
+			return 1;
+		}
+		/* Hold the slave open, raw, until the client has spoken: with no
+		 * slave open the master reads EIO, which is how the client's close
+		 * is seen later. */
+		slave = open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (slave < 0 || tcgetattr(slave, &t) < 0) {
+			perror("instr_emu: open slave");
+			return 1;
+		}
+		cfmakeraw(&t);
+		tcsetattr(slave, TCSANOW, &t);
+		printf("%s\n", ptsname(master));
+		fflush(stdout);
 	}
-	/* Hold the slave open, raw, until the client has spoken: with no
-	 * slave open the master reads EIO, which is how the client's close
-	 * is seen later. */
-	slave = open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (slave < 0 || tcgetattr(slave, &t) < 0) {
-		perror("instr_emu: open slave");
-		return 1;
-	}
-	cfmakeraw(&t);
-	tcsetattr(slave, TCSANOW, &t);
-	printf("%s\n", ptsname(master));
-	fflush(stdout);
-
 	while (!stop) {
 		struct pollfd p = { .fd = master, .events = POLLIN };
 		int r = poll(&p, 1, 200);

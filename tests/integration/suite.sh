@@ -224,6 +224,24 @@ n_gone=$(grep -c "\"cause\":.*not run: the bench failed after entry 1 (short/ide
 [ ! -e "$TMP/gone/entries/0003-short-cdp-1a5-reference/run.log" ] && ok "no run was started on the failed bench" || bad "a run was started on the failed bench"
 xmllint --noout --schema "$XSD" "$TMP/gone.xml" 2>/dev/null && ok "its JUnit validates" || bad "bench-gone JUnit invalid"
 
+# The other SCPI links, end to end: a LAN load (the emulator on a local
+# TCP port, tcp-raw/HOST/PORT) and a supply named usbtmc:PATH (the
+# emulator's pty, read as a stream), with the same dialect files.
+"$EMUDIR/instr_emu" --family rigol-dl3000 --tcp 0 --log "$TMP/lan.log" >"$TMP/lan.out" 2>&1 &
+lpid=$!
+"$EMUDIR/instr_emu" --family rigol-dp800 --log "$TMP/tmc.log" >"$TMP/tmc.out" 2>&1 &
+tpid=$!
+i=0
+while [ $i -lt 50 ] && { [ ! -s "$TMP/lan.out" ] || [ ! -s "$TMP/tmc.out" ]; }; do sleep 0.1; i=$((i + 1)); done
+printf 'load = scpi:%s\nload_dialect = rigol-dl3000\nsupply = scpi:usbtmc:%s\nsupply_dialect = rigol-dp800\nlock_dir = %s\ndatadir = %s\n' \
+	"$(head -1 "$TMP/lan.out")" "$(head -1 "$TMP/tmc.out")" "$TMP" "$PWD" >"$TMP/links.conf"
+expect_exit "a run with a LAN load and a usbtmc: supply" 0 "$BCBENCH" run -q --conf "$TMP/links.conf" --out "$TMP/links" tests/data/scenarios/short.scn
+kill $lpid $tpid 2>/dev/null
+wait $lpid $tpid 2>/dev/null
+has "the LAN load was identified" "$TMP/lan.log" "*IDN?"
+has "the LAN load was left safe" "$TMP/lan.log" ":SOUR:INP:STAT OFF"
+has "the usbtmc: supply was identified" "$TMP/tmc.log" "*IDN?"
+
 # diff on suites: itself, then an injected regression.
 expect_exit "diff suite against itself" 0 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/reg/suite.json"
 expect_exit "diff merged against unsharded" 0 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/merged.json"

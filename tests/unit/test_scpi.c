@@ -21,6 +21,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "lib/harness.h"
 #include "hil/backend.h"
@@ -39,8 +42,11 @@ struct emu {
 	int status;        /* exit status once reaped */
 };
 
+enum link { LINK_SERIAL, LINK_TCP, LINK_USBTMC };
+
 struct fx {
 	char dir[64];      /* scratch: the log, dialect files written here */
+	enum link link;    /* how the emulator is reached (hil/scpi_link.h) */
 	struct emu e;
 	struct bn_err err;
 	char lines[MAX_LOG][96];
@@ -70,7 +76,10 @@ static void emu_start(struct fx *f, const char *family, const char *opt, const c
 	f->e.pid = fork();
 	assert_true(f->e.pid >= 0);
 	if (f->e.pid == 0) {
-		const char *argv[] = { exe, "--family", family, "--log", f->e.log, opt, val, NULL };
+		const char *argv[] = { exe, "--family", family, "--log", f->e.log,
+				       f->link == LINK_TCP ? "--tcp" : opt,
+				       f->link == LINK_TCP ? "0" : val,
+				       f->link == LINK_TCP ? opt : NULL, val, NULL };
 
 		dup2(pfd[1], 1);
 		execv(exe, (char *const *)argv);
@@ -90,8 +99,9 @@ static void emu_start(struct fx *f, const char *family, const char *opt, const c
 	}
 	line[n] = '\0';
 	close(pfd[0]);
-	if (strncmp(line, "/dev/", 5) != 0)
-		fail_msg("instr_emu --family %s printed \"%s\", not a pty path", family, line);
+	if (strncmp(line, f->link == LINK_TCP ? "tcp-raw/" : "/dev/", f->link == LINK_TCP ? 8 : 5))
+		fail_msg("instr_emu --family %s printed \"%s\", not a %s", family, line,
+			 f->link == LINK_TCP ? "TCP connection string" : "pty path");
 	snprintf(f->e.path, sizeof(f->e.path), "%s", line);
 }
 
@@ -215,7 +225,8 @@ static int open_load(struct fx *f, struct bn_load *ld, const char *dialect)
 	char file[1024], spec[96];
 	struct bn_backend_open o = opener(file, sizeof(file), dialect);
 
-	snprintf(spec, sizeof(spec), "scpi:%s", f->e.path);
+	snprintf(spec, sizeof(spec), "scpi:%s%s", f->link == LINK_USBTMC ? "usbtmc:" : "",
+		 f->e.path);
 	bn_err_clear(&f->err);
 	return bn_load_open(ld, spec, &o, &f->err);
 }
@@ -493,6 +504,102 @@ static void test_scpi__vanished(void **state)
 	assert_true(rc < 0);
 	bn_load_close(&ld);
 	assert_null(ld.priv);
+}
+
+/* ---- LAN and USB-TMC: the same dialogue over the other links ---- */
+
+/* A LAN load on its raw SCPI socket (the emulator on 127.0.0.1). */
+static void test_scpi__load_over_tcp(void **state)
+{
+	static const char *const want[] = {
+		"*IDN?", ":SOUR:FUNC CURR", ":SYST:ERR?",
+		":MEAS:VOLT?", ":MEAS:CURR?",
+		":SOUR:CURR:LEV 0.500", ":SYST:ERR?",
+		":SOUR:INP:STAT ON", ":SYST:ERR?",
+		":MEAS:VOLT?", ":MEAS:CURR?",
+		":SOUR:INP:STAT OFF", ":SYST:ERR?", NULL,
+	};
+	struct fx *f = *state;
+
+	f->link = LINK_TCP;
+	run_load(f, "rigol-dl3000", 0.5, want);
+}
+
+/* usbtmc:PATH on a descriptor that is not the usbtmc driver's (the
+ * emulator's pty): read as a stream. The driver's own path (one reply per
+ * read, its time-out set by ioctl) needs the device. */
+static void test_scpi__load_over_usbtmc_path(void **state)
+{
+	static const char *const want[] = {
+		"*IDN?", ":SOUR:FUNC CURR", ":SYST:ERR?",
+		":MEAS:VOLT?", ":MEAS:CURR?",
+		":SOUR:CURR:LEV 0.500", ":SYST:ERR?",
+		":SOUR:INP:STAT ON", ":SYST:ERR?",
+		":MEAS:VOLT?", ":MEAS:CURR?",
+		":SOUR:INP:STAT OFF", ":SYST:ERR?", NULL,
+	};
+	struct fx *f = *state;
+
+	f->link = LINK_USBTMC;
+	run_load(f, "rigol-dl3000", 0.5, want);
+}
+
+/* A LAN instrument that goes away mid-run: lost, naming its address. */
+static void test_scpi__tcp_vanished(void **state)
+{
+	struct fx *f = *state;
+	struct bn_load ld = { 0 };
+	double v, i;
+	int rc;
+
+	f->link = LINK_TCP;
+	emu_start(f, "rigol-dl3000", "--vanish-after", DL3000_OPEN_LINES);
+	assert_int_equal(open_load(f, &ld, "rigol-dl3000"), BN_OK);
+	rc = ld.ops->measure(ld.priv, &v, &i, &f->err);
+	assert_true(rc == BN_ERR_FAULT || rc == BN_ERR_IO);
+	assert_msg_has(&f->err, f->e.path);
+	assert_msg_has(&f->err, "instrument lost");
+	assert_true(emu_reap(f, 3000));
+	bn_load_close(&ld);
+	assert_null(ld.priv);
+}
+
+static void test_scpi__link_errors(void **state)
+{
+	struct fx *f = *state;
+	char file[1024];
+	struct bn_backend_open o = opener(file, sizeof(file), "rigol-dl3000");
+	struct bn_load ld = { 0 };
+	int listener;
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	char spec[96];
+
+	assert_int_equal(bn_load_open(&ld, "scpi:tcp-raw/127.0.0.1", &o, &f->err), BN_ERR_ARG);
+	assert_msg_has(&f->err, "expected tcp-raw/HOST/PORT");
+	bn_err_clear(&f->err);
+	assert_int_equal(bn_load_open(&ld, "scpi:tcp-raw/host/70000", &o, &f->err), BN_ERR_ARG);
+	assert_msg_has(&f->err, "\"70000\" is not a TCP port");
+	bn_err_clear(&f->err);
+	assert_int_equal(bn_load_open(&ld, "scpi:usbtmc:", &o, &f->err), BN_ERR_ARG);
+	assert_msg_has(&f->err, "expected usbtmc:PATH");
+	bn_err_clear(&f->err);
+	assert_int_equal(bn_load_open(&ld, "scpi:usbtmc:/dev/bn-no-such-usbtmc", &o, &f->err),
+			 BN_ERR_FAULT);
+	assert_msg_has(&f->err, "/dev/bn-no-such-usbtmc: open:");
+	bn_err_clear(&f->err);
+	/* a port nobody listens on: a free one, bound then closed */
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	listener = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(listener >= 0);
+	assert_int_equal(bind(listener, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(listener, (struct sockaddr *)&a, &alen), 0);
+	close(listener);
+	snprintf(spec, sizeof(spec), "scpi:tcp-raw/127.0.0.1/%d", ntohs(a.sin_port));
+	assert_int_equal(bn_load_open(&ld, spec, &o, &f->err), BN_ERR_FAULT);
+	assert_msg_has(&f->err, spec + 5);
+	assert_msg_has(&f->err, "cannot connect: Connection refused");
+	assert_null(ld.ops);
 }
 
 /* ---- the wrong dialect ---- */
@@ -796,6 +903,10 @@ int main(void)
 		T(test_scpi__garbage_reply),
 		T(test_scpi__garbage_with_unit),
 		T(test_scpi__vanished),
+		T(test_scpi__load_over_tcp),
+		T(test_scpi__load_over_usbtmc_path),
+		T(test_scpi__tcp_vanished),
+		T(test_scpi__link_errors),
 		T(test_scpi__wrong_dialect),
 		T(test_scpi__instrument_error),
 		T(test_scpi__dialect_file_errors),
