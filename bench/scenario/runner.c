@@ -1270,6 +1270,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	struct bn_world_cfg wc;
 	struct bn_usb_desc usb;
 	struct bn_err run_err = { 0 };
+	char dev_fail[720] = "";
 	double t0 = now_wall_s();
 	int rc;
 
@@ -1302,10 +1303,18 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 					c->scn.capture_loc.line ? c->scn.capture_loc.col : 1, derr.msg);
 			goto out;
 		}
-		if (rc < 0) {
+		if (rc == BN_ERR_ARG || rc == BN_ERR_DATA) {
 			bn_err_set(err, rc, "%s", derr.msg);
 			goto out;
 		}
+		if (rc < 0) {
+			/* Not there, or failing: the bench's fault, not the
+			 * input's; reported once the report knows the run. */
+			snprintf(dev_fail, sizeof(dev_fail), "%.700s", derr.msg);
+			rc = BN_OK;
+		}
+	}
+	if (c->dev) {
 		c->rate_hz = bn_sigrok_cap_rate(c->dev);
 		c->chan_mask = bn_sigrok_cap_channels(c->dev);
 		snprintf(rep->capture_source, sizeof(rep->capture_source), "sigrok:%.30s (%.50s)",
@@ -1357,6 +1366,15 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		goto out;
 	rc = read_configs(c, &usb, err);
 	fill_report_meta(c, &usb);
+	if (rc == BN_OK && dev_fail[0]) {
+		rep->status = BN_RUN_ERROR;
+		rep->exit_code = 3;
+		snprintf(rep->reason, sizeof(rep->reason),
+			 "the capture device failed before the run: %.600s; nothing was measured, "
+			 "the bench is in its safe state", dev_fail);
+		bn_err_log("%s", rep->reason);
+		goto out;
+	}
 	if (rc == BN_OK)
 		rc = start_checks(c, &usb, err);
 	if (rc < 0)

@@ -392,6 +392,12 @@ lock_unwritable() { # the bench lock's directory is not the user's to write
 	unprivileged ./bcbench run -q --conf lock.conf --out "$DIR" dcp-weak.scn
 	[ "$got" -eq 3 ] && expect_err "unwritable bench lock says why" "bench lock $TMP/rootlocks/bcbench-bench.lock: cannot open: Permission denied"
 }
+# A capture device that is not there is the bench's fault, not the input's:
+# exit 3 and a report saying nothing was measured.
+capture_missing() {
+	printf 'capture = sigrok:rigol-ds:conn=/nonexistent/ttyBN0\ncapture_map = VBUS=CH1,IBUS=CH2\ndatadir = %s\n' "$PWD" >"$TMP/cap.conf"
+	runc "$BCBENCH" run -q --conf "$TMP/cap.conf" --out "$DIR" scripts/scenarios/dcp-weak.scn
+}
 
 # Every command: an output it cannot write is 3, whatever the output.
 printf 'suite "one"\nscenario %s/scripts/scenarios/dcp.scn\n  firmware reference\n' "$PWD" >"$TMP/one.suite"
@@ -461,6 +467,7 @@ fault "file size limit mid-run"          3    error   "the file size limit (ulim
 fault "read-only output: run"            3    -       -             readonly_run
 fault "read-only output: replay"         3    -       -             readonly_replay
 fault "bench lock not writable"          3    -       -             lock_unwritable
+fault "capture device missing"           3    error   "the capture device failed before the run" capture_missing
 fault "one program per serial port"      0    completed ""          serial_exclusive
 fault "run: output under a plain file"   3    -       -             run_out_under_file
 fault "replay: output under a plain file" 3   -       -             replay_out_under_file
