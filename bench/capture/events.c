@@ -116,9 +116,22 @@ static cJSON *kinds_json(unsigned kinds)
 	return a;
 }
 
+/* The port as the header and a move record it: profile name, type and
+ * the network a replay rebuilds. */
+static void add_port(cJSON *parent, const char *profile, const struct bn_check_ctx *ctx)
+{
+	cJSON *port = cJSON_AddObjectToObject(parent, "port");
+
+	cJSON_AddStringToObject(port, "profile", profile ? profile : "");
+	cJSON_AddStringToObject(port, "type", bn_port_name(ctx->port));
+	cJSON_AddNumberToObject(port, "dp_pulldown_ohm", ctx->dp_pulldown_ohm);
+	cJSON_AddNumberToObject(port, "dm_pulldown_ohm", ctx->dm_pulldown_ohm);
+	cJSON_AddNumberToObject(port, "dp_dm_short_ohm", ctx->dp_dm_short_ohm);
+}
+
 static cJSON *header_json(const struct bn_check_ctx *ctx, const struct bn_evlog_meta *m)
 {
-	cJSON *root = cJSON_CreateObject(), *o, *a, *port, *dut;
+	cJSON *root = cJSON_CreateObject(), *o, *a, *dut;
 
 	cJSON_AddStringToObject(root, "schema", BN_EVENTS_SCHEMA);
 	if (m->scenario)
@@ -151,12 +164,7 @@ static cJSON *header_json(const struct bn_check_ctx *ctx, const struct bn_evlog_
 		}
 		cJSON_AddItemToArray(a, c);
 	}
-	port = cJSON_AddObjectToObject(root, "port");
-	cJSON_AddStringToObject(port, "profile", m->port_profile ? m->port_profile : "");
-	cJSON_AddStringToObject(port, "type", bn_port_name(ctx->port));
-	cJSON_AddNumberToObject(port, "dp_pulldown_ohm", ctx->dp_pulldown_ohm);
-	cJSON_AddNumberToObject(port, "dm_pulldown_ohm", ctx->dm_pulldown_ohm);
-	cJSON_AddNumberToObject(port, "dp_dm_short_ohm", ctx->dp_dm_short_ohm);
+	add_port(root, m->port_profile, ctx);
 	dut = cJSON_AddObjectToObject(root, "dut");
 	cJSON_AddStringToObject(dut, "name", m->dut_name ? m->dut_name : "");
 	a = cJSON_AddArrayToObject(dut, "declares");
@@ -239,19 +247,14 @@ void bn_evlog_expect(struct bn_evlog *l, bn_time_us t_us, int line, const char *
 
 void bn_evlog_move(struct bn_evlog *l, bn_time_us t_us, const struct bn_check_ctx *next)
 {
-	cJSON *o, *port;
+	cJSON *o;
 
 	if (!l)
 		return;
 	o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "t_us", (double)t_us);
 	cJSON_AddStringToObject(o, "kind", "move");
-	port = cJSON_AddObjectToObject(o, "port");
-	cJSON_AddStringToObject(port, "profile", next->port_name ? next->port_name : "");
-	cJSON_AddStringToObject(port, "type", bn_port_name(next->port));
-	cJSON_AddNumberToObject(port, "dp_pulldown_ohm", next->dp_pulldown_ohm);
-	cJSON_AddNumberToObject(port, "dm_pulldown_ohm", next->dm_pulldown_ohm);
-	cJSON_AddNumberToObject(port, "dp_dm_short_ohm", next->dp_dm_short_ohm);
+	add_port(o, next->port_name, next);
 	write_line(l, o);
 }
 

@@ -392,7 +392,11 @@ static bool is_run_dir(const char *dir)
 	       exists(dir, "events.json", false);
 }
 
-int bn_salvage_suite_entries(const char *dir, bool quiet, struct bn_err *err)
+/* Call each(DIR/entries/NAME, user) for every entry directory of a suite's
+ * DIR; stop at the first negative return and return it, else the sum of
+ * the returns. No entries/ is no entry. */
+static int for_each_entry(const char *dir, int (*each)(const char *entry, void *user),
+			  void *user)
 {
 	char entries[1400], sub[2400];
 	struct dirent *de;
@@ -407,7 +411,7 @@ int bn_salvage_suite_entries(const char *dir, bool quiet, struct bn_err *err)
 		if (de->d_name[0] == '.' || !exists(entries, de->d_name, true))
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s", entries, de->d_name);
-		rc = bn_salvage_move_aside(sub, quiet, err);
+		rc = each(sub, user);
 		if (rc < 0) {
 			closedir(d);
 			return rc;
@@ -417,6 +421,44 @@ int bn_salvage_suite_entries(const char *dir, bool quiet, struct bn_err *err)
 	if (d)
 		closedir(d);
 	return n;
+}
+
+struct move_aside_ctx {
+	bool quiet;
+	struct bn_err *err;
+};
+
+static int move_entry_aside(const char *entry, void *user)
+{
+	struct move_aside_ctx *m = user;
+
+	return bn_salvage_move_aside(entry, m->quiet, m->err);
+}
+
+int bn_salvage_suite_entries(const char *dir, bool quiet, struct bn_err *err)
+{
+	struct move_aside_ctx m = { quiet, err };
+
+	return for_each_entry(dir, move_entry_aside, &m);
+}
+
+struct salvage_ctx {
+	bool quiet;
+	int worst; /* 3 once an entry could not be salvaged */
+};
+
+/* 1 when the entry was salvaged, else 0. */
+static int salvage_entry(const char *entry, void *user)
+{
+	struct salvage_ctx *sc = user;
+	int rc;
+
+	if (!bn_salvage_needed(entry))
+		return 0;
+	rc = salvage_one(entry, sc->quiet);
+	if (rc == 3)
+		sc->worst = 3;
+	return rc == 1;
 }
 
 int bn_cli_salvage(int argc, char **argv)
@@ -429,7 +471,7 @@ int bn_cli_salvage(int argc, char **argv)
 	const char *dir;
 	struct stat st;
 	bool quiet = false;
-	int c, worst = 0, n = 0;
+	int c, n;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
@@ -449,38 +491,20 @@ int bn_cli_salvage(int argc, char **argv)
 		return 2;
 	}
 	if (exists(dir, "entries", true) || exists(dir, "suite.json", false)) {
-		char entries[1400], sub[2400];
+		struct salvage_ctx sc = { quiet, 0 };
 		struct bn_dirlock lock;
 		struct bn_err err = { 0 };
-		struct dirent *de;
-		DIR *d;
 
 		/* a suite still running owns its entries */
 		if (bn_dirlock_take(&lock, dir, "bcbench salvage", &err) < 0) {
 			fprintf(stderr, "bcbench salvage: %s\n", err.msg);
 			return 3;
 		}
-		snprintf(entries, sizeof(entries), "%s/entries", dir);
-		d = opendir(entries);
-		while (d && (de = readdir(d))) {
-			int rc;
-
-			if (de->d_name[0] == '.' || !exists(entries, de->d_name, true))
-				continue;
-			snprintf(sub, sizeof(sub), "%s/%s", entries, de->d_name);
-			if (!bn_salvage_needed(sub))
-				continue;
-			rc = salvage_one(sub, quiet);
-			n += rc == 1;
-			if (rc == 3)
-				worst = 3;
-		}
-		if (d)
-			closedir(d);
+		n = for_each_entry(dir, salvage_entry, &sc);
 		bn_dirlock_release(&lock);
-		if (!quiet && !n && !worst)
+		if (!quiet && !n && !sc.worst)
 			printf("%s: nothing to salvage in its entries\n", dir);
-		return worst;
+		return sc.worst;
 	}
 	if (!is_run_dir(dir)) {
 		fprintf(stderr, "bcbench salvage: %s: not a bcbench output directory (no report.json, "

@@ -275,7 +275,8 @@ int bn_serial_wrap_fd(const char *name, int fd, bool message, struct bn_serial *
 	s->fd = fd;
 	s->message = message;
 	s->socket = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
-	rc = take_exclusive(s, err);
+	/* A LAN instrument serves whoever connects: nothing to take. */
+	rc = s->socket ? BN_OK : take_exclusive(s, err);
 	if (rc < 0) {
 		bn_serial_close(s);
 		return rc;

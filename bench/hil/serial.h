@@ -22,7 +22,8 @@ int bn_serial_open(const char *path, int baud, struct bn_serial **out, struct bn
  * the serial line takes fd (closes it on error and at close). message:
  * the descriptor returns a whole reply per read() and has no poll()
  * readiness (the Linux usbtmc driver), so reads block on it, bounded by
- * its own time-out. The port is taken exclusively as a serial one is. */
+ * its own time-out. A device node is taken exclusively as a serial port
+ * is; a socket is not (a LAN instrument serves whoever connects). */
 int bn_serial_wrap_fd(const char *name, int fd, bool message, struct bn_serial **out,
 		      struct bn_err *err);
 /* Write all of buf (BN_ERR_TIMEOUT when it does not drain in time,

@@ -419,6 +419,29 @@ static void test_isolate__parent_killed_a_stuck_run_is_salvaged_and_ends(void **
 	munmap(sh, sizeof(*sh));
 }
 
+/* A process (a suite, or a shell) whose child is a run parent running
+ * body_until_stop; this test process is the subreaper that adopts what
+ * is left when it dies. watched: the run parent watches it, as an entry
+ * watches its suite. Returns its pid. */
+static pid_t fork_grandparent(struct shared *sh, bool watched)
+{
+	pid_t gp;
+
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	sh->end_code = -1;
+	gp = fork();
+	assert_true(gp >= 0);
+	if (gp == 0) {
+		pid_t me = getpid();
+
+		if (fork() == 0)
+			be_run_parent(sh, body_until_stop, watched ? me : 0);
+		for (;;)
+			pause();
+	}
+	return gp;
+}
+
 /* A suite's entry: the suite (the run parent's parent) is killed; the run
  * parent tells its child through the beacon, the child stops, the parent
  * returns its code. */
@@ -428,18 +451,7 @@ static void test_isolate__suite_killed_its_entry_stops(void **state)
 	pid_t suite;
 
 	(void)state;
-	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-	sh->end_code = -1;
-	suite = fork();
-	assert_true(suite >= 0);
-	if (suite == 0) {
-		pid_t me = getpid();
-
-		if (fork() == 0)
-			be_run_parent(sh, body_until_stop, me);
-		for (;;)
-			pause();
-	}
+	suite = fork_grandparent(sh, true);
 	wait_started(sh);
 	kill(suite, SIGKILL);
 	assert_int_equal(waitpid(suite, NULL, 0), suite);
@@ -459,16 +471,7 @@ static void test_isolate__a_parent_s_parent_not_watched_is_not_a_loss(void **sta
 	pid_t shell;
 
 	(void)state;
-	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-	sh->end_code = -1;
-	shell = fork();
-	assert_true(shell >= 0);
-	if (shell == 0) {
-		if (fork() == 0)
-			be_run_parent(sh, body_until_stop, 0);
-		for (;;)
-			pause();
-	}
+	shell = fork_grandparent(sh, false);
 	wait_started(sh);
 	kill(shell, SIGKILL);
 	assert_int_equal(waitpid(shell, NULL, 0), shell);

@@ -268,18 +268,19 @@ static void run_load(struct fx *f, const char *family, double set_a, const char 
 	assert_log(f, want);
 }
 
+/* A DL3000 load's dialogue in run_load at 0.5 A, whichever link. */
+static const char *const dl3000_want[] = {
+	"*IDN?", ":SOUR:FUNC CURR", ":SYST:ERR?",
+	":MEAS:VOLT?", ":MEAS:CURR?",
+	":SOUR:CURR:LEV 0.500", ":SYST:ERR?",
+	":SOUR:INP:STAT ON", ":SYST:ERR?",
+	":MEAS:VOLT?", ":MEAS:CURR?",
+	":SOUR:INP:STAT OFF", ":SYST:ERR?", NULL,
+};
+
 static void test_scpi__load_rigol_dl3000(void **state)
 {
-	static const char *const want[] = {
-		"*IDN?", ":SOUR:FUNC CURR", ":SYST:ERR?",
-		":MEAS:VOLT?", ":MEAS:CURR?",
-		":SOUR:CURR:LEV 0.500", ":SYST:ERR?",
-		":SOUR:INP:STAT ON", ":SYST:ERR?",
-		":MEAS:VOLT?", ":MEAS:CURR?",
-		":SOUR:INP:STAT OFF", ":SYST:ERR?", NULL,
-	};
-
-	run_load(*state, "rigol-dl3000", 0.5, want);
+	run_load(*state, "rigol-dl3000", 0.5, dl3000_want);
 }
 
 static void test_scpi__load_itech_it8500(void **state)
@@ -511,18 +512,10 @@ static void test_scpi__vanished(void **state)
 /* A LAN load on its raw SCPI socket (the emulator on 127.0.0.1). */
 static void test_scpi__load_over_tcp(void **state)
 {
-	static const char *const want[] = {
-		"*IDN?", ":SOUR:FUNC CURR", ":SYST:ERR?",
-		":MEAS:VOLT?", ":MEAS:CURR?",
-		":SOUR:CURR:LEV 0.500", ":SYST:ERR?",
-		":SOUR:INP:STAT ON", ":SYST:ERR?",
-		":MEAS:VOLT?", ":MEAS:CURR?",
-		":SOUR:INP:STAT OFF", ":SYST:ERR?", NULL,
-	};
 	struct fx *f = *state;
 
 	f->link = LINK_TCP;
-	run_load(f, "rigol-dl3000", 0.5, want);
+	run_load(f, "rigol-dl3000", 0.5, dl3000_want);
 }
 
 /* usbtmc:PATH on a descriptor that is not the usbtmc driver's (the
@@ -530,18 +523,10 @@ static void test_scpi__load_over_tcp(void **state)
  * read, its time-out set by ioctl) needs the device. */
 static void test_scpi__load_over_usbtmc_path(void **state)
 {
-	static const char *const want[] = {
-		"*IDN?", ":SOUR:FUNC CURR", ":SYST:ERR?",
-		":MEAS:VOLT?", ":MEAS:CURR?",
-		":SOUR:CURR:LEV 0.500", ":SYST:ERR?",
-		":SOUR:INP:STAT ON", ":SYST:ERR?",
-		":MEAS:VOLT?", ":MEAS:CURR?",
-		":SOUR:INP:STAT OFF", ":SYST:ERR?", NULL,
-	};
 	struct fx *f = *state;
 
 	f->link = LINK_USBTMC;
-	run_load(f, "rigol-dl3000", 0.5, want);
+	run_load(f, "rigol-dl3000", 0.5, dl3000_want);
 }
 
 /* A LAN instrument that goes away mid-run: lost, naming its address. */
