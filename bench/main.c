@@ -198,7 +198,8 @@ static void print_summary(const struct bn_report *rep, const char *report_path)
 	       rep->scenario_name[0] ? rep->scenario_name : "scenario", status_names[rep->status],
 	       totals[BN_VERDICT_PASS], totals[BN_VERDICT_FAIL], totals[BN_VERDICT_INCONCLUSIVE],
 	       totals[BN_VERDICT_SKIPPED], totals[BN_VERDICT_ERROR], rep->sim_s,
-	       strcmp(rep->backend, "replay") ? "simulated" : "of capture replayed", rep->wall_s);
+	       !strcmp(rep->backend, "replay") ? "of capture replayed"
+	       : !strcmp(rep->backend, "real") ? "on the real bench" : "simulated", rep->wall_s);
 	if (rep->reason[0])
 		bn_term_printf(stdout, "  reason: %s\n", rep->reason);
 	if (report_path)
@@ -305,6 +306,8 @@ static int run_job_body(void *user)
 	}
 	j->ro.console = console;
 	j->ro.real_time = bn_conf_has_hardware(&j->conf);
+	/* a real bench: no simulated sample or event in its verdicts */
+	j->ro.real_bench = j->ro.real_time;
 	j->ro.fixture = hw.fixture.ops ? &hw.fixture : NULL;
 	j->ro.load = hw.load.ops ? &hw.load : NULL;
 	j->ro.supply = hw.supply.ops ? &hw.supply : NULL;

@@ -93,6 +93,13 @@ struct bn_check_ctx {
 	 * (meas[].gnd), is v - gnd_offset_v in the device's own reference.
 	 * 0: one ground; NAN: not known (such levels are then inconclusive). */
 	double gnd_offset_v;
+	/* Why, on this bench, a channel is not captured, an event is not
+	 * known, or the rate is what it is: added to the engine's own words
+	 * when a rule is inconclusive for it (e.g. "the bench's supply and
+	 * load measure VBUS and IBUS only: no capture device"). NULL: none. */
+	const char *chan_why[BN_CH_COUNT];
+	const char *event_why[BN_CEV_COUNT];
+	const char *rate_why;
 };
 
 /* Standard uncertainties of a channel's level (one sample, or the average

@@ -150,7 +150,7 @@ struct rule_inst {
 	unsigned inferred;    /* kinds of the inferred events it was given */
 	bn_time_us inferred_t[BN_CEV_COUNT];
 	enum bn_verdict pre;  /* SKIPPED / INCONCLUSIVE decided up front, or PASS = active */
-	char why[200];
+	char why[240];
 	void *priv;
 };
 
@@ -283,21 +283,25 @@ static void decide(struct rule_inst *ri, const struct bn_check_ctx *ctx)
 	if (missing) {
 		list_bits(list, sizeof(list), missing, BN_CH_COUNT, chan_name_i);
 		ri->pre = BN_VERDICT_INCONCLUSIVE;
-		snprintf(ri->why, sizeof(ri->why), "needs channel(s) %s, not captured", list);
+		snprintf(ri->why, sizeof(ri->why), "needs channel(s) %s, not captured%s%s", list,
+			 ctx->chan_why[__builtin_ctz(missing)] ? ": " : "",
+			 ctx->chan_why[__builtin_ctz(missing)] ? ctx->chan_why[__builtin_ctz(missing)] : "");
 		return;
 	}
 	missing = r->needs_events & ~ctx->events;
 	if (missing) {
 		list_bits(list, sizeof(list), missing, BN_CEV_COUNT, cev_name_i);
 		ri->pre = BN_VERDICT_INCONCLUSIVE;
-		snprintf(ri->why, sizeof(ri->why), "needs event(s) %s, not known to this source",
-			 list);
+		snprintf(ri->why, sizeof(ri->why), "needs event(s) %s, not known to this source%s%s",
+			 list, ctx->event_why[__builtin_ctz(missing)] ? ": " : "",
+			 ctx->event_why[__builtin_ctz(missing)] ? ctx->event_why[__builtin_ctz(missing)] : "");
 		return;
 	}
 	if (r->min_rate_hz > 0 && ctx->rate_hz < r->min_rate_hz) {
 		ri->pre = BN_VERDICT_INCONCLUSIVE;
-		snprintf(ri->why, sizeof(ri->why), "needs a sample rate of at least %g Hz, captured at %g Hz",
-			 r->min_rate_hz, ctx->rate_hz);
+		snprintf(ri->why, sizeof(ri->why), "needs a sample rate of at least %g Hz, captured at %g Hz%s%s",
+			 r->min_rate_hz, ctx->rate_hz, ctx->rate_why ? ": " : "",
+			 ctx->rate_why ? ctx->rate_why : "");
 	}
 }
 

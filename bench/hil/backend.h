@@ -64,6 +64,9 @@ struct bn_load_ops {
 	int (*set_current)(void *priv, double amps, struct bn_err *err);
 	int (*enable)(void *priv, bool on, struct bn_err *err);
 	int (*measure)(void *priv, double *volts, double *amps, struct bn_err *err);
+	/* What the instrument says it is and where it is, for the report
+	 * ("RIGOL TECHNOLOGIES,DL3021,... on /dev/ttyUSB0"); NULL: the name. */
+	void (*identity)(void *priv, char *buf, size_t len);
 	int (*safe)(void *priv, struct bn_err *err);   /* input off */
 	void (*close)(void *priv);
 };
@@ -77,6 +80,7 @@ struct bn_supply_ops {
 	int (*set_current_limit)(void *priv, double amps, struct bn_err *err);
 	int (*enable)(void *priv, bool on, struct bn_err *err);
 	int (*measure)(void *priv, double *volts, double *amps, struct bn_err *err);
+	void (*identity)(void *priv, char *buf, size_t len);   /* as the load's */
 	int (*safe)(void *priv, struct bn_err *err);   /* output off */
 	void (*close)(void *priv);
 };

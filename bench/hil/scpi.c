@@ -636,6 +636,14 @@ int bn_scpi_open(struct bn_scpi *c, const struct bn_backend_open *o, enum bn_scp
 	return BN_OK;
 }
 
+void bn_scpi_identity(void *priv, char *buf, size_t len)
+{
+	const struct bn_scpi *c = priv;
+
+	snprintf(buf, len, "%s on %s", c->idn[0] ? c->idn : c->d.name,
+		 c->ser ? bn_serial_path(c->ser) : "?");
+}
+
 void bn_scpi_close(struct bn_scpi *c)
 {
 	struct bn_err e = { 0 };

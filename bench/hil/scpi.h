@@ -101,6 +101,8 @@ int bn_scpi_query_num(struct bn_scpi *c, const struct bn_scpi_query *q, double *
 /* Send every command of the safe sequence, each tried whatever the others
  * do; returns the first error. */
 int bn_scpi_safe(struct bn_scpi *c, struct bn_err *err);
+/* "IDN-REPLY on PORT", for the report. */
+void bn_scpi_identity(void *priv, char *buf, size_t len);
 /* Safe sequence (errors logged), then close the port. Zeroed: no-op. */
 void bn_scpi_close(struct bn_scpi *c);
 

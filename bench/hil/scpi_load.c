@@ -44,6 +44,7 @@ const struct bn_load_ops bn_load_scpi_ops = {
 	.set_current = ld_set_current,
 	.enable = ld_enable,
 	.measure = ld_measure,
+	.identity = bn_scpi_identity,
 	.safe = ld_safe,
 	.close = ld_close,
 };

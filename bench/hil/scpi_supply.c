@@ -50,6 +50,7 @@ const struct bn_supply_ops bn_supply_scpi_ops = {
 	.set_current_limit = psu_set_current_limit,
 	.enable = psu_enable,
 	.measure = psu_measure,
+	.identity = bn_scpi_identity,
 	.safe = psu_safe,
 	.close = psu_close,
 };

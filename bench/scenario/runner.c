@@ -17,6 +17,7 @@
 #include "core/limits.h"
 #include "core/log.h"
 #include "firmware/fw_load.h"
+#include "hil/poll_cap.h"
 #include "hil/sigrok_cap.h"
 #include "hil/usb_desc.h"
 #include "scenario/expect.h"
@@ -55,6 +56,16 @@ struct run_ctx {
 	double rate_hz;
 	unsigned chan_mask;
 	struct bn_sigrok_cap *dev;
+	/* A real bench without a capture device: its instruments' readings,
+	 * one frame per poll on a grid of poll.period_s from poll_next. */
+	struct bn_poll_cap poll;
+	bool polling;
+	bn_time_us poll_next;
+	long poll_held;              /* grid points a late poll could not fill */
+	struct bn_sample poll_last;
+	bool vbus_on;                /* a real fixture's VBUS, for its events */
+	/* Why a channel, event or rate is missing on this real bench. */
+	const char *chan_why[BN_CH_COUNT], *event_why[BN_CEV_COUNT], *rate_why;
 	/* The instruments the steps drive: the caller's, or the simulated
 	 * ones on the world (own_*). */
 	struct bn_fixture *fx, own_fx;
@@ -405,8 +416,9 @@ static void on_sample(void *user, bn_time_us t, const struct bn_sample *smp)
 	struct run_ctx *c = user;
 	struct bn_sample seen;
 
-	/* With a capture device, its frames are the evidence, not the model's. */
-	if (c->dev)
+	/* With a capture device, its frames are the evidence, not the model's;
+	 * on a real bench the model's are never evidence. */
+	if (c->dev || c->o->real_bench)
 		return;
 	if (!c->meas_on) {
 		take_frame(c, t, smp);
@@ -431,7 +443,7 @@ static void setup_meas(struct run_ctx *c)
 		bool cond = cd && (cd->meas_set & (1u << ch));
 
 		bn_meas_ideal(&c->meas[ch]);
-		if (c->dev) {
+		if (c->dev || c->o->real_bench) {
 			if (conf)
 				c->meas[ch] = c->o->meas[ch];
 			c->meas_src[ch] = conf ? BN_MEAS_SRC_CONF : BN_MEAS_SRC_ESTIMATED;
@@ -505,7 +517,7 @@ static void flush_cevs(struct run_ctx *c, bn_time_us upto)
 
 static void route_cev(struct run_ctx *c, const struct bn_cev *ev)
 {
-	if (c->dev)
+	if (c->dev || c->polling)
 		queue_cev(c, ev);
 	else
 		deliver_cev(c, ev);
@@ -519,7 +531,20 @@ static void on_cev(void *user, const struct bn_cev *ev)
 	 * is not the device's: the console's goes to the rules instead. */
 	if (c->o->console && ev->kind == BN_CEV_TELEMETRY)
 		return;
+	/* On a real bench the model's events are the simulated device's and
+	 * host's: the bench states what its real parts did (bench_event). */
+	if (c->o->real_bench)
+		return;
 	route_cev(c, ev);
+}
+
+/* On a real bench: what a real part of it did, at the bench's time. */
+static void bench_event(struct run_ctx *c, bool part_is_real, enum bn_cev_kind kind, double num)
+{
+	struct bn_cev ev = { .kind = kind, .t_us = bn_world_now(c->world), .num = num };
+
+	if (c->o->real_bench && part_is_real)
+		route_cev(c, &ev);
 }
 
 static void con_set(struct run_ctx *c, const char *key, const char *val)
@@ -622,6 +647,36 @@ static int drain_device(struct run_ctx *c, struct bn_err *err)
 	return n < 0 ? (int)n : BN_OK;
 }
 
+/* The polls due by bench time now, each a frame on its grid point; a
+ * poll that comes more than a period late fills the points it missed with
+ * its reading, and they are counted (poll_held) and reported. */
+static int poll_due(struct run_ctx *c, bn_time_us now, struct bn_err *err)
+{
+	bn_time_us period = bn_time_from_s(c->poll.period_s);
+
+	while (c->polling && c->poll_next <= now) {
+		struct bn_sample s;
+		int rc = bn_poll_cap_read(&c->poll, &s, err);
+
+		if (rc < 0)
+			return rc;
+		if (now - c->poll_next > period)
+			c->poll.late_polls++;
+		/* the points this poll came too late for */
+		while (now - c->poll_next > period) {
+			flush_cevs(c, c->poll_next);
+			take_frame(c, c->poll_next, c->rep->n_samples ? &c->poll_last : &s);
+			c->poll_held++;
+			c->poll_next += period;
+		}
+		flush_cevs(c, c->poll_next);
+		take_frame(c, c->poll_next, &s);
+		c->poll_last = s;
+		c->poll_next += period;
+	}
+	return BN_OK;
+}
+
 static void sleep_until_wall(double t_s)
 {
 	double d = t_s - now_wall_s();
@@ -657,7 +712,7 @@ static int wait_paced(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
 
 static int drain_real(struct run_ctx *c, struct bn_err *err)
 {
-	int rc = c->dev ? drain_device(c, err) : BN_OK;
+	int rc = c->dev ? drain_device(c, err) : poll_due(c, bn_world_now(c->world), err);
 
 	if (rc == BN_OK && c->o->console)
 		rc = drain_console(c, err);
@@ -698,7 +753,16 @@ static void eval_stat(struct run_ctx *c, const struct bn_expect *ex, struct bn_r
 
 static void eval_telemetry(struct run_ctx *c, const struct bn_expect *ex, struct bn_result *r)
 {
-	const char *val = c->o->console ? con_get(c, ex->key) : bn_world_telemetry(c->world, ex->key);
+	const char *val;
+
+	if (c->o->real_bench && !c->o->console) {
+		r->t0_us = r->t1_us = bn_world_now(c->world);
+		r->verdict = BN_VERDICT_INCONCLUSIVE;
+		bn_str_fmt(r->reason, sizeof(r->reason), "what the real device says of dut.%s is not "
+			   "known: this bench has no device console (bench.conf console)", ex->key);
+		return;
+	}
+	val = c->o->console ? con_get(c, ex->key) : bn_world_telemetry(c->world, ex->key);
 
 	bn_expect_judge_value(ex, val, c->o->console ? " on its console" : "", bn_world_now(c->world), r);
 }
@@ -749,10 +813,14 @@ static int bench_connect(struct run_ctx *c, struct bn_err *err)
 {
 	int rc = BN_OK;
 
+	bool was = c->connected;
+
 	if (!c->connected && c->fx->ops->connect)
 		rc = c->fx->ops->connect(c->fx->priv, c->cur_port->name, err);
 	if (rc == BN_OK)
 		c->connected = true;
+	if (rc == BN_OK && !was)
+		bench_event(c, c->o->fixture, BN_CEV_DATA_CONTACT, 1);
 	return bench_fault(rc, err);
 }
 
@@ -763,6 +831,10 @@ static int bench_vbus(struct run_ctx *c, bool on, struct bn_err *err)
 
 	if (rc == BN_OK && c->fx->ops->vbus)
 		rc = bench_fault(c->fx->ops->vbus(c->fx->priv, on, err), err);
+	if (rc == BN_OK && on != c->vbus_on)
+		bench_event(c, c->o->fixture, on ? BN_CEV_VBUS_ON : BN_CEV_VBUS_OFF, 0);
+	if (rc == BN_OK)
+		c->vbus_on = on;
 	return rc;
 }
 
@@ -770,10 +842,14 @@ static int bench_unplug(struct run_ctx *c, struct bn_err *err)
 {
 	int rc = bench_vbus(c, false, err);
 
+	bool was = c->connected;
+
 	if (rc == BN_OK && c->fx->ops->disconnect)
 		rc = bench_fault(c->fx->ops->disconnect(c->fx->priv, err), err);
 	if (rc == BN_OK)
 		c->connected = false;
+	if (rc == BN_OK && was)
+		bench_event(c, c->o->fixture, BN_CEV_DATA_CONTACT, 0);
 	return rc;
 }
 
@@ -797,6 +873,10 @@ static int bench_load(struct run_ctx *c, double amps, struct bn_err *err)
 			rc = l->enable(c->ld->priv, false, err);
 		if (rc == BN_OK && c->fx->ops->load_path)
 			rc = c->fx->ops->load_path(c->fx->priv, false, err);
+	}
+	if (rc == BN_OK) {
+		bn_poll_cap_load(&c->poll, amps > 0);
+		bench_event(c, c->o->load, BN_CEV_LOAD, amps > 0 ? amps : 0.0);
 	}
 	return bench_fault(rc, err);
 }
@@ -833,6 +913,10 @@ static int bench_safe(struct run_ctx *c, struct bn_err *err)
 	if (c->fx && c->fx->ops && c->fx->ops->safe) {
 		r = c->fx->ops->safe(c->fx->priv, err);
 		rc = rc < 0 ? rc : r;
+		if (r == BN_OK && c->vbus_on)
+			bench_event(c, c->o->fixture, BN_CEV_VBUS_OFF, 0);
+		if (r == BN_OK)
+			c->vbus_on = false;
 	}
 	c->connected = false;
 	c->safed = true;
@@ -872,7 +956,7 @@ static void bench_close_own(struct run_ctx *c)
 
 static int run_wait(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
 {
-	if (c->dev || c->o->console || c->o->real_time)
+	if (c->dev || c->o->console || c->o->real_time || c->o->real_bench)
 		return wait_paced(c, dur, err);
 	return bn_world_run_until(c->world, bn_world_now(c->world) + dur, err);
 }
@@ -933,12 +1017,14 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 					     .text = st->mark };
 
 			bn_report_event(c->rep, ev.t_us, "mark", st->mark);
-			on_cev(c, &ev);
+			route_cev(c, &ev);
 			break;
 		}
 		case BN_STEP_EXPECT:
 			if (c->dev)
 				rc = sync_device(c, err);
+			else if (c->polling)
+				rc = bench_fault(poll_due(c, bn_world_now(c->world), err), err);
 			if (rc == BN_OK && c->o->console)
 				rc = drain_console(c, err);
 			run_expect(c, st);
@@ -962,8 +1048,14 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 static int read_configs(struct run_ctx *c, struct bn_usb_desc *usb, struct bn_err *err)
 {
 	const struct bcfw_config *cfg;
-	int n = bn_world_configs(c->world, &cfg);
+	int n;
 
+	/* the simulated device's are not the real one's */
+	if (c->o->real_bench) {
+		memset(usb, 0, sizeof(*usb));
+		return BN_OK;
+	}
+	n = bn_world_configs(c->world, &cfg);
 	return bn_usb_sim_configs(cfg, n, usb, err);
 }
 
@@ -972,8 +1064,11 @@ static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 	struct bn_report *rep = c->rep;
 
 	bn_str_copy(rep->scenario_name, sizeof(rep->scenario_name), c->scn.name);
-	bn_str_copy(rep->fw_name, sizeof(rep->fw_name), c->fw.fw->name);
-	bn_str_copy(rep->fw_version, sizeof(rep->fw_version), c->fw.fw->version);
+	if (c->o->real_bench)
+		snprintf(rep->backend, sizeof(rep->backend), "real");
+	/* on a real bench the device runs its own firmware, not the model's */
+	bn_str_copy(rep->fw_name, sizeof(rep->fw_name), c->o->real_bench ? "real device" : c->fw.fw->name);
+	bn_str_copy(rep->fw_version, sizeof(rep->fw_version), c->o->real_bench ? "" : c->fw.fw->version);
 	snprintf(rep->port_name, sizeof(rep->port_name), "%s", c->port.name);
 	snprintf(rep->port_expect, sizeof(rep->port_expect), "%s", bn_port_name(c->port.expect));
 	rep->rate_hz = c->rate_hz;
@@ -987,6 +1082,8 @@ static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 		cJSON_AddItemToArray(rep->configs, o);
 	}
 }
+
+static unsigned real_events(const struct run_ctx *c);
 
 static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct bn_err *err)
 {
@@ -1025,7 +1122,13 @@ static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct
 		ctx.decl |= BN_DECL_SECONDARY;
 	if (c->dut.droop_threshold_v > 0)
 		ctx.decl |= BN_DECL_DROOP;
-	ctx.configs_known = true;
+	ctx.configs_known = !c->o->real_bench;
+	if (c->o->real_bench) {
+		ctx.events = real_events(c);
+		memcpy(ctx.chan_why, c->chan_why, sizeof(ctx.chan_why));
+		memcpy(ctx.event_why, c->event_why, sizeof(ctx.event_why));
+		ctx.rate_why = c->rate_why;
+	}
 	for (int i = 0; i < n && i < 8; i++) {
 		ctx.config_value[i] = usb->cfg[i].value;
 		ctx.config_max_power_a[i] = usb->cfg[i].max_power_ma / 1000.0;
@@ -1059,7 +1162,8 @@ static int start_capture(struct run_ctx *c, struct bn_err *err)
 	}
 	so.n_ch = c->n_cap;
 	snprintf(path, sizeof(path), "%s/capture.sr", c->o->out_dir);
-	rc = bn_srw_open(path, &so, &c->srw, err);
+	/* a real bench with nothing to measure has no capture, only events */
+	rc = c->n_cap ? bn_srw_open(path, &so, &c->srw, err) : BN_OK;
 	if (rc < 0)
 		return rc;
 	snprintf(path, sizeof(path), "%s/events.json", c->o->out_dir);
@@ -1126,6 +1230,8 @@ static void snapshot_telemetry(struct run_ctx *c)
 			cJSON_AddStringToObject(c->rep->telemetry, c->con_tel[i].key, c->con_tel[i].val);
 		return;
 	}
+	if (c->o->real_bench) /* the model's are not the device's */
+		return;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *v = bn_world_telemetry(c->world, keys[i]);
 
@@ -1264,6 +1370,171 @@ static int check_bounds(struct run_ctx *c, struct bn_err *err)
 	return BN_OK;
 }
 
+/* A real bench without a capture device: its supply's and load's
+ * readings, polled. None to read: nothing is captured. One failing: the
+ * bench's fault, said in fail (the report's reason). */
+static int real_poll_open(struct run_ctx *c, char *fail, size_t len)
+{
+	struct bn_err e = { 0 };
+	int rc = bn_poll_cap_open(&c->poll, c->o->supply, c->o->load, 0, &e);
+
+	if (rc == BN_ERR_ARG) {
+		c->chan_mask = 0;
+		snprintf(c->rep->capture_source, sizeof(c->rep->capture_source), "none");
+		return BN_OK;
+	}
+	if (rc < 0) {
+		snprintf(fail, len, "polling the instruments: %.600s", e.msg);
+		c->chan_mask = 0;
+		return BN_OK;
+	}
+	c->polling = true;
+	c->rate_hz = bn_poll_cap_rate(&c->poll);
+	c->chan_mask = c->poll.channels & c->scn.capture_mask;
+	snprintf(c->rep->capture_source, sizeof(c->rep->capture_source),
+		 "polled: the bench's %s readings", c->o->supply ? "supply's and load's" : "load's");
+	return BN_OK;
+}
+
+/* What a real bench cannot say, and why, for the rules that need it. */
+static void real_whys(struct run_ctx *c)
+{
+	static const char no_dev[] = "nothing on this bench measures it (no capture device; the "
+				     "supply and load read VBUS and IBUS only)";
+	static const char no_sp[] = "nothing on this bench measures the device's current (no "
+				    "capture device, no supply to read)";
+	static const char polled[] = "polled from the bench's supply and load (no capture device)";
+	static const char sim_fx[] = "the fixture is simulated (bench.conf fixture): nothing "
+				     "attaches the real device";
+	static const char sim_ld[] = "the load is simulated (bench.conf load)";
+	static const char no_host[] = "no USB host on this bench watches the device (bench.conf dut_usb)";
+	static const char no_con[] = "this bench has no device console (bench.conf console)";
+	static const char no_acc[] = "a real bench does not see the device enumerate an accessory";
+
+	for (int ch = 0; ch < BN_CH_COUNT; ch++)
+		if (!(c->chan_mask & (1u << ch)) && !c->dev)
+			c->chan_why[ch] = ch == BN_CH_IBUS && c->polling ? no_sp : no_dev;
+	if (c->polling)
+		c->rate_why = polled;
+	if (!c->o->fixture)
+		c->event_why[BN_CEV_VBUS_ON] = c->event_why[BN_CEV_VBUS_OFF] =
+			c->event_why[BN_CEV_DATA_CONTACT] = sim_fx;
+	if (!c->o->load)
+		c->event_why[BN_CEV_LOAD] = sim_ld;
+	c->event_why[BN_CEV_CONNECT] = c->event_why[BN_CEV_DISCONNECT] = no_host;
+	c->event_why[BN_CEV_CONFIG] = c->event_why[BN_CEV_SUSPEND] = no_host;
+	c->event_why[BN_CEV_RESUME] = no_host;
+	if (!c->o->console)
+		c->event_why[BN_CEV_TELEMETRY] = no_con;
+	c->event_why[BN_CEV_PERIPHERAL] = no_acc;
+}
+
+/* The events a real bench knows: those no reason above stands against. */
+static unsigned real_events(const struct run_ctx *c)
+{
+	unsigned ev = 0;
+
+	for (int k = 0; k < BN_CEV_COUNT; k++)
+		if (!c->event_why[k])
+			ev |= BN_CEV_BIT(k);
+	return ev;
+}
+
+static void identity_of(char *buf, size_t len, const char *name,
+			void (*identity)(void *, char *, size_t), void *priv)
+{
+	char id[200] = "";
+
+	if (identity)
+		identity(priv, id, sizeof(id));
+	snprintf(buf, len, "%s%s%s", name, id[0] ? ": " : "", id);
+}
+
+/* The report's word on each part of the bench and each channel: which
+ * instrument measured it, at what rate, and (in "spec") with what
+ * uncertainty; a channel nothing measured says why. */
+static void annotate_measurement(struct run_ctx *c)
+{
+	struct bn_report *rep = c->rep;
+	cJSON *chs = rep->measurement ? cJSON_GetObjectItemCaseSensitive(rep->measurement, "channels")
+				      : NULL;
+	cJSON *ins;
+	char buf[400];
+
+	if (!chs)
+		return;
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		cJSON *o = cJSON_GetObjectItemCaseSensitive(chs, bn_chan_label(ch));
+
+		if (!o && c->o->real_bench) {
+			o = cJSON_AddObjectToObject(chs, bn_chan_label(ch));
+			cJSON_AddStringToObject(o, "spec", "not measured");
+			cJSON_AddStringToObject(o, "source", "none");
+			cJSON_AddStringToObject(o, "ground", "port");
+			cJSON_AddStringToObject(o, "instrument", "none");
+			cJSON_AddStringToObject(o, "why", c->chan_why[ch] ? c->chan_why[ch]
+							   : "not asked for by the scenario's capture line");
+			continue;
+		}
+		if (!o)
+			continue;
+		if (c->dev)
+			snprintf(buf, sizeof(buf), "%s", rep->capture_source);
+		else if (c->polling)
+			snprintf(buf, sizeof(buf), "%s", c->poll.src[ch]);
+		else if (c->o->real_bench)
+			snprintf(buf, sizeof(buf), "none");
+		else
+			snprintf(buf, sizeof(buf), "simulated bench (the model's values)");
+		cJSON_AddStringToObject(o, "instrument", buf);
+		cJSON_AddNumberToObject(o, "rate_hz", c->rate_hz);
+		if (c->polling) {
+			cJSON_AddNumberToObject(o, "polls", (double)c->poll.polls);
+			cJSON_AddNumberToObject(o, "late_polls", (double)c->poll.late_polls);
+			cJSON_AddNumberToObject(o, "held_frames", (double)c->poll_held);
+			cJSON_AddNumberToObject(o, "slowest_poll_s", c->poll.max_cycle_s);
+		}
+	}
+	if (!c->o->real_bench)
+		return;
+	ins = cJSON_AddArrayToObject(rep->measurement, "instruments");
+	for (int k = 0; k < 5; k++) {
+		static const char *const roles[] = { "fixture", "load", "supply", "capture", "console" };
+		cJSON *o = cJSON_CreateObject();
+		bool real = true;
+
+		buf[0] = 0;
+		switch (k) {
+		case 0:
+			real = c->o->fixture != NULL;
+			snprintf(buf, sizeof(buf), "%s", c->fx && c->fx->ops ? c->fx->ops->name : "sim");
+			break;
+		case 1:
+			real = c->o->load != NULL;
+			if (c->ld && c->ld->ops)
+				identity_of(buf, sizeof(buf), c->ld->ops->name, c->ld->ops->identity, c->ld->priv);
+			break;
+		case 2:
+			real = c->o->supply != NULL;
+			if (c->sp && c->sp->ops)
+				identity_of(buf, sizeof(buf), c->sp->ops->name, c->sp->ops->identity, c->sp->priv);
+			break;
+		case 3:
+			real = c->dev != NULL;
+			snprintf(buf, sizeof(buf), "%s", c->dev ? rep->capture_source : "none");
+			break;
+		case 4:
+			real = c->o->console != NULL;
+			snprintf(buf, sizeof(buf), "%s", real ? "the device's telemetry console" : "none");
+			break;
+		}
+		cJSON_AddStringToObject(o, "role", roles[k]);
+		cJSON_AddStringToObject(o, "instrument", buf);
+		cJSON_AddBoolToObject(o, "simulated", !real && strcmp(buf, "none") != 0);
+		cJSON_AddItemToArray(ins, o);
+	}
+}
+
 int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct bn_err *err)
 {
 	struct run_ctx *c = calloc(1, sizeof(*c));
@@ -1319,7 +1590,13 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		c->chan_mask = bn_sigrok_cap_channels(c->dev);
 		snprintf(rep->capture_source, sizeof(rep->capture_source), "sigrok:%.30s (%.50s)",
 			 o->capture_dev->driver, bn_sigrok_cap_describe(c->dev));
+	} else if (o->real_bench && !o->capture_dev) {
+		rc = real_poll_open(c, dev_fail, sizeof(dev_fail));
+		if (rc < 0)
+			goto out;
 	}
+	if (o->real_bench)
+		real_whys(c);
 	rc = check_bounds(c, err);
 	if (rc < 0)
 		goto out;
@@ -1370,8 +1647,9 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		rep->status = BN_RUN_ERROR;
 		rep->exit_code = 3;
 		snprintf(rep->reason, sizeof(rep->reason),
-			 "the capture device failed before the run: %.600s; nothing was measured, "
-			 "the bench is in its safe state", dev_fail);
+			 "%s%.600s; nothing was measured, the bench is in its safe state",
+			 c->polling || !o->capture_dev ? "" : "the capture device failed before the run: ",
+			 dev_fail);
 		bn_err_log("%s", rep->reason);
 		goto out;
 	}
@@ -1402,6 +1680,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 			goto out;
 	}
 	c->wall0_s = now_wall_s();
+	c->poll_next = 0;
 	if (o->console) { /* what it said before the run is not this run's */
 		struct bn_con_rec r;
 		struct bn_err e = { 0 };
@@ -1452,6 +1731,14 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 					"capture device: %lld frames lost (the run could not keep up)",
 					(long long)dropped);
 	}
+	if (c->polling) {
+		struct bn_err perr = { 0 };
+		int rc2 = poll_due(c, bn_world_now(c->world), &perr);
+
+		flush_cevs(c, INT64_MAX);
+		if (rc2 < 0 && rc == BN_OK)
+			rc = bn_err_set(&run_err, BN_ERR_FAULT, "%s", perr.msg);
+	}
 	snapshot_telemetry(c);
 	if (rc == BN_OK) {
 		int first = rep->n_results;
@@ -1467,8 +1754,9 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		bn_str_copy(rep->reason, sizeof(rep->reason), run_err.msg);
 		end_checks_broken(c, rep);
 	}
+	annotate_measurement(c);
 	rep->sim_s = bn_time_to_s(bn_world_now(c->world));
-	rep->fw_wakes = bn_world_wakes(c->world);
+	rep->fw_wakes = c->o->real_bench ? 0 : bn_world_wakes(c->world);
 	{
 		static const char *const status_names[] = { "completed", "aborted", "error" };
 		struct bn_err cerr = { 0 };

@@ -77,6 +77,16 @@ struct bn_run_opts {
 	 * implies it. false: virtual time, as fast as the model runs (also
 	 * the tests' fake hardware). */
 	bool real_time;
+	/* A run on a real bench (bcbench sets it whenever bench.conf names a
+	 * real instrument): no simulated sample or event reaches a verdict.
+	 * The samples are the capture device's, else the real supply's and
+	 * load's polled readings (hil/poll_cap.h), else none; the events are
+	 * what the real parts did (the fixture's switching, the load's
+	 * setpoints, the console, scenario marks); what a simulated part or
+	 * nothing provides makes the rules that need it inconclusive, saying
+	 * why. Implies real_time. false: the model's samples and events (the
+	 * sim bench, and the tests' fake hardware bound by world_hook). */
+	bool real_bench;
 	/* Called once the simulated world exists, before the first step:
 	 * fake hardware in the tests drives it (the FTDI fake turns decoded
 	 * switch states into plug and VBUS). Called again with NULL just

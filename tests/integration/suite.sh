@@ -241,6 +241,49 @@ wait $lpid $tpid 2>/dev/null
 has "the LAN load was identified" "$TMP/lan.log" "*IDN?"
 has "the LAN load was left safe" "$TMP/lan.log" ":SOUR:INP:STAT OFF"
 has "the usbtmc: supply was identified" "$TMP/tmc.log" "*IDN?"
+# A real bench without a capture device judges only what its instruments
+# measured: each channel names its instrument (or none, and why), no
+# simulated part is taken for a real one, and the captured IBUS is the
+# emulated supply's reading (its 20 ohm load: I = V / 20, 0.255 A at the
+# charger's 5.1 V), not the simulated device's draw (under 0.1 A
+# unconfigured on this SDP).
+if python3 - "$TMP/links" <<'PY'
+import json, sys, zipfile, struct
+d = sys.argv[1]
+r = json.load(open(d + "/report.json"))
+ch = r["measurement"]["channels"]
+assert "supply scpi (RIGOL TECHNOLOGIES,DP832" in ch["VBUS"]["instrument"], ch["VBUS"]
+assert "its output voltage reading" in ch["VBUS"]["instrument"], ch["VBUS"]
+assert "its output current reading, less the load's" in ch["IBUS"]["instrument"], ch["IBUS"]
+for c in ("VBUS", "IBUS"):
+    assert ch[c]["rate_hz"] <= 50 and ch[c]["polls"] > 0, ch[c]
+for c in ("DP", "DM", "ID"):
+    assert ch[c]["source"] == "none" and ch[c]["instrument"] == "none", ch[c]
+    assert "no capture device" in ch[c]["why"], ch[c]
+ins = {i["role"]: i for i in r["measurement"]["instruments"]}
+assert ins["fixture"]["simulated"] is True and ins["load"]["simulated"] is False, ins
+assert ins["supply"]["instrument"].startswith("scpi: RIGOL TECHNOLOGIES,DP832"), ins
+assert r["bench"]["backend"] == "real", r["bench"]
+assert r["dut"]["firmware"] == "real device" and r["dut"]["configurations"] == [], r["dut"]
+assert r["dut"]["telemetry"] == {}, r["dut"]
+for x in r["results"]:
+    assert x["verdict"] != "pass", x    # nothing here can be judged from 2 polled channels
+    if x["id"].startswith("bc12.dcd"):
+        assert "nothing on this bench measures it" in x["reason"], x
+z = zipfile.ZipFile(d + "/capture.sr")
+def chan(k):
+    out = []
+    for i in range(1, 99):
+        n = "analog-1-%d-%d" % (k, i)
+        if n in z.namelist():
+            out += struct.unpack("<%df" % (len(z.read(n)) // 4), z.read(n))
+    return out
+vbus, ibus = chan(1), chan(2)
+assert len(ibus) == len(vbus) > 5 and max(ibus) > 0.2, (vbus, ibus)
+assert all(abs(i - v / 20) < 1e-3 for v, i in zip(vbus, ibus)), list(zip(vbus, ibus))[:5]
+PY
+then ok "a real bench with no capture device names each channel's instrument; IBUS is the supply's reading"
+else bad "real-bench channel sources in report.json"; fi
 
 # diff on suites: itself, then an injected regression.
 expect_exit "diff suite against itself" 0 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/reg/suite.json"
