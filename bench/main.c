@@ -314,8 +314,10 @@ static int run_job_body(void *user)
 	j->ro.guard = &hw.guard;
 	bn_report_init(&rep);
 	if (!j->quiet)
-		bn_term_printf(stdout, "bcbench %s: %s on the %s bench%s%s%s%s%s%s%s%s\n", BN_VERSION, j->scenario,
-		       j->ro.fixture ? hw.fixture.ops->name : j->conf.backend,
+		bn_term_printf(stdout, "bcbench %s: %s on the %s bench%s%s%s%s%s%s%s%s%s\n", BN_VERSION, j->scenario,
+		       j->ro.fixture ? hw.fixture.ops->name : j->ro.real_bench ? "real" : j->conf.backend,
+		       j->ro.real_bench && !j->ro.fixture ? " (its fixture simulated: nothing it does "
+							    "reaches a verdict)" : "",
 		       j->ro.load ? ", load " : "", j->ro.load ? j->conf.load : "",
 		       j->ro.supply ? ", supply " : "", j->ro.supply ? j->conf.supply : "",
 		       j->conf.capture_driver[0] ? ", captured by sigrok:" : "",
