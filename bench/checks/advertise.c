@@ -1,5 +1,6 @@
 /* Task 2: the USB configurations the device advertises (bMaxPower), as
- * the bench read them before the run (bn_check_ctx.config_*). These
+ * the bench read them (bn_check_ctx.config_*: before the run from the
+ * simulated device, or when the real one enumerated: read at end()). These
  * rules need neither samples nor events; they apply where a host reads
  * the descriptors: an SDP, a CDP, an ACA-C.
  *
@@ -20,6 +21,7 @@
 #define ADV_PERSISTENCE "none: bMaxPower as the descriptors declare it, an exact value (U = 0)"
 
 struct adv_priv {
+	const struct bn_check_ctx *ctx;
 	bool known;
 	int n;
 	int value[8];
@@ -31,6 +33,17 @@ struct adv_priv {
 static void adv_begin(void *priv, const struct bn_check_ctx *ctx)
 {
 	struct adv_priv *p = priv;
+
+	p->ctx = ctx;
+	p->t0 = ctx->t_start_us;
+	p->icfg_max = bn_limits_max(ctx->lim, "ICFG_MAX");
+	p->iunit = bn_limits_max(ctx->lim, "IUNIT");
+}
+
+/* The configurations as the engine knows them now. */
+static void adv_take(struct adv_priv *p)
+{
+	const struct bn_check_ctx *ctx = p->ctx;
 	int n = ctx->n_configs;
 
 	if (n < 0)
@@ -38,14 +51,11 @@ static void adv_begin(void *priv, const struct bn_check_ctx *ctx)
 	if (n > 8)
 		n = 8;
 	p->known = ctx->configs_known;
-	p->t0 = ctx->t_start_us;
 	p->n = n;
 	for (int i = 0; i < n; i++) {
 		p->value[i] = ctx->config_value[i];
 		p->max_power_a[i] = ctx->config_max_power_a[i];
 	}
-	p->icfg_max = bn_limits_max(ctx->lim, "ICFG_MAX");
-	p->iunit = bn_limits_max(ctx->lim, "IUNIT");
 }
 
 /* Index of the configuration with the highest (hi) or lowest bMaxPower. */
@@ -59,8 +69,9 @@ static int adv_extreme(const struct adv_priv *p, bool hi)
 	return k;
 }
 
-static bool adv_ready(const struct adv_priv *p, struct bn_result *res)
+static bool adv_ready(struct adv_priv *p, struct bn_result *res)
 {
+	adv_take(p);
 	if (!p->known) {
 		bn_result_inconclusive(res, "the advertised configurations are not known to this "
 					    "source");

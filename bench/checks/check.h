@@ -204,6 +204,11 @@ void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev);
  * result is its worst session's, naming the session and its port. */
 int bn_checks_move(struct bn_checks *c, bn_time_us t_us, const struct bn_check_ctx *next,
 		   struct bn_err *err);
+/* The configurations the device advertises, learnt during the run (a
+ * real device read when it enumerated): from now on the rules see them
+ * as if known before the run (configs_known set). n > 8: the first 8. */
+void bn_checks_set_configs(struct bn_checks *c, int n, const int *value,
+			   const double *max_power_a);
 /* Append one result per rule to the report (in table order). */
 void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *rep);
 void bn_checks_free(struct bn_checks *c);

@@ -682,6 +682,20 @@ static void keep_worst(struct bn_checks *c, struct rule_inst *ri, struct bn_resu
 		*ri->worst = *res;
 }
 
+void bn_checks_set_configs(struct bn_checks *c, int n, const int *value,
+			   const double *max_power_a)
+{
+	if (!c)
+		return;
+	n = n < 0 ? 0 : n > 8 ? 8 : n;
+	for (int i = 0; i < n; i++) {
+		c->ctx.config_value[i] = value[i];
+		c->ctx.config_max_power_a[i] = max_power_a[i];
+	}
+	c->ctx.n_configs = n;
+	c->ctx.configs_known = true;
+}
+
 int bn_checks_move(struct bn_checks *c, bn_time_us t_us, const struct bn_check_ctx *next,
 		   struct bn_err *err)
 {

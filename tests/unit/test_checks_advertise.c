@@ -242,9 +242,59 @@ static void test_checks_advertise__low_power_config_skipped_without_battery(void
 	assert_verdict(r, BN_VERDICT_SKIPPED);
 }
 
+/* A real device's configurations are read when it enumerates, during the
+ * run: the engine takes them then (bn_checks_set_configs) and the rules
+ * judge them as if known before; unknown until then stays inconclusive. */
+static struct bn_result run_learnt(const struct cfg_table *t, bool learn, const char *id)
+{
+	struct bn_check_ctx ctx = base_ctx(BN_PORT_SDP);
+	struct bn_checks *c = NULL;
+	struct bn_err err = { 0 };
+	struct bn_report rep;
+	struct bn_result out = { 0 };
+	struct bn_sample smp = { { 5.0, 0.05, 0, 0, 0 } };
+	struct bn_cev on = { .kind = BN_CEV_VBUS_ON, .t_us = 0 };
+
+	ctx.configs_known = false;
+	ctx.decl = BATT;
+	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
+	bn_checks_event(c, &on);
+	for (bn_time_us tt = 0; tt < 300000; tt += 1000) {
+		if (learn && tt == 150000)
+			bn_checks_set_configs(c, t->n, t->value, t->max_power_a);
+		bn_checks_sample(c, tt, &smp);
+	}
+	bn_report_init(&rep);
+	bn_checks_end(c, 300000, &rep);
+	for (int i = 0; i < rep.n_results; i++)
+		if (!strcmp(rep.results[i].id, id))
+			out = rep.results[i];
+	bn_report_free(&rep);
+	bn_checks_free(c);
+	return out;
+}
+
+static void test_checks_advertise__learnt_during_run(void **state)
+{
+	struct bn_result r;
+
+	(void)state;
+	r = run_learnt(&ref_cfgs, true, "bc12.adv.max_power");
+	assert_verdict(r, BN_VERDICT_PASS);
+	assert_float_equal(r.measured, 0.5, 1e-9);
+	r = run_learnt(&high_cfgs, true, "bc12.adv.max_power");
+	assert_verdict(r, BN_VERDICT_FAIL);
+	r = run_learnt(&only_high_cfgs, true, "bc12.adv.low_power_config");
+	assert_verdict(r, BN_VERDICT_FAIL);
+	r = run_learnt(&ref_cfgs, false, "bc12.adv.max_power");
+	assert_verdict(r, BN_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(r.reason, "not known"));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_checks_advertise__learnt_during_run),
 		cmocka_unit_test(test_checks_advertise__max_power_pass),
 		cmocka_unit_test(test_checks_advertise__max_power_fail),
 		cmocka_unit_test(test_checks_advertise__max_power_at_limit_passes_step_over_fails),
