@@ -286,6 +286,12 @@ void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev)
 	case BN_CEV_MARK:
 		cJSON_AddStringToObject(o, "text", ev->text ? ev->text : "");
 		break;
+	case BN_CEV_SUSPEND:
+	case BN_CEV_RESUME:
+		/* a real host's: known only within [t_us, t_us + window_s] */
+		if (ev->num > 0)
+			cJSON_AddNumberToObject(o, "window_s", ev->num);
+		break;
 	default:
 		break;
 	}
@@ -623,7 +629,8 @@ static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *
 		      struct bn_err *err)
 {
 	static const char *const keys[] = { "t_us", "kind", "origin", "value", "max_power_a",
-					    "load_a", "made", "key", "text", "line", "port", NULL };
+					    "load_a", "made", "key", "text", "line", "port", "window_s",
+					    NULL };
 	struct bn_cev *ev = &r->ev[r->n];
 	char what[600], kind[32];
 	const cJSON *v;
@@ -664,6 +671,14 @@ static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *
 	case BN_CEV_LOAD:
 		if ((rc = bn_json_num(it, "load_a", true, &ev->num, what, err)) < 0)
 			return rc;
+		break;
+	case BN_CEV_SUSPEND:
+	case BN_CEV_RESUME:
+		if ((rc = bn_json_num(it, "window_s", false, &ev->num, what, err)) < 0)
+			return rc;
+		if (!(ev->num >= 0) || ev->num > 60)
+			return bn_err_set(err, BN_ERR_DATA, "%s: key \"window_s\": expected a time "
+					  "from 0 to 60 s", what);
 		break;
 	case BN_CEV_DATA_CONTACT: {
 		bool made = true;

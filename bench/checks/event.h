@@ -29,7 +29,11 @@ struct bn_cev {
 	enum bn_cev_kind kind;
 	bn_time_us t_us;
 	int value;            /* CONFIG: bConfigurationValue */
-	double num;           /* CONFIG: max_power in A; LOAD: A; DATA_CONTACT: 1/0 */
+	double num;           /* CONFIG: max_power in A; LOAD: A; DATA_CONTACT: 1/0;
+			       * SUSPEND, RESUME: the width (s) of the interval
+			       * [t_us, t_us + num] the moment is known to lie in
+			       * (a real host says when it asked and when it saw
+			       * the state, not when the bus changed); 0: exact */
 	const char *key;      /* TELEMETRY */
 	const char *text;     /* TELEMETRY value, MARK text */
 	/* Inferred from the samples (a replay without its events), not

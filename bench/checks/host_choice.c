@@ -773,7 +773,8 @@ static void susp_event(void *priv, const struct bn_cev *ev)
 		if (p->suspended)
 			break;
 		p->suspended = true;
-		p->t_from = ev->t_us + p->enter_us;
+		/* bus idle at the latest it may have begun */
+		p->t_from = ev->t_us + bn_time_from_s(ev->num > 0 ? ev->num : 0) + p->enter_us;
 		break;
 	case BN_CEV_RESUME:
 	case BN_CEV_DISCONNECT:
@@ -877,7 +878,8 @@ struct sentry_priv {
 	const struct bn_check_ctx *ctx;
 	double isusp, tmax_s;
 	bool suspended, done;   /* in a suspend; its fall was found */
-	bn_time_us t_s;         /* the start of bus idle */
+	bn_time_us t_s;         /* the start of bus idle (a window's middle) */
+	double gap_s;           /* the width of the window it is known in; 0: exact */
 	struct bn_block bin;    /* its bins of IBUS, from t_s */
 	struct bn_persist ps;   /* state: the draw is at or below ISUSP */
 	bool have_above;        /* a mean above ISUSP in this suspend, the last: */
@@ -893,12 +895,14 @@ struct sentry_priv {
 
 static double u_sentry(const struct bn_check_ctx *ctx, const struct cand *c)
 {
-	double u[3];
+	double u[4];
 
 	u[0] = bn_time_to_s(SENTRY_BIN_US) / sqrt(12.0);
 	u[1] = bn_ctx_u_edge(ctx, BN_CH_IBUS, 0);
 	u[2] = c->slew > 0 ? bn_ctx_u_level(ctx, BN_CH_IBUS, c->level, c->n) / c->slew : 0;
-	return bn_u_expand(3, u);
+	/* bus idle known only within a window (a real host): rectangular */
+	u[3] = c->gap_s / sqrt(12.0);
+	return bn_u_expand(4, u);
 }
 
 static void sentry_begin(void *priv, const struct bn_check_ctx *ctx)
@@ -915,7 +919,7 @@ static void sentry_found(struct sentry_priv *p, bn_time_us tc)
 	long k = (long)((tc - p->t_s) / SENTRY_BIN_US);
 	double bin_s = bn_time_to_s(SENTRY_BIN_US);
 	struct cand c = { .lim = p->tmax_s, .n = p->run_n, .level = p->isusp, .t0 = p->t_s, .t1 = tc,
-			  .tag = SENTRY_FELL };
+			  .tag = SENTRY_FELL, .gap_s = p->gap_s };
 
 	c.v = k > 0 ? bn_time_to_s(tc - p->t_s) - bin_s / 2 : 0;
 	c.slew = k > 0 && p->run_prev && p->run_prev_a > p->run_a ? (p->run_prev_a - p->run_a) / bin_s : 0;
@@ -953,11 +957,14 @@ static void sentry_bin(void *user, const struct bn_block *b)
 	sentry_feed(user, b, b->t0 + b->len_us);
 }
 
-static void sentry_start(struct sentry_priv *p, bn_time_us t)
+/* Bus idle began in [t, t + w_s]: dated at the middle, the width kept for
+ * the time's uncertainty. */
+static void sentry_start(struct sentry_priv *p, bn_time_us t, double w_s)
 {
 	p->suspended = true;
 	p->done = false;
-	p->t_s = t;
+	p->gap_s = w_s > 0 ? w_s : 0;
+	p->t_s = t + bn_time_from_s(p->gap_s / 2);
 	bn_block_start(&p->bin, t, SENTRY_BIN_US);
 	p->have_above = p->run_prev = false;
 	/* persistence over bins: one bin is SENTRY_BIN_US long, SENTRY_BINS of them */
@@ -979,7 +986,7 @@ static void sentry_stop(struct sentry_priv *p, bn_time_us t)
 	/* not (yet) below: the entry time is at least this */
 	tl = p->ps.pending ? p->ps.t_first : t;
 	c = (struct cand){ .v = bn_time_to_s(tl - p->t_s), .lim = p->tmax_s, .level = p->isusp,
-			   .t0 = p->t_s, .t1 = tl, .tag = SENTRY_STILL_ABOVE };
+			   .t0 = p->t_s, .t1 = tl, .tag = SENTRY_STILL_ABOVE, .gap_s = p->gap_s };
 	bound_add(&p->lb, &p->n_short, p->ctx, u_sentry, c);
 }
 
@@ -991,7 +998,7 @@ static void sentry_event(void *priv, const struct bn_cev *ev)
 	switch (ev->kind) {
 	case BN_CEV_SUSPEND:
 		if (!p->suspended)
-			sentry_start(p, ev->t_us);
+			sentry_start(p, ev->t_us, ev->num);
 		break;
 	case BN_CEV_RESUME:
 	case BN_CEV_DISCONNECT:
