@@ -855,6 +855,43 @@ static void test_checks_host_choice__suspend_entry_within_u(void **state)
 	expect_within_u(&r, false);
 }
 
+/* A real host knows bus idle only within a window (when it asked, when
+ * sysfs showed the state): [1500, 1500 + w] ms. Dated at its middle, its
+ * width in U: a fall that is late from the window's start but not from
+ * its end is neither pass nor fail; one late even from its end fails;
+ * one in time even from its start passes; and the same fall judged as if
+ * the moment were exact fails. */
+static struct bn_result sentry_window_run(const struct opts *o, double fall_ms, double w_s)
+{
+	const struct ev ev[] = {
+		{ 0, BN_CEV_VBUS_ON, 0, 0 },	{ 63, BN_CEV_CONNECT, 0, 0 },
+		{ 163, BN_CEV_CONFIG, 1, 0.5 }, { 1500, BN_CEV_SUSPEND, 0, w_s },
+		{ 1800, BN_CEV_RESUME, 0, 0 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 },
+	};
+	const struct seg seg[] = { { 0, 0 }, { 63, 0.09 }, { 163, 0.45 }, { 1500 + fall_ms, 0.0005 },
+				   { 1800, 0.45 }, { 2000, 0 } };
+	struct stream s = STREAM(ev, seg);
+
+	return run(o, &s, "bc12.host.suspend_entry");
+}
+
+static void test_checks_host_choice__suspend_entry_window(void **state)
+{
+	struct opts o = sdp_real();
+	struct bn_result r = sentry_window_run(&o, 13, 0);
+
+	(void)state;
+	expect_judged(&r, BN_VERDICT_FAIL);          /* exact: 12.5 ms, late */
+	r = sentry_window_run(&o, 13, 0.008);
+	expect_inconclusive(&r);                     /* 5 to 13 ms after idle began */
+	assert_true(r.u > 0.008 / 2);
+	assert_near(r.measured, 0.0085, 1e-9);
+	r = sentry_window_run(&o, 30, 0.008);
+	expect_judged(&r, BN_VERDICT_FAIL);          /* 22 ms even from the window's end */
+	r = sentry_window_run(&o, 3, 0.004);
+	expect_judged(&r, BN_VERDICT_PASS);          /* 2.5 ms even from its start */
+}
+
 /* A slow fall: U grows with the noise over the slew between the last
  * 1 ms mean above ISUSP and the first below. */
 static void test_checks_host_choice__suspend_entry_slew(void **state)
@@ -1220,6 +1257,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_host_choice__suspend_entry_fail_late),
 		cmocka_unit_test(test_checks_host_choice__suspend_entry_never_falls),
 		cmocka_unit_test(test_checks_host_choice__suspend_entry_within_u),
+		cmocka_unit_test(test_checks_host_choice__suspend_entry_window),
 		cmocka_unit_test(test_checks_host_choice__suspend_entry_slew),
 		cmocka_unit_test(test_checks_host_choice__suspend_entry_hold),
 		cmocka_unit_test(test_checks_host_choice__suspend_entry_inconclusive),
