@@ -1,0 +1,189 @@
+/* bcbench-twin's command line (twin_opts.h). */
+#include "twin_opts.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"Usage: bcbench-twin [OPTIONS]\n"
+	"The bench twin: the simulated world (port, charger, host, device and its\n"
+	"firmware) behind emulated instruments, so `bcbench run` with a real bench.conf\n"
+	"drives every real backend: the FTDI fixture (through bcbench-twin-host's\n"
+	"libftdi1), an SCPI load on a pseudo-terminal, an SCPI supply and a capture\n"
+	"device for libsigrok's scpi-pps driver on local TCP ports, and the device's\n"
+	"telemetry console on a pseudo-terminal. Once ready it prints the bench.conf\n"
+	"lines a run needs; it runs until SIGTERM or \"quit\" on its control socket.\n"
+	"\n"
+	"  --datadir DIR            where profiles/ and fixtures/ are (default .)\n"
+	"  --fixture-file FILE      the fixture's wiring (default\n"
+	"                           DATADIR/fixtures/bcbench-fixture-a.json)\n"
+	"  --port-types LIST        the fixture's port types to emulate, each with the\n"
+	"                           port profile of its name or NAME=PROFILE, e.g.\n"
+	"                           sdp,dcp,cdp=cdp-late (default: every port type with\n"
+	"                           a profile of its name)\n"
+	"  --charger NAME           the source the supply stands for (default ideal-5a)\n"
+	"  --host NAME, --dut NAME  host and device profiles (default: built-in host,\n"
+	"                           phone)\n"
+	"  --firmware SPEC          the device's firmware (default: the dut's)\n"
+	"  --limits NAME            limits file (default bc12)\n"
+	"  --run-dir DIR            where its sockets go (default: a new\n"
+	"                           /tmp/bcbench-twin.XXXXXX, removed at exit)\n"
+	"  --log DIR                logs for a reader: fixture.log (decoded states),\n"
+	"                           load.log, supply.log, capture.log (SCPI dialogues),\n"
+	"                           capture-samples.tsv (values served to libsigrok),\n"
+	"                           console.log, world.log, twin.log\n"
+	"  --conf-out FILE          also write the bench.conf lines to FILE (atomically)\n"
+	"  --supply-port P, --capture-port Q   TCP ports (default: free ones)\n"
+	"  --without LIST           leave instruments out: load,supply,console,capture\n"
+	"                           (without the supply, VBUS follows the fixture alone)\n"
+	"Faults (counted in lines received; seconds from the fixture's first open,\n"
+	"the capture's from its first value served):\n"
+	"  --load-stall-after N, --load-vanish-after N\n"
+	"  --supply-stall-after N, --supply-vanish-after N\n"
+	"  --console-hangup-after-s S, --capture-stop-after-s S\n"
+	"Exit codes: 0 stopped as asked, 2 bad usage or input, 3 the world failed or\n"
+	"the environment refused (sockets, ptys).\n";
+
+static bool count(const char *opt, const char *arg, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || *out < 0) {
+		fprintf(stderr, "bcbench-twin: %s \"%s\": expected a count (0 or more)\n", opt, arg);
+		return false;
+	}
+	return true;
+}
+
+static bool seconds(const char *opt, const char *arg, double *out)
+{
+	char *end;
+
+	*out = strtod(arg, &end);
+	if (end == arg || *end || !isfinite(*out) || *out < 0) {
+		fprintf(stderr, "bcbench-twin: %s \"%s\": expected seconds (0 or more)\n", opt, arg);
+		return false;
+	}
+	return true;
+}
+
+static bool port(const char *opt, const char *arg, int *out)
+{
+	long v;
+
+	if (!count(opt, arg, &v) || v > 65535) {
+		fprintf(stderr, "bcbench-twin: %s \"%s\": expected a TCP port (0 to 65535)\n", opt, arg);
+		return false;
+	}
+	*out = (int)v;
+	return true;
+}
+
+static bool without(const char *arg, struct twin_opts *o)
+{
+	char buf[128], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (char *it = strtok_r(buf, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(it, "load"))
+			o->no_load = true;
+		else if (!strcmp(it, "supply"))
+			o->no_supply = true;
+		else if (!strcmp(it, "console"))
+			o->no_console = true;
+		else if (!strcmp(it, "capture"))
+			o->no_capture = true;
+		else {
+			fprintf(stderr, "bcbench-twin: --without \"%s\": expected load, supply, console "
+					"or capture\n", it);
+			return false;
+		}
+	}
+	return true;
+}
+
+int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
+{
+	enum { O_DATADIR = 256, O_FIXTURE, O_PORTS, O_CHARGER, O_HOST, O_DUT, O_FW, O_LIMITS,
+	       O_RUNDIR, O_LOG, O_CONF, O_SPORT, O_CPORT, O_WITHOUT, O_LSTALL, O_LVANISH,
+	       O_SSTALL, O_SVANISH, O_CHANGUP, O_CSTOP, O_HELP };
+	static const struct option longs[] = {
+		{ "datadir", required_argument, NULL, O_DATADIR },
+		{ "fixture-file", required_argument, NULL, O_FIXTURE },
+		{ "port-types", required_argument, NULL, O_PORTS },
+		{ "charger", required_argument, NULL, O_CHARGER },
+		{ "host", required_argument, NULL, O_HOST },
+		{ "dut", required_argument, NULL, O_DUT },
+		{ "firmware", required_argument, NULL, O_FW },
+		{ "limits", required_argument, NULL, O_LIMITS },
+		{ "run-dir", required_argument, NULL, O_RUNDIR },
+		{ "log", required_argument, NULL, O_LOG },
+		{ "conf-out", required_argument, NULL, O_CONF },
+		{ "supply-port", required_argument, NULL, O_SPORT },
+		{ "capture-port", required_argument, NULL, O_CPORT },
+		{ "without", required_argument, NULL, O_WITHOUT },
+		{ "load-stall-after", required_argument, NULL, O_LSTALL },
+		{ "load-vanish-after", required_argument, NULL, O_LVANISH },
+		{ "supply-stall-after", required_argument, NULL, O_SSTALL },
+		{ "supply-vanish-after", required_argument, NULL, O_SVANISH },
+		{ "console-hangup-after-s", required_argument, NULL, O_CHANGUP },
+		{ "capture-stop-after-s", required_argument, NULL, O_CSTOP },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	bool ok = true;
+
+	memset(o, 0, sizeof(*o));
+	o->datadir = ".";
+	o->load_stall_after = o->load_vanish_after = -1;
+	o->supply_stall_after = o->supply_vanish_after = -1;
+	o->console_hangup_after_s = o->capture_stop_after_s = -1;
+	opterr = 0;
+	while (ok && (c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+		switch (c) {
+		case O_DATADIR: o->datadir = optarg; break;
+		case O_FIXTURE: o->fixture_file = optarg; break;
+		case O_PORTS: o->port_types = optarg; break;
+		case O_CHARGER: o->charger = optarg; break;
+		case O_HOST: o->host = optarg; break;
+		case O_DUT: o->dut = optarg; break;
+		case O_FW: o->firmware = optarg; break;
+		case O_LIMITS: o->limits = optarg; break;
+		case O_RUNDIR: o->run_dir = optarg; break;
+		case O_LOG: o->log_dir = optarg; break;
+		case O_CONF: o->conf_out = optarg; break;
+		case O_SPORT: ok = port("--supply-port", optarg, &o->supply_port); break;
+		case O_CPORT: ok = port("--capture-port", optarg, &o->capture_port); break;
+		case O_WITHOUT: ok = without(optarg, o); break;
+		case O_LSTALL: ok = count("--load-stall-after", optarg, &o->load_stall_after); break;
+		case O_LVANISH: ok = count("--load-vanish-after", optarg, &o->load_vanish_after); break;
+		case O_SSTALL: ok = count("--supply-stall-after", optarg, &o->supply_stall_after); break;
+		case O_SVANISH: ok = count("--supply-vanish-after", optarg, &o->supply_vanish_after); break;
+		case O_CHANGUP:
+			ok = seconds("--console-hangup-after-s", optarg, &o->console_hangup_after_s);
+			break;
+		case O_CSTOP:
+			ok = seconds("--capture-stop-after-s", optarg, &o->capture_stop_after_s);
+			break;
+		case O_HELP: fputs(usage, stdout); return 1;
+		default:
+			fprintf(stderr, "bcbench-twin: unknown option or missing value: %s\n%s",
+				argv[optind - 1], usage);
+			return 2;
+		}
+	}
+	if (!ok)
+		return 2;
+	if (optind < argc) {
+		fprintf(stderr, "bcbench-twin: unexpected argument \"%s\"\n%s", argv[optind], usage);
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,25 @@
+/* bcbench-twin's command line. */
+#ifndef BN_TWIN_OPTS_H
+#define BN_TWIN_OPTS_H
+
+#include <stdbool.h>
+
+struct twin_opts {
+	const char *datadir;       /* default "." */
+	const char *fixture_file;  /* default DATADIR/fixtures/bcbench-fixture-a.json */
+	const char *port_types, *charger, *host, *dut, *firmware, *limits;
+	const char *run_dir;       /* sockets; default a fresh /tmp/bcbench-twin.XXXXXX */
+	const char *log_dir;
+	const char *conf_out;
+	int supply_port, capture_port; /* 0: any free one */
+	bool no_load, no_supply, no_console, no_capture;
+	long load_stall_after, load_vanish_after;     /* < 0: never */
+	long supply_stall_after, supply_vanish_after;
+	double console_hangup_after_s;                /* < 0: never */
+	double capture_stop_after_s;
+};
+
+/* 0: parsed; 1: --help printed; 2: bad usage (message on stderr). */
+int twin_opts_parse(int argc, char **argv, struct twin_opts *o);
+
+#endif
