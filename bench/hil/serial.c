@@ -69,6 +69,7 @@ struct bn_serial {
 	bool drop_to_eol; /* the last line was too long: drop to its end */
 	bool message;     /* blocking reads, one reply each (bn_serial_wrap_fd) */
 	bool socket;      /* a LAN instrument: send() without SIGPIPE */
+	bool excl;        /* TIOCEXCL set: cleared again before the close */
 };
 
 /* ---- the two raw transports ---- */
@@ -208,6 +209,8 @@ static int take_exclusive(struct bn_serial *s, struct bn_err *err)
 	/* Not every tty driver has it; the flock still holds among us. */
 	if (ioctl(s->fd, TIOCEXCL) < 0)
 		bn_dbg("%s: TIOCEXCL: %s", s->path, strerror(errno));
+	else
+		s->excl = true;
 	return BN_OK;
 }
 
@@ -542,6 +545,11 @@ void bn_serial_close(struct bn_serial *s)
 {
 	if (!s)
 		return;
+	/* The flag outlives the close where the tty stays open elsewhere (a
+	 * pseudo-terminal's slave while its master lives): the next bcbench,
+	 * unprivileged, would be refused the port with EBUSY. */
+	if (s->excl && s->fd >= 0)
+		(void)ioctl(s->fd, TIOCNXCL);
 	if (s->port) {
 		(void)sp_close(s->port);
 		sp_free_port(s->port);

@@ -185,8 +185,28 @@ if not ok:
     print("     | measured:", measured, "telemetry:", tel, "console events:", len(con), "files:", roles)
 sys.exit(0 if ok else 1)
 PY
-if grep -q 'scpi:/dev/pts/' "$REP" && grep -q 'tcp-raw/127.0.0.1' "$REP"; then ok "report.json names the load and the supply"; else
-	todo "report.json does not name the instruments (bench: $(grep -o '"backend":[[:space:]]*"[^"]*"' "$REP" | head -1)): the runner/main.c wiring is to name them"; fi
+# A real bench: report.json names each part and each channel's instrument,
+# and no part is simulated.
+if python3 - "$REP" "$with_capture" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+m = r["measurement"]
+ins = {i["role"]: i for i in m["instruments"]}
+assert r["bench"]["backend"] == "real", r["bench"]
+assert ins["fixture"]["instrument"] == "ftdi" and not ins["fixture"]["simulated"], ins
+assert "DL3021" in ins["load"]["instrument"] and "/dev/pts/" in ins["load"]["instrument"], ins
+assert "DP832" in ins["supply"]["instrument"] and "tcp-raw/127.0.0.1" in ins["supply"]["instrument"], ins
+assert not any(i["simulated"] for i in ins.values()), ins
+ch = m["channels"]
+if sys.argv[2] == "yes":
+    assert ch["VBUS"]["instrument"].startswith("sigrok:scpi-pps"), ch["VBUS"]
+else:
+    assert "DP832" in ch["VBUS"]["instrument"] and "polls" in ch["VBUS"], ch["VBUS"]
+for c in ("DP", "DM", "ID"):
+    assert ch[c]["source"] == "none", ch[c]
+PY
+then ok "report.json names every part of the bench and each channel's instrument; none simulated"
+else bad "report.json instruments and channels"; fi
 if [ $with_capture = yes ]; then
 	grep -q '"source":[[:space:]]*"sigrok:scpi-pps' "$REP" && ok "report: the capture's source is sigrok:scpi-pps" || bad "report capture source"
 	[ "$(after "$LOG/capture-samples.tsv" "$s0" | grep -c .)" -ge 20 ] && ok "the run's capture values came from the twin" || bad "few capture values during the run"
@@ -216,10 +236,10 @@ fault_run() { # NAME REASON TWIN-ARGS...
 		bad "$name: the fixture's last state: \"$last\""
 	stop_twin
 }
-# The supply hears 9 lines by the end of the run (open: *IDN?, off, error
-# query; start: voltage, limit, on, each with its error query): it
-# vanishes at the safe state's "output off".
-fault_run supply-vanish "instrument lost" --supply-vanish-after 9
+# The supply is polled for VBUS and IBUS (two queries a poll, about 50
+# polls a second) besides its commands: it vanishes about a second into
+# the run, in the middle of a poll or a command.
+fault_run supply-vanish "instrument lost" --supply-vanish-after 120
 fault_run console-hangup "device console lost" --console-hangup-after-s 1
 
 echo "twin: $pass passed, $fail failed"

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,30 @@ static void test_serial__exclusive(void **state)
 	bn_serial_close(s);
 }
 
+/* TIOCEXCL is the port's while it is open, and cleared at the close: a
+ * tty that stays open elsewhere (a pseudo-terminal's slave while its
+ * master lives, as an instrument emulator holds it) keeps the flag, and
+ * the next unprivileged bcbench would be refused the port (EBUSY). */
+static void test_serial__exclusive_cleared_at_close(void **state)
+{
+	int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), held, excl = -1;
+	struct bn_serial *s = NULL;
+	struct bn_err err = { 0 };
+
+	(void)state;
+	assert_true(master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0);
+	held = open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC); /* before the flag */
+	assert_true(held >= 0);
+	assert_int_equal(bn_serial_open(ptsname(master), 115200, &s, &err), BN_OK);
+	assert_int_equal(ioctl(held, TIOCGEXCL, &excl), 0);
+	assert_int_equal(excl, 1);
+	bn_serial_close(s);
+	assert_int_equal(ioctl(held, TIOCGEXCL, &excl), 0);
+	assert_int_equal(excl, 0);
+	close(held);
+	close(master);
+}
+
 static void test_serial__open_errors(void **state)
 {
 	struct pty *p = *state;
@@ -259,6 +284,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_serial__write_times_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_serial__hang_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_serial__symlink, setup, teardown),
+		cmocka_unit_test(test_serial__exclusive_cleared_at_close),
 		cmocka_unit_test_setup_teardown(test_serial__exclusive, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_serial__open_errors, setup, teardown),
 	};
