@@ -133,11 +133,22 @@ static bool matches(const struct bn_usb_spec *spec, const struct bn_usb_seen *s)
 	return !spec->has_serial || !strcmp(s->serial, spec->serial);
 }
 
+/* Where a device must be (bus 0: anywhere). */
+struct usb_at {
+	uint8_t bus, address;
+};
+
+static bool at_place(libusb_device *dev, const struct usb_at *at)
+{
+	return !at || !at->bus ||
+	       (libusb_get_bus_number(dev) == at->bus && libusb_get_device_address(dev) == at->address);
+}
+
 /* One scan: the number of devices, the match (an open handle in *h when
  * h is not NULL), or none. */
-static int scan(libusb_context *ctx, const struct bn_usb_spec *spec, bn_usb_seen_fn fn,
-		void *user, struct bn_usb_seen *found, bool *present, libusb_device_handle **h,
-		struct bn_err *err)
+static int scan_at(libusb_context *ctx, const struct bn_usb_spec *spec, const struct usb_at *at,
+		   bn_usb_seen_fn fn, void *user, struct bn_usb_seen *found, bool *present,
+		   libusb_device_handle **h, struct bn_err *err)
 {
 	libusb_device **list = NULL;
 	ssize_t n = libusb_get_device_list(ctx, &list);
@@ -156,13 +167,17 @@ static int scan(libusb_context *ctx, const struct bn_usb_spec *spec, bn_usb_seen
 			struct libusb_device_descriptor dd;
 
 			if (libusb_get_device_descriptor(list[i], &dd) < 0 ||
-			    dd.idVendor != spec->vid || dd.idProduct != spec->pid)
+			    dd.idVendor != spec->vid || dd.idProduct != spec->pid ||
+			    !at_place(list[i], at))
 				continue;
 		}
 		describe(list[i], &s, h ? &dh : NULL);
 		if (fn)
 			fn(user, &s);
-		if (spec && present && !*present && matches(spec, &s)) {
+		/* at a known place the serial is not needed (nor readable from a
+		 * device that cannot be opened) */
+		if (spec && present && !*present &&
+		    (at && at->bus ? s.vid == spec->vid && s.pid == spec->pid : matches(spec, &s))) {
 			*present = true;
 			if (found)
 				*found = s;
@@ -175,6 +190,13 @@ static int scan(libusb_context *ctx, const struct bn_usb_spec *spec, bn_usb_seen
 	}
 	libusb_free_device_list(list, 1);
 	return (int)n;
+}
+
+static int scan(libusb_context *ctx, const struct bn_usb_spec *spec, bn_usb_seen_fn fn,
+		void *user, struct bn_usb_seen *found, bool *present, libusb_device_handle **h,
+		struct bn_err *err)
+{
+	return scan_at(ctx, spec, NULL, fn, user, found, present, h, err);
 }
 
 int bn_usb_list(bn_usb_seen_fn fn, void *user, struct bn_err *err)
@@ -275,28 +297,45 @@ out:
 	return n < 0 ? n : BN_OK;
 }
 
-int bn_usb_read(const struct bn_usb_spec *spec, struct bn_usb_desc *out,
-		struct bn_usb_seen *seen, struct bn_err *err)
+static int not_at(const struct bn_usb_spec *spec, const struct usb_at *at, struct bn_err *err)
 {
-	libusb_context *ctx;
-	libusb_device_handle *h = NULL;
-	struct bn_usb_seen s;
-	bool present;
-	int rc = usb_start(&ctx, err);
+	char what[200];
 
-	if (rc < 0)
-		return rc;
-	rc = scan(ctx, spec, NULL, NULL, &s, &present, &h, err);
+	return bn_err_set(err, BN_ERR_IO, "no USB device %s on bus %u address %u",
+			  bn_usb_spec_str(spec, what, sizeof(what)), at->bus, at->address);
+}
+
+/* The device found and opened (closed by the caller), or an error. */
+static int find_open(libusb_context *ctx, const struct bn_usb_spec *spec, const struct usb_at *at,
+		     struct bn_usb_seen *s, libusb_device_handle **h, struct bn_err *err)
+{
+	bool present;
+	int rc = scan_at(ctx, spec, at, NULL, NULL, s, &present, h, err);
+
 	if (rc >= 0 && !present)
-		rc = not_found(spec, rc, err);
-	if (rc >= 0 && !h) {
+		rc = at && at->bus ? not_at(spec, at, err) : not_found(spec, rc, err);
+	if (rc >= 0 && !*h) {
 		char what[200];
 
 		rc = bn_err_set(err, BN_ERR_IO,
 				"USB device %s on bus %u address %u: cannot open it (permissions? a "
 				"udev rule for the bench user)",
-				bn_usb_spec_str(spec, what, sizeof(what)), s.bus, s.address);
+				bn_usb_spec_str(spec, what, sizeof(what)), s->bus, s->address);
 	}
+	return rc;
+}
+
+static int read_at(const struct bn_usb_spec *spec, const struct usb_at *at,
+		   struct bn_usb_desc *out, struct bn_usb_seen *seen, struct bn_err *err)
+{
+	libusb_context *ctx;
+	libusb_device_handle *h = NULL;
+	struct bn_usb_seen s;
+	int rc = usb_start(&ctx, err);
+
+	if (rc < 0)
+		return rc;
+	rc = find_open(ctx, spec, at, &s, &h, err);
 	if (rc >= 0)
 		rc = read_descs(h, spec, out, err);
 	if (rc >= 0 && seen)
@@ -307,20 +346,103 @@ int bn_usb_read(const struct bn_usb_spec *spec, struct bn_usb_desc *out,
 	return rc < 0 ? rc : BN_OK;
 }
 
+int bn_usb_read(const struct bn_usb_spec *spec, struct bn_usb_desc *out,
+		struct bn_usb_seen *seen, struct bn_err *err)
+{
+	return read_at(spec, NULL, out, seen, err);
+}
+
+int bn_usb_read_at(const struct bn_usb_spec *spec, uint8_t bus, uint8_t address,
+		   struct bn_usb_desc *out, struct bn_err *err)
+{
+	struct usb_at at = { .bus = bus, .address = address };
+
+	return read_at(spec, &at, out, NULL, err);
+}
+
+int bn_usb_set_config_at(const struct bn_usb_spec *spec, uint8_t bus, uint8_t address, int value,
+			 struct bn_err *err)
+{
+	struct usb_at at = { .bus = bus, .address = address };
+	libusb_context *ctx;
+	libusb_device_handle *h = NULL;
+	struct bn_usb_seen s;
+	char what[200];
+	int rc = usb_start(&ctx, err);
+
+	if (rc < 0)
+		return rc;
+	bn_usb_spec_str(spec, what, sizeof(what));
+	rc = find_open(ctx, spec, &at, &s, &h, err);
+	/* The interfaces are those of the active configuration; a number
+	 * with no interface just answers "no driver". */
+	for (int i = 0; rc >= 0 && i < BN_USB_MAX_IFACES; i++) {
+		int a = libusb_kernel_driver_active(h, i);
+
+		if (a == LIBUSB_ERROR_NO_DEVICE)
+			rc = bn_err_set(err, BN_ERR_FAULT, "USB device %s went away", what);
+		if (a != 1)
+			continue;
+		a = libusb_detach_kernel_driver(h, i);
+		if (a < 0 && a != LIBUSB_ERROR_NOT_FOUND)
+			rc = bn_err_set(err, BN_ERR_IO,
+					"USB device %s on bus %u address %u: cannot detach the kernel "
+					"driver of interface %d: %s",
+					what, bus, address, i, libusb_error_name(a));
+	}
+	if (rc >= 0) {
+		/* libusb's -1 is "unconfigured" */
+		int u = libusb_set_configuration(h, value == 0 ? -1 : value);
+
+		if (u < 0)
+			rc = bn_err_set(err, u == LIBUSB_ERROR_NO_DEVICE ? BN_ERR_FAULT : BN_ERR_IO,
+					"USB device %s on bus %u address %u: SET_CONFIGURATION %d "
+					"through usbfs: %s%s",
+					what, bus, address, value, libusb_error_name(u),
+					u == LIBUSB_ERROR_BUSY ? " (an interface is still claimed)" :
+					u == LIBUSB_ERROR_NOT_FOUND ? " (no such configuration)" :
+								      "");
+	}
+	if (h)
+		libusb_close(h);
+	libusb_exit(ctx);
+	return rc < 0 ? rc : BN_OK;
+}
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+struct hotplug_seen {
+	bool changed;     /* re-scan */
+	int64_t t_us;     /* the last event's time; -1 none yet */
+};
+
 static int LIBUSB_CALL on_hotplug(libusb_context *ctx, libusb_device *dev,
 				  libusb_hotplug_event ev, void *user)
 {
-	*(bool *)user = true; /* re-scan: opening a device here is not allowed */
+	struct hotplug_seen *hs = user;
+
+	/* re-scan rather than look here: opening a device in a callback is
+	 * not allowed, and the serial needs an open */
+	hs->changed = true;
+	hs->t_us = mono_us();
 	return 0;
 }
 
 /* Wait for the device to be present (want) or absent (!want). */
 static int usb_wait(const struct bn_usb_spec *spec, bool want, int timeout_ms,
-		    volatile const sig_atomic_t *stop, struct bn_usb_seen *seen, struct bn_err *err)
+		    volatile const sig_atomic_t *stop, struct bn_usb_seen *seen,
+		    struct bn_usb_when *when, struct bn_err *err)
 {
 	libusb_context *ctx;
 	libusb_hotplug_callback_handle cb = 0;
-	bool have_cb = false, changed = true, present = false;
+	struct hotplug_seen hs = { .changed = true, .t_us = -1 };
+	bool have_cb = false, present = false, first = true;
 	int64_t deadline = bn_deadline_ms(timeout_ms);
 	char what[200];
 	int n = 0, rc = usb_start(&ctx, err);
@@ -331,20 +453,28 @@ static int usb_wait(const struct bn_usb_spec *spec, bool want, int timeout_ms,
 		have_cb = libusb_hotplug_register_callback(
 				  ctx, LIBUSB_HOTPLUG_EVENT_DEVICE_ARRIVED | LIBUSB_HOTPLUG_EVENT_DEVICE_LEFT,
 				  0, spec->vid, spec->pid, LIBUSB_HOTPLUG_MATCH_ANY, on_hotplug,
-				  &changed, &cb) == LIBUSB_SUCCESS;
+				  &hs, &cb) == LIBUSB_SUCCESS;
 	for (;;) {
 		int64_t left;
 
-		if (changed || !have_cb) {
-			changed = false;
+		if (hs.changed || !have_cb) {
+			int64_t t_scan = mono_us();
+
+			hs.changed = false;
 			rc = scan(ctx, spec, NULL, NULL, seen, &present, NULL, err);
 			if (rc < 0)
 				break;
 			n = rc;
 			if (present == want) {
+				if (when) {
+					when->at_start = first;
+					when->hotplug = !first && hs.t_us >= 0;
+					when->t_us = when->hotplug ? hs.t_us : t_scan;
+				}
 				rc = BN_OK;
 				break;
 			}
+			first = false;
 		}
 		if (stop && *stop) {
 			rc = bn_err_set(err, BN_ERR_INTR, "waiting for USB device %s to %s: "
@@ -384,11 +514,25 @@ int bn_usb_wait_attach(const struct bn_usb_spec *spec, int timeout_ms,
 		       volatile const sig_atomic_t *stop, struct bn_usb_seen *seen,
 		       struct bn_err *err)
 {
-	return usb_wait(spec, true, timeout_ms, stop, seen, err);
+	return usb_wait(spec, true, timeout_ms, stop, seen, NULL, err);
 }
 
 int bn_usb_wait_detach(const struct bn_usb_spec *spec, int timeout_ms,
 		       volatile const sig_atomic_t *stop, struct bn_err *err)
 {
-	return usb_wait(spec, false, timeout_ms, stop, NULL, err);
+	return usb_wait(spec, false, timeout_ms, stop, NULL, NULL, err);
+}
+
+int bn_usb_wait_attach_at(const struct bn_usb_spec *spec, int timeout_ms,
+			  volatile const sig_atomic_t *stop, struct bn_usb_seen *seen,
+			  struct bn_usb_when *when, struct bn_err *err)
+{
+	return usb_wait(spec, true, timeout_ms, stop, seen, when, err);
+}
+
+int bn_usb_wait_detach_at(const struct bn_usb_spec *spec, int timeout_ms,
+			  volatile const sig_atomic_t *stop, struct bn_usb_when *when,
+			  struct bn_err *err)
+{
+	return usb_wait(spec, false, timeout_ms, stop, NULL, when, err);
 }

@@ -2,8 +2,13 @@
  * bench.conf's dut_usb = VID:PID[:SERIAL], its descriptors read raw
  * (GET_DESCRIPTOR) and parsed by hil/usb_desc.c, the same parser the sim
  * device's configurations go through. Also the machine's USB devices for
- * `bcbench devices`, and waiting for the device to attach or detach
- * (hotplug events where libusb has them, else polling).
+ * `bcbench devices`, waiting for the device to attach or detach (hotplug
+ * events where libusb has them, else polling) and when it did, and the
+ * usbfs way to set a configuration.
+ *
+ * Opening a device (to read its strings, a serial to match, its
+ * descriptors) resumes it if it was suspended: no call here belongs
+ * between a run's suspend and resume.
  *
  * Each call makes and ends its own libusb context: no state between
  * calls. A machine without a USB bus (a container without /dev/bus/usb)
@@ -59,6 +64,31 @@ int bn_usb_list(bn_usb_seen_fn fn, void *user, struct bn_err *err);
 int bn_usb_read(const struct bn_usb_spec *spec, struct bn_usb_desc *out,
 		struct bn_usb_seen *seen, struct bn_err *err);
 
+/* The same for the device at bus/address only (the one a wait found or
+ * sysfs names), so another device with the same VID:PID is never read. */
+int bn_usb_read_at(const struct bn_usb_spec *spec, uint8_t bus, uint8_t address,
+		   struct bn_usb_desc *out, struct bn_err *err);
+
+/* Set configuration value (0: unconfigured) through usbfs, as a libusb
+ * program does: the device at bus/address opened (its /dev/bus/usb node:
+ * a udev rule for the bench user, not root), each interface's kernel
+ * driver detached (the kernel refuses the request while any interface is
+ * claimed), SET_CONFIGURATION, the handle closed (an open usbfs file keeps
+ * the device from suspending). hil/usb_host.c's way where sysfs is not
+ * writable. */
+int bn_usb_set_config_at(const struct bn_usb_spec *spec, uint8_t bus, uint8_t address, int value,
+			 struct bn_err *err);
+
+/* When and how a wait learnt the device came or went. */
+struct bn_usb_when {
+	int64_t t_us;            /* CLOCK_MONOTONIC us (hil/usb_host.h's clock): the hotplug
+				  * event, else the scan that saw it */
+	bool at_start;           /* so already at the first scan: t_us is that scan, not
+				  * the arrival or the departure */
+	bool hotplug;            /* t_us is a hotplug event's (else a poll's, late by up to
+				  * its period) */
+};
+
 /* Wait until the device is attached (present), or detached (absent).
  * Returns BN_OK at once when it already is; BN_ERR_TIMEOUT after
  * timeout_ms; BN_ERR_INTR as soon as *stop is set (stop may be NULL).
@@ -68,5 +98,14 @@ int bn_usb_wait_attach(const struct bn_usb_spec *spec, int timeout_ms,
 		       struct bn_err *err);
 int bn_usb_wait_detach(const struct bn_usb_spec *spec, int timeout_ms,
 		       volatile const sig_atomic_t *stop, struct bn_err *err);
+/* The same, saying when (when may be NULL). A hotplug event names no
+ * serial: with several devices of one VID:PID the time is the last event
+ * before the scan that found the state. */
+int bn_usb_wait_attach_at(const struct bn_usb_spec *spec, int timeout_ms,
+			  volatile const sig_atomic_t *stop, struct bn_usb_seen *seen,
+			  struct bn_usb_when *when, struct bn_err *err);
+int bn_usb_wait_detach_at(const struct bn_usb_spec *spec, int timeout_ms,
+			  volatile const sig_atomic_t *stop, struct bn_usb_when *when,
+			  struct bn_err *err);
 
 #endif

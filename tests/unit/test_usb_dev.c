@@ -2,9 +2,10 @@
  * under test (and often no USB bus at all): dut_usb parsing, the
  * not-found message from the real libusb (nothing answers to ffff:fffe),
  * listing, waiting for attach/detach (time-out, stop flag), and the
- * `bcbench devices` listing. Reading a real device's descriptors and
- * hotplug arrival need a device on the bench: not testable here; the
- * parser they feed is test_usb_desc's. */
+ * `bcbench devices` listing. Reading a device's descriptors, setting its
+ * configuration and hotplug arrival are tested against a fake libusb and
+ * a fake sysfs world in test_usb_host; the parser they feed is
+ * test_usb_desc's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -112,6 +113,25 @@ static void test_usb_dev__not_found(void **state)
 	assert_msg_has(&err, "no USB device ffff:fffe found;");
 }
 
+/* The calls that name a bus and address find nothing there, through the
+ * real libusb (test_usb_host has them against a fake world). */
+static void test_usb_dev__at_absent(void **state)
+{
+	struct bn_usb_spec s;
+	struct bn_usb_desc d;
+	struct bn_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(bn_usb_spec_parse("ffff:fffe", &s, &err), BN_OK);
+	if (bn_usb_list(NULL, NULL, &err) < 0)
+		skip(); /* libusb cannot start here */
+	assert_int_equal(bn_usb_read_at(&s, 250, 1, &d, &err), BN_ERR_IO);
+	assert_msg_has(&err, "no USB device ffff:fffe on bus 250 address 1");
+	bn_err_clear(&err);
+	assert_int_equal(bn_usb_set_config_at(&s, 250, 1, 2, &err), BN_ERR_IO);
+	assert_msg_has(&err, "no USB device ffff:fffe on bus 250 address 1");
+}
+
 static double mono_ms(void)
 {
 	struct timespec ts;
@@ -138,6 +158,15 @@ static void test_usb_dev__wait_attach_times_out(void **state)
 	assert_int_equal(rc, BN_ERR_TIMEOUT);
 	assert_true(mono_ms() - t0 >= 299);
 	assert_msg_has(&err, "USB device ffff:fffe did not attach within 300 ms");
+	/* the timed variant: the same wait, when untouched on a time-out */
+	{
+		struct bn_usb_when when = { .t_us = -7 };
+
+		bn_err_clear(&err);
+		assert_int_equal(bn_usb_wait_attach_at(&s, 100, NULL, NULL, &when, &err),
+				 BN_ERR_TIMEOUT);
+		assert_int_equal(when.t_us, -7);
+	}
 }
 
 static void test_usb_dev__wait_stop_flag(void **state)
@@ -170,6 +199,14 @@ static void test_usb_dev__wait_detach_absent(void **state)
 	if (rc == BN_ERR_IO && strstr(err.msg, "libusb: cannot start"))
 		skip();
 	assert_int_equal(rc, BN_OK);
+	{
+		struct bn_usb_when when;
+
+		assert_int_equal(bn_usb_wait_detach_at(&s, 3600 * 1000, NULL, &when, &err), BN_OK);
+		assert_true(when.at_start);
+		assert_false(when.hotplug);
+		assert_true(when.t_us > 0);
+	}
 }
 
 static void test_usb_dev__devices_listing(void **state)
@@ -216,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_usb_dev__spec_bad),
 		cmocka_unit_test(test_usb_dev__list),
 		cmocka_unit_test(test_usb_dev__not_found),
+		cmocka_unit_test(test_usb_dev__at_absent),
 		cmocka_unit_test(test_usb_dev__wait_attach_times_out),
 		cmocka_unit_test(test_usb_dev__wait_stop_flag),
 		cmocka_unit_test(test_usb_dev__wait_detach_absent),
