@@ -27,6 +27,7 @@
 #include "core/text.h"
 #include "hil/bench_hw.h"
 #include "hil/console.h"
+#include "hil/usb_dev.h"
 #include "hil/lock.h"
 #include "report/report.h"
 #include "scenario/runner.h"
@@ -251,6 +252,7 @@ struct run_job {
 	struct bn_conf conf;
 	struct bn_run_opts ro;
 	struct bn_sigrok_cap_opts dev;
+	struct bn_usb_spec dut_usb;   /* bench.conf dut_usb, parsed */
 	struct bn_conditions cond;
 	char cond_path[1200];
 	int quiet;
@@ -539,6 +541,17 @@ int bn_cli_run(int argc, char **argv)
 		}
 		j->ro.conditions = &j->cond;
 		j->ro.conditions_path = j->cond_path;
+	}
+	/* The bench PC as the device's USB host. BCBENCH_SYSFS_ROOT puts a
+	 * tree in place of /sys: the bench twin's fake kernel, in tests. */
+	if (j->conf.dut_usb[0]) {
+		if (bn_usb_spec_parse(j->conf.dut_usb, &j->dut_usb, &err) < 0) {
+			fprintf(stderr, "bcbench: %s: dut_usb: %s\n", j->conf.path, err.msg);
+			free(j);
+			return 2;
+		}
+		j->ro.dut_usb = &j->dut_usb;
+		j->ro.sysfs_root = getenv("BCBENCH_SYSFS_ROOT");
 	}
 	if (j->conf.capture_driver[0]) {
 		if (bn_cli_capture_opts(&j->conf, &j->dev, &err) < 0) {

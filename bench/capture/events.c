@@ -292,6 +292,11 @@ void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev)
 		if (ev->num > 0)
 			cJSON_AddNumberToObject(o, "window_s", ev->num);
 		break;
+	case BN_CEV_CONNECT:
+		/* a real host's: known only within [t_us - before_s, t_us] */
+		if (ev->num > 0)
+			cJSON_AddNumberToObject(o, "before_s", ev->num);
+		break;
 	default:
 		break;
 	}
@@ -630,7 +635,7 @@ static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *
 {
 	static const char *const keys[] = { "t_us", "kind", "origin", "value", "max_power_a",
 					    "load_a", "made", "key", "text", "line", "port", "window_s",
-					    NULL };
+					    "before_s", NULL };
 	struct bn_cev *ev = &r->ev[r->n];
 	char what[600], kind[32];
 	const cJSON *v;
@@ -679,6 +684,13 @@ static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *
 		if (!(ev->num >= 0) || ev->num > 60)
 			return bn_err_set(err, BN_ERR_DATA, "%s: key \"window_s\": expected a time "
 					  "from 0 to 60 s", what);
+		break;
+	case BN_CEV_CONNECT:
+		if ((rc = bn_json_num(it, "before_s", false, &ev->num, what, err)) < 0)
+			return rc;
+		if (!(ev->num >= 0) || ev->num > 3600)
+			return bn_err_set(err, BN_ERR_DATA, "%s: key \"before_s\": expected a time "
+					  "from 0 to 3600 s", what);
 		break;
 	case BN_CEV_DATA_CONTACT: {
 		bool made = true;

@@ -33,7 +33,10 @@ struct bn_cev {
 			       * SUSPEND, RESUME: the width (s) of the interval
 			       * [t_us, t_us + num] the moment is known to lie in
 			       * (a real host says when it asked and when it saw
-			       * the state, not when the bus changed); 0: exact */
+			       * the state, not when the bus changed); 0: exact;
+			       * CONNECT: the connect lies in [t_us - num, t_us]
+			       * (a real host sees the device only once enumerated,
+			       * not the moment of its D+ pull-up); 0: exact */
 	const char *key;      /* TELEMETRY */
 	const char *text;     /* TELEMETRY value, MARK text */
 	/* Inferred from the samples (a replay without its events), not

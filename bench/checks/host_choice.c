@@ -535,6 +535,7 @@ struct unconn_priv {
 	bn_time_us t_opened;       /* the lines last opened (or VBUS came with them open) */
 	bn_time_us t_cut;          /* a stretch left to the handling began, or NEVER */
 	bn_time_us excused_us;     /* such stretches, in all */
+	bn_time_us t_doubt;        /* a connect may have come from here (a real host's); NEVER */
 	struct wavg w;
 	struct worst r;
 	struct host_watch host;
@@ -552,7 +553,7 @@ static void unconn_begin(void *priv, const struct bn_check_ctx *ctx)
 	p->dc_known = (ctx->events & BN_CEV_BIT(BN_CEV_DATA_CONTACT)) != 0;
 	/* without the two limits, open lines excuse nothing */
 	p->open_grace_us = isnan(dcd) || isnan(vdp) ? BN_TIME_NEVER : bn_time_from_s(dcd + vdp);
-	p->t_open_limit = p->t_cut = BN_TIME_NEVER;
+	p->t_open_limit = p->t_cut = p->t_doubt = BN_TIME_NEVER;
 	/* ISUSP is an average current: the testers average over TSUSP_AVG. */
 	wavg_init(&p->w, bn_limits_max(ctx->lim, "TSUSP_AVG"), ctx, &p->r);
 }
@@ -627,6 +628,10 @@ static void unconn_event(void *priv, const struct bn_cev *ev)
 		unconn_uncut(p, ev->t_us);
 		wavg_stop(&p->w, ev->t_us);
 		p->connected = true;
+		/* a connect known only as before t_us: the averages since may
+		 * already be the connected device's */
+		if (ev->num > 0 && ev->t_us - bn_time_from_s(ev->num) < p->t_doubt)
+			p->t_doubt = ev->t_us - bn_time_from_s(ev->num);
 		break;
 	case BN_CEV_DISCONNECT:
 		p->connected = false;
@@ -697,6 +702,13 @@ static void unconn_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	/* what was left to the handling, for the record */
 	if (p->excused_us > 0)
 		bn_result_figure(res, "open_lines_not_judged", bn_time_to_s(p->excused_us), "s");
+	if (res->verdict == BN_VERDICT_FAIL && c->t1 > p->t_doubt) {
+		bn_result_inconclusive(res, "the %.2f mA average ending at %.3f s may include the connected "
+					    "device's draw: the host knows the connect only as between %.3f s "
+					    "and its sighting",
+				       c->v * 1e3, bn_time_to_s(c->t1), bn_time_to_s(p->t_doubt));
+		return;
+	}
 	if (res->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(res, "drew %.2f mA on average while attached but not connected (ISUSP max "
 				    "%.2f mA, U = %.2f mA)",
@@ -1569,6 +1581,7 @@ struct conn_priv {
 	bool known;               /* its start is an attach seen */
 	bn_time_us t_valid;
 	double slew, gap_s;
+	double late_s;            /* the connect being recorded lies in [t - late_s, t] */
 	struct worst r, lb;
 	int n_short, n_unknown, n_dp_high;
 	bn_time_us t_unknown, t_dp_high;
@@ -1611,8 +1624,11 @@ static void conn_start(struct conn_priv *p, bn_time_us t_valid, bool known, doub
 
 static void conn_record(struct conn_priv *p, bn_time_us t, bool connected, bool inferred)
 {
-	struct cand c = { .v = bn_time_to_s(t - p->t_valid), .lim = p->tmax_s, .slew = p->slew,
-			  .gap_s = p->gap_s, .t0 = p->t_valid, .t1 = t,
+	/* a connect known within [t - late_s, t] (a real host's): dated at
+	 * the middle, the window's width in the time's uncertainty */
+	double late_s = connected ? p->late_s : 0;
+	struct cand c = { .v = bn_time_to_s(t - p->t_valid) - late_s / 2, .lim = p->tmax_s,
+			  .slew = p->slew, .gap_s = p->gap_s + late_s, .t0 = p->t_valid, .t1 = t,
 			  .tag = (connected ? CONN_CONNECTED : 0) | (inferred ? CONN_INFERRED : 0) |
 				 (p->known ? 0 : CONN_UNKNOWN_ATTACH) };
 
@@ -1731,6 +1747,7 @@ static void conn_event(void *priv, const struct bn_cev *ev)
 			p->t_made = ev->t_us;
 		break;
 	case BN_CEV_CONNECT:
+		p->late_s = ev->num > 0 ? ev->num : 0;
 		if (p->attached) {
 			/* the first connect of the attach is the one judged */
 			if (p->waiting)

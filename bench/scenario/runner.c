@@ -20,6 +20,7 @@
 #include "hil/poll_cap.h"
 #include "hil/sigrok_cap.h"
 #include "hil/usb_desc.h"
+#include "hil/usb_host.h"
 #include "scenario/expect.h"
 #include "scenario/scenario.h"
 #include "sim/charger.h"
@@ -64,6 +65,13 @@ struct run_ctx {
 	long poll_held;              /* grid points a late poll could not fill */
 	struct bn_sample poll_last;
 	bool vbus_on;                /* a real fixture's VBUS, for its events */
+	/* The bench PC as the device's USB host (o->dut_usb). */
+	struct bn_usb_host usbh;
+	enum { HOST_WAIT_DEVICE, HOST_WAIT_CONFIG, HOST_READY, HOST_SUSPENDED } usbh_state;
+	bool usbh_open;              /* usbh holds what bn_usb_host_close puts back */
+	bn_time_us usbh_since;       /* a connect became possible (VBUS on, lines made) */
+	bn_time_us usbh_wait_until;  /* HOST_WAIT_CONFIG gives up then */
+	bn_time_us usbh_last_t;      /* the last host event's time: they stay in order */
 	/* Why a channel, event or rate is missing on this real bench. */
 	const char *chan_why[BN_CH_COUNT], *event_why[BN_CEV_COUNT], *rate_why;
 	/* The instruments the steps drive: the caller's, or the simulated
@@ -710,12 +718,217 @@ static int wait_paced(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
 	return rc;
 }
 
+/* ---- the bench PC as the device's USB host ---- */
+
+/* sysfs waits for a configuration the kernel chooses, a suspend or a
+ * resume: the kernel's own figures are milliseconds (its generic driver
+ * configures a device right after the device appears, or leaves it
+ * unconfigured when no configuration fits the port's power). */
+#define USBH_CONFIG_WAIT_US 500000
+#define USBH_STEP_TIMEOUT_MS 2000
+
+static const char *usbh_root(const struct run_ctx *c)
+{
+	return c->o->sysfs_root ? c->o->sysfs_root : "/sys";
+}
+
+/* A CLOCK_MONOTONIC time of the host's as bench time (the runner's clock
+ * is the same monotonic clock from wall0_s), never before the last. */
+static bn_time_us usbh_time(struct run_ctx *c, int64_t mono_us)
+{
+	bn_time_us t = mono_us - (int64_t)llround(c->wall0_s * 1e6);
+
+	if (t < c->usbh_last_t)
+		t = c->usbh_last_t;
+	c->usbh_last_t = t;
+	return t;
+}
+
+static void usbh_event(struct run_ctx *c, enum bn_cev_kind kind, bn_time_us t, int value, double num,
+		       const char *detail)
+{
+	struct bn_cev ev = { .kind = kind, .t_us = t, .value = value, .num = num };
+
+	bn_report_event(c->rep, t, "usb-host", detail);
+	route_cev(c, &ev);
+}
+
+static double usbh_max_power_a(const struct run_ctx *c, int value)
+{
+	for (int i = 0; i < c->usbh.desc.n_configs; i++)
+		if (c->usbh.desc.cfg[i].value == value)
+			return c->usbh.desc.cfg[i].max_power_ma / 1000.0;
+	return 0.0;
+}
+
+/* The device's configuration is now value (0: unconfigured), as of t. */
+static void usbh_configured(struct run_ctx *c, bn_time_us t, int value, const char *how)
+{
+	char d[160];
+
+	snprintf(d, sizeof(d), "%s: configuration %d (bMaxPower %.0f mA)", how, value,
+		 usbh_max_power_a(c, value) * 1000.0);
+	usbh_event(c, BN_CEV_CONFIG, t, value, usbh_max_power_a(c, value), d);
+}
+
+/* The device appeared in sysfs: it enumerated. Its configurations are
+ * the task 2 rules' from now on, and the report's. */
+static void usbh_found(struct run_ctx *c, bn_time_us now)
+{
+	const struct bn_usb_desc *d = &c->usbh.desc;
+	int val[8];
+	double mp[8];
+	int n = d->n_configs < 8 ? d->n_configs : 8;
+	char det[240], spec[80];
+
+	for (int i = 0; i < n; i++) {
+		val[i] = d->cfg[i].value;
+		mp[i] = d->cfg[i].max_power_ma / 1000.0;
+	}
+	bn_checks_set_configs(c->checks, n, val, mp);
+	cJSON_Delete(c->rep->configs);
+	c->rep->configs = cJSON_CreateArray();
+	for (int i = 0; i < d->n_configs; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "bConfigurationValue", d->cfg[i].value);
+		cJSON_AddNumberToObject(o, "max_power_ma", d->cfg[i].max_power_ma);
+		cJSON_AddBoolToObject(o, "self_powered", d->cfg[i].self_powered);
+		cJSON_AddItemToArray(c->rep->configs, o);
+	}
+	/* the pull-up came between the moment a connect became possible and
+	 * this sighting: the window the rules are told */
+	snprintf(det, sizeof(det), "%s enumerated (%s, %d configuration%s), seen %.0f ms after a "
+		 "connect became possible", c->usbh.name, bn_usb_spec_str(c->o->dut_usb, spec, sizeof(spec)),
+		 d->n_configs, d->n_configs == 1 ? "" : "s", bn_time_to_s(now - c->usbh_since) * 1e3);
+	usbh_event(c, BN_CEV_CONNECT, now, 0, bn_time_to_s(now - c->usbh_since), det);
+}
+
+/* The host profile's choice, once the kernel made its own. */
+static int usbh_choose(struct run_ctx *c, struct bn_err *err)
+{
+	struct bn_usb_host_ev ev;
+	struct bn_err e = { 0 };
+	int want = bn_usb_host_choose(&c->usbh.desc, (unsigned)llround(c->host.budget_a * 1000.0));
+	int rc;
+
+	if (want != c->usbh.config) {
+		rc = bn_usb_host_set_config(&c->usbh, want, USBH_STEP_TIMEOUT_MS, &ev, &e);
+		if (rc < 0)
+			return bn_err_set(err, rc == BN_ERR_ARG ? BN_ERR_FAULT : rc,
+					  "the bench's USB host could not choose configuration %d: %s",
+					  want, e.msg);
+		/* SET_CONFIGURATION went out within the write: dated at its end,
+		 * so the rules judge the new draw no sooner than it was asked */
+		usbh_configured(c, usbh_time(c, ev.t_cmd_end_us), ev.config_after,
+				"the host profile's choice");
+	}
+	/* awake until the scenario suspends it */
+	rc = bn_usb_host_resume(&c->usbh, USBH_STEP_TIMEOUT_MS, c->o->stop_flag, &ev, &e);
+	if (rc < 0)
+		return bn_err_set(err, rc, "the bench's USB host could not hold the device awake: %s",
+				  e.msg);
+	c->usbh_state = HOST_READY;
+	return BN_OK;
+}
+
+/* Each step of a real run: the device appearing, configured, or gone.
+ * block: wait out the kernel's choice now (a step needs the device
+ * settled). */
+static int usbh_poll(struct run_ctx *c, bool block, struct bn_err *err)
+{
+	struct bn_usb_host_ev ev;
+	struct bn_err e = { 0 };
+	bn_time_us now = bn_world_now(c->world);
+	int rc;
+
+	if (!c->o->dut_usb)
+		return BN_OK;
+	switch (c->usbh_state) {
+	case HOST_WAIT_DEVICE:
+		if (!c->connected || !c->vbus_on)
+			return BN_OK;
+		rc = bn_usb_host_open(&c->usbh, usbh_root(c), c->o->dut_usb, &ev, &e);
+		if (rc == BN_ERR_FAULT)
+			return BN_OK; /* not (yet) enumerated */
+		if (rc < 0)
+			return bn_err_set(err, BN_ERR_FAULT, "the device under test on the bench's USB "
+					  "host: %s", e.msg);
+		c->usbh_open = true;
+		usbh_found(c, usbh_time(c, bn_usb_host_now_us()));
+		c->usbh_state = HOST_WAIT_CONFIG;
+		c->usbh_wait_until = now + USBH_CONFIG_WAIT_US;
+		__attribute__((fallthrough));
+	case HOST_WAIT_CONFIG:
+		rc = bn_usb_host_wait_configured(&c->usbh,
+						 block && c->usbh_wait_until > now
+							 ? (int)((c->usbh_wait_until - now) / 1000) : 0,
+						 c->o->stop_flag, &ev, &e);
+		if (rc == BN_ERR_TIMEOUT && now < c->usbh_wait_until && !block)
+			return BN_OK;
+		if (rc < 0 && rc != BN_ERR_TIMEOUT)
+			return bn_err_set(err, rc, "the bench's USB host: %s", e.msg);
+		if (rc == BN_OK)
+			usbh_configured(c, usbh_time(c, ev.t_seen_us), ev.config_after,
+					"the kernel's choice at enumeration");
+		return usbh_choose(c, err);
+	case HOST_READY:
+	case HOST_SUSPENDED:
+		if (access(c->usbh.dir, F_OK) == 0)
+			return BN_OK;
+		usbh_event(c, BN_CEV_DISCONNECT, usbh_time(c, bn_usb_host_now_us()), 0, 0,
+			   "the device left the bus");
+		bn_usb_host_close(&c->usbh);
+		c->usbh_open = false;
+		c->usbh_state = HOST_WAIT_DEVICE;
+		return BN_OK;
+	}
+	return BN_OK;
+}
+
+/* The scenario's suspend or resume, through runtime PM: the moment the
+ * bus changed lies between the command and sysfs showing its effect. A
+ * host that cannot do it ends the run as a bench fault: what the
+ * scenario expects next would be judged in a state the bench did not
+ * make. */
+static int usbh_suspend(struct run_ctx *c, bool suspend, struct bn_err *err)
+{
+	struct bn_usb_host_ev ev;
+	struct bn_err e = { 0 };
+	int rc;
+	bn_time_us t;
+	char d[200];
+
+	if (c->usbh_state == HOST_WAIT_CONFIG && (rc = usbh_poll(c, true, err)) < 0)
+		return rc;
+	if (c->usbh_state != HOST_READY && c->usbh_state != HOST_SUSPENDED)
+		return bn_err_set(err, BN_ERR_FAULT, "%s: the device never enumerated on the bench's "
+				  "USB host (%s)", suspend ? "suspend" : "resume",
+				  bn_usb_spec_str(c->o->dut_usb, d, sizeof(d)));
+	rc = suspend ? bn_usb_host_suspend(&c->usbh, USBH_STEP_TIMEOUT_MS, c->o->stop_flag, &ev, &e)
+		     : bn_usb_host_resume(&c->usbh, USBH_STEP_TIMEOUT_MS, c->o->stop_flag, &ev, &e);
+	if (rc < 0)
+		return bn_err_set(err, rc == BN_ERR_INTR ? rc : BN_ERR_FAULT,
+				  "the bench's USB host could not %s the device: %s",
+				  suspend ? "suspend" : "resume", e.msg);
+	t = usbh_time(c, ev.t_cmd_us);
+	snprintf(d, sizeof(d), "%s: power/runtime_status %s %.1f ms after the command",
+		 suspend ? "suspend" : "resume", ev.state,
+		 (double)(ev.t_seen_us - ev.t_cmd_us) / 1e3);
+	usbh_event(c, suspend ? BN_CEV_SUSPEND : BN_CEV_RESUME, t, 0,
+		   (double)(ev.t_seen_us - ev.t_cmd_us + ev.poll_us) / 1e6, d);
+	c->usbh_state = suspend ? HOST_SUSPENDED : HOST_READY;
+	return BN_OK;
+}
+
 static int drain_real(struct run_ctx *c, struct bn_err *err)
 {
 	int rc = c->dev ? drain_device(c, err) : poll_due(c, bn_world_now(c->world), err);
 
 	if (rc == BN_OK && c->o->console)
 		rc = drain_console(c, err);
+	if (rc == BN_OK)
+		rc = usbh_poll(c, false, err);
 	return rc;
 }
 
@@ -819,8 +1032,11 @@ static int bench_connect(struct run_ctx *c, struct bn_err *err)
 		rc = c->fx->ops->connect(c->fx->priv, c->cur_port->name, err);
 	if (rc == BN_OK)
 		c->connected = true;
-	if (rc == BN_OK && !was)
+	if (rc == BN_OK && !was) {
 		bench_event(c, c->o->fixture, BN_CEV_DATA_CONTACT, 1);
+		if (c->vbus_on) /* lines made under VBUS: a connect is possible from now */
+			c->usbh_since = bn_world_now(c->world);
+	}
 	return bench_fault(rc, err);
 }
 
@@ -831,8 +1047,11 @@ static int bench_vbus(struct run_ctx *c, bool on, struct bn_err *err)
 
 	if (rc == BN_OK && c->fx->ops->vbus)
 		rc = bench_fault(c->fx->ops->vbus(c->fx->priv, on, err), err);
-	if (rc == BN_OK && on != c->vbus_on)
+	if (rc == BN_OK && on != c->vbus_on) {
 		bench_event(c, c->o->fixture, on ? BN_CEV_VBUS_ON : BN_CEV_VBUS_OFF, 0);
+		if (on) /* the lines are made first: a connect is possible from now */
+			c->usbh_since = bn_world_now(c->world);
+	}
 	if (rc == BN_OK)
 		c->vbus_on = on;
 	return rc;
@@ -1010,8 +1229,13 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 		case BN_STEP_UNPLUG: rc = bench_unplug(c, err); break;
 		case BN_STEP_WAIT: rc = run_wait(c, st->dur_us, err); break;
 		case BN_STEP_LOAD: rc = bench_load(c, st->load_off ? 0.0 : st->load_a, err); break;
-		case BN_STEP_SUSPEND: bn_world_bus_suspend(c->world, true); break;
-		case BN_STEP_RESUME: bn_world_bus_suspend(c->world, false); break;
+		case BN_STEP_SUSPEND:
+		case BN_STEP_RESUME:
+			if (c->o->real_bench && c->o->dut_usb)
+				rc = usbh_suspend(c, st->kind == BN_STEP_SUSPEND, err);
+			else
+				bn_world_bus_suspend(c->world, st->kind == BN_STEP_SUSPEND);
+			break;
 		case BN_STEP_MARK: {
 			struct bn_cev ev = { .kind = BN_CEV_MARK, .t_us = bn_world_now(c->world),
 					     .text = st->mark };
@@ -1242,6 +1466,39 @@ static void snapshot_telemetry(struct run_ctx *c)
 
 /* A scenario that asks the bench for more than its hard limits is bad
  * input for this bench: refused before anything is switched. */
+/* What the bench PC can play as the device's USB host, refused before
+ * anything is switched: without one, no suspend or resume; with one, the
+ * kernel configures the device at enumeration within a root port's
+ * budget, so a host that never enumerates or grants less is the
+ * fixture's to play (data lines open, a bus-powered hub in the path). */
+static int check_real_host(struct run_ctx *c, struct bn_err *err)
+{
+	if (!c->o->real_bench)
+		return BN_OK;
+	for (int i = 0; i < c->scn.n_steps; i++) {
+		const struct bn_step *st = &c->scn.steps[i];
+
+		if ((st->kind == BN_STEP_SUSPEND || st->kind == BN_STEP_RESUME) && !c->o->dut_usb)
+			return bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: %s needs the bench PC as "
+					  "the device's USB host on a real bench (bench.conf dut_usb = "
+					  "VID:PID[:SERIAL])", c->scn.path, st->line, st->col,
+					  st->kind == BN_STEP_SUSPEND ? "suspend" : "resume");
+	}
+	if (!c->o->dut_usb)
+		return BN_OK;
+	if (!c->host.enumerates)
+		return bn_err_set(err, BN_ERR_DATA, "%s: host %s never enumerates: the bench PC's USB "
+				  "host enumerates every device it sees; play it with the fixture (the "
+				  "data lines open) on a bench.conf without dut_usb", c->scn.path,
+				  c->host.name);
+	if (c->host.budget_a < 0.5 - 1e-9)
+		return bn_err_set(err, BN_ERR_DATA, "%s: host %s grants %.0f mA: the bench PC's kernel "
+				  "configures the device at enumeration within a root port's 500 mA; "
+				  "a smaller budget needs a bus-powered hub in the path", c->scn.path,
+				  c->host.name, c->host.budget_a * 1000.0);
+	return BN_OK;
+}
+
 static int check_hard_limits(struct run_ctx *c, struct bn_err *err)
 {
 	for (int i = 0; i < c->scn.n_steps; i++) {
@@ -1421,9 +1678,11 @@ static void real_whys(struct run_ctx *c)
 			c->event_why[BN_CEV_DATA_CONTACT] = sim_fx;
 	if (!c->o->load)
 		c->event_why[BN_CEV_LOAD] = sim_ld;
-	c->event_why[BN_CEV_CONNECT] = c->event_why[BN_CEV_DISCONNECT] = no_host;
-	c->event_why[BN_CEV_CONFIG] = c->event_why[BN_CEV_SUSPEND] = no_host;
-	c->event_why[BN_CEV_RESUME] = no_host;
+	if (!c->o->dut_usb) {
+		c->event_why[BN_CEV_CONNECT] = c->event_why[BN_CEV_DISCONNECT] = no_host;
+		c->event_why[BN_CEV_CONFIG] = c->event_why[BN_CEV_SUSPEND] = no_host;
+		c->event_why[BN_CEV_RESUME] = no_host;
+	}
 	if (!c->o->console)
 		c->event_why[BN_CEV_TELEMETRY] = no_con;
 	c->event_why[BN_CEV_PERIPHERAL] = no_acc;
@@ -1554,6 +1813,8 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		rc = load_moves(c, err);
 	if (rc == BN_OK)
 		rc = check_hard_limits(c, err);
+	if (rc == BN_OK)
+		rc = check_real_host(c, err);
 	if (rc < 0)
 		goto out;
 	c->rate_hz = c->scn.capture_rate_hz;
@@ -1793,6 +2054,8 @@ out:
 			bn_err_log("SAFE STATE NOT REACHED: %s", serr.msg);
 	}
 	bench_close_own(c);
+	if (c->usbh_open)
+		bn_usb_host_close(&c->usbh);
 	if (c->dev)
 		bn_sigrok_cap_close(c->dev);
 	for (int i = 0; i < c->evq_nstr; i++)

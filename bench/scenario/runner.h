@@ -23,6 +23,7 @@
 #include "hil/console.h"
 #include "hil/guard.h"
 #include "hil/sigrok_cap.h"
+#include "hil/usb_dev.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
 
@@ -87,6 +88,16 @@ struct bn_run_opts {
 	 * why. Implies real_time. false: the model's samples and events (the
 	 * sim bench, and the tests' fake hardware bound by world_hook). */
 	bool real_bench;
+	/* On a real bench, the bench PC as the device's USB host (bench.conf
+	 * dut_usb, hil/usb_host.h): the runner watches the device enumerate
+	 * in sysfs (CONNECT, dated when seen, with the window back to when a
+	 * connect became possible), judges the configurations it really
+	 * advertises, makes the host profile's configuration choice and the
+	 * scenario's suspend and resume through sysfs (CONFIG, SUSPEND,
+	 * RESUME with their windows), and sees it go (DISCONNECT). NULL: no
+	 * USB host, and a real bench refuses suspend and resume steps. */
+	const struct bn_usb_spec *dut_usb;
+	const char *sysfs_root;     /* NULL: "/sys" */
 	/* Called once the simulated world exists, before the first step:
 	 * fake hardware in the tests drives it (the FTDI fake turns decoded
 	 * switch states into plug and VBUS). Called again with NULL just

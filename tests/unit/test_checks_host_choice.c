@@ -288,6 +288,26 @@ static void test_checks_host_choice__unconnected_fail_sliding_window(void **stat
 	assert_true(fabs(r.measured - 0.004) < 1e-6);
 }
 
+/* A real host sees the device only once it enumerated: its connect lies
+ * in [t - before, t]. A burst that may be the connected device's is not
+ * charged to the unconnected one; one that ended before the window is. */
+static void test_checks_host_choice__unconnected_connect_window(void **state)
+{
+	struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 5, BN_CEV_DATA_CONTACT, 0, 1 },
+			   { 5000, BN_CEV_CONNECT, 0, 4.5 }, { 6000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct seg seg[] = { { 0, 0 }, { 3000, 0.004 }, { 4000, 0 } };
+	struct opts o = sdp();
+	struct stream s = { .ev = ev, .n_ev = N(ev), .seg = seg, .n_seg = N(seg), .end_ms = 6100 };
+	struct bn_result r = run(&o, &s, "bc12.host.unconnected_isusp");
+
+	(void)state;
+	expect_inconclusive(&r);
+	expect_reason(&r, "may include the connected device's draw");
+	ev[2].num = 0.5;
+	r = run(&o, &s, "bc12.host.unconnected_isusp");
+	expect_verdict(&r, BN_VERDICT_FAIL);
+}
+
 static void test_checks_host_choice__unconnected_inconclusive_without_ibus(void **state)
 {
 	struct opts o = sdp();
@@ -578,6 +598,30 @@ static void test_checks_host_choice__connect_time_fail_late(void **state)
 	(void)state;
 	expect_verdict(&r, BN_VERDICT_FAIL);
 	assert_true(fabs(r.measured - 1.2) < 1e-9);
+}
+
+/* The same connect known only within a window: dated at its middle,
+ * the width in U; late from the window's start but not from its end is
+ * neither; in time from its end passes; late from its start fails. */
+static void test_checks_host_choice__connect_time_window(void **state)
+{
+	struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 1200, BN_CEV_CONNECT, 0, 0.5 },
+			   { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	struct opts o = sdp();
+	struct stream s = STREAM(ev, seg_good);
+	struct bn_result r = run(&o, &s, "bc12.host.connect_time");
+
+	(void)state;
+	expect_inconclusive(&r);
+	assert_true(fabs(r.measured - 0.95) < 1e-9);
+	ev[1].t_ms = 900;
+	ev[1].num = 0.8;
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_verdict(&r, BN_VERDICT_PASS);
+	ev[1].t_ms = 1600;
+	ev[1].num = 0.3;
+	r = run(&o, &s, "bc12.host.connect_time");
+	expect_verdict(&r, BN_VERDICT_FAIL);
 }
 
 static void test_checks_host_choice__connect_time_fail_never(void **state)
@@ -1225,6 +1269,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_host_choice__unconnected_pass),
 		cmocka_unit_test(test_checks_host_choice__unconnected_fail_draw_while_detecting),
 		cmocka_unit_test(test_checks_host_choice__unconnected_fail_sliding_window),
+		cmocka_unit_test(test_checks_host_choice__unconnected_connect_window),
 		cmocka_unit_test(test_checks_host_choice__unconnected_inconclusive_without_ibus),
 		cmocka_unit_test(test_checks_host_choice__unconnected_skipped_dead_battery_dbp),
 		cmocka_unit_test(test_checks_host_choice__unconnected_slow_plug),
@@ -1244,6 +1289,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_host_choice__configured_not_judged_on_cdp),
 		cmocka_unit_test(test_checks_host_choice__connect_time_pass),
 		cmocka_unit_test(test_checks_host_choice__connect_time_fail_late),
+		cmocka_unit_test(test_checks_host_choice__connect_time_window),
 		cmocka_unit_test(test_checks_host_choice__connect_time_fail_never),
 		cmocka_unit_test(test_checks_host_choice__connect_time_inconclusive_without_vbus),
 		cmocka_unit_test(test_checks_host_choice__connect_time_dbp_exemption),
