@@ -402,6 +402,7 @@ void bn_sigrok_feed_begin(struct bn_sigrok_feed *f, bool probe)
 		.clock = f->polled ? BN_SIGROK_CLOCK_POLLED
 			 : f->framed ? BN_SIGROK_CLOCK_FRAMES
 				     : BN_SIGROK_CLOCK_RATE,
+		.start_mono_us = f->t0_us,
 		.rate_hz = f->rate_hz,
 		.first_us = -1,
 		.last_us = -1,

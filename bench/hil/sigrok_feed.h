@@ -80,6 +80,9 @@ struct bn_sigrok_chan_info {
  * polled device's achieved rate is all there is to say about its rate). */
 struct bn_sigrok_timing {
 	enum bn_sigrok_clock clock;
+	int64_t start_mono_us;       /* the host's CLOCK_MONOTONIC, in us, at
+				      * which t_us is 0 (the acquisition's
+				      * start) */
 	double rate_hz;              /* the samplerate; 0: none (polled) */
 	int64_t frames;              /* aligned this acquisition */
 	int64_t dropped;             /* lost to a full queue */

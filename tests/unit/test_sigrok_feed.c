@@ -140,6 +140,7 @@ static void test_sigrok_feed__stream(void **state)
 	}
 	bn_sigrok_feed_timing(x->f, &tm);
 	assert_int_equal(tm.clock, BN_SIGROK_CLOCK_RATE);
+	assert_int_equal(tm.start_mono_us, 1000000); /* the clock at begin */
 	assert_int_equal(tm.frames, 5);
 	assert_near(tm.mean_rate_hz, 1000.0, 1e-9);
 	assert_int_equal(tm.max_interval_us, 1000);
