@@ -1,23 +1,26 @@
+#define _GNU_SOURCE /* strtok_r, pthread_condattr_setclock */
 /* A capture device through libsigrok 0.5.2 (see sigrok_cap.h).
  *
- * Threads: open, start, poll, stop and close run in the caller's thread.
+ * Threads: open, start, read, stop and close run in the caller's thread.
  * sr_session_run runs in a thread of ours (pthreads, as are the locks,
- * so ThreadSanitizer can check them: GLib's futex GMutex is opaque to it), on a GLib main context of this
- * capture's own (pushed as thread-default around sr_session_start, so
- * libsigrok attaches the driver's event sources to it instead of the
- * process's global default context). The datafeed callback runs in the
- * session thread, except the SR_DF_HEADER packet, which sr_session_start
- * sends from the caller's thread. sr_session_stop is safe from another
- * thread: it queues the stop on the session's context, the driver sends
- * SR_DF_END, and sr_session_run returns once the driver's sources are gone.
+ * so ThreadSanitizer can check them: GLib's futex GMutex is opaque to it),
+ * on a GLib main context of this capture's own (pushed as thread-default
+ * around sr_session_start, so libsigrok attaches the driver's event
+ * sources to it instead of the process's global default context). The
+ * datafeed callback runs in the session thread, except the packets
+ * sr_session_start sends from the caller's thread (SR_DF_HEADER, and a
+ * first SR_DF_FRAME_BEGIN from some drivers). sr_session_stop is safe from
+ * another thread: it queues the stop on the session's context, the driver
+ * sends SR_DF_END, and sr_session_run returns once the driver's sources
+ * are gone. A session runs again after it stopped (libsigrok 0.5.2's
+ * session.c sets its main context anew at each start): open's channel
+ * check is one acquisition, the run another.
  *
- * Data: every analog packet is one channel. Its samples go to a pending
- * buffer per mapped bench channel; whenever every mapped channel has sample
- * k, frame k is built (bn_chanmap_apply, NAN for the unmapped) and queued in
- * a bounded ring under a mutex. poll() copies from the ring. */
+ * The packets go to sigrok_feed.c, which aligns, times and queues them. */
 #define BN_LOG_MODULE "sigrok"
 #include "hil/sigrok_cap.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -26,7 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <signal.h>
 #include <strings.h>
+#include <time.h>
 
 #include <glib.h>
 #include <libsigrok/libsigrok.h>
@@ -37,13 +42,17 @@
 #define SRC_QUEUE_S 0.5
 #define SRC_QUEUE_MIN_FRAMES 1024
 #define SRC_QUEUE_MAX_FRAMES (1 << 20)
-/* A channel this many samples ahead of the slowest one means the slowest
- * delivers nothing: alignment is impossible, the capture fails. */
-#define SRC_PENDING_MAX (1 << 22)
 /* Highest samplerate we pass on (uint64 Hz in libsigrok). */
 #define SRC_RATE_MAX_HZ 1e12
 /* Characters of driver names listed in an unknown-driver message. */
 #define SRC_DRIVER_LIST_BUDGET 520
+#define SRC_STALL_MS_DEFAULT 3000
+/* A session thread not back this long after a stop is stuck in the
+ * driver (libsigrok 0.5.2's tcp-raw SCPI reads block without a time-out
+ * on an instrument that stopped answering): the capture is abandoned. */
+#define SRC_STOP_MS 2000
+/* Scan options ("key=value") one spec may carry. */
+#define SRC_SCAN_OPTS_MAX 16
 
 /* libsigrok's drivers are process-global tables: sr_driver_init stores the
  * driver's state in the table itself, and sr_exit cleans up every driver,
@@ -55,7 +64,8 @@ struct src_lib {
 	pthread_mutex_t lock;
 	struct sr_context *ctx;
 	int refs;
-	GSList *inited; /* drivers passed to sr_driver_init */
+	GSList *inited;    /* drivers passed to sr_driver_init */
+	GSList *abandoned; /* captures whose session thread would not stop */
 };
 static struct src_lib src_lib = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -66,36 +76,28 @@ struct bn_sigrok_cap {
 	char driver[64];
 	char desc[192];
 	struct bn_chanmap map;
-	double rate_hz;
+	struct bn_sigrok_limits lim;
+	double rate_hz; /* 0: polled */
 	unsigned mask;
+	bn_time_us stall_us;
 	struct sr_context *ctx;
 	struct sr_dev_driver *drv;
 	struct sr_dev_inst *sdi;
 	bool dev_open;
 	struct sr_session *sess;
 	struct sr_channel *chan[BN_CH_COUNT]; /* NULL: not mapped */
-
-	/* The session thread's (the caller's once joined). */
-	float *pend[BN_CH_COUNT];
-	size_t pend_n[BN_CH_COUNT], pend_cap[BN_CH_COUNT];
-	float *scratch;
-	size_t scratch_cap;
-	int64_t aligned;
-	bool failed;
-
-	/* Shared between the threads, under lock. */
-	pthread_mutex_t lock;
-	struct bn_sample *ring;
-	size_t ring_cap, ring_head, ring_n;
-	int64_t dropped;
-	bool stop_requested;
-	struct bn_err async_err;
+	struct bn_sigrok_feed *feed;
 
 	/* The caller's. */
 	enum src_state state;
 	GMainContext *mc;
 	pthread_t thread;
 	bool thread_live;
+
+	/* The session thread says it is done, under th_lock. */
+	pthread_mutex_t th_lock;
+	pthread_cond_t th_done_cond; /* on CLOCK_MONOTONIC */
+	bool th_done;
 };
 
 /* libsigrok's own messages: shown with -v (errors, warnings) or at debug
@@ -196,18 +198,6 @@ static int unknown_driver(struct sr_dev_driver **list, const char *name, struct 
 	return BN_ERR_ARG;
 }
 
-static bool takes_conn(const struct sr_dev_driver *drv)
-{
-	GArray *keys = sr_driver_scan_options_list(drv);
-	bool found = false;
-
-	for (guint i = 0; keys && i < keys->len; i++)
-		found = found || g_array_index(keys, uint32_t, i) == SR_CONF_CONN;
-	if (keys)
-		g_array_free(keys, TRUE);
-	return found;
-}
-
 static struct sr_channel *find_channel(GSList *chans, const char *name)
 {
 	struct sr_channel *fold = NULL;
@@ -223,23 +213,380 @@ static struct sr_channel *find_channel(GSList *chans, const char *name)
 	return fold;
 }
 
-/* "A0, A1, ..." of the device's channels of one type. */
-static void channel_names(GSList *chans, int type, char *buf, size_t len)
+/* ---- scan options ---- */
+
+static void free_scan_opts(GSList *opts)
+{
+	for (GSList *l = opts; l; l = l->next) {
+		struct sr_config *cf = l->data;
+
+		g_variant_unref(cf->data);
+		g_free(cf);
+	}
+	g_slist_free(opts);
+}
+
+/* "conn, serialcomm" */
+static void scan_opt_names(const struct sr_dev_driver *drv, char *buf, size_t len)
+{
+	GArray *keys = sr_driver_scan_options_list(drv);
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (guint i = 0; keys && i < keys->len && at < len; i++) {
+		const struct sr_key_info *ki =
+			sr_key_info_get(SR_KEY_CONFIG, g_array_index(keys, uint32_t, i));
+
+		if (ki && ki->id)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? ", " : "", ki->id);
+	}
+	if (keys)
+		g_array_free(keys, TRUE);
+	if (!buf[0])
+		snprintf(buf, len, "(none)");
+}
+
+static bool takes_key(const struct sr_dev_driver *drv, uint32_t key)
+{
+	GArray *keys = sr_driver_scan_options_list(drv);
+	bool found = false;
+
+	for (guint i = 0; keys && i < keys->len; i++)
+		found = found || g_array_index(keys, uint32_t, i) == key;
+	if (keys)
+		g_array_free(keys, TRUE);
+	return found;
+}
+
+/* One "key=value" as the driver's scan option, its value typed as
+ * libsigrok types the key. */
+static int scan_opt(struct bn_sigrok_cap *c, const char *pair, GSList **opts, struct bn_err *err)
+{
+	const char *eq = strchr(pair, '=');
+	char key[64], names[256], *end = NULL;
+	const struct sr_key_info *ki;
+	const char *val;
+	GVariant *gv = NULL;
+	struct sr_config *cf;
+
+	scan_opt_names(c->drv, names, sizeof(names));
+	if (!eq || eq == pair || (size_t)(eq - pair) >= sizeof(key))
+		return bn_err_set(err, BN_ERR_ARG,
+				  "sigrok %s: option \"%s\": expected key=value, key one of the driver's scan options: %s",
+				  c->driver, pair, names);
+	memcpy(key, pair, (size_t)(eq - pair));
+	key[eq - pair] = '\0';
+	val = eq + 1;
+	ki = sr_key_info_name_get(SR_KEY_CONFIG, key);
+	if (!ki || !takes_key(c->drv, ki->key))
+		return bn_err_set(err, BN_ERR_ARG,
+				  "sigrok %s: option \"%s\": the driver takes no scan option \"%s\": expected one of %s",
+				  c->driver, pair, key, names);
+	for (GSList *l = *opts; l; l = l->next)
+		if (((struct sr_config *)l->data)->key == ki->key)
+			return bn_err_set(err, BN_ERR_ARG,
+					  "sigrok %s: option \"%s\": %s given twice: expected it once",
+					  c->driver, pair, key);
+	errno = 0;
+	switch (ki->datatype) {
+	case SR_T_STRING:
+		gv = g_variant_new_string(val);
+		break;
+	case SR_T_UINT64: {
+		guint64 v = g_ascii_strtoull(val, &end, 10);
+
+		if (*val && *val != '-' && !*end && errno == 0)
+			gv = g_variant_new_uint64(v);
+		break;
+	}
+	case SR_T_INT32: {
+		long v = strtol(val, &end, 10);
+
+		if (*val && !*end && errno == 0 && v >= INT32_MIN && v <= INT32_MAX)
+			gv = g_variant_new_int32((gint32)v);
+		break;
+	}
+	case SR_T_FLOAT: {
+		double v = g_ascii_strtod(val, &end);
+
+		if (*val && !*end && errno == 0 && isfinite(v))
+			gv = g_variant_new_double(v);
+		break;
+	}
+	case SR_T_BOOL:
+		if (!g_ascii_strcasecmp(val, "true") || !strcmp(val, "1") ||
+		    !g_ascii_strcasecmp(val, "yes") || !g_ascii_strcasecmp(val, "on"))
+			gv = g_variant_new_boolean(TRUE);
+		else if (!g_ascii_strcasecmp(val, "false") || !strcmp(val, "0") ||
+			 !g_ascii_strcasecmp(val, "no") || !g_ascii_strcasecmp(val, "off"))
+			gv = g_variant_new_boolean(FALSE);
+		break;
+	default:
+		return bn_err_set(err, BN_ERR_NA,
+				  "sigrok %s: option \"%s\": a %s value is not one the bench can pass: expected a number, text or boolean option",
+				  c->driver, pair, key);
+	}
+	if (!gv)
+		return bn_err_set(err, BN_ERR_ARG, "sigrok %s: option \"%s\": expected %s", c->driver,
+				  pair,
+				  ki->datatype == SR_T_UINT64 ? "a whole number of 0 or more"
+				  : ki->datatype == SR_T_INT32 ? "a whole number"
+				  : ki->datatype == SR_T_FLOAT ? "a number"
+				  : ki->datatype == SR_T_BOOL ? "true or false"
+							       : "a value");
+	cf = g_new0(struct sr_config, 1);
+	cf->key = ki->key;
+	cf->data = g_variant_ref_sink(gv);
+	*opts = g_slist_append(*opts, cf);
+	return BN_OK;
+}
+
+/* conn= and the scan_opts "key=value:key=value" as libsigrok's list. */
+static int scan_opts(struct bn_sigrok_cap *c, const struct bn_sigrok_cap_opts *o, GSList **opts,
+		     struct bn_err *err)
+{
+	char *copy, *pair, *save = NULL;
+	char conn_pair[600];
+	int rc = BN_OK, n = 0;
+
+	*opts = NULL;
+	if (o->conn && *o->conn) {
+		if (!takes_key(c->drv, SR_CONF_CONN))
+			return bn_err_set(err, BN_ERR_ARG,
+					  "sigrok %s: conn=%s given, but the driver takes no conn= option: expected no conn=",
+					  c->driver, o->conn);
+		snprintf(conn_pair, sizeof(conn_pair), "conn=%s", o->conn);
+		rc = scan_opt(c, conn_pair, opts, err);
+	}
+	if (rc < 0 || !o->scan_opts || !*o->scan_opts)
+		return rc;
+	copy = g_strdup(o->scan_opts);
+	for (pair = strtok_r(copy, ":", &save); pair && rc == BN_OK;
+	     pair = strtok_r(NULL, ":", &save)) {
+		if (++n > SRC_SCAN_OPTS_MAX)
+			rc = bn_err_set(err, BN_ERR_ARG,
+					"sigrok %s: more than %d scan options in \"%s\": expected fewer",
+					c->driver, SRC_SCAN_OPTS_MAX, o->scan_opts);
+		else
+			rc = scan_opt(c, pair, opts, err);
+	}
+	g_free(copy);
+	return rc;
+}
+
+/* ---- the device and its limits ---- */
+
+static void describe(struct bn_sigrok_cap *c)
+{
+	const char *vendor = sr_dev_inst_vendor_get(c->sdi);
+	const char *model = sr_dev_inst_model_get(c->sdi);
+	const char *version = sr_dev_inst_version_get(c->sdi);
+	const char *conn = sr_dev_inst_connid_get(c->sdi);
+
+	snprintf(c->desc, sizeof(c->desc), "%s%s%s%s%s%s%s (sigrok driver %s)",
+		 vendor && *vendor ? vendor : "", vendor && *vendor ? " " : "",
+		 model && *model ? model : "device", version && *version ? " " : "",
+		 version && *version ? version : "", conn && *conn ? " at " : "",
+		 conn && *conn ? conn : "", c->driver);
+}
+
+static void read_rates(struct bn_sigrok_cap *c)
+{
+	struct bn_sigrok_limits *l = &c->lim;
+	GVariant *gv = NULL, *v;
+	const uint64_t *r;
+	gsize n = 0;
+
+	if (sr_config_list(c->drv, c->sdi, NULL, SR_CONF_SAMPLERATE, &gv) != SR_OK || !gv)
+		return;
+	if ((v = g_variant_lookup_value(gv, "samplerate-steps", G_VARIANT_TYPE("at")))) {
+		r = g_variant_get_fixed_array(v, &n, sizeof(uint64_t));
+		if (n >= 2) {
+			l->rates = BN_SIGROK_RATES_RANGE;
+			l->rate_min_hz = (double)r[0];
+			l->rate_max_hz = (double)r[1];
+			l->rate_step_hz = n >= 3 ? (double)r[2] : 0;
+		}
+		g_variant_unref(v);
+	} else if ((v = g_variant_lookup_value(gv, "samplerates", G_VARIANT_TYPE("at")))) {
+		r = g_variant_get_fixed_array(v, &n, sizeof(uint64_t));
+		l->rates = n ? BN_SIGROK_RATES_LIST : BN_SIGROK_RATES_NONE;
+		for (gsize i = 0; i < n && i < BN_SIGROK_MAX_RATES; i++)
+			l->rates_hz[l->n_rates++] = (double)r[i];
+		l->rates_cut = n > BN_SIGROK_MAX_RATES;
+		g_variant_unref(v);
+	}
+	g_variant_unref(gv);
+}
+
+static void read_limits(struct bn_sigrok_cap *c)
+{
+	struct bn_sigrok_limits *l = &c->lim;
+	uint32_t caps;
+	GVariant *gv = NULL;
+
+	memset(l, 0, sizeof(*l));
+	snprintf(l->desc, sizeof(l->desc), "%s", c->desc);
+	for (GSList *ch = sr_dev_inst_channels_get(c->sdi); ch; ch = ch->next) {
+		struct sr_channel *sc = ch->data;
+
+		if (sc->type != SR_CHANNEL_ANALOG)
+			continue;
+		if (l->n_analog < BN_SIGROK_MAX_CHANNELS)
+			snprintf(l->analog[l->n_analog], sizeof(l->analog[0]), "%s", sc->name);
+		l->n_analog++;
+	}
+	caps = (uint32_t)sr_dev_config_capabilities_list(c->sdi, NULL, SR_CONF_SAMPLERATE);
+	l->rate_get = (caps & SR_CONF_GET) != 0;
+	l->rate_set = (caps & SR_CONF_SET) != 0;
+	if (l->rate_get && sr_config_get(c->drv, c->sdi, NULL, SR_CONF_SAMPLERATE, &gv) == SR_OK &&
+	    gv) {
+		if (g_variant_is_of_type(gv, G_VARIANT_TYPE_UINT64))
+			l->rate_hz = (double)g_variant_get_uint64(gv);
+		g_variant_unref(gv);
+	}
+	if (caps & SR_CONF_LIST)
+		read_rates(c);
+}
+
+/* What rates the device takes: "1 Hz to 1000000000 Hz in steps of 1 Hz",
+ * "one of 1000, 2000 Hz". */
+static void rates_text(const struct bn_sigrok_limits *l, char *buf, size_t len)
+{
+	size_t at;
+
+	switch (l->rates) {
+	case BN_SIGROK_RATES_RANGE:
+		if (l->rate_step_hz > 0)
+			snprintf(buf, len, "%.0f Hz to %.0f Hz in steps of %.0f Hz", l->rate_min_hz,
+				 l->rate_max_hz, l->rate_step_hz);
+		else
+			snprintf(buf, len, "%.0f Hz to %.0f Hz", l->rate_min_hz, l->rate_max_hz);
+		return;
+	case BN_SIGROK_RATES_LIST:
+		at = (size_t)snprintf(buf, len, "one of");
+		for (int i = 0; i < l->n_rates && at < len; i++)
+			at += (size_t)snprintf(buf + at, len - at, "%s %.0f", i ? "," : "",
+					       l->rates_hz[i]);
+		if (at < len)
+			snprintf(buf + at, len - at, "%s Hz", l->rates_cut ? ", ..." : "");
+		return;
+	default:
+		snprintf(buf, len, "a samplerate it accepts (it lists none)");
+		return;
+	}
+}
+
+void bn_sigrok_limits_text(const struct bn_sigrok_limits *l, char *buf, size_t len)
+{
+	char rates[320];
+	size_t at = (size_t)snprintf(buf, len, "analog channels ");
+
+	for (int i = 0; i < l->n_analog && i < BN_SIGROK_MAX_CHANNELS && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", l->analog[i]);
+	if (at >= len)
+		return;
+	at += (size_t)snprintf(buf + at, len - at, "%s%s (%d); ",
+			       l->n_analog > BN_SIGROK_MAX_CHANNELS ? ", ..." : "",
+			       l->n_analog ? "" : "(none)", l->n_analog);
+	if (at >= len)
+		return;
+	rates_text(l, rates, sizeof(rates));
+	if (l->rate_set)
+		snprintf(buf + at, len - at, "samplerate settable, %s, now %.0f Hz", rates,
+			 l->rate_hz);
+	else if (l->rate_get && l->rate_hz > 0)
+		snprintf(buf + at, len - at,
+			 "samplerate %.0f Hz, set on the device (it cannot be set from here)",
+			 l->rate_hz);
+	else
+		snprintf(buf + at, len - at,
+			 "no samplerate: polled, one reading per channel per cycle, time-stamped on arrival");
+}
+
+/* Init, find the driver, scan with the options, open the first device. */
+static int attach(struct bn_sigrok_cap *c, const struct bn_sigrok_cap_opts *o,
+		  struct bn_err *err)
+{
+	struct sr_dev_driver **list;
+	GSList *opts = NULL, *devs;
+	int ret = SR_OK, rc;
+
+	snprintf(c->driver, sizeof(c->driver), "%s", o->driver);
+	rc = lib_ref(&c->ctx, err);
+	if (rc < 0)
+		return rc;
+	pthread_mutex_lock(&src_lib.lock);
+	list = sr_driver_list(c->ctx);
+	for (int i = 0; list && list[i]; i++)
+		if (strcmp(list[i]->name, o->driver) == 0)
+			c->drv = list[i];
+	if (!c->drv) {
+		pthread_mutex_unlock(&src_lib.lock);
+		return unknown_driver(list, o->driver, err);
+	}
+	ret = lib_driver_init(c->drv);
+	if (ret != SR_OK) {
+		pthread_mutex_unlock(&src_lib.lock);
+		return bn_err_set(err, BN_ERR_IO, "sigrok %s: cannot initialise the driver: %s",
+				  c->driver, sr_strerror(ret));
+	}
+	rc = scan_opts(c, o, &opts, err);
+	if (rc < 0) {
+		pthread_mutex_unlock(&src_lib.lock);
+		free_scan_opts(opts);
+		return rc;
+	}
+	devs = sr_driver_scan(c->drv, opts);
+	free_scan_opts(opts);
+	if (devs) {
+		c->sdi = devs->data;
+		g_slist_free(devs);
+		ret = sr_dev_open(c->sdi);
+		c->dev_open = ret == SR_OK;
+	}
+	pthread_mutex_unlock(&src_lib.lock);
+	if (!c->sdi)
+		return bn_err_set(err, BN_ERR_IO,
+				  "sigrok %s: no device found%s%s: expected one connected (check the conn= string, the cable and permissions)",
+				  c->driver, o->conn && *o->conn ? " at conn=" : "",
+				  o->conn && *o->conn ? o->conn : "");
+	describe(c);
+	if (!c->dev_open)
+		return bn_err_set(err, BN_ERR_IO, "sigrok %s: cannot open %s: %s", c->driver, c->desc,
+				  sr_strerror(ret));
+	read_limits(c);
+	return BN_OK;
+}
+
+/* Undo attach (and whatever else open set up). */
+static void detach(struct bn_sigrok_cap *c)
+{
+	if (c->sess)
+		sr_session_destroy(c->sess);
+	c->sess = NULL;
+	if (c->dev_open) {
+		pthread_mutex_lock(&src_lib.lock);
+		sr_dev_close(c->sdi);
+		pthread_mutex_unlock(&src_lib.lock);
+	}
+	c->dev_open = false;
+	if (c->ctx)
+		lib_unref();
+	c->ctx = NULL;
+}
+
+/* ---- the map against the device ---- */
+
+static void analog_names(const struct bn_sigrok_limits *l, char *buf, size_t len)
 {
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (GSList *l = chans; l && at < len; l = l->next) {
-		struct sr_channel *ch = l->data;
-		int n;
-
-		if (ch->type != type)
-			continue;
-		n = snprintf(buf + at, len - at, "%s%s", at ? ", " : "", ch->name);
-		if (n < 0)
-			break;
-		at += (size_t)n;
-	}
+	for (int i = 0; i < l->n_analog && i < BN_SIGROK_MAX_CHANNELS && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", l->analog[i]);
+	if (l->n_analog > BN_SIGROK_MAX_CHANNELS && at < len)
+		snprintf(buf + at, len - at, ", ...");
 	if (!buf[0])
 		snprintf(buf, len, "(none)");
 }
@@ -247,9 +594,27 @@ static void channel_names(GSList *chans, int type, char *buf, size_t len)
 static int resolve_channels(struct bn_sigrok_cap *c, struct bn_err *err)
 {
 	GSList *chans = sr_dev_inst_channels_get(c->sdi);
-	char analog[320];
+	char analog[400], named[200];
+	size_t at = 0;
+	int n_named = 0;
 
-	channel_names(chans, SR_CHANNEL_ANALOG, analog, sizeof(analog));
+	analog_names(&c->lim, analog, sizeof(analog));
+	named[0] = '\0';
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		const struct bn_chanmap_entry *e = &c->map.e[ch];
+
+		if (!e->set)
+			continue;
+		n_named++;
+		if (at < sizeof(named))
+			at += (size_t)snprintf(named + at, sizeof(named) - at, "%s%s=%s",
+					       at ? ", " : "", bn_chan_label(ch), e->src);
+	}
+	if (n_named > c->lim.n_analog)
+		return bn_err_set(err, BN_ERR_ARG,
+				  "sigrok %s: the map names %d channels (%s), but the device has %d analog channel%s: expected at most %d of %s",
+				  c->driver, n_named, named, c->lim.n_analog,
+				  c->lim.n_analog == 1 ? "" : "s", c->lim.n_analog, analog);
 	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
 		const struct bn_chanmap_entry *e = &c->map.e[ch];
 		struct sr_channel *sc = find_channel(chans, e->src);
@@ -274,6 +639,13 @@ static int resolve_channels(struct bn_sigrok_cap *c, struct bn_err *err)
 		c->chan[ch] = sc;
 		c->mask |= 1u << ch;
 	}
+	for (int ch = 0; ch < BN_CH_COUNT; ch++)
+		for (int o = ch + 1; o < BN_CH_COUNT; o++)
+			if (c->chan[ch] && c->chan[ch] == c->chan[o])
+				return bn_err_set(err, BN_ERR_ARG,
+						  "sigrok %s: %s and %s both read device channel %s: expected one device channel per bench channel, from %s",
+						  c->driver, bn_chan_label(ch), bn_chan_label(o),
+						  c->chan[ch]->name, analog);
 	if (!c->mask)
 		return bn_err_set(err, BN_ERR_ARG,
 				  "sigrok %s: no bench channel is mapped: expected a map such as VBUS=CHANNEL naming one of the analog channels %s",
@@ -294,265 +666,96 @@ static int resolve_channels(struct bn_sigrok_cap *c, struct bn_err *err)
 	return BN_OK;
 }
 
-/* What the device accepts, for the rejected-samplerate message. */
-static void describe_rates(struct bn_sigrok_cap *c, char *buf, size_t len)
+/* ---- the samplerate ---- */
+
+static bool rate_possible(const struct bn_sigrok_limits *l, uint64_t want)
 {
-	GVariant *gv = NULL, *v;
-	const uint64_t *r;
-	gsize n = 0;
-
-	snprintf(buf, len, "a samplerate the device supports");
-	if (sr_config_list(c->drv, c->sdi, NULL, SR_CONF_SAMPLERATE, &gv) != SR_OK || !gv)
-		return;
-	if ((v = g_variant_lookup_value(gv, "samplerate-steps", G_VARIANT_TYPE("at")))) {
-		r = g_variant_get_fixed_array(v, &n, sizeof(uint64_t));
-		if (n >= 3)
-			snprintf(buf, len, "%" PRIu64 " Hz to %" PRIu64 " Hz in steps of %" PRIu64 " Hz",
-				 r[0], r[1], r[2]);
-		g_variant_unref(v);
-	} else if ((v = g_variant_lookup_value(gv, "samplerates", G_VARIANT_TYPE("at")))) {
-		size_t at;
-
-		r = g_variant_get_fixed_array(v, &n, sizeof(uint64_t));
-		at = (size_t)snprintf(buf, len, "one of");
-		for (gsize i = 0; i < n && at < len; i++)
-			at += (size_t)snprintf(buf + at, len - at, "%s %" PRIu64, i ? "," : "", r[i]);
-		if (at < len)
-			snprintf(buf + at, len - at, " Hz");
-		g_variant_unref(v);
+	switch (l->rates) {
+	case BN_SIGROK_RATES_RANGE:
+		if ((double)want < l->rate_min_hz || (double)want > l->rate_max_hz)
+			return false;
+		if (l->rate_step_hz >= 1)
+			return ((want - (uint64_t)l->rate_min_hz) % (uint64_t)l->rate_step_hz) == 0;
+		return true;
+	case BN_SIGROK_RATES_LIST:
+		for (int i = 0; i < l->n_rates; i++)
+			if ((double)want == l->rates_hz[i])
+				return true;
+		/* Past the part we kept, the driver judges. */
+		return l->rates_cut;
+	default:
+		return true; /* it lists none: the driver judges */
 	}
-	g_variant_unref(gv);
 }
 
-/* The highest samplerate the device states (the end of its steps, or the
- * largest of its list); 0 when it states none. */
-static uint64_t max_rate(struct bn_sigrok_cap *c)
+/* A device that sets a rate is set the one asked; one that states its own
+ * keeps it; a polled one has none. What it cannot do is refused here: a
+ * rate the device does not keep is frames lost or invented. */
+static int choose_rate(struct bn_sigrok_cap *c, const struct bn_sigrok_cap_opts *o,
+		       struct bn_err *err)
 {
-	GVariant *gv = NULL, *v;
-	const uint64_t *r;
-	uint64_t max = 0;
-	gsize n = 0;
-
-	if (sr_config_list(c->drv, c->sdi, NULL, SR_CONF_SAMPLERATE, &gv) != SR_OK || !gv)
-		return 0;
-	if ((v = g_variant_lookup_value(gv, "samplerate-steps", G_VARIANT_TYPE("at")))) {
-		r = g_variant_get_fixed_array(v, &n, sizeof(uint64_t));
-		if (n >= 2)
-			max = r[1];
-		g_variant_unref(v);
-	} else if ((v = g_variant_lookup_value(gv, "samplerates", G_VARIANT_TYPE("at")))) {
-		r = g_variant_get_fixed_array(v, &n, sizeof(uint64_t));
-		for (gsize i = 0; i < n; i++)
-			if (r[i] > max)
-				max = r[i];
-		g_variant_unref(v);
-	}
-	g_variant_unref(gv);
-	return max;
-}
-
-static int set_rate(struct bn_sigrok_cap *c, double rate_hz, struct bn_err *err)
-{
-	uint64_t want = (uint64_t)llround(rate_hz), max = max_rate(c);
+	const struct bn_sigrok_limits *l = &c->lim;
+	uint64_t want = (uint64_t)llround(o->rate_hz);
 	GVariant *gv = NULL;
-	char rates[256];
+	char rates[320];
 	int ret;
 
-	/* refused here rather than clamped or accepted by a lenient driver:
-	 * a rate the device cannot keep is frames lost or invented */
-	if (max && want > max)
-		return bn_err_set(err, BN_ERR_ARG,
-				  "sigrok %s: samplerate %g Hz is above the device's maximum, %" PRIu64
-				  " Hz",
-				  c->driver, rate_hz, max);
-
-	ret = sr_config_set(c->sdi, NULL, SR_CONF_SAMPLERATE, g_variant_new_uint64(want));
-	if (ret != SR_OK) {
-		describe_rates(c, rates, sizeof(rates));
-		return bn_err_set(err, BN_ERR_ARG,
-				  "sigrok %s: samplerate %g Hz (sent as %" PRIu64 " Hz) rejected (%s): expected %s",
-				  c->driver, rate_hz, want, sr_strerror(ret), rates);
+	rates_text(l, rates, sizeof(rates));
+	if (l->rate_set) {
+		if (!(o->rate_hz > 0))
+			return bn_err_set(err, BN_ERR_ARG,
+					  "sigrok %s: no samplerate given, and the device sets one: expected capture_rate (or the scenario's capture ... at RATE) of %s",
+					  c->driver, rates);
+		if (!rate_possible(l, want))
+			return bn_err_set(err, BN_ERR_ARG,
+					  "sigrok %s: samplerate %g Hz (sent as %" PRIu64
+					  " Hz): the device cannot run at it: expected %s",
+					  c->driver, o->rate_hz, want, rates);
+		ret = sr_config_set(c->sdi, NULL, SR_CONF_SAMPLERATE, g_variant_new_uint64(want));
+		if (ret != SR_OK)
+			return bn_err_set(err, BN_ERR_ARG,
+					  "sigrok %s: samplerate %g Hz (sent as %" PRIu64
+					  " Hz) rejected (%s): expected %s",
+					  c->driver, o->rate_hz, want, sr_strerror(ret), rates);
+		c->rate_hz = (double)want;
+		/* The device may round: report what it runs at. */
+		if (sr_config_get(c->drv, c->sdi, NULL, SR_CONF_SAMPLERATE, &gv) == SR_OK && gv) {
+			if (g_variant_is_of_type(gv, G_VARIANT_TYPE_UINT64) &&
+			    g_variant_get_uint64(gv))
+				c->rate_hz = (double)g_variant_get_uint64(gv);
+			g_variant_unref(gv);
+		}
+		c->lim.rate_hz = c->rate_hz;
+		if (c->rate_hz != o->rate_hz)
+			bn_info("%s: samplerate %g Hz requested, device runs at %g Hz", c->driver,
+				o->rate_hz, c->rate_hz);
+		return BN_OK;
 	}
-	c->rate_hz = (double)want;
-	/* The device may round: report what it runs at. */
-	if (sr_config_get(c->drv, c->sdi, NULL, SR_CONF_SAMPLERATE, &gv) == SR_OK && gv) {
-		if (g_variant_is_of_type(gv, G_VARIANT_TYPE_UINT64) && g_variant_get_uint64(gv))
-			c->rate_hz = (double)g_variant_get_uint64(gv);
-		g_variant_unref(gv);
+	if (l->rate_get && l->rate_hz > 0) {
+		if (o->rate_hz > 0 && !o->rate_advisory && fabs(o->rate_hz - l->rate_hz) >= 0.5)
+			return bn_err_set(err, BN_ERR_ARG,
+					  "sigrok %s: samplerate %g Hz: the device cannot be set a samplerate; it runs at %.0f Hz (set on the device itself): expected capture_rate = %.0f, or none",
+					  c->driver, o->rate_hz, l->rate_hz, l->rate_hz);
+		c->rate_hz = l->rate_hz;
+		return BN_OK;
 	}
-	if (c->rate_hz != rate_hz)
-		bn_info("%s: samplerate %g Hz requested, device runs at %g Hz", c->driver, rate_hz,
-			c->rate_hz);
+	if (o->rate_hz > 0 && !o->rate_advisory)
+		return bn_err_set(err, BN_ERR_ARG,
+				  "sigrok %s: samplerate %g Hz: the device has no samplerate to set (it is polled: one reading per channel per cycle, time-stamped on arrival; the rate it achieves is measured and reported): expected no capture_rate for it",
+				  c->driver, o->rate_hz);
+	c->rate_hz = 0;
 	return BN_OK;
 }
 
-static void describe(struct bn_sigrok_cap *c)
-{
-	const char *vendor = sr_dev_inst_vendor_get(c->sdi);
-	const char *model = sr_dev_inst_model_get(c->sdi);
-	const char *version = sr_dev_inst_version_get(c->sdi);
-	const char *conn = sr_dev_inst_connid_get(c->sdi);
-
-	snprintf(c->desc, sizeof(c->desc), "%s%s%s%s%s%s%s (sigrok driver %s)",
-		 vendor && *vendor ? vendor : "", vendor && *vendor ? " " : "",
-		 model && *model ? model : "device", version && *version ? " " : "",
-		 version && *version ? version : "", conn && *conn ? " at " : "",
-		 conn && *conn ? conn : "", c->driver);
-}
-
-/* Session thread: a failure stops the alignment; poll reports it once the
- * frames before it are drained. */
-static void fail_async(struct bn_sigrok_cap *c, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void fail_async(struct bn_sigrok_cap *c, int code, const char *fmt, ...)
-{
-	char msg[BN_ERR_MSG_LEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	c->failed = true;
-	pthread_mutex_lock(&c->lock);
-	bn_err_set(&c->async_err, code, "%s", msg);
-	pthread_mutex_unlock(&c->lock);
-}
-
-static bool grow(float **buf, size_t *cap, size_t need)
-{
-	size_t n = *cap ? *cap : 4096;
-	float *p;
-
-	if (need <= *cap)
-		return true;
-	while (n < need)
-		n *= 2;
-	p = realloc(*buf, n * sizeof(float));
-	if (!p)
-		return false;
-	*buf = p;
-	*cap = n;
-	return true;
-}
-
-/* Build and queue every frame all mapped channels have samples for. */
-static void emit_frames(struct bn_sigrok_cap *c)
-{
-	size_t m = SIZE_MAX, keep, slot;
-
-	for (int ch = 0; ch < BN_CH_COUNT; ch++)
-		if (c->chan[ch] && c->pend_n[ch] < m)
-			m = c->pend_n[ch];
-	if (m == 0 || m == SIZE_MAX)
-		return;
-	pthread_mutex_lock(&c->lock);
-	keep = c->ring_cap - c->ring_n;
-	if (keep > m)
-		keep = m;
-	slot = c->ring_head + c->ring_n;
-	if (slot >= c->ring_cap)
-		slot -= c->ring_cap;
-	for (size_t i = 0; i < keep; i++) {
-		struct bn_sample *f = &c->ring[slot];
-
-		for (int ch = 0; ch < BN_CH_COUNT; ch++)
-			f->v[ch] = c->chan[ch] ? bn_chanmap_apply(&c->map, ch, c->pend[ch][i]) : NAN;
-		if (++slot == c->ring_cap)
-			slot = 0;
-	}
-	c->ring_n += keep;
-	c->dropped += (int64_t)(m - keep);
-	pthread_mutex_unlock(&c->lock);
-	c->aligned += (int64_t)m;
-	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
-		if (!c->chan[ch])
-			continue;
-		c->pend_n[ch] -= m;
-		memmove(c->pend[ch], c->pend[ch] + m, c->pend_n[ch] * sizeof(float));
-	}
-}
-
-static void on_analog(struct bn_sigrok_cap *c, const struct sr_datafeed_analog *a)
-{
-	struct sr_channel *sc;
-	size_t n = a->num_samples;
-	int ret;
-
-	if (!a->meaning || !a->meaning->channels)
-		return;
-	if (a->meaning->channels->next) {
-		fail_async(c, BN_ERR_NA,
-			   "sigrok %s: an analog packet covers %u channels: expected one channel per packet",
-			   c->driver, g_slist_length(a->meaning->channels));
-		return;
-	}
-	sc = a->meaning->channels->data;
-	if (n == 0)
-		return;
-	if (!grow(&c->scratch, &c->scratch_cap, n)) {
-		fail_async(c, BN_ERR_NOMEM, "sigrok %s: out of memory converting %zu samples",
-			   c->driver, n);
-		return;
-	}
-	ret = sr_analog_to_float(a, c->scratch);
-	if (ret != SR_OK) {
-		fail_async(c, BN_ERR_DATA,
-			   "sigrok %s: channel %s: cannot convert a packet to float (%s): expected a numeric encoding",
-			   c->driver, sc->name, sr_strerror(ret));
-		return;
-	}
-	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
-		if (c->chan[ch] != sc)
-			continue;
-		if (c->pend_n[ch] + n > SRC_PENDING_MAX) {
-			int slow = ch;
-
-			for (int o = 0; o < BN_CH_COUNT; o++)
-				if (c->chan[o] && c->pend_n[o] < c->pend_n[slow])
-					slow = o;
-			fail_async(c, BN_ERR_FAULT,
-				   "sigrok %s: channel %s (%s) is %zu samples ahead of %s (%s): expected every mapped channel to deliver data",
-				   c->driver, sc->name, bn_chan_label(ch), c->pend_n[ch] + n,
-				   c->chan[slow]->name, bn_chan_label(slow));
-			return;
-		}
-		if (!grow(&c->pend[ch], &c->pend_cap[ch], c->pend_n[ch] + n)) {
-			fail_async(c, BN_ERR_NOMEM, "sigrok %s: out of memory aligning channel %s",
-				   c->driver, sc->name);
-			return;
-		}
-		memcpy(c->pend[ch] + c->pend_n[ch], c->scratch, n * sizeof(float));
-		c->pend_n[ch] += n;
-	}
-	emit_frames(c);
-}
+/* ---- acquisitions ---- */
 
 static void on_packet(const struct sr_dev_inst *sdi, const struct sr_datafeed_packet *p,
 		      void *cb_data)
 {
 	struct bn_sigrok_cap *c = cb_data;
-	bool asked;
 
 	(void)sdi;
-	if (c->failed)
-		return;
-	switch (p->type) {
-	case SR_DF_ANALOG:
-		on_analog(c, p->payload);
-		break;
-	case SR_DF_END:
-		pthread_mutex_lock(&c->lock);
-		asked = c->stop_requested;
-		pthread_mutex_unlock(&c->lock);
-		if (!asked)
-			fail_async(c, BN_ERR_FAULT,
-				   "sigrok %s: the device ended the acquisition after %" PRId64 " frames: expected it to run until stopped",
-				   c->driver, c->aligned);
-		break;
-	default:
-		/* Header, meta, logic, triggers, frame markers: not ours. */
-		break;
-	}
+	bn_sigrok_feed_packet(c->feed, p);
 }
 
 static void *session_thread(void *data)
@@ -561,115 +764,250 @@ static void *session_thread(void *data)
 	int ret = sr_session_run(c->sess);
 
 	if (ret != SR_OK)
-		fail_async(c, BN_ERR_IO, "sigrok %s: the session failed: %s", c->driver,
-			   sr_strerror(ret));
+		bn_sigrok_feed_fail(c->feed, BN_ERR_FAULT, "sigrok %s: the session failed: %s",
+				    c->driver, sr_strerror(ret));
+	pthread_mutex_lock(&c->th_lock);
+	c->th_done = true;
+	pthread_cond_signal(&c->th_done_cond);
+	pthread_mutex_unlock(&c->th_lock);
 	return NULL;
 }
 
-int bn_sigrok_cap_open(const struct bn_sigrok_cap_opts *o, struct bn_sigrok_cap **out,
-		       struct bn_err *err)
+/* Stop an acquisition that runs, and join its thread, waiting at most
+ * SRC_STOP_MS: false when it did not come back (it stays live). */
+static bool acq_stop(struct bn_sigrok_cap *c, int *sr_ret)
 {
-	struct sr_dev_driver **list;
-	struct sr_config conn_opt;
+	struct timespec until;
+	bool done;
+
+	bn_sigrok_feed_stopping(c->feed);
+	*sr_ret = sr_session_stop(c->sess);
+	if (!c->thread_live)
+		return true;
+	/* sr_session_run returns once the driver has sent SR_DF_END. */
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += SRC_STOP_MS / 1000;
+	until.tv_nsec += (long)(SRC_STOP_MS % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&c->th_lock);
+	while (!c->th_done &&
+	       pthread_cond_timedwait(&c->th_done_cond, &c->th_lock, &until) != ETIMEDOUT)
+		;
+	done = c->th_done;
+	pthread_mutex_unlock(&c->th_lock);
+	if (!done)
+		return false;
+	pthread_join(c->thread, NULL);
+	c->thread_live = false;
+	return true;
+}
+
+static int acq_start(struct bn_sigrok_cap *c, bool probe, struct bn_err *err)
+{
+	int ret;
+
+	bn_sigrok_feed_begin(c->feed, probe);
+	g_main_context_push_thread_default(c->mc);
+	ret = sr_session_start(c->sess);
+	g_main_context_pop_thread_default(c->mc);
+	if (ret != SR_OK)
+		return bn_err_set(err, BN_ERR_IO, "sigrok %s: cannot start acquiring from %s: %s",
+				  c->driver, c->desc, sr_strerror(ret));
+	c->th_done = false;
+	ret = pthread_create(&c->thread, NULL, session_thread, c);
+	if (ret != 0) {
+		bn_err_set(err, BN_ERR_NOMEM, "sigrok %s: cannot start the session thread: %s",
+			   c->driver, strerror(ret));
+		/* Run the stop through here, in this thread. */
+		bn_sigrok_feed_stopping(c->feed);
+		sr_session_stop(c->sess);
+		sr_session_run(c->sess);
+		return BN_ERR_NOMEM;
+	}
+	c->thread_live = true;
+	return BN_OK;
+}
+
+static int stuck(struct bn_sigrok_cap *c, struct bn_err *err)
+{
+	return bn_err_set(err, BN_ERR_FAULT,
+			  "sigrok %s: %s did not stop within %.1f s of being asked: expected the driver to return (it is stuck in the device's I/O, e.g. a read of an instrument that stopped answering); the capture is abandoned",
+			  c->driver, c->desc, SRC_STOP_MS / 1000.0);
+}
+
+/* What each mapped channel measures, from a short acquisition, checked
+ * against the map before any run relies on it. */
+static int check_channels(struct bn_sigrok_cap *c, struct bn_err *err)
+{
+	const struct timespec tick = { 0, 2000000L };
+	int64_t give_up = bn_deadline_ms((int)(c->stall_us / 1000));
+	bool all = false;
+	int ret, rc = acq_start(c, true, err);
+
+	if (rc < 0)
+		return rc;
+	while (!(all = bn_sigrok_feed_all_reported(c->feed)) &&
+	       bn_sigrok_feed_error(c->feed, NULL) == BN_OK && bn_ms_left(give_up) > 0)
+		nanosleep(&tick, NULL);
+	if (!acq_stop(c, &ret))
+		return stuck(c, err);
+	rc = bn_sigrok_feed_error(c->feed, err);
+	if (rc < 0)
+		return rc;
+	if (!all) {
+		char silent[160] = "";
+		size_t at = 0;
+
+		for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+			struct bn_sigrok_chan_info in;
+
+			if (bn_sigrok_feed_chan_info(c->feed, ch, &in) && !in.reported &&
+			    at < sizeof(silent))
+				at += (size_t)snprintf(silent + at, sizeof(silent) - at, "%s%s (%s)",
+						       at ? ", " : "", in.dev_chan,
+						       bn_chan_label(ch));
+		}
+		return bn_err_set(err, BN_ERR_FAULT,
+				  "sigrok %s: %s sent no data on %s within %.1f s of starting: expected every mapped channel to deliver",
+				  c->driver, c->desc, silent, (double)c->stall_us / 1e6);
+	}
+	return BN_OK;
+}
+
+static void cap_free(struct bn_sigrok_cap *c)
+{
+	detach(c);
+	if (c->mc)
+		g_main_context_unref(c->mc);
+	bn_sigrok_feed_free(c->feed);
+	pthread_cond_destroy(&c->th_done_cond);
+	pthread_mutex_destroy(&c->th_lock);
+	free(c);
+}
+
+/* Free the abandoned captures whose session thread has come back since
+ * (the device answered, or its link closed). */
+static void reap_abandoned(void)
+{
+	GSList *done = NULL;
+
+	pthread_mutex_lock(&src_lib.lock);
+	for (GSList *l = src_lib.abandoned, *next; l; l = next) {
+		struct bn_sigrok_cap *c = l->data;
+		bool back;
+
+		next = l->next;
+		pthread_mutex_lock(&c->th_lock);
+		back = c->th_done;
+		pthread_mutex_unlock(&c->th_lock);
+		if (back) {
+			src_lib.abandoned = g_slist_delete_link(src_lib.abandoned, l);
+			done = g_slist_prepend(done, c);
+		}
+	}
+	pthread_mutex_unlock(&src_lib.lock);
+	for (GSList *l = done; l; l = l->next) {
+		struct bn_sigrok_cap *c = l->data;
+
+		pthread_join(c->thread, NULL);
+		cap_free(c);
+	}
+	g_slist_free(done);
+}
+
+/* ---- SIGPIPE ---- */
+
+/* libsigrok 0.5.2 writes to a tcp-raw instrument with send() and no
+ * MSG_NOSIGNAL: one that went away would end the whole process with
+ * SIGPIPE, the run's safe state and report with it. Around our calls into
+ * libsigrok SIGPIPE is blocked in the calling thread (and so in the
+ * session thread it creates, which inherits the mask), and one raised
+ * meanwhile is taken off before the old mask is back: the write fails
+ * with EPIPE instead, which the driver reports. */
+static void nopipe_begin(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+static void nopipe_end(const sigset_t *old)
+{
+	const struct timespec zero = { 0, 0 };
+	sigset_t set;
+
+	if (sigismember(old, SIGPIPE))
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	while (sigtimedwait(&set, NULL, &zero) == SIGPIPE)
+		;
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+static void cap_close(struct bn_sigrok_cap *c);
+
+/* ---- the API ---- */
+
+static int cap_open(const struct bn_sigrok_cap_opts *o, struct bn_sigrok_cap **out,
+		    struct bn_err *err)
+{
+	struct bn_sigrok_feed_cfg fc = { 0 };
 	struct bn_sigrok_cap *c;
-	GSList *opts = NULL, *devs;
+	pthread_condattr_t ca;
 	double frames;
 	int ret, rc;
 
 	*out = NULL;
+	reap_abandoned();
 	if (!o || !o->driver || !*o->driver)
 		return bn_err_set(err, BN_ERR_ARG, "sigrok: no driver given: expected a name such as \"demo\"");
 	if (strlen(o->driver) >= sizeof(c->driver))
 		return bn_err_set(err, BN_ERR_ARG, "sigrok: driver name \"%.40s...\" too long",
 				  o->driver);
-	if (!(o->rate_hz > 0) || !(o->rate_hz <= SRC_RATE_MAX_HZ))
+	if (!(o->rate_hz >= 0) || !(o->rate_hz <= SRC_RATE_MAX_HZ))
 		return bn_err_set(err, BN_ERR_ARG,
-				  "sigrok %s: samplerate %g Hz: expected a number of Hz above 0 and at most %g",
+				  "sigrok %s: samplerate %g Hz: expected a number of Hz above 0 and at most %g (or none)",
 				  o->driver, o->rate_hz, SRC_RATE_MAX_HZ);
+	if (o->stall_ms < 0)
+		return bn_err_set(err, BN_ERR_ARG,
+				  "sigrok %s: stall time %d ms: expected 0 (the default) or more",
+				  o->driver, o->stall_ms);
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return bn_err_set(err, BN_ERR_NOMEM, "sigrok %s: out of memory", o->driver);
-	pthread_mutex_init(&c->lock, NULL);
-	snprintf(c->driver, sizeof(c->driver), "%s", o->driver);
+	pthread_mutex_init(&c->th_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->th_done_cond, &ca);
+	pthread_condattr_destroy(&ca);
 	c->map = o->map;
-	rc = lib_ref(&c->ctx, err);
-	if (rc < 0) {
-		pthread_mutex_destroy(&c->lock);
-		free(c);
-		return rc;
-	}
-
-	pthread_mutex_lock(&src_lib.lock);
-	list = sr_driver_list(c->ctx);
-	for (int i = 0; list && list[i]; i++)
-		if (strcmp(list[i]->name, o->driver) == 0)
-			c->drv = list[i];
-	if (!c->drv) {
-		pthread_mutex_unlock(&src_lib.lock);
-		rc = unknown_driver(list, o->driver, err);
-		goto fail;
-	}
-	ret = lib_driver_init(c->drv);
-	if (ret != SR_OK) {
-		pthread_mutex_unlock(&src_lib.lock);
-		rc = bn_err_set(err, BN_ERR_IO, "sigrok %s: cannot initialise the driver: %s",
-				c->driver, sr_strerror(ret));
-		goto fail;
-	}
-	if (o->conn && *o->conn && !takes_conn(c->drv)) {
-		pthread_mutex_unlock(&src_lib.lock);
-		rc = bn_err_set(err, BN_ERR_ARG,
-				"sigrok %s: conn=%s given, but the driver takes no conn= option: expected no conn=",
-				c->driver, o->conn);
-		goto fail;
-	}
-	if (o->conn && *o->conn) {
-		conn_opt.key = SR_CONF_CONN;
-		conn_opt.data = g_variant_ref_sink(g_variant_new_string(o->conn));
-		opts = g_slist_append(NULL, &conn_opt);
-	}
-	devs = sr_driver_scan(c->drv, opts);
-	if (opts) {
-		g_variant_unref(conn_opt.data);
-		g_slist_free(opts);
-	}
-	if (devs) {
-		c->sdi = devs->data;
-		g_slist_free(devs);
-		ret = sr_dev_open(c->sdi);
-		c->dev_open = ret == SR_OK;
-	}
-	pthread_mutex_unlock(&src_lib.lock);
-	if (!c->sdi) {
-		rc = bn_err_set(err, BN_ERR_IO,
-				"sigrok %s: no device found%s%s: expected one connected (check the conn= string, the cable and permissions)",
-				c->driver, o->conn && *o->conn ? " at conn=" : "",
-				o->conn && *o->conn ? o->conn : "");
-		goto fail;
-	}
-	describe(c);
-	if (!c->dev_open) {
-		rc = bn_err_set(err, BN_ERR_IO, "sigrok %s: cannot open %s: %s", c->driver, c->desc,
-				sr_strerror(ret));
-		goto fail;
-	}
-	rc = resolve_channels(c, err);
-	if (rc < 0)
-		goto fail;
-	rc = set_rate(c, o->rate_hz, err);
+	c->stall_us = (bn_time_us)(o->stall_ms ? o->stall_ms : SRC_STALL_MS_DEFAULT) * 1000;
+	rc = attach(c, o, err);
+	if (rc == BN_OK)
+		rc = resolve_channels(c, err);
+	if (rc == BN_OK)
+		rc = choose_rate(c, o, err);
 	if (rc < 0)
 		goto fail;
 
 	frames = c->rate_hz * SRC_QUEUE_S;
-	c->ring_cap = frames < SRC_QUEUE_MIN_FRAMES ? SRC_QUEUE_MIN_FRAMES
-		      : frames > SRC_QUEUE_MAX_FRAMES ? SRC_QUEUE_MAX_FRAMES
-						       : (size_t)frames;
-	c->ring = malloc(c->ring_cap * sizeof(*c->ring));
-	if (!c->ring) {
-		rc = bn_err_set(err, BN_ERR_NOMEM, "sigrok %s: out of memory for a %zu-frame queue",
-				c->driver, c->ring_cap);
+	fc.driver = c->driver;
+	fc.map = &c->map;
+	memcpy(fc.chan, c->chan, sizeof(fc.chan));
+	fc.rate_hz = c->rate_hz;
+	fc.queue_frames = frames < SRC_QUEUE_MIN_FRAMES ? SRC_QUEUE_MIN_FRAMES
+			  : frames > SRC_QUEUE_MAX_FRAMES ? SRC_QUEUE_MAX_FRAMES
+							   : (size_t)frames;
+	fc.stall_us = c->stall_us;
+	rc = bn_sigrok_feed_new(&fc, &c->feed, err);
+	if (rc < 0)
 		goto fail;
-	}
 	ret = sr_session_new(c->ctx, &c->sess);
 	if (ret == SR_OK)
 		ret = sr_session_dev_add(c->sess, c->sdi);
@@ -680,12 +1018,16 @@ int bn_sigrok_cap_open(const struct bn_sigrok_cap_opts *o, struct bn_sigrok_cap 
 				c->driver, c->desc, sr_strerror(ret));
 		goto fail;
 	}
-	bn_dbg("%s: %zu-frame queue, channel mask 0x%x, %g Hz", c->desc, c->ring_cap, c->mask,
+	c->mc = g_main_context_new();
+	rc = check_channels(c, err);
+	if (rc < 0)
+		goto fail;
+	bn_dbg("%s: %zu-frame queue, channel mask 0x%x, %g Hz", c->desc, fc.queue_frames, c->mask,
 	       c->rate_hz);
 	*out = c;
 	return BN_OK;
 fail:
-	bn_sigrok_cap_close(c);
+	cap_close(c);
 	return rc;
 }
 
@@ -704,129 +1046,189 @@ double bn_sigrok_cap_rate(const struct bn_sigrok_cap *c)
 	return c->rate_hz;
 }
 
-int bn_sigrok_cap_start(struct bn_sigrok_cap *c, struct bn_err *err)
+const struct bn_sigrok_limits *bn_sigrok_cap_limits(const struct bn_sigrok_cap *c)
 {
-	int ret;
+	return &c->lim;
+}
+
+bool bn_sigrok_cap_chan_info(struct bn_sigrok_cap *c, enum bn_chan ch,
+			     struct bn_sigrok_chan_info *out)
+{
+	return bn_sigrok_feed_chan_info(c->feed, ch, out);
+}
+
+void bn_sigrok_cap_timing(struct bn_sigrok_cap *c, struct bn_sigrok_timing *out)
+{
+	bn_sigrok_feed_timing(c->feed, out);
+}
+
+static int cap_start(struct bn_sigrok_cap *c, struct bn_err *err)
+{
+	int rc;
 
 	if (c->state != SRC_OPEN)
 		return bn_err_set(err, BN_ERR_ARG,
 				  "sigrok %s: start: the capture was already started: expected one start per open",
 				  c->driver);
-	c->mc = g_main_context_new();
-	g_main_context_push_thread_default(c->mc);
-	ret = sr_session_start(c->sess);
-	g_main_context_pop_thread_default(c->mc);
-	if (ret != SR_OK)
-		return bn_err_set(err, BN_ERR_IO, "sigrok %s: cannot start acquiring from %s: %s",
-				  c->driver, c->desc, sr_strerror(ret));
-	c->state = SRC_RUNNING;
-	ret = pthread_create(&c->thread, NULL, session_thread, c);
-	if (ret != 0) {
-		bn_err_set(err, BN_ERR_NOMEM, "sigrok %s: cannot start the session thread: %s",
-			   c->driver, strerror(ret));
-		/* Run the stop through here, in this thread. */
-		pthread_mutex_lock(&c->lock);
-		c->stop_requested = true;
-		pthread_mutex_unlock(&c->lock);
-		sr_session_stop(c->sess);
-		sr_session_run(c->sess);
-		c->state = SRC_STOPPED;
-		return BN_ERR_NOMEM;
-	}
-	c->thread_live = true;
-	return BN_OK;
+	rc = acq_start(c, false, err);
+	c->state = rc == BN_OK ? SRC_RUNNING : SRC_STOPPED;
+	return rc;
+}
+
+long bn_sigrok_cap_read(struct bn_sigrok_cap *c, struct bn_cap_frame *frames, long max,
+			struct bn_err *err)
+{
+	if (c->state == SRC_OPEN)
+		return 0;
+	return bn_sigrok_feed_read(c->feed, frames, max, err);
 }
 
 long bn_sigrok_cap_poll(struct bn_sigrok_cap *c, struct bn_sample *frames, long max,
 			struct bn_err *err)
 {
-	size_t n, first;
-	long rc;
+	struct bn_cap_frame buf[256];
+	long total = 0, n;
 
-	if (max <= 0)
-		return 0;
-	pthread_mutex_lock(&c->lock);
-	n = c->ring_n < (size_t)max ? c->ring_n : (size_t)max;
-	first = c->ring_cap - c->ring_head;
-	if (first > n)
-		first = n;
-	memcpy(frames, c->ring + c->ring_head, first * sizeof(*frames));
-	memcpy(frames + first, c->ring, (n - first) * sizeof(*frames));
-	c->ring_head += n;
-	if (c->ring_head >= c->ring_cap)
-		c->ring_head -= c->ring_cap;
-	c->ring_n -= n;
-	rc = (long)n;
-	if (n == 0 && c->async_err.code != BN_OK)
-		rc = bn_err_set(err, c->async_err.code, "%s", c->async_err.msg);
-	pthread_mutex_unlock(&c->lock);
-	return rc;
+	while (total < max) {
+		long want = max - total < 256 ? max - total : 256;
+
+		n = bn_sigrok_cap_read(c, buf, want, err);
+		if (n < 0)
+			return total ? total : n;
+		for (long i = 0; i < n; i++)
+			frames[total + i] = buf[i].s;
+		total += n;
+		if (n < want)
+			break;
+	}
+	return total;
 }
 
-int bn_sigrok_cap_stop(struct bn_sigrok_cap *c, struct bn_err *err)
+static int cap_stop(struct bn_sigrok_cap *c, struct bn_err *err)
 {
+	struct bn_sigrok_timing tm;
 	int ret;
 
 	if (c->state != SRC_RUNNING)
 		return BN_OK;
-	pthread_mutex_lock(&c->lock);
-	c->stop_requested = true;
-	pthread_mutex_unlock(&c->lock);
-	ret = sr_session_stop(c->sess);
-	/* sr_session_run returns once the driver has sent SR_DF_END. */
-	if (c->thread_live)
-		pthread_join(c->thread, NULL);
-	c->thread_live = false;
 	c->state = SRC_STOPPED;
-	/* Every complete frame was queued as it completed; what is left are
-	 * samples of channels that ran ahead of the others. */
-	for (int ch = 0; ch < BN_CH_COUNT; ch++)
-		if (c->chan[ch] && c->pend_n[ch])
-			bn_dbg("%s: %s: %zu samples past the last whole frame dropped at stop",
-			       c->driver, bn_chan_label(ch), c->pend_n[ch]);
-	if (c->dropped)
+	if (!acq_stop(c, &ret))
+		return stuck(c, err);
+	bn_sigrok_feed_timing(c->feed, &tm);
+	if (tm.dropped)
 		bn_warn("%s: %" PRId64 " of %" PRId64 " frames lost: the consumer polled too slowly",
-			c->driver, c->dropped, c->aligned);
+			c->driver, tm.dropped, tm.frames);
 	if (ret != SR_OK)
 		return bn_err_set(err, BN_ERR_IO, "sigrok %s: cannot stop the acquisition: %s",
 				  c->driver, sr_strerror(ret));
 	return BN_OK;
 }
 
-int64_t bn_sigrok_cap_dropped(const struct bn_sigrok_cap *c)
+int64_t bn_sigrok_cap_dropped(struct bn_sigrok_cap *c)
 {
-	/* The session thread counts under the lock; c is never a const
-	 * object, only a const view of one. */
-	pthread_mutex_t *lock = (pthread_mutex_t *)&c->lock;
-	int64_t n;
+	struct bn_sigrok_timing tm;
 
-	pthread_mutex_lock(lock);
-	n = c->dropped;
-	pthread_mutex_unlock(lock);
-	return n;
+	bn_sigrok_feed_timing(c->feed, &tm);
+	return tm.dropped;
 }
 
-void bn_sigrok_cap_close(struct bn_sigrok_cap *c)
+static void cap_close(struct bn_sigrok_cap *c)
 {
 	if (!c)
 		return;
 	if (c->state == SRC_RUNNING)
-		bn_sigrok_cap_stop(c, NULL);
-	if (c->sess)
-		sr_session_destroy(c->sess);
-	if (c->dev_open) {
+		cap_stop(c, NULL);
+	if (c->thread_live) {
+		/* Its thread still uses the session, the device and the feed:
+		 * freed once it comes back, never under it. */
+		bn_warn("%s: abandoned: its session thread is stuck in the driver", c->desc);
 		pthread_mutex_lock(&src_lib.lock);
-		sr_dev_close(c->sdi);
+		src_lib.abandoned = g_slist_prepend(src_lib.abandoned, c);
 		pthread_mutex_unlock(&src_lib.lock);
+	} else {
+		cap_free(c);
 	}
-	if (c->ctx)
-		lib_unref();
-	if (c->mc)
-		g_main_context_unref(c->mc);
-	for (int ch = 0; ch < BN_CH_COUNT; ch++)
-		free(c->pend[ch]);
-	free(c->scratch);
-	free(c->ring);
-	pthread_mutex_destroy(&c->lock);
-	free(c);
+	reap_abandoned();
+}
+
+static int dev_limits(const struct bn_sigrok_cap_opts *o, struct bn_sigrok_limits *out,
+		      struct bn_err *err)
+{
+	struct bn_sigrok_cap *c;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	reap_abandoned();
+	if (!o || !o->driver || !*o->driver)
+		return bn_err_set(err, BN_ERR_ARG, "sigrok: no driver given: expected a name such as \"demo\"");
+	if (strlen(o->driver) >= sizeof(c->driver))
+		return bn_err_set(err, BN_ERR_ARG, "sigrok: driver name \"%.40s...\" too long",
+				  o->driver);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return bn_err_set(err, BN_ERR_NOMEM, "sigrok %s: out of memory", o->driver);
+	pthread_mutex_init(&c->th_lock, NULL);
+	pthread_cond_init(&c->th_done_cond, NULL);
+	rc = attach(c, o, err);
+	if (rc == BN_OK)
+		*out = c->lim;
+	cap_free(c);
+	return rc;
+}
+
+/* The API's entries that call into libsigrok, guarded. */
+
+int bn_sigrok_cap_open(const struct bn_sigrok_cap_opts *o, struct bn_sigrok_cap **out,
+		       struct bn_err *err)
+{
+	sigset_t old;
+	int rc;
+
+	nopipe_begin(&old);
+	rc = cap_open(o, out, err);
+	nopipe_end(&old);
+	return rc;
+}
+
+int bn_sigrok_cap_start(struct bn_sigrok_cap *c, struct bn_err *err)
+{
+	sigset_t old;
+	int rc;
+
+	nopipe_begin(&old);
+	rc = cap_start(c, err);
+	nopipe_end(&old);
+	return rc;
+}
+
+int bn_sigrok_cap_stop(struct bn_sigrok_cap *c, struct bn_err *err)
+{
+	sigset_t old;
+	int rc;
+
+	nopipe_begin(&old);
+	rc = cap_stop(c, err);
+	nopipe_end(&old);
+	return rc;
+}
+
+void bn_sigrok_cap_close(struct bn_sigrok_cap *c)
+{
+	sigset_t old;
+
+	nopipe_begin(&old);
+	cap_close(c);
+	nopipe_end(&old);
+}
+
+int bn_sigrok_dev_limits(const struct bn_sigrok_cap_opts *o, struct bn_sigrok_limits *out,
+			 struct bn_err *err)
+{
+	sigset_t old;
+	int rc;
+
+	nopipe_begin(&old);
+	rc = dev_limits(o, out, err);
+	nopipe_end(&old);
+	return rc;
 }

@@ -24,7 +24,20 @@
  *
  * --tcp PORT serves on a local TCP port instead (127.0.0.1, 0: any free
  * one), as a LAN instrument does on 5025: it prints the connection string
- * "tcp-raw/127.0.0.1/PORT", takes one client, and exits when it closes. */
+ * "tcp-raw/127.0.0.1/PORT", takes one client, and exits when it closes.
+ * --clients N serves N clients in turn (0: until SIGTERM), the state kept
+ * between them as an instrument keeps it: libsigrok connects once to scan
+ * and again to open.
+ *
+ * rigol-dp800 answers both the bench's dialect (profiles/instruments/
+ * rigol-dp800.json: ":SOUR1:VOLT", ":MEAS:VOLT? CH1", ...) and what
+ * libsigrok 0.5.2's scpi-pps driver sends a DP832 (src/hardware/scpi-pps/
+ * profiles.c, rigol_dp800_cmd; api.c): SYST:REMOTE and SYST:LOCAL,
+ * SYST:BEEP:STAT? and SYST:BEEP:STAT ON|OFF, ":INST:NSEL N" then
+ * ":MEAS:VOLT?", ":MEAS:CURR?", ":MEAS:POWE?" of the selected output. Its
+ * three outputs each feed their own 20 ohm resistor. --on VOLTS starts
+ * output 1 on at VOLTS with a 1 A limit (a test then reads VOLTS / 20 A
+ * without commanding the supply). */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -58,12 +71,16 @@ static const struct {
 	{ "tti-cpx", F_CPX, "THURLBY THANDAR, CPX400DP, 000001, 1.00-1.00-1.00" },
 };
 
+/* A DP832's outputs; the other families use output 0 only. */
+#define OUTPUTS 3
+
 struct emu {
 	enum family f;
 	const char *idn;
 	/* instrument state */
-	bool on, remote, cc_mode;
-	double set_a, set_v, limit_a;
+	bool on[OUTPUTS], remote, cc_mode, beeper;
+	double set_a, set_v[OUTPUTS], limit_a[OUTPUTS];
+	int sel; /* the output ":INST:NSEL" selected, 0-based */
 	int err; /* queued error: 0 none */
 	/* faults */
 	long stall_after, garbage_after, vanish_after;
@@ -83,18 +100,19 @@ static void on_term(int sig)
 
 static void load_vi(const struct emu *e, double *v, double *i)
 {
-	*i = e->on ? e->set_a : 0.0;
+	*i = e->on[0] ? e->set_a : 0.0;
 	*v = 5.0 - 0.1 * *i;
 }
 
-static void supply_vi(const struct emu *e, double *v, double *i)
+static void supply_vi(const struct emu *e, int out, double *v, double *i)
 {
 	*v = *i = 0.0;
-	if (!e->on)
+	if (!e->on[out])
 		return;
-	*i = fmin(e->set_v / 20.0, e->limit_a);
+	*i = fmin(e->set_v[out] / 20.0, e->limit_a[out]);
 	*v = 20.0 * *i;
 }
+
 
 /* SCPI's SYST:ERR?: the oldest error, then "no error". */
 static void syst_err(struct emu *e, char *reply, size_t len)
@@ -120,6 +138,94 @@ static bool number(const char *s, double *out)
 	errno = 0;
 	*out = strtod(s, &end);
 	return end != s && *end == '\0' && errno == 0;
+}
+
+/* "CH1".."CH3" (or "1".."3" after a prefix already taken off) -> 0..2,
+ * else -1. */
+static int output_no(const char *s)
+{
+	if (!strncasecmp(s, "CH", 2))
+		s += 2;
+	if (s[0] >= '1' && s[0] < '1' + OUTPUTS && s[1] == '\0')
+		return s[0] - '1';
+	return -1;
+}
+
+/* rigol-dp800: the bench's dialect and libsigrok scpi-pps's. */
+static bool handle_dp800(struct emu *e, const char *line, const char *arg, char *reply,
+			 size_t len)
+{
+	double v, i, x;
+	int b, out;
+
+	if (!strcasecmp(line, ":SYST:ERR?") && !*arg) {
+		syst_err(e, reply, len);
+		return true;
+	}
+	if (!strcasecmp(line, "SYST:REMOTE") && !*arg) {
+		e->remote = true;
+		return true;
+	}
+	if (!strcasecmp(line, "SYST:LOCAL") && !*arg) {
+		e->remote = false;
+		return true;
+	}
+	if (!strcasecmp(line, "SYST:BEEP:STAT?") && !*arg) {
+		snprintf(reply, len, "%s", e->beeper ? "ON" : "OFF");
+		return true;
+	}
+	if (!strcasecmp(line, "SYST:BEEP:STAT") && (b = onoff(arg)) >= 0) {
+		e->beeper = b;
+		return true;
+	}
+	if (!strcasecmp(line, ":INST:NSEL") && (out = output_no(arg)) >= 0) {
+		e->sel = out;
+		return true;
+	}
+	/* ":SOUR1:VOLT 5.000" */
+	if (!strncasecmp(line, ":SOUR", 5) && line[5] >= '1' && line[5] < '1' + OUTPUTS &&
+	    line[6] == ':' && number(arg, &x)) {
+		out = line[5] - '1';
+		if (!strcasecmp(line + 7, "VOLT")) {
+			e->set_v[out] = x;
+			return true;
+		}
+		if (!strcasecmp(line + 7, "CURR")) {
+			e->limit_a[out] = x;
+			return true;
+		}
+		return false;
+	}
+	/* ":OUTP CH1,ON" */
+	if (!strcasecmp(line, ":OUTP") && !strncasecmp(arg, "CH", 2) && arg[2] &&
+	    arg[3] == ',') {
+		char ch[4] = { arg[0], arg[1], arg[2], '\0' };
+
+		out = output_no(ch);
+		if (out >= 0 && (b = onoff(arg + 4)) >= 0) {
+			e->on[out] = b;
+			return true;
+		}
+		return false;
+	}
+	/* ":MEAS:VOLT? CH1" (the bench), ":MEAS:VOLT?" (the selected output) */
+	out = *arg ? output_no(arg) : e->sel;
+	if (out < 0)
+		return false;
+	supply_vi(e, out, &v, &i);
+	if (!strcasecmp(line, ":MEAS:VOLT?")) {
+		snprintf(reply, len, "%.3f", v);
+		return true;
+	}
+	if (!strcasecmp(line, ":MEAS:CURR?")) {
+		snprintf(reply, len, "%.3f", i);
+		return true;
+	}
+	if (!strcasecmp(line, ":MEAS:POWE?") && !*arg) {
+		snprintf(reply, len, "%.3f", v * i);
+		return true;
+	}
+	return false;
 }
 
 /* The reply to one line, or "" for none. */
@@ -157,7 +263,7 @@ static void handle(struct emu *e, char *line, char *reply, size_t len)
 			return;
 		}
 		if (!strcasecmp(line, ":SOUR:INP:STAT") && (b = onoff(arg)) >= 0) {
-			e->on = b;
+			e->on[0] = b;
 			return;
 		}
 		load_vi(e, &v, &i);
@@ -196,7 +302,7 @@ static void handle(struct emu *e, char *line, char *reply, size_t len)
 			return;
 		}
 		if (!strcasecmp(line, "INP") && (b = onoff(arg)) >= 0) {
-			e->on = b;
+			e->on[0] = b;
 			return;
 		}
 		load_vi(e, &v, &i);
@@ -210,32 +316,8 @@ static void handle(struct emu *e, char *line, char *reply, size_t len)
 		}
 		break;
 	case F_DP800:
-		if (!strcasecmp(line, ":SYST:ERR?") && !*arg) {
-			syst_err(e, reply, len);
+		if (handle_dp800(e, line, arg, reply, len))
 			return;
-		}
-		if (!strcasecmp(line, ":SOUR1:VOLT") && number(arg, &x)) {
-			e->set_v = x;
-			return;
-		}
-		if (!strcasecmp(line, ":SOUR1:CURR") && number(arg, &x)) {
-			e->limit_a = x;
-			return;
-		}
-		if (!strcasecmp(line, ":OUTP") && !strncasecmp(arg, "CH1,", 4) &&
-		    (b = onoff(arg + 4)) >= 0) {
-			e->on = b;
-			return;
-		}
-		supply_vi(e, &v, &i);
-		if (!strcasecmp(line, ":MEAS:VOLT?") && !strcasecmp(arg, "CH1")) {
-			snprintf(reply, len, "%.3f", v);
-			return;
-		}
-		if (!strcasecmp(line, ":MEAS:CURR?") && !strcasecmp(arg, "CH1")) {
-			snprintf(reply, len, "%.3f", i);
-			return;
-		}
 		break;
 	case F_CPX:
 		if (!strcmp(line, "EER?") && !*arg) {
@@ -244,18 +326,18 @@ static void handle(struct emu *e, char *line, char *reply, size_t len)
 			return;
 		}
 		if (!strcmp(line, "V1") && number(arg, &x)) {
-			e->set_v = x;
+			e->set_v[0] = x;
 			return;
 		}
 		if (!strcmp(line, "I1") && number(arg, &x)) {
-			e->limit_a = x;
+			e->limit_a[0] = x;
 			return;
 		}
 		if (!strcmp(line, "OP1") && (!strcmp(arg, "0") || !strcmp(arg, "1"))) {
-			e->on = arg[0] == '1';
+			e->on[0] = arg[0] == '1';
 			return;
 		}
-		supply_vi(e, &v, &i);
+		supply_vi(e, 0, &v, &i);
 		if (!strcmp(line, "V1O?") && !*arg) {
 			snprintf(reply, len, "%.3fV", v);
 			return;
@@ -265,7 +347,7 @@ static void handle(struct emu *e, char *line, char *reply, size_t len)
 			return;
 		}
 		if (!strcmp(line, "V1?") && !*arg) {
-			snprintf(reply, len, "V1 %.3f", e->set_v);
+			snprintf(reply, len, "V1 %.3f", e->set_v[0]);
 			return;
 		}
 		break;
@@ -332,17 +414,18 @@ static bool serve(struct emu *e, int master, char *line)
 static int usage(void)
 {
 	fprintf(stderr, "usage: instr_emu --family NAME [--log FILE] [--delay-ms MS] "
-			"[--stall-after N] [--garbage-after N] [--vanish-after N] [--tcp PORT]\n");
+			"[--stall-after N] [--garbage-after N] [--vanish-after N] [--tcp PORT] "
+			"[--clients N] [--on VOLTS]\n");
 	return 2;
 }
 
-/* Listen on 127.0.0.1:port, print the connection string, and return the
- * first client's socket (-1 on failure or a stop before one came). */
-static int serve_tcp(int port)
+/* Listen on 127.0.0.1:port and print the connection string; -1 on
+ * failure. */
+static int tcp_listen(int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	socklen_t alen = sizeof(a);
-	int one = 1, ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c = -1;
+	int one = 1, ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
@@ -353,24 +436,73 @@ static int serve_tcp(int port)
 	}
 	printf("tcp-raw/127.0.0.1/%d\n", ntohs(a.sin_port));
 	fflush(stdout);
+	return ls;
+}
+
+/* The next client's socket; -1 on a stop before one came. */
+static int tcp_accept(int ls)
+{
+	int c = -1;
+
 	while (!stop && c < 0) {
 		struct pollfd p = { .fd = ls, .events = POLLIN };
 
 		if (poll(&p, 1, 200) > 0)
 			c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
 	}
-	close(ls);
 	return c;
+}
+
+/* Serve one connection until the client closes it (or a stop); false:
+ * the instrument vanished (the descriptor is closed). A pty's slave is
+ * closed once the client has spoken. */
+static bool serve_conn(struct emu *e, int fd, int *slave)
+{
+	char buf[1024];
+	size_t len = 0;
+
+	while (!stop) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int r = poll(&p, 1, 200);
+		ssize_t got;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			continue;
+		got = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (got <= 0)
+			break; /* the client closed the port */
+		if (*slave >= 0) {
+			close(*slave);
+			*slave = -1;
+		}
+		len += (size_t)got;
+		buf[len] = '\0';
+		for (char *nl; (nl = strchr(buf, '\n'));) {
+			*nl = '\0';
+			if (!serve(e, fd, buf)) {
+				close(fd);
+				return false;
+			}
+			len -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, len + 1);
+		}
+		if (len == sizeof(buf) - 1)
+			len = 0; /* a line too long for anyone: drop it */
+	}
+	return true;
 }
 
 int main(int argc, char **argv)
 {
-	struct emu e = { .stall_after = -1, .garbage_after = -1, .vanish_after = -1 };
+	struct emu e = { .stall_after = -1, .garbage_after = -1, .vanish_after = -1,
+			 .beeper = true };
 	const char *family = NULL;
-	char buf[1024];
-	size_t len = 0;
-	int master, slave = -1, tcp_port = -1;
-	bool heard = false;
+	int master, slave = -1, tcp_port = -1, clients = 1;
+	double on_v = -1;
 	struct termios t;
 	struct sigaction sa = { .sa_handler = on_term };
 
@@ -394,6 +526,10 @@ int main(int argc, char **argv)
 			e.vanish_after = atol(v);
 		else if (!strcmp(a, "--tcp"))
 			tcp_port = atoi(v);
+		else if (!strcmp(a, "--clients"))
+			clients = atoi(v);
+		else if (!strcmp(a, "--on"))
+			on_v = atof(v);
 		else
 			return usage();
 	}
@@ -406,13 +542,29 @@ int main(int argc, char **argv)
 		fprintf(stderr, "instr_emu: unknown --family \"%s\"\n", family ? family : "");
 		return usage();
 	}
+	if (on_v >= 0) {
+		e.on[0] = true;
+		e.set_v[0] = on_v;
+		e.limit_a[0] = 1.0;
+	}
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	if (tcp_port >= 0) {
-		master = serve_tcp(tcp_port);
-		if (master < 0)
+		int ls = tcp_listen(tcp_port);
+
+		if (ls < 0)
 			return 1;
-		heard = true;
+		for (int n = 0; !stop && (clients <= 0 || n < clients); n++) {
+			master = tcp_accept(ls);
+			if (master < 0)
+				break;
+			if (!serve_conn(&e, master, &slave)) {
+				close(ls);
+				return 0; /* vanished */
+			}
+			close(master);
+		}
+		close(ls);
 	} else {
 		master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 		if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0) {
@@ -431,43 +583,12 @@ int main(int argc, char **argv)
 		tcsetattr(slave, TCSANOW, &t);
 		printf("%s\n", ptsname(master));
 		fflush(stdout);
-	}
-	while (!stop) {
-		struct pollfd p = { .fd = master, .events = POLLIN };
-		int r = poll(&p, 1, 200);
-		ssize_t got;
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			continue;
-		got = read(master, buf + len, sizeof(buf) - 1 - len);
-		if (got < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (got <= 0)
-			break; /* the client closed the port */
-		if (!heard) {
-			heard = true;
+		if (!serve_conn(&e, master, &slave))
+			return 0; /* vanished */
+		if (slave >= 0)
 			close(slave);
-			slave = -1;
-		}
-		len += (size_t)got;
-		buf[len] = '\0';
-		for (char *nl; (nl = strchr(buf, '\n'));) {
-			*nl = '\0';
-			if (!serve(&e, master, buf)) {
-				close(master);
-				return 0; /* vanished */
-			}
-			len -= (size_t)(nl + 1 - buf);
-			memmove(buf, nl + 1, len + 1);
-		}
-		if (len == sizeof(buf) - 1)
-			len = 0; /* a line too long for anyone: drop it */
+		close(master);
 	}
-	if (slave >= 0)
-		close(slave);
-	close(master);
 	if (e.log)
 		fclose(e.log);
 	return 0;

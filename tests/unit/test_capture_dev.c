@@ -42,7 +42,7 @@ static void test_capture_dev__demo_driver_run(void **state)
 	o.scenario_path = scn;
 	o.out_dir = dir;
 	bn_chanmap_default(&dev.map);
-	assert_int_equal(bn_chanmap_parse("VBUS=A0,IBUS=A1,DP=A2,DM=A3", &dev.map, "test", &err),
+	assert_int_equal(bn_chanmap_parse("VBUS=A0,IBUS=A1:shunt=1,DP=A2,DM=A3", &dev.map, "test", &err),
 			 BN_OK);
 
 	bn_report_init(&rep);

@@ -92,7 +92,58 @@ static void test_chanmap__units_and_case(void **state)
 	bn_chanmap_default(&m);
 	assert_int_equal(bn_chanmap_parse("IBUS=I:unit=mA", &m, "--map", &err), BN_OK);
 	assert_string_equal(m.e[BN_CH_IBUS].unit, "mA");
+	assert_true(m.e[BN_CH_IBUS].unit_set);
 	assert_near(bn_chanmap_apply(&m, BN_CH_IBUS, 500.0), 0.5, 1e-12);
+	assert_true(bn_chanmap_source_is_current(&m, BN_CH_IBUS));
+	assert_false(bn_chanmap_source_is_current(&m, BN_CH_VBUS));
+}
+
+/* shunt=OHMS: IBUS from the voltage across a shunt, in V by default or
+ * in mV, scale applied first (an amplified shunt); the source is then a
+ * voltage. */
+static void test_chanmap__shunt(void **state)
+{
+	static const struct {
+		const char *spec;
+		double raw, want_a, to_si;
+		const char *unit;
+	} cases[] = {
+		{ "IBUS=CH2:shunt=0.1", 0.05, 0.5, 10.0, "V" },
+		{ "IBUS=CH2:shunt=0.1:unit=mV", 50.0, 0.5, 1e-2, "mV" },
+		{ "IBUS=CH2:unit=mV:shunt=0.1", 50.0, 0.5, 1e-2, "mV" },
+		{ "IBUS=CH2:shunt=0.01:scale=0.02", 1.0, 2.0, 100.0, "V" },
+		{ "IBUS=CH2:shunt=2.5:unit=V:scale=-1", 5.0, -2.0, 0.4, "V" },
+	};
+	struct bn_chanmap m;
+	struct bn_err err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bn_chanmap_default(&m);
+		if (bn_chanmap_parse(cases[i].spec, &m, "--map", &err) < 0)
+			fail_msg("%s: %s", cases[i].spec, err.msg);
+		assert_false(bn_chanmap_source_is_current(&m, BN_CH_IBUS));
+		assert_string_equal(m.e[BN_CH_IBUS].unit, cases[i].unit);
+		assert_near(m.e[BN_CH_IBUS].to_si, cases[i].to_si, 1e-12);
+		assert_near(bn_chanmap_apply(&m, BN_CH_IBUS, cases[i].raw), cases[i].want_a, 1e-12);
+	}
+	/* A later spec without shunt= starts again: a current. */
+	assert_int_equal(bn_chanmap_parse("IBUS=CH3", &m, "--map", &err), BN_OK);
+	assert_near(m.e[BN_CH_IBUS].shunt_ohm, 0.0, 0);
+	assert_true(bn_chanmap_source_is_current(&m, BN_CH_IBUS));
+	assert_near(bn_chanmap_apply(&m, BN_CH_IBUS, 0.3), 0.3, 0);
+}
+
+static void test_chanmap__bad_shunt(void **state)
+{
+	(void)state;
+	expect_error("IBUS=CH2:shunt=0", "shunt \"0\"", "ohms above 0");
+	expect_error("IBUS=CH2:shunt=-0.1", "shunt \"-0.1\"", "ohms above 0");
+	expect_error("IBUS=CH2:shunt=", "shunt \"\"", "ohms above 0");
+	expect_error("IBUS=CH2:shunt=inf", "shunt \"inf\"", "ohms above 0");
+	expect_error("IBUS=CH2:shunt=0.1:unit=A", "unit \"A\"", "voltage across the shunt, expected V or mV");
+	expect_error("IBUS=CH2:unit=mA:shunt=0.1", "unit \"mA\"", "expected V or mV");
+	expect_error("VBUS=CH1:shunt=0.1", "\"VBUS=CH1:shunt=0.1\"", "shunt= is for IBUS");
 }
 
 /* A second parse (--map over bench.conf) overrides the entries it names
@@ -156,7 +207,8 @@ static void test_chanmap__bad_unit(void **state)
 {
 	(void)state;
 	expect_error("VBUS=A0:unit=A", "\"VBUS=A0:unit=A\"", "VBUS is a voltage, expected V or mV");
-	expect_error("IBUS=A1:unit=V", "unit \"V\"", "IBUS is a current, expected A or mA");
+	expect_error("IBUS=A1:unit=V", "unit \"V\"",
+		     "IBUS is a current, expected A or mA (or shunt=OHMS for the voltage across a shunt)");
 	expect_error("DP=A2:unit=kV", "unit \"kV\"", "expected V or mV");
 	expect_error("DP=A2:unit=", "unit \"\"", "expected V or mV");
 }
@@ -164,8 +216,8 @@ static void test_chanmap__bad_unit(void **state)
 static void test_chanmap__unknown_option(void **state)
 {
 	(void)state;
-	expect_error("VBUS=A0:offset=1", "unknown option \"offset\"", "scale= or unit=");
-	expect_error("VBUS=A0:scale", "option \"scale\"", "scale=NUMBER or unit=UNIT");
+	expect_error("VBUS=A0:offset=1", "unknown option \"offset\"", "scale=, unit= or shunt=");
+	expect_error("VBUS=A0:scale", "option \"scale\"", "scale=NUMBER, unit=UNIT or shunt=OHMS");
 	expect_error("VBUS=A0:", "\"VBUS=A0:\"", "option \"\"");
 }
 
@@ -189,6 +241,8 @@ int main(void)
 		cmocka_unit_test(test_chanmap__defaults),
 		cmocka_unit_test(test_chanmap__spec),
 		cmocka_unit_test(test_chanmap__units_and_case),
+		cmocka_unit_test(test_chanmap__shunt),
+		cmocka_unit_test(test_chanmap__bad_shunt),
 		cmocka_unit_test(test_chanmap__parse_over),
 		cmocka_unit_test(test_chanmap__unknown_channel),
 		cmocka_unit_test(test_chanmap__duplicate),
