@@ -82,6 +82,13 @@ struct run_ctx {
 	bool connected;              /* the port network is on the data lines */
 	bool safed;                  /* bench_safe() ran after the last step */
 	int64_t dev_k;               /* frames taken from the device */
+	bn_time_us dev_off_us;       /* bench time of the device's t = 0 */
+	bool dev_off_known;
+	bn_time_us dev_t;            /* bench time of the last frame taken; -1 none */
+	bool dev_polled;             /* no samplerate: its readings onto a grid */
+	bool dev_have_last;
+	bn_time_us dev_last_t;       /* the newest reading's bench time */
+	long dev_gaps;               /* scope frames: sessions cut at unknown gaps */
 	double wall0_s;              /* wall time of world time 0 */
 	/* What the real device said on its console (o->console), latest
 	 * value per key: dut.* is judged from this table then. */
@@ -638,18 +645,68 @@ static int drain_console(struct run_ctx *c, struct bn_err *err)
 /* The real instruments that deliver while the scenario waits. */
 static int drain_real(struct run_ctx *c, struct bn_err *err);
 
+/* One frame of the capture device at bench time t. A polled device's
+ * readings (no samplerate, time-stamped on arrival) go onto the bench's
+ * grid as the instruments' own polls do: each grid point takes the newest
+ * reading before it, and a point no new reading reached is counted held.
+ * A scope's new frame after an unknown gap starts a new session of the
+ * rules: nothing is judged across it. */
+static void dev_take(struct run_ctx *c, bn_time_us t, const struct bn_cap_frame *f)
+{
+	if (c->dev_polled) {
+		bn_time_us period = bn_time_from_s(1.0 / c->rate_hz);
+
+		while (c->poll_next <= t) {
+			const struct bn_sample *v = c->dev_have_last ? &c->poll_last : &f->s;
+
+			if (c->dev_have_last && c->poll_next - c->dev_last_t > period)
+				c->poll_held++;
+			flush_cevs(c, c->poll_next);
+			take_frame(c, c->poll_next, v);
+			c->dev_t = c->poll_next;
+			c->poll_next += period;
+		}
+		c->poll_last = f->s;
+		c->dev_last_t = t;
+		c->dev_have_last = true;
+		return;
+	}
+	if (f->gap_before && c->dev_t >= 0 && c->checks) {
+		struct bn_err e = { 0 };
+
+		c->dev_gaps++;
+		bn_report_event(c->rep, t, "capture-gap", "a new scope frame after an unknown gap: "
+				"the rules judge the frames apart");
+		if (bn_checks_move(c->checks, t, &c->cctx, &e) < 0)
+			bn_err_log("capture gap: %s", e.msg);
+	}
+	flush_cevs(c, t);
+	take_frame(c, t, &f->s);
+	c->dev_t = t;
+}
+
 /* Take what the capture device has aligned so far. */
 static int drain_device(struct run_ctx *c, struct bn_err *err)
 {
-	struct bn_sample buf[1024];
+	struct bn_cap_frame buf[512];
 	long n;
 
-	while ((n = bn_sigrok_cap_poll(c->dev, buf, 1024, err)) > 0) {
-		for (long i = 0; i < n; i++, c->dev_k++) {
-			bn_time_us t = bn_tick_time(c->dev_k, c->rate_hz);
+	if (!c->dev_off_known) {
+		struct bn_sigrok_timing tm;
 
-			flush_cevs(c, t);
-			take_frame(c, t, &buf[i]);
+		/* the device's t = 0 is its acquisition's start, a little
+		 * before the bench's own */
+		bn_sigrok_cap_timing(c->dev, &tm);
+		c->dev_off_us = tm.start_mono_us - (int64_t)llround(c->wall0_s * 1e6);
+		c->dev_off_known = true;
+	}
+	while ((n = bn_sigrok_cap_read(c->dev, buf, 512, err)) > 0) {
+		for (long i = 0; i < n; i++, c->dev_k++) {
+			bn_time_us t = buf[i].t_us + c->dev_off_us;
+
+			if (t < 0 || t <= c->dev_t)
+				continue; /* before the run, or not after the last */
+			dev_take(c, t, &buf[i]);
 		}
 	}
 	return n < 0 ? (int)n : BN_OK;
@@ -940,8 +997,7 @@ static int sync_device(struct run_ctx *c, struct bn_err *err)
 	bn_time_us now = bn_world_now(c->world);
 	int rc = BN_OK;
 
-	while (rc == BN_OK && now_wall_s() < give_up &&
-	       bn_tick_time(c->dev_k, c->rate_hz) < now) {
+	while (rc == BN_OK && now_wall_s() < give_up && c->dev_t < now) {
 		sleep_until_wall(now_wall_s() + 0.005);
 		rc = drain_device(c, err);
 	}
@@ -1669,10 +1725,15 @@ static void real_whys(struct run_ctx *c)
 	static const char no_acc[] = "a real bench does not see the device enumerate an accessory";
 
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
-		if (!(c->chan_mask & (1u << ch)) && !c->dev)
-			c->chan_why[ch] = ch == BN_CH_IBUS && c->polling ? no_sp : no_dev;
+		if (!(c->chan_mask & (1u << ch)))
+			c->chan_why[ch] = c->dev ? "the capture device's map does not name it (bench.conf "
+						   "capture_map)"
+				      : ch == BN_CH_IBUS && c->polling ? no_sp : no_dev;
 	if (c->polling)
 		c->rate_why = polled;
+	if (c->dev_polled)
+		c->rate_why = "a polled capture device (no samplerate): its readings on the bench's "
+			      "50 Hz grid";
 	if (!c->o->fixture)
 		c->event_why[BN_CEV_VBUS_ON] = c->event_why[BN_CEV_VBUS_OFF] =
 			c->event_why[BN_CEV_DATA_CONTACT] = sim_fx;
@@ -1737,9 +1798,27 @@ static void annotate_measurement(struct run_ctx *c)
 		}
 		if (!o)
 			continue;
-		if (c->dev)
-			snprintf(buf, sizeof(buf), "%s", rep->capture_source);
-		else if (c->polling)
+		if (c->dev) {
+			struct bn_sigrok_chan_info ci;
+
+			if (bn_sigrok_cap_chan_info(c->dev, ch, &ci)) {
+				char scale[40] = "", shunt[40] = "";
+
+				if (ci.scale != 1.0)
+					snprintf(scale, sizeof(scale), ", scale %.6g", ci.scale);
+				if (ci.shunt_ohm > 0)
+					snprintf(shunt, sizeof(shunt), ", shunt %.6g ohm", ci.shunt_ohm);
+				snprintf(buf, sizeof(buf), "sigrok:%s (%s): its channel %s%s%s%s (%s, %s%s%s)%s%s",
+					 c->o->capture_dev->driver, bn_sigrok_cap_describe(c->dev),
+					 ci.dev_chan, ci.dev_group[0] ? " (group " : "", ci.dev_group,
+					 ci.dev_group[0] ? ")" : "",
+					 ci.reported ? ci.mq_name : "not reported",
+					 ci.reported ? ci.unit_name : "?", ci.flags_text[0] ? " " : "",
+					 ci.flags_text, scale, shunt);
+			} else {
+				snprintf(buf, sizeof(buf), "%s", rep->capture_source);
+			}
+		} else if (c->polling)
 			snprintf(buf, sizeof(buf), "%s", c->poll.src[ch]);
 		else if (c->o->real_bench)
 			snprintf(buf, sizeof(buf), "none");
@@ -1747,6 +1826,21 @@ static void annotate_measurement(struct run_ctx *c)
 			snprintf(buf, sizeof(buf), "simulated bench (the model's values)");
 		cJSON_AddStringToObject(o, "instrument", buf);
 		cJSON_AddNumberToObject(o, "rate_hz", c->rate_hz);
+		if (c->dev) {
+			struct bn_sigrok_timing tm;
+
+			bn_sigrok_cap_timing(c->dev, &tm);
+			cJSON_AddStringToObject(o, "clock", c->dev_polled ? "polled"
+						: tm.clock == BN_SIGROK_CLOCK_FRAMES ? "frames"
+										     : "samplerate");
+			if (c->dev_polled) {
+				cJSON_AddNumberToObject(o, "achieved_hz", tm.mean_rate_hz);
+				cJSON_AddNumberToObject(o, "held_frames", (double)c->poll_held);
+			}
+			if (tm.clock == BN_SIGROK_CLOCK_FRAMES)
+				cJSON_AddNumberToObject(o, "gaps", (double)c->dev_gaps);
+			cJSON_AddNumberToObject(o, "max_interval_s", bn_time_to_s(tm.max_interval_us));
+		}
 		if (c->polling) {
 			cJSON_AddNumberToObject(o, "polls", (double)c->poll.polls);
 			cJSON_AddNumberToObject(o, "late_polls", (double)c->poll.late_polls);
@@ -1825,8 +1919,12 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		struct bn_err derr = { 0 };
 		bool scn_rate = !(dev_o.rate_hz > 0);
 
-		if (scn_rate)
+		/* the scenario's rate is a wish a device that sets its own
+		 * (a scope's timebase, a polled supply) may not follow */
+		if (scn_rate) {
 			dev_o.rate_hz = c->scn.capture_rate_hz;
+			dev_o.rate_advisory = true;
+		}
 		rc = bn_sigrok_cap_open(&dev_o, &c->dev, &derr);
 		if (rc == BN_ERR_ARG && scn_rate && strstr(derr.msg, "samplerate")) {
 			/* the scenario's rate: where it was asked for */
@@ -1846,9 +1944,14 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 			rc = BN_OK;
 		}
 	}
+	c->dev_t = -1;
 	if (c->dev) {
 		c->rate_hz = bn_sigrok_cap_rate(c->dev);
 		c->chan_mask = bn_sigrok_cap_channels(c->dev);
+		if (!(c->rate_hz > 0)) { /* polled: onto the bench's grid */
+			c->dev_polled = true;
+			c->rate_hz = BN_POLL_MAX_RATE_HZ;
+		}
 		snprintf(rep->capture_source, sizeof(rep->capture_source), "sigrok:%.30s (%.50s)",
 			 o->capture_dev->driver, bn_sigrok_cap_describe(c->dev));
 	} else if (o->real_bench && !o->capture_dev) {
