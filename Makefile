@@ -68,6 +68,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbcbench.a $(TEST_LIB_SRC) $(wildcar
 # tests/unit/NAME.mk as TEST_LDFLAGS_NAME and TEST_SRC_NAME.
 -include $(sort $(wildcard tests/unit/*.mk))
 include tests/twin/twin.mk
+-include $(sort $(wildcard tests/fakeusb/*.mk))
 
 # Programs the tests talk to (tests/emu/*.c: an instrument emulator on a
 # pseudo-terminal, ...), plain C, none of the library.

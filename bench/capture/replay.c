@@ -335,7 +335,7 @@ static int map_channels(struct replay *r, struct bn_err *err)
 					  bn_chan_unit(ch), bn_chan_label(ch), e->src, bn_chan_unit(ch));
 		if (!funit[0] && !e->set && ch == BN_CH_IBUS)
 			bn_warn("%s: the file does not say IBUS's unit: taken as %s (a shunt voltage "
-				"needs --map IBUS=%s:scale=...:unit=A)",
+				"needs --map IBUS=%s:shunt=OHMS)",
 				path, e->unit, e->src);
 		r->sel_ch[r->n_sel] = ch;
 		r->sel_src[r->n_sel] = idx;

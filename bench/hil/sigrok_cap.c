@@ -38,8 +38,11 @@
 
 #include "core/log.h"
 
-/* The queue holds this much acquisition time, within these bounds. */
-#define SRC_QUEUE_S 0.5
+/* The queue holds this much acquisition time, within these bounds: more
+ * than one packet of libsigrok 0.5.2's hantek-6xxx driver, which reads the
+ * next power of two above a second of samples in one USB transfer (up to
+ * 1.31 s, 131072 frames at 100 kHz) and sends it as one packet a channel. */
+#define SRC_QUEUE_S 1.5
 #define SRC_QUEUE_MIN_FRAMES 1024
 #define SRC_QUEUE_MAX_FRAMES (1 << 20)
 /* Highest samplerate we pass on (uint64 Hz in libsigrok). */

@@ -1803,6 +1803,7 @@ static void annotate_measurement(struct run_ctx *c)
 
 			if (bn_sigrok_cap_chan_info(c->dev, ch, &ci)) {
 				char scale[40] = "", shunt[40] = "";
+				bool grp = ci.dev_group[0] && strcmp(ci.dev_group, ci.dev_chan);
 
 				if (ci.scale != 1.0)
 					snprintf(scale, sizeof(scale), ", scale %.6g", ci.scale);
@@ -1810,8 +1811,8 @@ static void annotate_measurement(struct run_ctx *c)
 					snprintf(shunt, sizeof(shunt), ", shunt %.6g ohm", ci.shunt_ohm);
 				snprintf(buf, sizeof(buf), "sigrok:%s (%s): its channel %s%s%s%s (%s, %s%s%s)%s%s",
 					 c->o->capture_dev->driver, bn_sigrok_cap_describe(c->dev),
-					 ci.dev_chan, ci.dev_group[0] ? " (group " : "", ci.dev_group,
-					 ci.dev_group[0] ? ")" : "",
+					 ci.dev_chan, grp ? " (group " : "", grp ? ci.dev_group : "",
+					 grp ? ")" : "",
 					 ci.reported ? ci.mq_name : "not reported",
 					 ci.reported ? ci.unit_name : "?", ci.flags_text[0] ? " " : "",
 					 ci.flags_text, scale, shunt);

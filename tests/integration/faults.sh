@@ -395,7 +395,7 @@ lock_unwritable() { # the bench lock's directory is not the user's to write
 # A capture device that is not there is the bench's fault, not the input's:
 # exit 3 and a report saying nothing was measured.
 capture_missing() {
-	printf 'capture = sigrok:rigol-ds:conn=/nonexistent/ttyBN0\ncapture_map = VBUS=CH1,IBUS=CH2\ndatadir = %s\n' "$PWD" >"$TMP/cap.conf"
+	printf 'capture = sigrok:rigol-ds:conn=/nonexistent/ttyBN0\ncapture_map = VBUS=CH1,IBUS=CH2:shunt=0.1\ndatadir = %s\n' "$PWD" >"$TMP/cap.conf"
 	runc "$BCBENCH" run -q --conf "$TMP/cap.conf" --out "$DIR" scripts/scenarios/dcp-weak.scn
 }
 
