@@ -718,9 +718,10 @@ static void update_host(struct bn_world *w)
 		w->bus_suspended = false;
 		emit(w, "connect", "host sees D+ pull-up (D+ %.2f V)", w->lines.dp_v);
 		cev(w, BN_CEV_CONNECT, 0, 0.0, NULL, NULL);
-		if (h->enumerates)
+		/* an outside host enumerates and suspends, not the profile */
+		if (!w->cfg.host_external && h->enumerates)
 			w->t_enum = w->now + h->enum_delay_us;
-		else
+		else if (!w->cfg.host_external)
 			w->t_idle_suspend = w->now + h->idle_suspend_us;
 	} else if (!connected && w->host_attached) {
 		w->host_attached = false;
@@ -1297,6 +1298,32 @@ void bn_world_bus_suspend(struct bn_world *w, bool suspended)
 	emit(w, suspended ? "suspend" : "resume", "host %s the bus",
 	     suspended ? "suspends" : "resumes");
 	cev(w, suspended ? BN_CEV_SUSPEND : BN_CEV_RESUME, 0, 0.0, NULL, NULL);
+}
+
+void bn_world_host_config(struct bn_world *w, int value)
+{
+	const struct bcfw_config *c = NULL;
+
+	if (!w->host_attached) {
+		emit(w, "config", "no device connected: configuration %d not set", value);
+		return;
+	}
+	for (int i = 0; value > 0 && i < w->n_cfgs; i++)
+		if (w->cfgs[i].value == value)
+			c = &w->cfgs[i];
+	w->host_config = value > 0 ? value : 0;
+	cev(w, BN_CEV_CONFIG, w->host_config, c ? c->max_power_ma / 1000.0 : 0.0, NULL, NULL);
+	w->fw_pending |= BCFW_EV_BUS_RESET | BCFW_EV_CONFIG;
+	if (w->host_config)
+		emit(w, "config", "host sets configuration %d (%u mA)", w->host_config,
+		     c ? c->max_power_ma : 0u);
+	else
+		emit(w, "config", "host leaves the device unconfigured");
+}
+
+bool bn_world_host_attached(const struct bn_world *w)
+{
+	return w->host_attached;
 }
 
 void bn_world_safe_state(struct bn_world *w)

@@ -69,6 +69,12 @@ struct bn_world_cfg {
 	 * fixture's and cable's capacitance (F). */
 	double line_cap_f;
 	double sample_rate_hz;
+	/* The device's USB host is someone else (the bench twin's fake
+	 * kernel): the world still sees the host see the D+ pull-up and lose
+	 * it (bn_world_host_attached, the connect and disconnect events), but
+	 * never chooses a configuration nor suspends the bus by itself; that
+	 * host does, through bn_world_host_config and bn_world_bus_suspend. */
+	bool host_external;
 	struct bn_world_sink sink;
 	/* Stop a firmware that asks to wake at the same instant this many times. */
 	int livelock_wakes;                /* 0: default 10000 */
@@ -96,6 +102,14 @@ void bn_world_unplug(struct bn_world *w);
 void bn_world_vbus(struct bn_world *w, bool on);
 void bn_world_load(struct bn_world *w, double load_a);
 void bn_world_bus_suspend(struct bn_world *w, bool suspended);
+/* The host puts the device in configuration value (0: unconfigured), as
+ * the world's own host does at enumeration: a config event, a bus reset
+ * and the configuration to the firmware. The configuration's bMaxPower is
+ * taken from what the device advertises (0 when it has no such value).
+ * Ignored (with an event saying so) while no host sees the device. */
+void bn_world_host_config(struct bn_world *w, int value);
+/* Whether the host sees the device (its D+ pull-up, under VBUS). */
+bool bn_world_host_attached(const struct bn_world *w);
 /* VBUS off, load off, data lines open: what the fixture does on any exit. */
 void bn_world_safe_state(struct bn_world *w);
 

@@ -14,6 +14,16 @@
 # from bcbench's own simulated world.) Two fault runs check the twin's
 # fault injection reaches bcbench as a bench fault.
 #
+# The twin also plays the bench PC's kernel as the device's USB host (a
+# fake USB core on a sysfs tree; bench.conf dut_usb, BCBENCH_SYSFS_ROOT):
+# an SDP scenario with a suspend and a resume runs through it, and the
+# report's USB host events, configurations and rules, the firmware's own
+# view in the twin and the twin's usbhost.log are asserted; the kernel's
+# port at 100 mA makes the host profile's choice a second configuration;
+# the twin's device with another firmware shows the configurations are
+# read from the kernel's tree; a driver without autosuspend makes the
+# suspend a bench fault.
+#
 # Run from the repository root (make check runs it from
 # tests/integration/run.sh); TWINDIR: where the twin's programs are
 # (default: beside BCBENCH, tests/twin/); TWIN_OUT=DIR keeps the main
@@ -24,6 +34,8 @@ TWINDIR=${TWINDIR:-$(dirname "$BCBENCH")/tests/twin}
 TWIN=$TWINDIR/bcbench-twin
 HOST=$TWINDIR/bcbench-twin-host
 SCN=tests/data/scenarios/twin-dcp-load.scn
+USCN=tests/data/scenarios/twin-sdp-host.scn
+FWDIR=${FWDIR:-$(dirname "$BCBENCH")/fw}
 TMP=$(mktemp -d /tmp/bcbench-twin-it.XXXXXX)
 OUT=${TWIN_OUT:-$TMP/keep}
 TWIN_PID=
@@ -57,6 +69,13 @@ start_twin() {
 	done
 	if [ -s "$logdir/bench.conf" ]; then ok "twin ready in $logdir"; else
 		bad "twin did not start: $(cat "$logdir/stderr")"; return 1; fi
+	# the fake kernel's sysfs root, for bcbench (none: --usb-host off)
+	if [ -s "$logdir/bench.conf.env" ]; then
+		BCBENCH_SYSFS_ROOT=$(sed -n 's/^BCBENCH_SYSFS_ROOT=//p' "$logdir/bench.conf.env")
+		export BCBENCH_SYSFS_ROOT
+	else
+		unset BCBENCH_SYSFS_ROOT
+	fi
 }
 
 # stop_twin: SIGTERM, and it must exit 0.
@@ -89,7 +108,7 @@ start_twin "$LOG" --charger dcp-1a || exit 1
 CONF=$LOG/bench.conf
 RUNDIR=$(sed -n 's/^lock_dir = //p' "$CONF")
 CAPCONN=$(sed -n 's/^capture = sigrok:scpi-pps:conn=//p' "$CONF")
-for key in fixture fixture_file load load_dialect supply supply_dialect console capture capture_map datadir lock_dir; do
+for key in fixture fixture_file load load_dialect supply supply_dialect console capture capture_map datadir lock_dir dut_usb; do
 	grep -q "^$key = ." "$CONF" && ok "bench.conf has $key" || bad "bench.conf lacks $key: $(cat "$CONF")"
 done
 [ "$(ctl "$RUNDIR/control.sock" ping)" = pong ] && ok "control socket answers" || bad "control socket"
@@ -220,6 +239,151 @@ TWIN_PID=
 [ "$rc" -eq 0 ] && ok "the twin exits 0 when told to quit" || bad "twin exit after quit: $rc"
 [ ! -e "$RUNDIR" ] && ok "the twin removed its run dir" || bad "run dir left: $(ls -A "$RUNDIR")"
 grep -q "^stopped" "$LOG/twin.log" && ok "twin.log ends with the twin's summary" || bad "twin.log summary"
+# dut_usb on this bench too: the device enumerated on the sdp, not the dcp
+grep -q "$(printf '\tenumerate\t1-1 ')" "$LOG/usbhost.log" && [ "$(grep -c "$(printf '\tenumerate\t')" "$LOG/usbhost.log")" -eq 1 ] &&
+	grep -q '"detail":[[:space:]]*"1-1 enumerated' "$REP" &&
+	ok "the device enumerated once on the bench's USB host (after the move to sdp)" ||
+	bad "main run's USB host: $(cut -f2- "$LOG/usbhost.log" | tr '\n' ';')"
+
+# The bench PC's kernel as the device's USB host: the twin plugs the
+# simulated device into its fake kernel when its host sees the D+
+# pull-up, and what bcbench writes to sysfs reaches the world.
+# usb_run NAME WANT-EXIT TWIN-ARGS...: a twin (logs in $OUT/NAME), a run of
+# $USCN into $OUT/NAME/run, the twin stopped.
+usb_run() {
+	name=$1 want=$2
+	shift 2
+	start_twin "$OUT/$name" --charger host-500ma --host root-500ma --without capture "$@" || return 1
+	grep -q "^dut_usb = 1209:0001:BCTWIN0001$" "$OUT/$name/bench.conf" &&
+		grep -qx "BCBENCH_SYSFS_ROOT=$BCBENCH_SYSFS_ROOT" "$OUT/$name/stdout" &&
+		[ -d "$BCBENCH_SYSFS_ROOT/bus/usb/devices" ] &&
+		ok "$name: bench.conf has dut_usb, stdout and bench.conf.env the sysfs root" ||
+		bad "$name: dut_usb or BCBENCH_SYSFS_ROOT: $(grep dut_usb "$OUT/$name/bench.conf"; cat "$OUT/$name/bench.conf.env")"
+	usb_root=$BCBENCH_SYSFS_ROOT
+	"$HOST" run -q --conf "$OUT/$name/bench.conf" --out "$OUT/$name/run" "$USCN" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	cp "$TMP/out" "$OUT/$name/run.stdout"
+	cp "$TMP/err" "$OUT/$name/run.stderr"
+	[ "$got" -eq "$want" ] && ok "$name: run exits $got" ||
+		{ bad "$name: run exit $got, want $want"; sed 's/^/     | /' "$TMP/err" "$TMP/out" | tail -6; }
+	stop_twin
+	[ ! -e "$usb_root" ] && ok "$name: the twin removed its sysfs tree" || bad "$name: sysfs tree left: $usb_root"
+}
+# usb_report NAME MODE: report.json's USB host events, configurations and
+# rules as MODE expects (tests/integration/twin.sh's table below).
+usb_report() {
+	/usr/bin/python3 - "$OUT/$1/run/report.json" "$2" "$TMP/sim/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1], encoding="utf-8"))
+mode = sys.argv[2]
+host = [e["detail"] for e in r["events"]["list"] if e["kind"] == "usb-host"]
+res = {x["id"]: x for x in r["results"]}
+cfgs = [(c["bConfigurationValue"], c["max_power_ma"]) for c in r["dut"]["configurations"]]
+enum = "1-1 enumerated (1209:0001 (serial BCTWIN0001), 2 configurations)"
+kernel = "the kernel's choice at enumeration: configuration %s"
+chose = "the host profile's choice: configuration 1 (bMaxPower 500 mA)"
+tail = ["suspend: power/runtime_status suspended", "resume: power/runtime_status active",
+        "the device left the bus"]
+want = {
+    # the kernel's choice (the first configuration a root port can power)
+    # is the host profile's: nothing more is written
+    "root": ([enum, kernel % "1 (bMaxPower 500 mA)"] + tail, [(1, 500), (2, 100)], "pass", 0.5),
+    # a port of 100 mA: the kernel takes configuration 2, then the host
+    # profile (root-500ma) writes 1
+    "hub": ([enum, kernel % "2 (bMaxPower 100 mA)", chose] + tail, [(1, 500), (2, 100)], "pass", 0.5),
+    # the twin's device runs adv_high_power (900 mA, a descriptor's 510),
+    # bcbench's own simulation the reference: the kernel's tree is read
+    "adv": ([enum, kernel % "2 (bMaxPower 100 mA)"] + tail, [(1, 510), (2, 100)], "fail", 0.51),
+}[mode]
+problems = []
+k = 0
+for d in host:
+    if k < len(want[0]) and d.startswith(want[0][k]):
+        k += 1
+if k < len(want[0]):
+    problems.append("usb-host events: missing %r in %r" % (want[0][k], host))
+if mode != "hub" and any(d.startswith("the host profile's choice") for d in host):
+    problems.append("a host profile's choice where the kernel's was the same: %r" % host)
+if cfgs != want[1]:
+    problems.append("dut.configurations %r, want %r" % (cfgs, want[1]))
+if mode != "adv":
+    sim = json.load(open(sys.argv[3], encoding="utf-8"))
+    if r["dut"]["configurations"] != sim["dut"]["configurations"]:
+        problems.append("configurations differ from the simulated bench's: %r" % sim["dut"]["configurations"])
+mp = res.get("bc12.adv.max_power", {})
+if mp.get("verdict") != want[2] or abs((mp.get("measured") or 0) - want[3]) > 1e-9:
+    problems.append("bc12.adv.max_power: %r" % mp)
+if mode != "adv":
+    exp = {x["line"]: (x["verdict"], x["measured"]) for x in r["results"] if x["kind"] == "expect"}
+    if exp.get(16) != ("pass", 1) or r["dut"]["telemetry"].get("config") != "1":
+        problems.append("expect dut.config == 1 (from the console): %r, telemetry %r" % (exp, r["dut"]["telemetry"]))
+    if r["status"]["state"] != "completed":
+        problems.append("status %r" % r["status"])
+for p in problems:
+    print("     |", p)
+sys.exit(1 if problems else 0)
+PY
+}
+# kinds_in_order FILE KIND...: those kinds (column 2) appear in FILE in that order
+kinds_in_order() {
+	f=$1
+	shift
+	awk -F'\t' -v want="$*" 'BEGIN { n = split(want, w, " ") } k < n && $2 == w[k + 1] { k++ } END { exit k == n ? 0 : 1 }' "$f"
+}
+# console_in_order FILE TEXT|TEXT...: lines the twin's console sent, in order
+console_in_order() {
+	awk -F'\t' -v want="$2" 'BEGIN { n = split(want, w, "|") } $2 == ">" && k < n && $3 == w[k + 1] { k++ } END { exit k == n ? 0 : 1 }' "$1"
+}
+
+# the simulated bench's own run of the scenario: its device's configurations
+"$BCBENCH" run -q --out "$TMP/sim" "$USCN" >"$TMP/out" 2>"$TMP/err"
+[ $? -eq 0 ] && ok "the scenario passes on the simulated bench" || bad "sim run of $USCN: $(tail -3 "$TMP/err")"
+
+U=$OUT/usb-root
+usb_run usb-root 0
+usb_report usb-root root && ok "usb-root: report has the USB host's enumeration, the kernel's choice (configuration 1), suspend, resume and leaving; the simulated device's configurations; bc12.adv.max_power passes; dut.config 1 from the console" ||
+	bad "usb-root: report.json"
+kinds_in_order "$U/usbhost.log" connect enumerate config control suspend control resume disconnect stopped &&
+	grep -q "$(printf '\tconfig\tthe kernel.s own choice at enumeration: configuration 1 (bMaxPower 500mA)')" "$U/usbhost.log" &&
+	grep -q "$(printf '\tcontrol\tpower/control auto (was on)')" "$U/usbhost.log" &&
+	ok "usbhost.log: pull-up seen, enumerated, the kernel's configuration 1, power/control auto, suspended, resumed, unplugged" ||
+	bad "usbhost.log: $(cut -f2- "$U/usbhost.log" | tr '\n' ';')"
+console_in_order "$U/console.log" "cfg value=1|fw bus=suspended|fw bus=active" &&
+	ok "the twin's firmware saw configuration 1, the suspend and the resume (console)" ||
+	bad "console.log: $(grep -v 'bc12 ' "$U/console.log" | cut -f2- | tr '\n' ';')"
+kinds_in_order "$U/world.log" connect config suspend resume disconnect &&
+	grep -q "$(printf '\tconfig\thost sets configuration 1 (500 mA)')" "$U/world.log" &&
+	! grep -q "$(printf '\tconfig\thost (budget')" "$U/world.log" &&
+	ok "world.log: the configuration and the bus state came from the kernel, not the host profile" ||
+	bad "world.log: $(grep -E 'connect|config|suspend|resume' "$U/world.log" | cut -f2- | tr '\n' ';')"
+
+usb_run usb-hub 0 --usb-port-ma 100
+usb_report usb-hub hub && ok "usb-hub: the kernel's choice (configuration 2 on a 100 mA port), then the host profile's (1) through bConfigurationValue" ||
+	bad "usb-hub: report.json"
+console_in_order "$OUT/usb-hub/console.log" "cfg value=2|cfg value=1|fw bus=suspended|fw bus=active" &&
+	grep -q "bConfigurationValue written: the kernel sets: configuration 1" "$OUT/usb-hub/usbhost.log" &&
+	ok "usb-hub: the firmware saw configuration 2, then 1, then the suspend and the resume" ||
+	bad "usb-hub: console.log $(grep -v 'bc12 ' "$OUT/usb-hub/console.log" | cut -f2- | tr '\n' ';')"
+
+usb_run usb-adv 1 --firmware "$FWDIR/adv_high_power.so"
+usb_report usb-adv adv && ok "usb-adv: the configurations are the twin's device's as its kernel reads them (510 mA), and bc12.adv.max_power fails on them" ||
+	bad "usb-adv: report.json"
+
+# A driver without autosuspend bound to the device's interface: the
+# kernel never suspends it, and the run cannot make the state the
+# scenario asks for: a bench fault naming the driver, the fixture safe.
+usb_run usb-nosuspend 3 --usb-driver acme_serial:no-autosuspend
+N=$OUT/usb-nosuspend
+grep -q '"reason":[[:space:]]*"the bench.s USB host could not suspend the device: .*driver \\"acme_serial\\", which does not support autosuspend' "$N/run/report.json" 2>/dev/null &&
+	ok "usb-nosuspend: the report's reason names the driver" ||
+	bad "usb-nosuspend: reason $(grep -o '"reason": "[^"]*' "$N/run/report.json" 2>&1 | head -c 300)"
+last=$(awk -F'\t' '$2 == "state" { s = $3 } END { print s }' "$N/fixture.log")
+[ "$last" = "port=none vbus=off load=off" ] && ok "usb-nosuspend: the fixture ended in its safe state" ||
+	bad "usb-nosuspend: the fixture's last state: \"$last\""
+grep -q "bound to acme_serial (supports_autosuspend 0)" "$N/usbhost.log" && ! grep -q "$(printf '\tsuspend\t')" "$N/usbhost.log" &&
+	! grep -q "fw bus=suspended" "$N/console.log" &&
+	ok "usb-nosuspend: the kernel bound acme_serial and never suspended; the firmware saw no suspend" ||
+	bad "usb-nosuspend: usbhost.log $(cut -f2- "$N/usbhost.log" | tr '\n' ';')"
 
 # Faults the twin injects reach bcbench as bench faults (exit 3).
 fault_run() { # NAME REASON TWIN-ARGS...
@@ -240,7 +404,14 @@ fault_run() { # NAME REASON TWIN-ARGS...
 # polls a second) besides its commands: it vanishes about a second into
 # the run, in the middle of a poll or a command.
 fault_run supply-vanish "instrument lost" --supply-vanish-after 120
-fault_run console-hangup "device console lost" --console-hangup-after-s 1
+# (and without the USB host: no dut_usb, the world's host profile
+# enumerates, as on the simulated bench)
+fault_run console-hangup "device console lost" --console-hangup-after-s 1 --usb-host off
+C=$TMP/console-hangup
+! grep -q "^dut_usb" "$C/bench.conf" && [ ! -e "$C/bench.conf.env" ] && [ ! -e "$C/usbhost.log" ] &&
+	! grep -q BCBENCH_SYSFS_ROOT "$C/stdout" &&
+	ok "--usb-host off: no dut_usb, no sysfs root, no usbhost.log" ||
+	bad "--usb-host off: $(grep dut_usb "$C/bench.conf"; ls "$C")"
 
 echo "twin: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

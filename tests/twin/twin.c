@@ -8,6 +8,8 @@
  *   twin_instr    the SCPI load (pty), supply (TCP) and the scpi-pps capture
  *                 device (TCP) libsigrok drives
  *   twin_console  the device's telemetry console (pty)
+ *   twin_usbhost  the bench PC's kernel as the device's USB host (a fake
+ *                 USB core on a sysfs tree under the run dir)
  *
  * Once everything listens it prints the bench.conf lines a run needs (and
  * writes them to --conf-out), then serves until SIGTERM, SIGINT, SIGHUP or
@@ -29,6 +31,7 @@
 #include "twin_fixture.h"
 #include "twin_instr.h"
 #include "twin_opts.h"
+#include "twin_usbhost.h"
 #include "twin_world.h"
 
 #define TWIN_POLL_MS 2
@@ -39,13 +42,15 @@ struct twin {
 	char datadir[PATH_MAX], fixture_file[PATH_MAX], run_dir[200];
 	bool own_run_dir;
 	int64_t t0_us;
-	FILE *f_fx, *f_load, *f_supply, *f_cap, *f_samples, *f_console, *f_world, *f_twin;
+	FILE *f_fx, *f_load, *f_supply, *f_cap, *f_samples, *f_console, *f_world, *f_twin, *f_usb;
 	struct twin_fixture fx;
 	struct twin_world tw;
 	bool have_world;
 	struct twin_instr load, supply, pps;
 	struct twin_console con;
 	bool have_con;
+	struct twin_usbhost usb;
+	bool have_usb;
 	struct twin_link ctl;
 	bool quit;
 };
@@ -159,6 +164,8 @@ static int start(struct twin *t, struct bn_err *err)
 	t->f_console = open_log(t, "console.log");
 	t->f_world = open_log(t, "world.log");
 	t->f_twin = open_log(t, "twin.log");
+	if (!t->o.no_usb_host)
+		t->f_usb = open_log(t, "usbhost.log");
 	if (t->f_samples)
 		fprintf(t->f_samples, "t_s\tchannel\tvalue\n");
 	if ((rc = twin_fixture_load(&t->fx, t->fixture_file, err)) < 0)
@@ -166,7 +173,8 @@ static int start(struct twin *t, struct bn_err *err)
 	wo = (struct twin_world_opts){
 		.datadir = t->datadir, .ports = t->o.port_types, .charger = t->o.charger,
 		.host = t->o.host, .dut = t->o.dut, .firmware = t->o.firmware, .limits = t->o.limits,
-		.fx = &t->fx.def, .supply_gates = !t->o.no_supply, .stop = &stop_signal,
+		.fx = &t->fx.def, .supply_gates = !t->o.no_supply, .host_external = !t->o.no_usb_host,
+		.stop = &stop_signal,
 		.log = t->f_world, .on_telemetry = on_telemetry, .user = t,
 	};
 	t->t0_us = mono_us();
@@ -194,6 +202,17 @@ static int start(struct twin *t, struct bn_err *err)
 			return rc;
 		t->have_con = true;
 	}
+	if (!t->o.no_usb_host) {
+		struct twin_usbhost_opts uo = { .port_ma = t->o.usb_port_ma,
+						.driver_autosuspend = t->o.usb_driver_autosuspend };
+
+		if (t->o.usb_driver)
+			snprintf(uo.driver, sizeof(uo.driver), "%s", t->o.usb_driver);
+		rc = twin_usbhost_open(&t->usb, &t->tw, t->run_dir, &uo, t->f_usb, err);
+		t->have_usb = t->usb.have_k; /* its tree is removed at the end, made or half made */
+		if (rc < 0)
+			return rc;
+	}
 	snprintf(path, sizeof(path), "%s/control.sock", t->run_dir);
 	return twin_link_unix(&t->ctl, "control", path, err);
 }
@@ -219,26 +238,49 @@ static void conf_text(const struct twin *t, char *buf, size_t len)
 	if (!t->o.no_capture)
 		ADD("capture = sigrok:scpi-pps:conn=tcp-raw/127.0.0.1/%d\ncapture_map = VBUS=V1,IBUS=I1\n",
 		    t->pps.link.port);
+	if (t->have_usb)
+		ADD("# the bench PC's kernel as the device's USB host: run bcbench with\n"
+		    "# BCBENCH_SYSFS_ROOT=%s\ndut_usb = %04x:%04x:%s\n",
+		    t->usb.sys, t->usb.vid, t->usb.pid, TWIN_USB_SERIAL);
 #undef ADD
 }
 
-static int write_conf(const struct twin *t, const char *text, struct bn_err *err)
+static int write_atomic(const char *path, const char *text, struct bn_err *err)
 {
 	char tmp[PATH_MAX + 16];
 	FILE *f;
 
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0 || rename(tmp, path) < 0)
+		return bn_err_set(err, BN_ERR_IO, "--conf-out %s: %s", path, strerror(errno));
+	return BN_OK;
+}
+
+/* --conf-out, and beside it CONF.env with the environment bcbench needs
+ * (written first: the conf says the twin is ready). */
+static int write_conf(const struct twin *t, const char *text, struct bn_err *err)
+{
+	char env[PATH_MAX + 16], line[SK_PATH_LEN + 32];
+	int rc;
+
 	if (!t->o.conf_out)
 		return BN_OK;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", t->o.conf_out);
-	f = fopen(tmp, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f) != 0 || rename(tmp, t->o.conf_out) < 0)
-		return bn_err_set(err, BN_ERR_IO, "--conf-out %s: %s", t->o.conf_out, strerror(errno));
-	return BN_OK;
+	snprintf(env, sizeof(env), "%s.env", t->o.conf_out);
+	if (t->have_usb) {
+		snprintf(line, sizeof(line), "BCBENCH_SYSFS_ROOT=%s\n", t->usb.sys);
+		if ((rc = write_atomic(env, line, err)) < 0)
+			return rc;
+	} else {
+		unlink(env); /* an earlier twin's */
+	}
+	return write_atomic(t->o.conf_out, text, err);
 }
 
 static void status_line(const struct twin *t, char *buf, size_t len)
 {
 	const struct twin_world *tw = &t->tw;
+	size_t n;
 
 	snprintf(buf, len,
 		 "t=%.3f port=%s plugged=%d vbus_switch=%d vbus_v=%.3f ibus_a=%.4f load_a=%.3f "
@@ -250,6 +292,11 @@ static void status_line(const struct twin *t, char *buf, size_t len)
 		 twin_world_ibus_a(tw), twin_world_load_a(tw), tw->sup_on ? "on" : "off",
 		 t->fx.states, t->fx.violations, t->load.lines, t->supply.lines, t->pps.served,
 		 t->con.sent);
+	n = strlen(buf);
+	if (t->have_usb && n > 0 && buf[n - 1] == '\n')
+		snprintf(buf + n - 1, len - (n - 1), " usb=%s usb_config=%d usb_suspended=%d\n",
+			 t->usb.plugged ? "enumerated" : "none", t->usb.plugged ? t->usb.config : 0,
+			 t->usb.suspended);
 }
 
 static void on_ctl(void *user, struct twin_link *l, int conn, char *line)
@@ -304,6 +351,8 @@ static int serve(struct twin *t, struct bn_err *err)
 			break;
 		if (rc < 0)
 			return rc;
+		if (t->have_usb)
+			twin_usbhost_service(&t->usb, now);
 		twin_fixture_service(&t->fx, p, n, now);
 		twin_instr_service(&t->load, p, n, now);
 		twin_instr_service(&t->supply, p, n, now);
@@ -360,12 +409,14 @@ static void finish(struct twin *t, int rc, const struct bn_err *err)
 	twin_link_close(&t->supply.link);
 	twin_link_close(&t->load.link);
 	twin_fixture_close(&t->fx);
+	if (t->have_usb)
+		twin_usbhost_close(&t->usb, twin_now(t));
 	if (t->have_world)
 		twin_world_close(&t->tw);
 	if (t->own_run_dir)
 		remove_run_dir(t->run_dir);
 	FILE *logs[] = { t->f_fx, t->f_load, t->f_supply, t->f_cap, t->f_samples, t->f_console,
-			 t->f_world, t->f_twin };
+			 t->f_world, t->f_twin, t->f_usb };
 	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++)
 		if (logs[i])
 			fclose(logs[i]);
@@ -395,6 +446,8 @@ int main(int argc, char **argv)
 	}
 	if (rc == BN_OK) {
 		fputs(conf, stdout);
+		if (t.have_usb)
+			printf("BCBENCH_SYSFS_ROOT=%s\n", t.usb.sys);
 		fflush(stdout);
 		if (t.f_twin) {
 			fputs(conf, t.f_twin);

@@ -5,7 +5,10 @@
 # forwarded to the twin's chip. Everything else in the host is the real
 # code. tests/integration/twin.sh runs them together.
 TWIN_SRC := $(filter-out tests/twin/ftdi_remote.c,$(sort $(wildcard tests/twin/*.c)))
-TWIN_OBJ := $(TWIN_SRC:%.c=$(BUILD)/obj/%.o)
+# The fake USB core (tests/unit/fake/sysfs_kernel.c) plays the bench PC's
+# kernel as the device's USB host (twin_usbhost.c).
+TWIN_OBJ := $(TWIN_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/unit/fake/sysfs_kernel.o
+$(TWIN_OBJ): CFLAGS_ALL += -Itests/unit
 TWIN_HOST_OBJ := $(BUILD)/obj/tests/twin/ftdi_remote.o
 TWIN_FTDI_WRAP := ftdi_new ftdi_free ftdi_set_interface ftdi_usb_open_desc_index ftdi_usb_close \
 	ftdi_usb_reset ftdi_tcioflush ftdi_tciflush ftdi_set_latency_timer ftdi_set_bitmode ftdi_write_data \

@@ -35,11 +35,22 @@ static const char usage[] =
 	"  --log DIR                logs for a reader: fixture.log (decoded states),\n"
 	"                           load.log, supply.log, capture.log (SCPI dialogues),\n"
 	"                           capture-samples.tsv (values served to libsigrok),\n"
-	"                           console.log, world.log, twin.log\n"
+	"                           console.log, world.log, usbhost.log, twin.log\n"
 	"  --conf-out FILE          also write the bench.conf lines to FILE (atomically)\n"
 	"  --supply-port P, --capture-port Q   TCP ports (default: free ones)\n"
 	"  --without LIST           leave instruments out: load,supply,console,capture\n"
 	"                           (without the supply, VBUS follows the fixture alone)\n"
+	"The bench PC's kernel as the device's USB host (a fake USB core on a sysfs tree\n"
+	"under the run dir; the conf gets dut_usb, and BCBENCH_SYSFS_ROOT=DIR is printed\n"
+	"and written to CONF.env beside --conf-out; --log keeps usbhost.log):\n"
+	"  --usb-host on|off        play it (default on); off: the host profile\n"
+	"                           enumerates and suspends by itself, no dut_usb\n"
+	"  --usb-port-ma MA         what the kernel's port gives at enumeration\n"
+	"                           (default 500, a root port's)\n"
+	"  --usb-driver NAME[:no-autosuspend]\n"
+	"                           the driver the kernel binds to the device's\n"
+	"                           interface (default none); :no-autosuspend: one\n"
+	"                           that keeps the device from suspending\n"
 	"Faults (counted in lines received; seconds from the fixture's first open,\n"
 	"the capture's from its first value served):\n"
 	"  --load-stall-after N, --load-vanish-after N\n"
@@ -85,6 +96,55 @@ static bool port(const char *opt, const char *arg, int *out)
 	return true;
 }
 
+static bool usb_host(const char *arg, struct twin_opts *o)
+{
+	if (strcmp(arg, "on") && strcmp(arg, "off")) {
+		fprintf(stderr, "bcbench-twin: --usb-host \"%s\": expected on or off\n", arg);
+		return false;
+	}
+	o->no_usb_host = !strcmp(arg, "off");
+	return true;
+}
+
+static bool usb_port_ma(const char *arg, struct twin_opts *o)
+{
+	long v;
+
+	if (!count("--usb-port-ma", arg, &v))
+		return false;
+	if (v < 1 || v > 2000) {
+		fprintf(stderr, "bcbench-twin: --usb-port-ma \"%s\": expected mA (1 to 2000)\n", arg);
+		return false;
+	}
+	o->usb_port_ma = (unsigned)v;
+	return true;
+}
+
+/* NAME or NAME:no-autosuspend, a driver name as sysfs shows it. */
+static bool usb_driver(char *arg, struct twin_opts *o)
+{
+	char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
+
+	o->usb_driver_autosuspend = true;
+	if (colon && strcmp(colon, ":no-autosuspend")) {
+		fprintf(stderr, "bcbench-twin: --usb-driver \"%s\": expected NAME or "
+				"NAME:no-autosuspend\n", arg);
+		return false;
+	}
+	if (!n || n > 31 || strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789_-") < n) {
+		fprintf(stderr, "bcbench-twin: --usb-driver \"%s\": a driver name is 1 to 31 of "
+				"a-z 0-9 _ -\n", arg);
+		return false;
+	}
+	if (colon) {
+		*colon = '\0';
+		o->usb_driver_autosuspend = false;
+	}
+	o->usb_driver = arg;
+	return true;
+}
+
 static bool without(const char *arg, struct twin_opts *o)
 {
 	char buf[128], *save = NULL;
@@ -112,7 +172,7 @@ int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 {
 	enum { O_DATADIR = 256, O_FIXTURE, O_PORTS, O_CHARGER, O_HOST, O_DUT, O_FW, O_LIMITS,
 	       O_RUNDIR, O_LOG, O_CONF, O_SPORT, O_CPORT, O_WITHOUT, O_LSTALL, O_LVANISH,
-	       O_SSTALL, O_SVANISH, O_CHANGUP, O_CSTOP, O_HELP };
+	       O_SSTALL, O_SVANISH, O_CHANGUP, O_CSTOP, O_USBHOST, O_USBMA, O_USBDRV, O_HELP };
 	static const struct option longs[] = {
 		{ "datadir", required_argument, NULL, O_DATADIR },
 		{ "fixture-file", required_argument, NULL, O_FIXTURE },
@@ -134,6 +194,9 @@ int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 		{ "supply-vanish-after", required_argument, NULL, O_SVANISH },
 		{ "console-hangup-after-s", required_argument, NULL, O_CHANGUP },
 		{ "capture-stop-after-s", required_argument, NULL, O_CSTOP },
+		{ "usb-host", required_argument, NULL, O_USBHOST },
+		{ "usb-port-ma", required_argument, NULL, O_USBMA },
+		{ "usb-driver", required_argument, NULL, O_USBDRV },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -172,6 +235,9 @@ int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 		case O_CSTOP:
 			ok = seconds("--capture-stop-after-s", optarg, &o->capture_stop_after_s);
 			break;
+		case O_USBHOST: ok = usb_host(optarg, o); break;
+		case O_USBMA: ok = usb_port_ma(optarg, o); break;
+		case O_USBDRV: ok = usb_driver(optarg, o); break;
 		case O_HELP: fputs(usage, stdout); return 1;
 		default:
 			fprintf(stderr, "bcbench-twin: unknown option or missing value: %s\n%s",

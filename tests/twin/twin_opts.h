@@ -17,6 +17,11 @@ struct twin_opts {
 	long supply_stall_after, supply_vanish_after;
 	double console_hangup_after_s;                /* < 0: never */
 	double capture_stop_after_s;
+	/* The bench PC's kernel as the device's USB host (twin_usbhost.h). */
+	bool no_usb_host;
+	unsigned usb_port_ma;                         /* 0: 500 */
+	const char *usb_driver;                       /* NULL: none bound */
+	bool usb_driver_autosuspend;
 };
 
 /* 0: parsed; 1: --help printed; 2: bad usage (message on stderr). */

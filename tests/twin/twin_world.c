@@ -191,6 +191,7 @@ int twin_world_open(struct twin_world *tw, const struct twin_world_opts *o, stru
 		.battery_v = NAN,
 		.data_delay_us = -1,
 		.sample_rate_hz = TWIN_WORLD_RATE_HZ,
+		.host_external = o->host_external,
 		.sink = { .user = tw, .event = on_event, .cev = on_cev },
 		.stop_flag = o->stop,
 	};

@@ -42,6 +42,9 @@ struct twin_world_opts {
 	const char *charger, *host, *dut, *firmware, *limits; /* NULL: defaults */
 	const struct bn_fixture_def *fx;
 	bool supply_gates;       /* VBUS needs the supply's output on */
+	/* The host profile does not enumerate nor suspend: twin_usbhost,
+	 * the bench PC's kernel, does (bn_world_cfg.host_external). */
+	bool host_external;
 	volatile const sig_atomic_t *stop;
 	FILE *log;               /* the world's events, may be NULL */
 	/* The firmware reported key=val (console telemetry). */
