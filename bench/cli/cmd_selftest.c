@@ -44,7 +44,7 @@ const char bn_cli_selftest_usage[] =
  * then average one window. */
 struct cap_meter {
 	struct bn_sigrok_cap *cap;
-	struct bn_sample frames[FRAMES];
+	struct bn_cap_frame frames[FRAMES];
 };
 
 static int cap_measure(void *user, double v[BN_CH_COUNT], struct bn_err *err)
@@ -56,19 +56,19 @@ static int cap_measure(void *user, double v[BN_CH_COUNT], struct bn_err *err)
 	int64_t window, give_up;
 	long n, total = 0;
 
-	while ((n = bn_sigrok_cap_poll(m->cap, m->frames, FRAMES, err)) > 0)
+	while ((n = bn_sigrok_cap_read(m->cap, m->frames, FRAMES, err)) > 0)
 		;
 	if (n < 0)
 		return (int)n;
 	window = bn_deadline_ms(WINDOW_MS);
 	give_up = bn_deadline_ms(WINDOW_MS + 2000);
 	while (bn_ms_left(window) > 0 || !total) {
-		n = bn_sigrok_cap_poll(m->cap, m->frames, FRAMES, err);
+		n = bn_sigrok_cap_read(m->cap, m->frames, FRAMES, err);
 		if (n < 0)
 			return (int)n;
 		for (long k = 0; k < n; k++)
 			for (int ch = 0; ch < BN_CH_COUNT; ch++)
-				sum[ch] += m->frames[k].v[ch];
+				sum[ch] += m->frames[k].s.v[ch];
 		total += n;
 		if (n)
 			continue;
@@ -89,8 +89,12 @@ static int open_meter(const struct bn_conf *conf, struct cap_meter *m, struct bn
 
 	if (rc < 0)
 		return rc;
-	if (!(o.rate_hz > 0)) /* no scenario to take it from */
+	/* no scenario to take it from: a wish a device that sets its own
+	 * rate (a polled supply, a scope) may not follow */
+	if (!(o.rate_hz > 0)) {
 		o.rate_hz = 10000;
+		o.rate_advisory = true;
+	}
 	rc = bn_sigrok_cap_open(&o, &m->cap, err);
 	if (rc == BN_OK)
 		rc = bn_sigrok_cap_start(m->cap, err);

@@ -1086,27 +1086,6 @@ long bn_sigrok_cap_read(struct bn_sigrok_cap *c, struct bn_cap_frame *frames, lo
 	return bn_sigrok_feed_read(c->feed, frames, max, err);
 }
 
-long bn_sigrok_cap_poll(struct bn_sigrok_cap *c, struct bn_sample *frames, long max,
-			struct bn_err *err)
-{
-	struct bn_cap_frame buf[256];
-	long total = 0, n;
-
-	while (total < max) {
-		long want = max - total < 256 ? max - total : 256;
-
-		n = bn_sigrok_cap_read(c, buf, want, err);
-		if (n < 0)
-			return total ? total : n;
-		for (long i = 0; i < n; i++)
-			frames[total + i] = buf[i].s;
-		total += n;
-		if (n < want)
-			break;
-	}
-	return total;
-}
-
 static int cap_stop(struct bn_sigrok_cap *c, struct bn_err *err)
 {
 	struct bn_sigrok_timing tm;

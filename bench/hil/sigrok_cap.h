@@ -108,11 +108,6 @@ int bn_sigrok_cap_start(struct bn_sigrok_cap *c, struct bn_err *err);
  * the failure are read. */
 long bn_sigrok_cap_read(struct bn_sigrok_cap *c, struct bn_cap_frame *frames, long max,
 			struct bn_err *err);
-/* Transitional, for callers not yet on bn_sigrok_cap_read: the frames'
- * samples without their times or gap flags (valid to date by k / rate
- * only for BN_SIGROK_CLOCK_RATE). */
-long bn_sigrok_cap_poll(struct bn_sigrok_cap *c, struct bn_sample *frames, long max,
-			struct bn_err *err);
 /* Stop the acquisition and join the thread; frames already aligned stay
  * available to read. */
 int bn_sigrok_cap_stop(struct bn_sigrok_cap *c, struct bn_err *err);

@@ -223,32 +223,6 @@ static void test_sigrok_cap__acquire(void **state)
 	bn_sigrok_cap_close(c);
 }
 
-/* The transitional poll: the same frames, without their times. */
-static void test_sigrok_cap__poll_transitional(void **state)
-{
-	struct bn_sigrok_cap *c = NULL;
-	struct bn_err err = { 0 };
-	struct bn_sample s[600];
-	int64_t k = 0;
-	double t0;
-	long n;
-
-	(void)state;
-	if (open_demo("VBUS=A0", RATE_HZ, &c, &err) < 0)
-		fail_msg("open: %s", err.msg);
-	t0 = now_s();
-	assert_int_equal(bn_sigrok_cap_start(c, &err), BN_OK);
-	while (now_s() - t0 < 0.25) {
-		while ((n = bn_sigrok_cap_poll(c, s, 600, &err)) > 0)
-			for (long i = 0; i < n; i++, k++)
-				assert_near(s[i].v[BN_CH_VBUS], demo_square(k), 0);
-		assert_int_equal(n, 0);
-		sleep_s(0.01);
-	}
-	assert_true(k > 1000);
-	bn_sigrok_cap_close(c);
-}
-
 /* Two captures in one process (one libsigrok context shared): a partial
  * map each, one closed while the other still runs. */
 static void test_sigrok_cap__two_at_once(void **state)
@@ -820,7 +794,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sigrok_cap__acquire),
-		cmocka_unit_test(test_sigrok_cap__poll_transitional),
 		cmocka_unit_test(test_sigrok_cap__two_at_once),
 		cmocka_unit_test(test_sigrok_cap__drops_counted),
 		cmocka_unit_test(test_sigrok_cap__units_reported),
