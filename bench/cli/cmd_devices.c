@@ -7,6 +7,7 @@
 #include "cli/common.h"
 #include "core/log.h"
 #include "hil/devices.h"
+#include "hil/sigrok_cap.h"
 #include "hil/usb_dev.h"
 
 const char bn_cli_devices_usage[] =
@@ -18,13 +19,16 @@ const char bn_cli_devices_usage[] =
 	"look (no /dev/bus/usb in a container; a device that cannot be opened lacks\n"
 	"permission: see fixtures/udev/60-bcbench.rules). When bench.conf names the\n"
 	"device under test (dut_usb = VID:PID[:SERIAL]), its descriptors are read and\n"
-	"its configurations listed (bMaxPower, self or bus powered).\n"
+	"its configurations listed (bMaxPower, self or bus powered). When it names a\n"
+	"capture device (capture = sigrok:...), the device is found and opened and\n"
+	"what it can do is listed: its analog channels and the rates it takes.\n"
 	"\n"
 	"  -c, --conf FILE   bench configuration (default ./bench.conf if present)\n"
 	"  -h, --help        this help\n"
 	"\n"
 	"Exit codes: 0 listed (whether or not anything was found), 2 bad usage or\n"
-	"bench.conf, 3 the dut_usb device is not there or its descriptors are bad.\n";
+	"bench.conf, 3 the dut_usb device or the capture device is not there, or the\n"
+	"descriptors are bad.\n";
 
 static int print_dut(const char *text)
 {
@@ -51,6 +55,27 @@ static int print_dut(const char *text)
 		       d.cfg[i].value, d.cfg[i].max_power_ma, d.cfg[i].self_powered ? "self" : "bus",
 		       d.cfg[i].remote_wakeup ? ", remote wake-up" : "", d.cfg[i].n_ifaces,
 		       d.cfg[i].n_ifaces == 1 ? "" : "s");
+	return 0;
+}
+
+/* The capture device bench.conf names, found and opened through
+ * libsigrok: what it can do (its analog channels, the rates it takes),
+ * so a map or a rate it cannot satisfy is seen before a run. */
+static int print_capture(const struct bn_conf *conf)
+{
+	struct bn_sigrok_cap_opts o;
+	struct bn_sigrok_limits lim;
+	struct bn_err err = { 0 };
+	char text[600];
+
+	printf("\nCapture device (bench.conf capture = sigrok:%s%s%s):\n", conf->capture_driver,
+	       conf->capture_conn[0] ? ":conn=" : "", conf->capture_conn);
+	if (bn_cli_capture_opts(conf, &o, &err) < 0 || bn_sigrok_dev_limits(&o, &lim, &err) < 0) {
+		printf("  %s\n", err.msg);
+		return 1;
+	}
+	bn_sigrok_limits_text(&lim, text, sizeof(text));
+	printf("  %s\n  %s\n", lim.desc, text);
 	return 0;
 }
 
@@ -85,5 +110,7 @@ int bn_cli_devices(int argc, char **argv)
 	       n ? "" : " The simulated bench (fixture = sim, the default) needs none.");
 	if (conf.dut_usb[0])
 		rc = print_dut(conf.dut_usb);
+	if (conf.capture_driver[0] && print_capture(&conf) && !rc)
+		rc = 3;
 	return rc;
 }

@@ -190,6 +190,12 @@ grep -q "not found: no USB device 18d1:4ee1 found" "$TMP/out" && ok "devices say
 printf 'dut_usb = phone\n' >"$TMP/dut2.conf"
 expect_exit "devices, bad dut_usb" 2 "$BCBENCH" devices --conf "$TMP/dut2.conf"
 expect_exit "devices with an argument" 2 "$BCBENCH" devices extra
+# The capture device bench.conf names: found, and what it can do listed.
+printf 'capture = sigrok:demo\ncapture_map = VBUS=A0\n' >"$TMP/capdev.conf"
+expect_exit "devices, a capture device" 0 "$BCBENCH" devices --conf "$TMP/capdev.conf"
+expect_out "devices lists the capture device's channels and rates" "analog channels A0, A1, A2, A3, A4 (5); samplerate settable"
+printf 'capture = sigrok:rigol-ds:conn=/nonexistent/ttyBN0\ncapture_map = VBUS=CH1\n' >"$TMP/capgone.conf"
+expect_exit "devices, a capture device that is not there" 3 "$BCBENCH" devices --conf "$TMP/capgone.conf"
 expect_exit "help devices" 0 "$BCBENCH" help devices
 expect_exit "help selftest" 0 "$BCBENCH" help selftest
 expect_exit "help of an unknown command" 2 "$BCBENCH" help frobnicate
