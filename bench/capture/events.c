@@ -272,6 +272,8 @@ void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev)
 	case BN_CEV_CONFIG:
 		cJSON_AddNumberToObject(o, "value", ev->value);
 		cJSON_AddNumberToObject(o, "max_power_a", ev->num);
+		if (ev->win_s > 0)
+			cJSON_AddNumberToObject(o, "before_s", ev->win_s);
 		break;
 	case BN_CEV_LOAD:
 		cJSON_AddNumberToObject(o, "load_a", ev->num);
@@ -289,13 +291,13 @@ void bn_evlog_add(struct bn_evlog *l, const struct bn_cev *ev)
 	case BN_CEV_SUSPEND:
 	case BN_CEV_RESUME:
 		/* a real host's: known only within [t_us, t_us + window_s] */
-		if (ev->num > 0)
-			cJSON_AddNumberToObject(o, "window_s", ev->num);
+		if (ev->win_s > 0)
+			cJSON_AddNumberToObject(o, "window_s", ev->win_s);
 		break;
 	case BN_CEV_CONNECT:
 		/* a real host's: known only within [t_us - before_s, t_us] */
-		if (ev->num > 0)
-			cJSON_AddNumberToObject(o, "before_s", ev->num);
+		if (ev->win_s > 0)
+			cJSON_AddNumberToObject(o, "before_s", ev->win_s);
 		break;
 	default:
 		break;
@@ -668,8 +670,12 @@ static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *
 		double val = 0;
 
 		if ((rc = bn_json_num(it, "value", true, &val, what, err)) < 0 ||
-		    (rc = bn_json_num(it, "max_power_a", true, &ev->num, what, err)) < 0)
+		    (rc = bn_json_num(it, "max_power_a", true, &ev->num, what, err)) < 0 ||
+		    (rc = bn_json_num(it, "before_s", false, &ev->win_s, what, err)) < 0)
 			return rc;
+		if (!(ev->win_s >= 0) || ev->win_s > 3600)
+			return bn_err_set(err, BN_ERR_DATA, "%s: key \"before_s\": expected a time "
+					  "from 0 to 3600 s", what);
 		ev->value = (int)val;
 		break;
 	}
@@ -679,16 +685,16 @@ static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *
 		break;
 	case BN_CEV_SUSPEND:
 	case BN_CEV_RESUME:
-		if ((rc = bn_json_num(it, "window_s", false, &ev->num, what, err)) < 0)
+		if ((rc = bn_json_num(it, "window_s", false, &ev->win_s, what, err)) < 0)
 			return rc;
-		if (!(ev->num >= 0) || ev->num > 60)
+		if (!(ev->win_s >= 0) || ev->win_s > 60)
 			return bn_err_set(err, BN_ERR_DATA, "%s: key \"window_s\": expected a time "
 					  "from 0 to 60 s", what);
 		break;
 	case BN_CEV_CONNECT:
-		if ((rc = bn_json_num(it, "before_s", false, &ev->num, what, err)) < 0)
+		if ((rc = bn_json_num(it, "before_s", false, &ev->win_s, what, err)) < 0)
 			return rc;
-		if (!(ev->num >= 0) || ev->num > 3600)
+		if (!(ev->win_s >= 0) || ev->win_s > 3600)
 			return bn_err_set(err, BN_ERR_DATA, "%s: key \"before_s\": expected a time "
 					  "from 0 to 3600 s", what);
 		break;

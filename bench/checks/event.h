@@ -29,14 +29,13 @@ struct bn_cev {
 	enum bn_cev_kind kind;
 	bn_time_us t_us;
 	int value;            /* CONFIG: bConfigurationValue */
-	double num;           /* CONFIG: max_power in A; LOAD: A; DATA_CONTACT: 1/0;
-			       * SUSPEND, RESUME: the width (s) of the interval
-			       * [t_us, t_us + num] the moment is known to lie in
-			       * (a real host says when it asked and when it saw
-			       * the state, not when the bus changed); 0: exact;
-			       * CONNECT: the connect lies in [t_us - num, t_us]
-			       * (a real host sees the device only once enumerated,
-			       * not the moment of its D+ pull-up); 0: exact */
+	double num;           /* CONFIG: max_power in A; LOAD: A; DATA_CONTACT: 1/0 */
+	/* A moment a real host knows only within a window of this width (s):
+	 * it sees the device only once enumerated (CONNECT), a configuration
+	 * only when sysfs shows it (CONFIG): in [t_us - win_s, t_us]; it
+	 * knows when it asked and when it saw the state, not when the bus
+	 * changed (SUSPEND, RESUME): in [t_us, t_us + win_s]. 0: exact. */
+	double win_s;
 	const char *key;      /* TELEMETRY */
 	const char *text;     /* TELEMETRY value, MARK text */
 	/* Inferred from the samples (a replay without its events), not

@@ -630,8 +630,8 @@ static void unconn_event(void *priv, const struct bn_cev *ev)
 		p->connected = true;
 		/* a connect known only as before t_us: the averages since may
 		 * already be the connected device's */
-		if (ev->num > 0 && ev->t_us - bn_time_from_s(ev->num) < p->t_doubt)
-			p->t_doubt = ev->t_us - bn_time_from_s(ev->num);
+		if (ev->win_s > 0 && ev->t_us - bn_time_from_s(ev->win_s) < p->t_doubt)
+			p->t_doubt = ev->t_us - bn_time_from_s(ev->win_s);
 		break;
 	case BN_CEV_DISCONNECT:
 		p->connected = false;
@@ -786,7 +786,7 @@ static void susp_event(void *priv, const struct bn_cev *ev)
 			break;
 		p->suspended = true;
 		/* bus idle at the latest it may have begun */
-		p->t_from = ev->t_us + bn_time_from_s(ev->num > 0 ? ev->num : 0) + p->enter_us;
+		p->t_from = ev->t_us + bn_time_from_s(ev->win_s > 0 ? ev->win_s : 0) + p->enter_us;
 		break;
 	case BN_CEV_RESUME:
 	case BN_CEV_DISCONNECT:
@@ -1010,7 +1010,7 @@ static void sentry_event(void *priv, const struct bn_cev *ev)
 	switch (ev->kind) {
 	case BN_CEV_SUSPEND:
 		if (!p->suspended)
-			sentry_start(p, ev->t_us, ev->num);
+			sentry_start(p, ev->t_us, ev->win_s);
 		break;
 	case BN_CEV_RESUME:
 	case BN_CEV_DISCONNECT:
@@ -1116,6 +1116,7 @@ struct unconf_priv {
 	struct bn_rsum win_sum;
 	long win_n;
 	bool win_done;
+	bn_time_us t_doubt;   /* a configuration may have come from here (a real host's); NEVER */
 	struct worst r;
 	struct host_watch host;
 };
@@ -1126,6 +1127,7 @@ static void unconf_begin(void *priv, const struct bn_check_ctx *ctx)
 	double avg = bn_limits_max(ctx->lim, "TVBUS_AVG");
 
 	p->ctx = ctx;
+	p->t_doubt = BN_TIME_NEVER;
 	p->iunit = bn_limits_max(ctx->lim, "IUNIT");
 	p->avg_us = isnan(avg) ? -1 : bn_time_from_s(avg);
 }
@@ -1177,6 +1179,10 @@ static void unconf_event(void *priv, const struct bn_cev *ev)
 		if (ev->value > 0) {
 			unconf_stop(p, ev->t_us);
 			p->configured = true;
+			/* known only as in [t_us - num, t_us] (a real host saw it
+			 * late): the averages since may be the configured draw */
+			if (ev->win_s > 0 && ev->t_us - bn_time_from_s(ev->win_s) < p->t_doubt)
+				p->t_doubt = ev->t_us - bn_time_from_s(ev->win_s);
 		} else if (p->configured) {
 			/* deconfigured: unconfigured again */
 			p->configured = false;
@@ -1271,6 +1277,13 @@ static void unconf_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	if (!judge(&p->r, NULL, p->ctx, u_avg_ibus, "A", res, &c)) {
 		if (!host_excuse(&p->host, HR_UNCONFIGURED, t_end_us, res))
 			bn_result_inconclusive(res, "the device was never connected and unconfigured");
+		return;
+	}
+	if (res->verdict == BN_VERDICT_FAIL && c->t1 > p->t_doubt) {
+		bn_result_inconclusive(res, "the %.1f mA average ending at %.3f s may include the configured "
+					    "device's draw: the host knows the configuration only as between "
+					    "%.3f s and its sighting",
+				       c->v * 1e3, bn_time_to_s(c->t1), bn_time_to_s(p->t_doubt));
 		return;
 	}
 	if (res->verdict == BN_VERDICT_FAIL)
@@ -1747,7 +1760,7 @@ static void conn_event(void *priv, const struct bn_cev *ev)
 			p->t_made = ev->t_us;
 		break;
 	case BN_CEV_CONNECT:
-		p->late_s = ev->num > 0 ? ev->num : 0;
+		p->late_s = ev->win_s > 0 ? ev->win_s : 0;
 		if (p->attached) {
 			/* the first connect of the attach is the one judged */
 			if (p->waiting)

@@ -72,6 +72,7 @@ struct run_ctx {
 	bn_time_us usbh_since;       /* a connect became possible (VBUS on, lines made) */
 	bn_time_us usbh_wait_until;  /* HOST_WAIT_CONFIG gives up then */
 	bn_time_us usbh_last_t;      /* the last host event's time: they stay in order */
+	bn_time_us usbh_prev_poll;   /* the bench time of the poll before this one */
 	/* Why a channel, event or rate is missing on this real bench. */
 	const char *chan_why[BN_CH_COUNT], *event_why[BN_CEV_COUNT], *rate_why;
 	/* The instruments the steps drive: the caller's, or the simulated
@@ -802,9 +803,9 @@ static bn_time_us usbh_time(struct run_ctx *c, int64_t mono_us)
 }
 
 static void usbh_event(struct run_ctx *c, enum bn_cev_kind kind, bn_time_us t, int value, double num,
-		       const char *detail)
+		       double win_s, const char *detail)
 {
-	struct bn_cev ev = { .kind = kind, .t_us = t, .value = value, .num = num };
+	struct bn_cev ev = { .kind = kind, .t_us = t, .value = value, .num = num, .win_s = win_s };
 
 	bn_report_event(c->rep, t, "usb-host", detail);
 	route_cev(c, &ev);
@@ -818,14 +819,15 @@ static double usbh_max_power_a(const struct run_ctx *c, int value)
 	return 0.0;
 }
 
-/* The device's configuration is now value (0: unconfigured), as of t. */
-static void usbh_configured(struct run_ctx *c, bn_time_us t, int value, const char *how)
+/* The device's configuration is now value (0: unconfigured), as of t,
+ * known only within [t - win_s, t]. */
+static void usbh_configured(struct run_ctx *c, bn_time_us t, double win_s, int value, const char *how)
 {
 	char d[160];
 
 	snprintf(d, sizeof(d), "%s: configuration %d (bMaxPower %.0f mA)", how, value,
 		 usbh_max_power_a(c, value) * 1000.0);
-	usbh_event(c, BN_CEV_CONFIG, t, value, usbh_max_power_a(c, value), d);
+	usbh_event(c, BN_CEV_CONFIG, t, value, usbh_max_power_a(c, value), win_s, d);
 }
 
 /* The device appeared in sysfs: it enumerated. Its configurations are
@@ -858,7 +860,7 @@ static void usbh_found(struct run_ctx *c, bn_time_us now)
 	snprintf(det, sizeof(det), "%s enumerated (%s, %d configuration%s), seen %.0f ms after a "
 		 "connect became possible", c->usbh.name, bn_usb_spec_str(c->o->dut_usb, spec, sizeof(spec)),
 		 d->n_configs, d->n_configs == 1 ? "" : "s", bn_time_to_s(now - c->usbh_since) * 1e3);
-	usbh_event(c, BN_CEV_CONNECT, now, 0, bn_time_to_s(now - c->usbh_since), det);
+	usbh_event(c, BN_CEV_CONNECT, now, 0, 0, bn_time_to_s(now - c->usbh_since), det);
 }
 
 /* The host profile's choice, once the kernel made its own. */
@@ -877,7 +879,8 @@ static int usbh_choose(struct run_ctx *c, struct bn_err *err)
 					  want, e.msg);
 		/* SET_CONFIGURATION went out within the write: dated at its end,
 		 * so the rules judge the new draw no sooner than it was asked */
-		usbh_configured(c, usbh_time(c, ev.t_cmd_end_us), ev.config_after,
+		usbh_configured(c, usbh_time(c, ev.t_cmd_end_us),
+				(double)(ev.t_cmd_end_us - ev.t_cmd_us) / 1e6, ev.config_after,
 				"the host profile's choice");
 	}
 	/* awake until the scenario suspends it */
@@ -892,15 +895,26 @@ static int usbh_choose(struct run_ctx *c, struct bn_err *err)
 /* Each step of a real run: the device appearing, configured, or gone.
  * block: wait out the kernel's choice now (a step needs the device
  * settled). */
+static int usbh_poll_state(struct run_ctx *c, bool block, bn_time_us now, struct bn_err *err);
+
 static int usbh_poll(struct run_ctx *c, bool block, struct bn_err *err)
 {
-	struct bn_usb_host_ev ev;
-	struct bn_err e = { 0 };
 	bn_time_us now = bn_world_now(c->world);
 	int rc;
 
 	if (!c->o->dut_usb)
 		return BN_OK;
+	rc = usbh_poll_state(c, block, now, err);
+	c->usbh_prev_poll = now;
+	return rc;
+}
+
+static int usbh_poll_state(struct run_ctx *c, bool block, bn_time_us now, struct bn_err *err)
+{
+	struct bn_usb_host_ev ev;
+	struct bn_err e = { 0 };
+	int rc;
+
 	switch (c->usbh_state) {
 	case HOST_WAIT_DEVICE:
 		if (!c->connected || !c->vbus_on)
@@ -925,15 +939,22 @@ static int usbh_poll(struct run_ctx *c, bool block, struct bn_err *err)
 			return BN_OK;
 		if (rc < 0 && rc != BN_ERR_TIMEOUT)
 			return bn_err_set(err, rc, "the bench's USB host: %s", e.msg);
-		if (rc == BN_OK)
-			usbh_configured(c, usbh_time(c, ev.t_seen_us), ev.config_after,
+		/* made since the step before this sighting (or the device's) */
+		if (rc == BN_OK) {
+			bn_time_us t = usbh_time(c, ev.t_seen_us);
+
+			bn_time_us from = c->usbh_prev_poll > c->usbh_since ? c->usbh_prev_poll
+									    : c->usbh_since;
+
+			usbh_configured(c, t, bn_time_to_s(t - from), ev.config_after,
 					"the kernel's choice at enumeration");
+		}
 		return usbh_choose(c, err);
 	case HOST_READY:
 	case HOST_SUSPENDED:
 		if (access(c->usbh.dir, F_OK) == 0)
 			return BN_OK;
-		usbh_event(c, BN_CEV_DISCONNECT, usbh_time(c, bn_usb_host_now_us()), 0, 0,
+		usbh_event(c, BN_CEV_DISCONNECT, usbh_time(c, bn_usb_host_now_us()), 0, 0, 0,
 			   "the device left the bus");
 		bn_usb_host_close(&c->usbh);
 		c->usbh_open = false;
@@ -972,7 +993,7 @@ static int usbh_suspend(struct run_ctx *c, bool suspend, struct bn_err *err)
 	snprintf(d, sizeof(d), "%s: power/runtime_status %s %.1f ms after the command",
 		 suspend ? "suspend" : "resume", ev.state,
 		 (double)(ev.t_seen_us - ev.t_cmd_us) / 1e3);
-	usbh_event(c, suspend ? BN_CEV_SUSPEND : BN_CEV_RESUME, t, 0,
+	usbh_event(c, suspend ? BN_CEV_SUSPEND : BN_CEV_RESUME, t, 0, 0,
 		   (double)(ev.t_seen_us - ev.t_cmd_us + ev.poll_us) / 1e6, d);
 	c->usbh_state = suspend ? HOST_SUSPENDED : HOST_READY;
 	return BN_OK;

@@ -23,8 +23,13 @@ struct ev {
 	double t_ms;
 	enum bn_cev_kind kind;
 	int value;
-	double num;
+	double num;   /* CONNECT, SUSPEND, RESUME: a real host's window (bn_cev.win_s) */
 };
+
+static bool windowed(enum bn_cev_kind k)
+{
+	return k == BN_CEV_CONNECT || k == BN_CEV_SUSPEND || k == BN_CEV_RESUME;
+}
 
 struct seg {
 	double from_ms;
@@ -161,7 +166,8 @@ static struct bn_result run(const struct opts *o, const struct stream *s, const 
 
 		while (e < s->n_ev && MS(s->ev[e].t_ms) <= t) {
 			struct bn_cev ev = { .kind = s->ev[e].kind, .t_us = MS(s->ev[e].t_ms),
-					     .value = s->ev[e].value, .num = s->ev[e].num,
+					     .value = s->ev[e].value, .num = windowed(s->ev[e].kind) ? 0 : s->ev[e].num,
+					     .win_s = windowed(s->ev[e].kind) ? s->ev[e].num : 0,
 					     .inferred = (s->inferred & BN_CEV_BIT(s->ev[e].kind)) != 0 };
 
 			if (ev.kind == BN_CEV_VBUS_ON)
