@@ -989,6 +989,19 @@ static int usbh_suspend(struct run_ctx *c, bool suspend, struct bn_err *err)
 		return bn_err_set(err, rc == BN_ERR_INTR ? rc : BN_ERR_FAULT,
 				  "the bench's USB host could not %s the device: %s",
 				  suspend ? "suspend" : "resume", e.msg);
+	if (ev.t_cmd_us < 0) {
+		/* already in that state before anything was written: it came
+		 * some time since the step before, not known when */
+		bn_time_us since = c->usbh_prev_poll > c->usbh_last_t ? c->usbh_prev_poll : c->usbh_last_t;
+
+		t = usbh_time(c, ev.t_seen_us);
+		snprintf(d, sizeof(d), "%s: power/runtime_status already %s", suspend ? "suspend" : "resume",
+			 ev.state);
+		usbh_event(c, suspend ? BN_CEV_SUSPEND : BN_CEV_RESUME, since < t ? since : t, 0, 0,
+			   bn_time_to_s(t - (since < t ? since : t)), d);
+		c->usbh_state = suspend ? HOST_SUSPENDED : HOST_READY;
+		return BN_OK;
+	}
 	t = usbh_time(c, ev.t_cmd_us);
 	snprintf(d, sizeof(d), "%s: power/runtime_status %s %.1f ms after the command",
 		 suspend ? "suspend" : "resume", ev.state,
