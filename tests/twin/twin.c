@@ -6,7 +6,9 @@
  *                 monotonic clock, a poll() of every link at most 2 ms apart
  *   twin_fixture  the FTDI chip behind bcbench-twin-host's libftdi1
  *   twin_instr    the SCPI load (pty), supply (TCP) and the scpi-pps capture
- *                 device (TCP) libsigrok drives
+ *                 device (TCP) libsigrok drives (--capture pps)
+ *   twin_scope    the sample source of the fake Hantek 6022BE (tests/fakeusb)
+ *                 that libsigrok's hantek-6xxx driver drives (--capture scope)
  *   twin_console  the device's telemetry console (pty)
  *   twin_usbhost  the bench PC's kernel as the device's USB host (a fake
  *                 USB core on a sysfs tree under the run dir)
@@ -31,6 +33,7 @@
 #include "twin_fixture.h"
 #include "twin_instr.h"
 #include "twin_opts.h"
+#include "twin_scope.h"
 #include "twin_usbhost.h"
 #include "twin_world.h"
 
@@ -39,14 +42,17 @@
 
 struct twin {
 	struct twin_opts o;
-	char datadir[PATH_MAX], fixture_file[PATH_MAX], run_dir[200];
+	char datadir[PATH_MAX], fixture_file[PATH_MAX], run_dir[200], fakeusb[PATH_MAX];
 	bool own_run_dir;
 	int64_t t0_us;
 	FILE *f_fx, *f_load, *f_supply, *f_cap, *f_samples, *f_console, *f_world, *f_twin, *f_usb;
+	FILE *f_scope, *f_scope_samples;
 	struct twin_fixture fx;
 	struct twin_world tw;
 	bool have_world;
 	struct twin_instr load, supply, pps;
+	struct twin_scope scope;
+	bool have_scope;
 	struct twin_console con;
 	bool have_con;
 	struct twin_usbhost usb;
@@ -97,6 +103,41 @@ static void on_telemetry(void *user, bn_time_us at, const char *key, const char 
 		twin_console_telemetry(&t->con, at, key, val);
 }
 
+static void on_sample(void *user, bn_time_us at, const struct bn_sample *s)
+{
+	struct twin *t = user;
+
+	twin_scope_sample(&t->scope, at, s);
+}
+
+/* --fakeusb, else ../fakeusb beside this program (BUILD/tests/twin ->
+ * BUILD/tests/fakeusb), absolute: the run's LD_LIBRARY_PATH. */
+static int resolve_fakeusb(struct twin *t, struct bn_err *err)
+{
+	char dir[PATH_MAX], lib[PATH_MAX + 32];
+	ssize_t n;
+
+	if (t->o.fakeusb_dir) {
+		snprintf(dir, sizeof(dir), "%s", t->o.fakeusb_dir);
+	} else {
+		n = readlink("/proc/self/exe", dir, sizeof(dir) - 16);
+		if (n <= 0)
+			return bn_err_set(err, BN_ERR_IO, "--capture scope: /proc/self/exe: %s (give --fakeusb DIR)",
+					  strerror(errno));
+		dir[n] = '\0';
+		*strrchr(dir, '/') = '\0';
+		strcat(dir, "/../fakeusb");
+	}
+	if (!realpath(dir, t->fakeusb))
+		return bn_err_set(err, BN_ERR_ARG, "--capture scope: the fake libusb's directory %s: %s "
+				  "(make fakeusb builds it; or give --fakeusb DIR)", dir, strerror(errno));
+	snprintf(lib, sizeof(lib), "%s/libusb-1.0.so.0", t->fakeusb);
+	if (access(lib, R_OK) != 0)
+		return bn_err_set(err, BN_ERR_ARG, "--capture scope: %s: %s (make fakeusb builds it)", lib,
+				  strerror(errno));
+	return BN_OK;
+}
+
 static int resolve_paths(struct twin *t, struct bn_err *err)
 {
 	char fx[PATH_MAX + 64];
@@ -127,6 +168,8 @@ static int resolve_paths(struct twin *t, struct bn_err *err)
 	}
 	if (t->o.log_dir && mkdir(t->o.log_dir, 0755) < 0 && errno != EEXIST)
 		return bn_err_set(err, BN_ERR_IO, "--log %s: %s", t->o.log_dir, strerror(errno));
+	if (t->o.capture == TWIN_CAP_SCOPE)
+		return resolve_fakeusb(t, err);
 	return BN_OK;
 }
 
@@ -166,6 +209,10 @@ static int start(struct twin *t, struct bn_err *err)
 	t->f_twin = open_log(t, "twin.log");
 	if (!t->o.no_usb_host)
 		t->f_usb = open_log(t, "usbhost.log");
+	if (t->o.capture == TWIN_CAP_SCOPE) {
+		t->f_scope = open_log(t, "scope.log");
+		t->f_scope_samples = open_log(t, "scope-samples.tsv");
+	}
 	if (t->f_samples)
 		fprintf(t->f_samples, "t_s\tchannel\tvalue\n");
 	if ((rc = twin_fixture_load(&t->fx, t->fixture_file, err)) < 0)
@@ -177,6 +224,10 @@ static int start(struct twin *t, struct bn_err *err)
 		.stop = &stop_signal,
 		.log = t->f_world, .on_telemetry = on_telemetry, .user = t,
 	};
+	if (t->o.capture == TWIN_CAP_SCOPE) {
+		wo.on_sample = on_sample;
+		wo.sample_rate_hz = t->o.scope_rate_hz;
+	}
 	t->t0_us = mono_us();
 	if ((rc = twin_world_open(&t->tw, &wo, err)) < 0)
 		return rc;
@@ -193,10 +244,18 @@ static int start(struct twin *t, struct bn_err *err)
 	    (rc = open_instr(t, &t->supply, TWIN_SUPPLY, t->f_supply, t->o.supply_stall_after,
 			     t->o.supply_vanish_after, t->o.supply_port, err)) < 0)
 		return rc;
-	if (!t->o.no_capture && (rc = open_instr(t, &t->pps, TWIN_PPS, t->f_cap, -1, -1,
-						 t->o.capture_port, err)) < 0)
+	if (t->o.capture == TWIN_CAP_PPS &&
+	    (rc = open_instr(t, &t->pps, TWIN_PPS, t->f_cap, -1, -1, t->o.capture_port, err)) < 0)
 		return rc;
 	t->pps.samples = t->f_samples;
+	if (t->o.capture == TWIN_CAP_SCOPE) {
+		snprintf(path, sizeof(path), "%s/scope.sock", t->run_dir);
+		rc = twin_scope_open(&t->scope, path, t->o.scope_rate_hz, t->f_scope, t->f_scope_samples,
+				     err);
+		t->have_scope = true; /* closed at the end, opened or half opened */
+		if (rc < 0)
+			return rc;
+	}
 	if (!t->o.no_console) {
 		if ((rc = twin_console_open(&t->con, &t->tw, t->f_console, err)) < 0)
 			return rc;
@@ -235,9 +294,20 @@ static void conf_text(const struct twin *t, char *buf, size_t len)
 		    t->supply.link.port);
 	if (!t->o.no_console)
 		ADD("console = %s@115200\n", t->con.link.pts);
-	if (!t->o.no_capture)
+	if (t->o.capture == TWIN_CAP_PPS)
 		ADD("capture = sigrok:scpi-pps:conn=tcp-raw/127.0.0.1/%d\ncapture_map = VBUS=V1,IBUS=I1\n",
 		    t->pps.link.port);
+	if (t->o.capture == TWIN_CAP_SCOPE)
+		ADD("# the capture: a Hantek 6022BE for libsigrok's hantek-6xxx driver, a fake\n"
+		    "# libusb-1.0 in bcbench's process whose samples are the twin's world: run\n"
+		    "# bcbench with LD_LIBRARY_PATH=%s\n"
+		    "# and BCBENCH_FAKEUSB_SCOPE=%s (both in the .env file beside\n"
+		    "# this conf). CH1 = VBUS / %g: VBUS at the device through a 10:1 probe;\n"
+		    "# CH2 = IBUS x %g ohm: the device's current through a 1 ohm shunt, its volts\n"
+		    "capture = sigrok:hantek-6xxx\ncapture_map = VBUS=CH1:scale=10,IBUS=CH2:shunt=1\n"
+		    "capture_rate = %lukHz\n",
+		    t->fakeusb, t->scope.path, TWIN_SCOPE_PROBE, TWIN_SCOPE_SHUNT_OHM,
+		    (unsigned long)t->o.scope_rate_hz / 1000);
 	if (t->have_usb)
 		ADD("# the bench PC's kernel as the device's USB host: run bcbench with\n"
 		    "# BCBENCH_SYSFS_ROOT=%s\ndut_usb = %04x:%04x:%s\n",
@@ -257,19 +327,34 @@ static int write_atomic(const char *path, const char *text, struct bn_err *err)
 	return BN_OK;
 }
 
+/* The environment bcbench needs, VAR=VALUE lines: the fake kernel's
+ * sysfs root, the scope's socket and the directory of the fake libusb
+ * the process must load. */
+static void env_text(const struct twin *t, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	if (t->have_usb)
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "BCBENCH_SYSFS_ROOT=%s\n", t->usb.sys);
+	if (t->have_scope)
+		snprintf(buf + o, o < len ? len - o : 0, "%s=%s\nLD_LIBRARY_PATH=%s\n", SCOPE_PROTO_ENV,
+			 t->scope.path, t->fakeusb);
+}
+
 /* --conf-out, and beside it CONF.env with the environment bcbench needs
  * (written first: the conf says the twin is ready). */
-static int write_conf(const struct twin *t, const char *text, struct bn_err *err)
+static int write_conf(const struct twin *t, const char *text, const char *envs,
+		      struct bn_err *err)
 {
-	char env[PATH_MAX + 16], line[SK_PATH_LEN + 32];
+	char env[PATH_MAX + 16];
 	int rc;
 
 	if (!t->o.conf_out)
 		return BN_OK;
 	snprintf(env, sizeof(env), "%s.env", t->o.conf_out);
-	if (t->have_usb) {
-		snprintf(line, sizeof(line), "BCBENCH_SYSFS_ROOT=%s\n", t->usb.sys);
-		if ((rc = write_atomic(env, line, err)) < 0)
+	if (envs[0]) {
+		if ((rc = write_atomic(env, envs, err)) < 0)
 			return rc;
 	} else {
 		unlink(env); /* an earlier twin's */
@@ -297,6 +382,14 @@ static void status_line(const struct twin *t, char *buf, size_t len)
 		snprintf(buf + n - 1, len - (n - 1), " usb=%s usb_config=%d usb_suspended=%d\n",
 			 t->usb.plugged ? "enumerated" : "none", t->usb.plugged ? t->usb.config : 0,
 			 t->usb.suspended);
+	n = strlen(buf);
+	if (t->have_scope && n > 0 && buf[n - 1] == '\n')
+		snprintf(buf + n - 1, len - (n - 1),
+			 " scope_acquisitions=%ld scope_frames_sent=%llu scope_frames_dropped=%llu\n",
+			 t->scope.acquisitions,
+			 (unsigned long long)(t->scope.frames_sent +
+					      t->scope.sent_bytes / sizeof(struct scope_frame)),
+			 (unsigned long long)(t->scope.frames_dropped + t->scope.dropped));
 }
 
 static void on_ctl(void *user, struct twin_link *l, int conn, char *line)
@@ -328,6 +421,9 @@ static void faults(struct twin *t, bn_time_us now)
 		twin_instr_note(&t->pps, now, "stopped (--capture-stop-after-s): the device went away");
 		twin_link_drop(&t->pps.link);
 	}
+	if (t->o.capture_stop_after_s >= 0 && t->have_scope && t->scope.first_sent_t >= 0 &&
+	    !t->scope.gone && now >= t->scope.first_sent_t + bn_time_from_s(t->o.capture_stop_after_s))
+		twin_scope_unplug(&t->scope, now, "--capture-stop-after-s: the scope went away");
 }
 
 static int serve(struct twin *t, struct bn_err *err)
@@ -343,6 +439,8 @@ static int serve(struct twin *t, struct bn_err *err)
 		n += twin_link_fds(&t->pps.link, p + n, TWIN_MAX_FDS - n);
 		n += twin_link_fds(&t->con.link, p + n, TWIN_MAX_FDS - n);
 		n += twin_link_fds(&t->ctl, p + n, TWIN_MAX_FDS - n);
+		if (t->have_scope)
+			n += twin_scope_fds(&t->scope, p + n, TWIN_MAX_FDS - n);
 		if (poll(p, (nfds_t)n, TWIN_POLL_MS) < 0 && errno != EINTR)
 			return bn_err_set(err, BN_ERR_IO, "poll: %s", strerror(errno));
 		now = twin_now(t);
@@ -357,6 +455,8 @@ static int serve(struct twin *t, struct bn_err *err)
 		twin_instr_service(&t->load, p, n, now);
 		twin_instr_service(&t->supply, p, n, now);
 		twin_instr_service(&t->pps, p, n, now);
+		if (t->have_scope)
+			twin_scope_service(&t->scope, p, n, now);
 		if (t->have_con)
 			twin_console_service(&t->con, p, n, now);
 		twin_link_service(&t->ctl, p, n, on_ctl, NULL, t);
@@ -406,6 +506,8 @@ static void finish(struct twin *t, int rc, const struct bn_err *err)
 	if (t->have_con)
 		twin_console_close(&t->con);
 	twin_link_close(&t->pps.link);
+	if (t->have_scope)
+		twin_scope_close(&t->scope, twin_now(t));
 	twin_link_close(&t->supply.link);
 	twin_link_close(&t->load.link);
 	twin_fixture_close(&t->fx);
@@ -416,7 +518,7 @@ static void finish(struct twin *t, int rc, const struct bn_err *err)
 	if (t->own_run_dir)
 		remove_run_dir(t->run_dir);
 	FILE *logs[] = { t->f_fx, t->f_load, t->f_supply, t->f_cap, t->f_samples, t->f_console,
-			 t->f_world, t->f_twin, t->f_usb };
+			 t->f_world, t->f_twin, t->f_usb, t->f_scope, t->f_scope_samples };
 	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++)
 		if (logs[i])
 			fclose(logs[i]);
@@ -427,7 +529,7 @@ int main(int argc, char **argv)
 	static struct twin t; /* large; one per process */
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct bn_err err = { 0 };
-	char conf[4096];
+	char conf[4096], env[SK_PATH_LEN + 2 * PATH_MAX + 128];
 	int rc;
 
 	memset(&t, 0, sizeof(t));
@@ -442,12 +544,12 @@ int main(int argc, char **argv)
 	rc = start(&t, &err);
 	if (rc == BN_OK) {
 		conf_text(&t, conf, sizeof(conf));
-		rc = write_conf(&t, conf, &err);
+		env_text(&t, env, sizeof(env));
+		rc = write_conf(&t, conf, env, &err);
 	}
 	if (rc == BN_OK) {
 		fputs(conf, stdout);
-		if (t.have_usb)
-			printf("BCBENCH_SYSFS_ROOT=%s\n", t.usb.sys);
+		fputs(env, stdout);
 		fflush(stdout);
 		if (t.f_twin) {
 			fputs(conf, t.f_twin);

@@ -25,7 +25,8 @@ $(BUILD)/tests/twin/bcbench-twin-host: $(MAIN_OBJ) $(TWIN_HOST_OBJ) $(BUILD)/lib
 	@echo '  LD      $@'
 	$(Q)$(CC) $(LDFLAGS_ALL) $(foreach f,$(TWIN_FTDI_WRAP),-Wl,--wrap=$(f)) -o $@ $^ $(LDLIBS_ALL)
 
-twin: $(TWIN_BIN)
+# --capture scope needs the fake libusb-1.0 of tests/fakeusb (fakeusb.mk).
+twin: $(TWIN_BIN) $(BUILD)/tests/fakeusb/libusb-1.0.so.0
 units: $(TWIN_BIN)
 .PHONY: twin
 

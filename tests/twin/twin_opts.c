@@ -13,8 +13,8 @@ static const char usage[] =
 	"The bench twin: the simulated world (port, charger, host, device and its\n"
 	"firmware) behind emulated instruments, so `bcbench run` with a real bench.conf\n"
 	"drives every real backend: the FTDI fixture (through bcbench-twin-host's\n"
-	"libftdi1), an SCPI load on a pseudo-terminal, an SCPI supply and a capture\n"
-	"device for libsigrok's scpi-pps driver on local TCP ports, and the device's\n"
+	"libftdi1), an SCPI load on a pseudo-terminal, an SCPI supply on a local TCP\n"
+	"port, a capture device libsigrok drives (see --capture), and the device's\n"
 	"telemetry console on a pseudo-terminal. Once ready it prints the bench.conf\n"
 	"lines a run needs; it runs until SIGTERM or \"quit\" on its control socket.\n"
 	"\n"
@@ -35,11 +35,26 @@ static const char usage[] =
 	"  --log DIR                logs for a reader: fixture.log (decoded states),\n"
 	"                           load.log, supply.log, capture.log (SCPI dialogues),\n"
 	"                           capture-samples.tsv (values served to libsigrok),\n"
+	"                           scope.log, scope-samples.tsv (the scope's\n"
+	"                           acquisitions, every 100th frame with its time),\n"
 	"                           console.log, world.log, usbhost.log, twin.log\n"
 	"  --conf-out FILE          also write the bench.conf lines to FILE (atomically)\n"
 	"  --supply-port P, --capture-port Q   TCP ports (default: free ones)\n"
 	"  --without LIST           leave instruments out: load,supply,console,capture\n"
 	"                           (without the supply, VBUS follows the fixture alone)\n"
+	"  --capture pps|scope|none the capture device (default pps):\n"
+	"                           pps: a Rigol DP711 for libsigrok's scpi-pps driver\n"
+	"                           on a local TCP port, polled (about 48 frames/s);\n"
+	"                           scope: the sample source of the fake Hantek 6022BE\n"
+	"                           (tests/fakeusb) that libsigrok's hantek-6xxx driver\n"
+	"                           drives in the run's process, on RUNDIR/scope.sock:\n"
+	"                           CH1 = VBUS / 10 (a 10:1 probe), CH2 = IBUS x 1 ohm\n"
+	"                           (a shunt); CONF.env gets BCBENCH_FAKEUSB_SCOPE and\n"
+	"                           the LD_LIBRARY_PATH that loads the fake\n"
+	"  --scope-rate HZ          the scope's rate, the world's sample clock:\n"
+	"                           100k, 200k, 500k or 1M (default 100k)\n"
+	"  --fakeusb DIR            where the fake libusb-1.0.so.0 is (default:\n"
+	"                           ../fakeusb beside the twin's own program)\n"
 	"The bench PC's kernel as the device's USB host (a fake USB core on a sysfs tree\n"
 	"under the run dir; the conf gets dut_usb, and BCBENCH_SYSFS_ROOT=DIR is printed\n"
 	"and written to CONF.env beside --conf-out; --log keeps usbhost.log):\n"
@@ -55,7 +70,8 @@ static const char usage[] =
 	"the capture's from its first value served):\n"
 	"  --load-stall-after N, --load-vanish-after N\n"
 	"  --supply-stall-after N, --supply-vanish-after N\n"
-	"  --console-hangup-after-s S, --capture-stop-after-s S\n"
+	"  --console-hangup-after-s S, --capture-stop-after-s S (the scope: from its\n"
+	"  first frame sent; it is unplugged)\n"
 	"Exit codes: 0 stopped as asked, 2 bad usage or input, 3 the world failed or\n"
 	"the environment refused (sockets, ptys).\n";
 
@@ -158,7 +174,7 @@ static bool without(const char *arg, struct twin_opts *o)
 		else if (!strcmp(it, "console"))
 			o->no_console = true;
 		else if (!strcmp(it, "capture"))
-			o->no_capture = true;
+			o->capture = TWIN_CAP_NONE;
 		else {
 			fprintf(stderr, "bcbench-twin: --without \"%s\": expected load, supply, console "
 					"or capture\n", it);
@@ -168,11 +184,46 @@ static bool without(const char *arg, struct twin_opts *o)
 	return true;
 }
 
+static bool capture(const char *arg, struct twin_opts *o)
+{
+	if (!strcmp(arg, "pps"))
+		o->capture = TWIN_CAP_PPS;
+	else if (!strcmp(arg, "scope"))
+		o->capture = TWIN_CAP_SCOPE;
+	else if (!strcmp(arg, "none"))
+		o->capture = TWIN_CAP_NONE;
+	else {
+		fprintf(stderr, "bcbench-twin: --capture \"%s\": expected pps, scope or none\n", arg);
+		return false;
+	}
+	return true;
+}
+
+/* The hantek-6xxx driver's rates the world's microsecond clock can tick
+ * at (1 MHz divisible by them). */
+static bool scope_rate(const char *arg, struct twin_opts *o)
+{
+	static const struct { const char *name; uint32_t hz; } rates[] = {
+		{ "100k", 100000 }, { "200k", 200000 }, { "500k", 500000 }, { "1M", 1000000 },
+		{ "100000", 100000 }, { "200000", 200000 }, { "500000", 500000 }, { "1000000", 1000000 },
+	};
+
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+		if (!strcmp(arg, rates[i].name)) {
+			o->scope_rate_hz = rates[i].hz;
+			return true;
+		}
+	fprintf(stderr, "bcbench-twin: --scope-rate \"%s\": expected 100k, 200k, 500k or 1M (the "
+			"6022BE's rates the world's microsecond clock can keep)\n", arg);
+	return false;
+}
+
 int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 {
 	enum { O_DATADIR = 256, O_FIXTURE, O_PORTS, O_CHARGER, O_HOST, O_DUT, O_FW, O_LIMITS,
 	       O_RUNDIR, O_LOG, O_CONF, O_SPORT, O_CPORT, O_WITHOUT, O_LSTALL, O_LVANISH,
-	       O_SSTALL, O_SVANISH, O_CHANGUP, O_CSTOP, O_USBHOST, O_USBMA, O_USBDRV, O_HELP };
+	       O_SSTALL, O_SVANISH, O_CHANGUP, O_CSTOP, O_USBHOST, O_USBMA, O_USBDRV, O_CAPTURE,
+	       O_SRATE, O_FAKEUSB, O_HELP };
 	static const struct option longs[] = {
 		{ "datadir", required_argument, NULL, O_DATADIR },
 		{ "fixture-file", required_argument, NULL, O_FIXTURE },
@@ -197,6 +248,9 @@ int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 		{ "usb-host", required_argument, NULL, O_USBHOST },
 		{ "usb-port-ma", required_argument, NULL, O_USBMA },
 		{ "usb-driver", required_argument, NULL, O_USBDRV },
+		{ "capture", required_argument, NULL, O_CAPTURE },
+		{ "scope-rate", required_argument, NULL, O_SRATE },
+		{ "fakeusb", required_argument, NULL, O_FAKEUSB },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -208,6 +262,8 @@ int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 	o->load_stall_after = o->load_vanish_after = -1;
 	o->supply_stall_after = o->supply_vanish_after = -1;
 	o->console_hangup_after_s = o->capture_stop_after_s = -1;
+	o->capture = TWIN_CAP_PPS;
+	o->scope_rate_hz = 100000;
 	opterr = 0;
 	while (ok && (c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
 		switch (c) {
@@ -238,6 +294,9 @@ int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 		case O_USBHOST: ok = usb_host(optarg, o); break;
 		case O_USBMA: ok = usb_port_ma(optarg, o); break;
 		case O_USBDRV: ok = usb_driver(optarg, o); break;
+		case O_CAPTURE: ok = capture(optarg, o); break;
+		case O_SRATE: ok = scope_rate(optarg, o); break;
+		case O_FAKEUSB: o->fakeusb_dir = optarg; break;
 		case O_HELP: fputs(usage, stdout); return 1;
 		default:
 			fprintf(stderr, "bcbench-twin: unknown option or missing value: %s\n%s",

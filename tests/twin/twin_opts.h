@@ -3,6 +3,13 @@
 #define BN_TWIN_OPTS_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+/* The capture device the twin serves: libsigrok's scpi-pps driver on TCP
+ * (polled, about 48 frames a second), the fake Hantek 6022BE's sample
+ * source (twin_scope.h; libsigrok's hantek-6xxx driver at 100 kHz), or
+ * none. */
+enum twin_capture { TWIN_CAP_PPS, TWIN_CAP_SCOPE, TWIN_CAP_NONE };
 
 struct twin_opts {
 	const char *datadir;       /* default "." */
@@ -12,7 +19,10 @@ struct twin_opts {
 	const char *log_dir;
 	const char *conf_out;
 	int supply_port, capture_port; /* 0: any free one */
-	bool no_load, no_supply, no_console, no_capture;
+	bool no_load, no_supply, no_console;
+	enum twin_capture capture;                    /* default pps */
+	uint32_t scope_rate_hz;                       /* the scope's rate: 0, 100 kHz */
+	const char *fakeusb_dir;  /* the fake libusb-1.0's directory; NULL: beside the twin's */
 	long load_stall_after, load_vanish_after;     /* < 0: never */
 	long supply_stall_after, supply_vanish_after;
 	double console_hangup_after_s;                /* < 0: never */

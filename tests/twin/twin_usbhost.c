@@ -180,12 +180,16 @@ static void watch_power(struct twin_usbhost *u, bn_time_us now)
 {
 	char control[16], delay[16];
 
-	if (attr(u, "power/control", control, sizeof(control)) && strcmp(control, u->control)) {
+	/* empty: bcbench's write is between its O_TRUNC and its text (sysfs
+	 * never reads empty; this tree's regular files do) */
+	if (attr(u, "power/control", control, sizeof(control)) && control[0] &&
+	    strcmp(control, u->control)) {
 		if (u->control[0])
 			note(u, now, "control", "power/control %s (was %s)", control, u->control);
 		snprintf(u->control, sizeof(u->control), "%s", control);
 	}
-	if (attr(u, "power/autosuspend_delay_ms", delay, sizeof(delay)) && strcmp(delay, u->delay)) {
+	if (attr(u, "power/autosuspend_delay_ms", delay, sizeof(delay)) && delay[0] &&
+	    strcmp(delay, u->delay)) {
 		if (u->delay[0])
 			note(u, now, "control", "power/autosuspend_delay_ms %s (was %s)", delay, u->delay);
 		snprintf(u->delay, sizeof(u->delay), "%s", delay);

@@ -14,8 +14,9 @@
 #define TWIN_VBUS_SENSE_V 4.0
 /* Below this a constant-current load has nothing to sink. */
 #define TWIN_LOAD_MIN_V 0.1
-/* The world's sample clock: nothing takes its samples (the instruments
- * read bn_world_sample_now), so a slow one costs nothing. */
+/* The world's sample clock without a scope: nothing takes its samples
+ * (the instruments read bn_world_sample_now), so a slow one costs
+ * nothing. */
 #define TWIN_WORLD_RATE_HZ 1000.0
 
 /* Bare names are profiles/KIND/NAME.json under the data dir; paths as
@@ -130,6 +131,13 @@ static void on_cev(void *user, const struct bn_cev *ev)
 		tw->o.on_telemetry(tw->o.user, ev->t_us, ev->key, ev->text);
 }
 
+static void on_sample(void *user, bn_time_us t, const struct bn_sample *s)
+{
+	struct twin_world *tw = user;
+
+	tw->o.on_sample(tw->o.user, t, s);
+}
+
 static int load_profiles(struct twin_world *tw, struct bn_err *err)
 {
 	const struct twin_world_opts *o = &tw->o;
@@ -190,9 +198,10 @@ int twin_world_open(struct twin_world *tw, const struct twin_world_opts *o, stru
 		.fw = tw->fw.fw,
 		.battery_v = NAN,
 		.data_delay_us = -1,
-		.sample_rate_hz = TWIN_WORLD_RATE_HZ,
+		.sample_rate_hz = o->on_sample ? o->sample_rate_hz : TWIN_WORLD_RATE_HZ,
 		.host_external = o->host_external,
-		.sink = { .user = tw, .event = on_event, .cev = on_cev },
+		.sink = { .user = tw, .sample = o->on_sample ? on_sample : NULL, .event = on_event,
+			  .cev = on_cev },
 		.stop_flag = o->stop,
 	};
 	rc = bn_world_new(&wc, &tw->w, err);

@@ -49,6 +49,11 @@ struct twin_world_opts {
 	FILE *log;               /* the world's events, may be NULL */
 	/* The firmware reported key=val (console telemetry). */
 	void (*on_telemetry)(void *user, bn_time_us t, const char *key, const char *val);
+	/* Each tick of the world's sample clock at sample_rate_hz (the
+	 * scope's source, twin_scope.h); NULL: nothing takes samples, and
+	 * the clock runs slow. */
+	void (*on_sample)(void *user, bn_time_us t, const struct bn_sample *s);
+	double sample_rate_hz;
 	void *user;
 };
 
