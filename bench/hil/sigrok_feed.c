@@ -63,6 +63,13 @@ struct bn_sigrok_feed {
 	bool gap_next;       /* the next frame queued starts a scope frame */
 	double rate_hz;      /* as the device runs now */
 	double next_rate_hz; /* a scope's new rate, from its next frame on */
+	/* A stream whose start was lost before its first packet (that packet
+	 * came later than its own span after the start: libsigrok 0.5.2's
+	 * hantek-6xxx gives the first transfer of an acquisition that follows
+	 * another to the earlier one's pending transfer): its frames are
+	 * dated back from that packet's arrival, approximately. */
+	bool anchored;
+	bn_time_us k_off_us;
 	int64_t k;           /* frames aligned in the stream, or in the scope
 			      * frame */
 	bn_time_us frame_t0; /* the scope frame's start */
@@ -386,6 +393,8 @@ void bn_sigrok_feed_begin(struct bn_sigrok_feed *f, bool probe)
 	f->in_frame = false;
 	f->gap_next = false;
 	f->k = 0;
+	f->anchored = false;
+	f->k_off_us = 0;
 	f->last_t = -1;
 	if (f->next_rate_hz > 0)
 		f->rate_hz = f->next_rate_hz;
@@ -470,7 +479,8 @@ static void align(struct bn_sigrok_feed *f)
 			fr.gap_before = f->gap_next;
 			f->gap_next = false;
 		} else {
-			fr.t_us = bn_tick_time(f->k++, f->rate_hz);
+			fr.t_us = f->k_off_us + bn_tick_time(f->k++, f->rate_hz);
+			fr.t_approx = f->k_off_us > 0;
 		}
 		/* Time only goes forward, even when the host's clock stamps two
 		 * readings alike. */
@@ -670,6 +680,24 @@ static void on_analog(struct bn_sigrok_feed *f, const struct sr_datafeed_analog 
 			return;
 		}
 		memcpy(c->v + c->n, f->scratch, n * sizeof(float));
+		if (!f->polled && !f->framed && !f->anchored && f->rate_hz > 0) {
+			bn_time_us arrived = now_us(f) - f->t0_us;
+			bn_time_us span = bn_tick_time((int64_t)n, f->rate_hz);
+
+			f->anchored = true;
+			/* later than its span, with a margin the size of the
+			 * packet for the transfer's own latency */
+			if (arrived > 2 * span + 100000) {
+				f->k_off_us = arrived - span;
+				pthread_mutex_lock(&f->lock);
+				f->tm.start_lost_us = f->k_off_us;
+				pthread_mutex_unlock(&f->lock);
+				bn_warn("%s: the first %zu samples of the stream arrived %.3f s after the start "
+					"(their span is %.3f s): the start was lost; the frames are dated back "
+					"from their arrival, approximately", f->driver, n,
+					bn_time_to_s(arrived), bn_time_to_s(span));
+			}
+		}
 		if (f->polled) {
 			/* A polled device's packets carry readings, not a
 			 * stream: each is as old as its arrival. */

@@ -97,6 +97,9 @@ struct bn_sigrok_timing {
 				      * frames (across scope-frame gaps too) */
 	bn_time_us max_skew_us;      /* polled: longest spread of one frame's
 				      * readings' arrivals */
+	bn_time_us start_lost_us;    /* a stream whose start was lost: its first
+				      * frame dated this late, from its packet's
+				      * arrival (approximate); 0: none */
 };
 
 struct bn_sigrok_feed_cfg {
