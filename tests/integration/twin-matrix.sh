@@ -109,10 +109,11 @@ while read -r name scn fw targs required; do
 				bad "$name: $id is $tv through the twin, $sv on the sim ($treason)"
 			fi
 			;;
-		inconclusive) incon=$((incon + 1)); echo "     $name: $id inconclusive through the twin: $treason" ;;
+		inconclusive) incon=$((incon + 1)); echo "$id" >>"$TMP/incon.$name" ;;
 		esac
 	done <"$TMP/twin.v"
 	[ $differ -eq 0 ] && ok "$name ($fw on $scn): the $same rules and expectations the twin judged have the sim's verdicts ($incon inconclusive)"
+	[ -f "$TMP/incon.$name" ] && echo "     $name: inconclusive through the twin (each result says why, $d/twin/report.json): $(tr '\n' ' ' <"$TMP/incon.$name")"
 	for rule in $(echo "$required" | tr ',' ' '); do
 		tv=$(awk -v id="$rule" '$1 == id { print $2; exit }' "$TMP/twin.v")
 		sv=$(awk -v id="$rule" '$1 == id { print $2; exit }' "$TMP/sim.v")
