@@ -449,8 +449,11 @@ scope_run() {
 	) >"$SD/run.stdout" 2>"$SD/run.stderr"
 	got=$?
 	cpu1=$(cpu_s "$TWIN_PID") wall1=$(now_s)
-	[ "$got" -eq "$want" ] && ok "$name: run exits $got" ||
-		{ bad "$name: run exit $got, want $want"; sed 's/^/     | /' "$SD/run.stderr" "$SD/run.stdout" | tail -6; }
+	# The run completes: 0 or 1 by its verdicts, which are printed beside
+	# the simulated bench's below, not asserted here (the twin matrix
+	# compares verdicts); a bench fault or bad input is a failure.
+	[ "$got" -le "$want" ] && ok "$name: the run completes (exit $got)" ||
+		{ bad "$name: run exit $got, want at most $want"; sed 's/^/     | /' "$SD/run.stderr" "$SD/run.stdout" | tail -6; }
 	# (an ASan build exits 1 on a leak too, as on a failed verdict)
 	grep -q "Sanitizer\|runtime error" "$SD/run.stderr" && bad "$name: $(grep -m1 "Sanitizer\|runtime error" "$SD/run.stderr")" ||
 		ok "$name: no sanitizer report from the run"
