@@ -778,6 +778,22 @@ static int wait_state(struct bn_usb_host *h, const char *want, int timeout_ms,
 	}
 }
 
+/* power/control = value, the command's times in ev: the moment a suspend
+ * or resume was asked. */
+static int write_control(struct bn_usb_host *h, const char *value, struct bn_usb_host_ev *ev,
+			 struct bn_err *err)
+{
+	char p[BN_USB_HOST_PATH_LEN];
+	int e;
+
+	if (!path_of(p, sizeof(p), h->dir, "power/control"))
+		return bn_err_set(err, BN_ERR_ARG, "%s: path too long", h->dir);
+	ev->t_cmd_us = bn_usb_host_now_us();
+	e = -attr_write(p, value);
+	ev->t_cmd_end_us = bn_usb_host_now_us();
+	return e ? write_err(err, h, "power/control", e, NULL) : BN_OK;
+}
+
 int bn_usb_host_suspend(struct bn_usb_host *h, int timeout_ms, volatile const sig_atomic_t *stop,
 			struct bn_usb_host_ev *ev, struct bn_err *err)
 {
@@ -804,12 +820,9 @@ int bn_usb_host_suspend(struct bn_usb_host *h, int timeout_ms, volatile const si
 	e = -attr_write(p, "0");
 	if (e)
 		return ev_done(ev, write_err(err, h, "power/autosuspend_delay_ms", e, NULL));
-	path_of(p, sizeof(p), h->dir, "power/control");
-	ev->t_cmd_us = bn_usb_host_now_us();
-	e = -attr_write(p, "auto");
-	ev->t_cmd_end_us = bn_usb_host_now_us();
-	if (e)
-		return ev_done(ev, write_err(err, h, "power/control", e, NULL));
+	rc = write_control(h, "auto", ev, err);
+	if (rc < 0)
+		return ev_done(ev, rc);
 	rc = wait_state(h, "suspended", timeout_ms, stop, ev, err);
 	if (rc == BN_ERR_TIMEOUT) {
 		char why[600];
@@ -827,8 +840,8 @@ int bn_usb_host_resume(struct bn_usb_host *h, int timeout_ms, volatile const sig
 		       struct bn_usb_host_ev *ev, struct bn_err *err)
 {
 	struct bn_usb_host_ev dummy;
-	char p[BN_USB_HOST_PATH_LEN], w[300];
-	int rc, e;
+	char w[300];
+	int rc;
 
 	if (!ev)
 		ev = &dummy;
@@ -838,13 +851,9 @@ int bn_usb_host_resume(struct bn_usb_host *h, int timeout_ms, volatile const sig
 		return ev_done(ev, rc);
 	if (dev_read(h, "power/runtime_status", ev->state, sizeof(ev->state)) >= 0)
 		ev->already = !strcmp(ev->state, "active");
-	if (!path_of(p, sizeof(p), h->dir, "power/control"))
-		return ev_done(ev, bn_err_set(err, BN_ERR_ARG, "%s: path too long", h->dir));
-	ev->t_cmd_us = bn_usb_host_now_us();
-	e = -attr_write(p, "on");
-	ev->t_cmd_end_us = bn_usb_host_now_us();
-	if (e)
-		return ev_done(ev, write_err(err, h, "power/control", e, NULL));
+	rc = write_control(h, "on", ev, err);
+	if (rc < 0)
+		return ev_done(ev, rc);
 	rc = wait_state(h, "active", timeout_ms, stop, ev, err);
 	if (rc == BN_ERR_TIMEOUT)
 		rc = bn_err_set(err, BN_ERR_TIMEOUT,

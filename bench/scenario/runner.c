@@ -652,21 +652,16 @@ static int drain_real(struct run_ctx *c, struct bn_err *err);
  * reading before it, and a point no new reading reached is counted held.
  * A scope's new frame after an unknown gap starts a new session of the
  * rules: nothing is judged across it. */
+static void grid_point(struct run_ctx *c, bn_time_us period, const struct bn_sample *v, bool held);
+
 static void dev_take(struct run_ctx *c, bn_time_us t, const struct bn_cap_frame *f)
 {
 	if (c->dev_polled) {
 		bn_time_us period = bn_time_from_s(1.0 / c->rate_hz);
 
-		while (c->poll_next <= t) {
-			const struct bn_sample *v = c->dev_have_last ? &c->poll_last : &f->s;
-
-			if (c->dev_have_last && c->poll_next - c->dev_last_t > period)
-				c->poll_held++;
-			flush_cevs(c, c->poll_next);
-			take_frame(c, c->poll_next, v);
-			c->dev_t = c->poll_next;
-			c->poll_next += period;
-		}
+		while (c->poll_next <= t)
+			grid_point(c, period, c->dev_have_last ? &c->poll_last : &f->s,
+				   c->dev_have_last && c->poll_next - c->dev_last_t > period);
 		c->poll_last = f->s;
 		c->dev_last_t = t;
 		c->dev_have_last = true;
@@ -716,6 +711,19 @@ static int drain_device(struct run_ctx *c, struct bn_err *err)
 /* The polls due by bench time now, each a frame on its grid point; a
  * poll that comes more than a period late fills the points it missed with
  * its reading, and they are counted (poll_held) and reported. */
+/* One point of the bench's grid of polled readings (the instruments'
+ * own, or a capture device's without a samplerate): the events up to it,
+ * then its frame; held: no new reading reached it (counted, reported). */
+static void grid_point(struct run_ctx *c, bn_time_us period, const struct bn_sample *v, bool held)
+{
+	if (held)
+		c->poll_held++;
+	flush_cevs(c, c->poll_next);
+	take_frame(c, c->poll_next, v);
+	c->dev_t = c->poll_next;
+	c->poll_next += period;
+}
+
 static int poll_due(struct run_ctx *c, bn_time_us now, struct bn_err *err)
 {
 	bn_time_us period = bn_time_from_s(c->poll.period_s);
@@ -729,16 +737,10 @@ static int poll_due(struct run_ctx *c, bn_time_us now, struct bn_err *err)
 		if (now - c->poll_next > period)
 			c->poll.late_polls++;
 		/* the points this poll came too late for */
-		while (now - c->poll_next > period) {
-			flush_cevs(c, c->poll_next);
-			take_frame(c, c->poll_next, c->rep->n_samples ? &c->poll_last : &s);
-			c->poll_held++;
-			c->poll_next += period;
-		}
-		flush_cevs(c, c->poll_next);
-		take_frame(c, c->poll_next, &s);
+		while (now - c->poll_next > period)
+			grid_point(c, period, c->rep->n_samples ? &c->poll_last : &s, true);
+		grid_point(c, period, &s, false);
 		c->poll_last = s;
-		c->poll_next += period;
 	}
 	return BN_OK;
 }
@@ -830,6 +832,8 @@ static void usbh_configured(struct run_ctx *c, bn_time_us t, double win_s, int v
 	usbh_event(c, BN_CEV_CONFIG, t, value, usbh_max_power_a(c, value), win_s, d);
 }
 
+static void report_configs(struct bn_report *rep, const struct bn_usb_desc *usb);
+
 /* The device appeared in sysfs: it enumerated. Its configurations are
  * the task 2 rules' from now on, and the report's. */
 static void usbh_found(struct run_ctx *c, bn_time_us now)
@@ -845,16 +849,7 @@ static void usbh_found(struct run_ctx *c, bn_time_us now)
 		mp[i] = d->cfg[i].max_power_ma / 1000.0;
 	}
 	bn_checks_set_configs(c->checks, n, val, mp);
-	cJSON_Delete(c->rep->configs);
-	c->rep->configs = cJSON_CreateArray();
-	for (int i = 0; i < d->n_configs; i++) {
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(o, "bConfigurationValue", d->cfg[i].value);
-		cJSON_AddNumberToObject(o, "max_power_ma", d->cfg[i].max_power_ma);
-		cJSON_AddBoolToObject(o, "self_powered", d->cfg[i].self_powered);
-		cJSON_AddItemToArray(c->rep->configs, o);
-	}
+	report_configs(c->rep, d);
 	/* the pull-up came between the moment a connect became possible and
 	 * this sighting: the window the rules are told */
 	snprintf(det, sizeof(det), "%s enumerated (%s, %d configuration%s), seen %.0f ms after a "
@@ -1373,6 +1368,21 @@ static int read_configs(struct run_ctx *c, struct bn_usb_desc *usb, struct bn_er
 	return bn_usb_sim_configs(cfg, n, usb, err);
 }
 
+/* The report's advertised configurations (those it had are replaced). */
+static void report_configs(struct bn_report *rep, const struct bn_usb_desc *usb)
+{
+	cJSON_Delete(rep->configs);
+	rep->configs = cJSON_CreateArray();
+	for (int i = 0; i < usb->n_configs; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "bConfigurationValue", usb->cfg[i].value);
+		cJSON_AddNumberToObject(o, "max_power_ma", usb->cfg[i].max_power_ma);
+		cJSON_AddBoolToObject(o, "self_powered", usb->cfg[i].self_powered);
+		cJSON_AddItemToArray(rep->configs, o);
+	}
+}
+
 static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 {
 	struct bn_report *rep = c->rep;
@@ -1387,14 +1397,7 @@ static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 	snprintf(rep->port_expect, sizeof(rep->port_expect), "%s", bn_port_name(c->port.expect));
 	rep->rate_hz = c->rate_hz;
 	rep->channel_mask = c->chan_mask;
-	for (int i = 0; i < usb->n_configs; i++) {
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(o, "bConfigurationValue", usb->cfg[i].value);
-		cJSON_AddNumberToObject(o, "max_power_ma", usb->cfg[i].max_power_ma);
-		cJSON_AddBoolToObject(o, "self_powered", usb->cfg[i].self_powered);
-		cJSON_AddItemToArray(rep->configs, o);
-	}
+	report_configs(rep, usb);
 }
 
 static unsigned real_events(const struct run_ctx *c);
@@ -1814,9 +1817,12 @@ static void annotate_measurement(struct run_ctx *c)
 				      : NULL;
 	cJSON *ins;
 	char buf[400];
+	struct bn_sigrok_timing tm = { 0 };
 
 	if (!chs)
 		return;
+	if (c->dev)
+		bn_sigrok_cap_timing(c->dev, &tm);
 	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
 		cJSON *o = cJSON_GetObjectItemCaseSensitive(chs, bn_chan_label(ch));
 
@@ -1862,9 +1868,6 @@ static void annotate_measurement(struct run_ctx *c)
 		cJSON_AddStringToObject(o, "instrument", buf);
 		cJSON_AddNumberToObject(o, "rate_hz", c->rate_hz);
 		if (c->dev) {
-			struct bn_sigrok_timing tm;
-
-			bn_sigrok_cap_timing(c->dev, &tm);
 			cJSON_AddStringToObject(o, "clock", c->dev_polled ? "polled"
 						: tm.clock == BN_SIGROK_CLOCK_FRAMES ? "frames"
 										     : "samplerate");
