@@ -237,6 +237,7 @@ struct cand {
 	int tag, kind;      /* the rule's own: configuration value, which window, ... */
 	double decl;        /* a configuration's bMaxPower, A */
 	double key;         /* the ranking it was kept for */
+	bn_time_us doubt_t0; /* an event it may straddle came no sooner than this */
 };
 
 /* The expanded uncertainty U of a candidate's value, from the channel's
@@ -900,6 +901,9 @@ struct sentry_priv {
 	double run_prev_a;
 	double run_a;           /* its first mean and that mean's samples */
 	long run_n;
+	bool have_unsure;       /* a mean not clearly above ISUSP, the first's start: */
+	bn_time_us t_unsure;
+	bn_time_us t_data;      /* the end of the last sample seen in it; -1 none */
 	int n_short, n_suspends;
 	struct worst r, lb;
 	struct host_watch host;
@@ -943,13 +947,22 @@ static void sentry_found(struct sentry_priv *p, bn_time_us tc)
 static void sentry_feed(struct sentry_priv *p, const struct bn_block *b, bn_time_us t1)
 {
 	bn_time_us tc;
-	double a;
+	double a, u;
 	bool below;
 
 	if (!b->n || p->done)
 		return;
 	a = mean_a(bn_rsum_total(&b->sum[0]), b->n);
-	below = a <= p->isusp;
+	/* a mean counts as below or above ISUSP only beyond its U, so that
+	 * an instrument's offset or step (an 8-bit scope's 20 mA) neither
+	 * dates a fall nor keeps the draw "above" */
+	u = bn_ctx_u_level(p->ctx, BN_CH_IBUS, a, b->n);
+	u = bn_u_expand(1, &u);
+	below = a + u <= p->isusp;
+	if (a - u <= p->isusp && !p->have_unsure) {
+		p->have_unsure = true;
+		p->t_unsure = b->t0;
+	}
 	if (below && !p->ps.pending) {
 		p->run_prev = p->have_above;
 		p->run_prev_a = p->above_a;
@@ -978,7 +991,8 @@ static void sentry_start(struct sentry_priv *p, bn_time_us t, double w_s)
 	p->gap_s = w_s > 0 ? w_s : 0;
 	p->t_s = t + bn_time_from_s(p->gap_s / 2);
 	bn_block_start(&p->bin, t, SENTRY_BIN_US);
-	p->have_above = p->run_prev = false;
+	p->have_above = p->run_prev = p->have_unsure = false;
+	p->t_data = -1;
 	/* persistence over bins: one bin is SENTRY_BIN_US long, SENTRY_BINS of them */
 	bn_persist_init(&p->ps, SENTRY_BIN_US, SENTRY_BINS, false);
 	p->n_suspends++;
@@ -995,8 +1009,17 @@ static void sentry_stop(struct sentry_priv *p, bn_time_us t)
 	sentry_feed(p, &p->bin, t);
 	if (p->done)
 		return;
-	/* not (yet) below: the entry time is at least this */
+	/* not (yet) below: the entry time is at least the end of the means
+	 * clearly above ISUSP (a mean within its U of ISUSP may be the fall) */
 	tl = p->ps.pending ? p->ps.t_first : t;
+	if (p->have_unsure && p->t_unsure < tl)
+		tl = p->t_unsure;
+	/* nor beyond the data: a capture that stopped short (a device's
+	 * packets still in flight, a gap) says nothing of the time after */
+	if (p->t_data < tl)
+		tl = p->t_data;
+	if (tl <= p->t_s)
+		return;
 	c = (struct cand){ .v = bn_time_to_s(tl - p->t_s), .lim = p->tmax_s, .level = p->isusp,
 			   .t0 = p->t_s, .t1 = tl, .tag = SENTRY_STILL_ABOVE, .gap_s = p->gap_s };
 	bound_add(&p->lb, &p->n_short, p->ctx, u_sentry, c);
@@ -1029,6 +1052,7 @@ static void sentry_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 
 	if (!p->suspended || p->done || t < p->t_s || !ibus_of(s, &i))
 		return;
+	p->t_data = t;
 	bn_block_run(&p->bin, &t, 1, i, 0.0, true, sentry_bin, p);
 }
 
@@ -1043,6 +1067,8 @@ static void sentry_hold(void *priv, const bn_time_us *t, long n, const struct bn
 	if (!p->suspended || p->done || !ibus_of(s, &i))
 		return;
 	k = bn_first_at(t, 0, n, p->t_s);
+	if (k < n)
+		p->t_data = t[n - 1];
 	bn_block_run(&p->bin, t + k, n - k, i, 0.0, true, sentry_bin, p);
 }
 
@@ -1116,8 +1142,12 @@ struct unconf_priv {
 	struct bn_rsum win_sum;
 	long win_n;
 	bool win_done;
-	bn_time_us t_doubt;   /* a configuration may have come from here (a real host's); NEVER */
+	/* the phase's candidate, kept until the phase ends: a real host's
+	 * configuration is known only inside a window, and an average that
+	 * overlaps it may hold the configured draw */
+	struct cand pend;
 	struct worst r;
+	struct worst r_doubt; /* averages above IUNIT that overlap such a window */
 	struct host_watch host;
 };
 
@@ -1127,7 +1157,6 @@ static void unconf_begin(void *priv, const struct bn_check_ctx *ctx)
 	double avg = bn_limits_max(ctx->lim, "TVBUS_AVG");
 
 	p->ctx = ctx;
-	p->t_doubt = BN_TIME_NEVER;
 	p->iunit = bn_limits_max(ctx->lim, "IUNIT");
 	p->avg_us = isnan(avg) ? -1 : bn_time_from_s(avg);
 }
@@ -1135,9 +1164,22 @@ static void unconf_begin(void *priv, const struct bn_check_ctx *ctx)
 static void unconf_add(struct unconf_priv *p, const struct bn_rsum *sum, long n, bn_time_us t0,
 		       bn_time_us t1, int kind)
 {
-	worst_add(&p->r, p->ctx, u_avg_ibus,
-		  (struct cand){ .v = mean_a(bn_rsum_total(sum), n), .lim = p->iunit, .n = n, .t0 = t0,
-				 .t1 = t1, .kind = kind });
+	p->pend = (struct cand){ .have = true, .v = mean_a(bn_rsum_total(sum), n), .lim = p->iunit,
+				 .n = n, .t0 = t0, .t1 = t1, .kind = kind };
+}
+
+/* The phase ended; the configuration that ended it (if one did) came
+ * somewhere in [d0, d1]. An average above IUNIT that overlaps that
+ * window proves nothing; one within IUNIT is within it even so. */
+static void unconf_commit(struct unconf_priv *p, bn_time_us d0, bn_time_us d1)
+{
+	bool doubt = d1 > d0 && p->pend.t0 < d1 && p->pend.t1 > d0 && p->pend.v > p->pend.lim;
+
+	if (!p->pend.have)
+		return;
+	p->pend.have = false;
+	p->pend.doubt_t0 = d0;
+	worst_add(doubt ? &p->r_doubt : &p->r, p->ctx, u_avg_ibus, p->pend);
 }
 
 static void unconf_start(struct unconf_priv *p, bn_time_us t)
@@ -1149,17 +1191,18 @@ static void unconf_start(struct unconf_priv *p, bn_time_us t)
 	p->win_done = false;
 }
 
-static void unconf_stop(struct unconf_priv *p, bn_time_us t)
+static void unconf_stop(struct unconf_priv *p, bn_time_us t, bn_time_us d0, bn_time_us d1)
 {
 	if (!p->active)
 		return;
 	p->active = false;
 	if (p->win_done)
-		return;
-	if (p->win_n)  /* the phase ended inside the testers' window */
+		;
+	else if (p->win_n)  /* the phase ended inside the testers' window */
 		unconf_add(p, &p->win_sum, p->win_n, p->t_start + UNCONF_TESTER_DELAY_US, t, UNCONF_TESTERS);
 	else if (p->all_n)  /* configured (or suspended) before the window began */
 		unconf_add(p, &p->all_sum, p->all_n, p->t_start, t, UNCONF_WHOLE);
+	unconf_commit(p, d0, d1);
 }
 
 static void unconf_event(void *priv, const struct bn_cev *ev)
@@ -1177,12 +1220,11 @@ static void unconf_event(void *priv, const struct bn_cev *ev)
 		if (!p->connected)
 			break;
 		if (ev->value > 0) {
-			unconf_stop(p, ev->t_us);
+			/* known only as in [t_us - win, t_us] (a real host saw it
+			 * late): an average in that window may be the configured draw */
+			unconf_stop(p, ev->t_us, ev->t_us - bn_time_from_s(ev->win_s > 0 ? ev->win_s : 0),
+				    ev->t_us);
 			p->configured = true;
-			/* known only as in [t_us - num, t_us] (a real host saw it
-			 * late): the averages since may be the configured draw */
-			if (ev->win_s > 0 && ev->t_us - bn_time_from_s(ev->win_s) < p->t_doubt)
-				p->t_doubt = ev->t_us - bn_time_from_s(ev->win_s);
 		} else if (p->configured) {
 			/* deconfigured: unconfigured again */
 			p->configured = false;
@@ -1192,7 +1234,7 @@ static void unconf_event(void *priv, const struct bn_cev *ev)
 		break;
 	case BN_CEV_SUSPEND:
 		p->suspended = true;
-		unconf_stop(p, ev->t_us);
+		unconf_stop(p, ev->t_us, 0, 0);
 		break;
 	case BN_CEV_RESUME:
 		p->suspended = false;
@@ -1201,7 +1243,7 @@ static void unconf_event(void *priv, const struct bn_cev *ev)
 		break;
 	case BN_CEV_DISCONNECT:
 	case BN_CEV_VBUS_OFF:
-		unconf_stop(p, ev->t_us);
+		unconf_stop(p, ev->t_us, 0, 0);
 		p->connected = p->configured = p->suspended = false;
 		break;
 	default:
@@ -1273,18 +1315,22 @@ static void unconf_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	if (limit_missing(p->iunit, "IUNIT", res) ||
 	    limit_missing(p->avg_us < 0 ? NAN : 0, "TVBUS_AVG", res))
 		return;
-	unconf_stop(p, t_end_us);
-	if (!judge(&p->r, NULL, p->ctx, u_avg_ibus, "A", res, &c)) {
-		if (!host_excuse(&p->host, HR_UNCONFIGURED, t_end_us, res))
+	unconf_stop(p, t_end_us, 0, 0);
+	if (!judge(&p->r, NULL, p->ctx, u_avg_ibus, "A", res, &c) || res->verdict == BN_VERDICT_PASS) {
+		const struct cand *d = &p->r_doubt.plain;
+
+		if (d->have) {
+			bn_result_window(res, d->t0, d->t1);
+			bn_result_inconclusive(res, "the %.1f mA average ending at %.3f s may include the "
+						    "configured device's draw: the host knows the "
+						    "configuration only as between %.3f s and its sighting",
+					       d->v * 1e3, bn_time_to_s(d->t1), bn_time_to_s(d->doubt_t0));
+			return;
+		}
+		if (!c && !host_excuse(&p->host, HR_UNCONFIGURED, t_end_us, res))
 			bn_result_inconclusive(res, "the device was never connected and unconfigured");
-		return;
-	}
-	if (res->verdict == BN_VERDICT_FAIL && c->t1 > p->t_doubt) {
-		bn_result_inconclusive(res, "the %.1f mA average ending at %.3f s may include the configured "
-					    "device's draw: the host knows the configuration only as between "
-					    "%.3f s and its sighting",
-				       c->v * 1e3, bn_time_to_s(c->t1), bn_time_to_s(p->t_doubt));
-		return;
+		if (!c)
+			return;
 	}
 	if (res->verdict == BN_VERDICT_FAIL)
 		bn_result_fail(res, "drew %.1f mA on average connected but unconfigured (%s; IUNIT max %.0f mA)",

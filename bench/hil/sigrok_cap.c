@@ -1039,6 +1039,11 @@ const char *bn_sigrok_cap_describe(const struct bn_sigrok_cap *c)
 	return c->desc;
 }
 
+bn_time_us bn_sigrok_cap_stall_us(const struct bn_sigrok_cap *c)
+{
+	return c->stall_us;
+}
+
 unsigned bn_sigrok_cap_channels(const struct bn_sigrok_cap *c)
 {
 	return c->mask;

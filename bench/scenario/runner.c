@@ -86,10 +86,18 @@ struct run_ctx {
 	bn_time_us dev_off_us;       /* bench time of the device's t = 0 */
 	bool dev_off_known;
 	bn_time_us dev_t;            /* bench time of the last frame taken; -1 none */
+	bn_time_us dev_until;        /* none taken after this (the run's end) */
+	bn_time_us dev_seen;         /* bench time of the last frame read, taken or not */
 	bool dev_polled;             /* no samplerate: its readings onto a grid */
 	bool dev_have_last;
 	bn_time_us dev_last_t;       /* the newest reading's bench time */
 	long dev_gaps;               /* scope frames: sessions cut at unknown gaps */
+	/* A capture device's frames lag its time (a packet or more): an
+	 * expectation on a channel waits here for the frames up to its time
+	 * while the scenario goes on, so the capture's lag never stretches
+	 * the scenario. */
+	struct exp_wait { const struct bn_expect *ex; bn_time_us t; int res; } exp_wait[32];
+	int n_exp_wait;
 	double wall0_s;              /* wall time of world time 0 */
 	/* What the real device said on its console (o->console), latest
 	 * value per key: dut.* is judged from this table then. */
@@ -384,11 +392,15 @@ static void capture_lost(struct run_ctx *c, bn_time_us t)
 		bn_world_fail(c->world, c->cap_err.code, c->cap_err.msg);
 }
 
+static void judge_waiting(struct run_ctx *c, bn_time_us t);
+
 static void take_frame(struct run_ctx *c, bn_time_us t, const struct bn_sample *smp)
 {
 	/* a capture that starts late (conditions capture_start) has nothing before it */
 	if (c->o->conditions && t < c->o->conditions->capture_start_us)
 		return;
+	if (c->n_exp_wait && c->exp_wait[0].t < t)
+		judge_waiting(c, t);
 	beacon_beat(c, t);
 	bn_ring_push(&c->win, smp);
 	c->rep->n_samples++;
@@ -700,8 +712,10 @@ static int drain_device(struct run_ctx *c, struct bn_err *err)
 		for (long i = 0; i < n; i++, c->dev_k++) {
 			bn_time_us t = buf[i].t_us + c->dev_off_us;
 
-			if (t < 0 || t <= c->dev_t)
-				continue; /* before the run, or not after the last */
+			if (t > c->dev_seen)
+				c->dev_seen = t;
+			if (t < 0 || t <= c->dev_t || t > c->dev_until)
+				continue; /* before or after the run, or not after the last */
 			dev_take(c, t, &buf[i]);
 		}
 	}
@@ -1018,19 +1032,66 @@ static int drain_real(struct run_ctx *c, struct bn_err *err)
 	return rc;
 }
 
-/* Before judging a window: the device's frames up to now (they lag by a
- * packet or two), for at most a second. */
+/* Before judging a window: the device's frames up to now. They lag by a
+ * packet or two (libsigrok 0.5.2's hantek-6xxx sends 1.31 s at 100 kHz
+ * in one packet), so the wait is bounded by the device's stall time, past
+ * which a read fails anyway; the window then lacks what did not come and
+ * its verdict says so. */
 static int sync_device(struct run_ctx *c, struct bn_err *err)
 {
-	double give_up = now_wall_s() + 1.0;
+	double give_up = now_wall_s() + (double)bn_sigrok_cap_stall_us(c->dev) / 1e6;
 	bn_time_us now = bn_world_now(c->world);
 	int rc = BN_OK;
 
-	while (rc == BN_OK && now_wall_s() < give_up && c->dev_t < now) {
+	while (rc == BN_OK && now_wall_s() < give_up && c->dev_seen < now) {
 		sleep_until_wall(now_wall_s() + 0.005);
 		rc = drain_device(c, err);
 	}
 	return rc;
+}
+
+/* The scope is armed before the stimulus: the run begins once the
+ * capture device delivers, so its first packet (which a driver may lose,
+ * as libsigrok 0.5.2's hantek-6xxx does after the channel check, or send
+ * a whole transfer late) is not the run's first second. Frames from
+ * before the run are dropped when read. Bounded by the device's stall
+ * time: a device that sends nothing is a bench fault before anything is
+ * switched. */
+static int capture_preroll(struct run_ctx *c, struct bn_err *err)
+{
+	double t0 = now_wall_s(), give_up = t0 + (double)bn_sigrok_cap_stall_us(c->dev) / 1e6;
+	struct bn_sigrok_timing tm;
+	char d[160];
+
+	for (;;) {
+		bn_sigrok_cap_timing(c->dev, &tm);
+		if (tm.frames > 0)
+			break;
+		if (now_wall_s() >= give_up)
+			return bn_err_set(err, BN_ERR_FAULT, "capture device %s: no data %.1f s after the "
+					  "acquisition's start", bn_sigrok_cap_describe(c->dev),
+					  now_wall_s() - t0);
+		if (c->o->stop_flag && *c->o->stop_flag)
+			return bn_err_set(err, BN_ERR_INTR, "interrupted while the capture device started");
+		sleep_until_wall(now_wall_s() + 0.005);
+	}
+	snprintf(d, sizeof(d), "the capture device delivered %.3f s after its start; the run began then",
+		 now_wall_s() - t0);
+	bn_report_event(c->rep, 0, "capture", d);
+	return BN_OK;
+}
+
+/* A real bench's clock is the wall clock: after a step that waited for
+ * something (the capture device's frames), the bench's time moves on to
+ * now, so the next wait lasts as long as it says and an event's time is
+ * when it happened, not the scenario's plan. */
+static int catch_up_wall(struct run_ctx *c, struct bn_err *err)
+{
+	bn_time_us wall_t = bn_time_from_s(now_wall_s() - c->wall0_s);
+
+	if (!c->o->real_bench || wall_t <= bn_world_now(c->world))
+		return BN_OK;
+	return bn_world_run_until(c->world, wall_t, err);
 }
 
 static void on_event(void *user, bn_time_us t, const char *kind, const char *detail)
@@ -1043,10 +1104,29 @@ static void on_event(void *user, bn_time_us t, const char *kind, const char *det
 
 /* ---- expectations ---- */
 
-static void eval_stat(struct run_ctx *c, const struct bn_expect *ex, struct bn_result *r)
+static void eval_stat(struct run_ctx *c, const struct bn_expect *ex, struct bn_result *r, bn_time_us t)
 {
-	bn_expect_judge_stat(ex, &c->win, c->rate_hz, (c->chan_mask & (1u << ex->chan)) != 0,
-			     bn_world_now(c->world), r);
+	bn_expect_judge_stat(ex, &c->win, c->rate_hz, (c->chan_mask & (1u << ex->chan)) != 0, t, r);
+}
+
+static void progress(struct run_ctx *c, const struct bn_result *r);
+
+/* The waiting expectations whose time came before a frame at t: the
+ * ring holds the frames up to them now. */
+static void judge_waiting(struct run_ctx *c, bn_time_us t)
+{
+	int k = 0;
+
+	while (k < c->n_exp_wait && c->exp_wait[k].t < t) {
+		struct bn_result *r = &c->rep->results[c->exp_wait[k].res];
+
+		r->reason[0] = '\0';
+		eval_stat(c, c->exp_wait[k].ex, r, c->exp_wait[k].t);
+		progress(c, r);
+		k++;
+	}
+	memmove(c->exp_wait, c->exp_wait + k, sizeof(c->exp_wait[0]) * (size_t)(c->n_exp_wait - k));
+	c->n_exp_wait -= k;
 }
 
 static void eval_telemetry(struct run_ctx *c, const struct bn_expect *ex, struct bn_result *r)
@@ -1078,12 +1158,24 @@ static void run_expect(struct run_ctx *c, const struct bn_step *st)
 	if (!r)
 		return;
 	bn_expect_result_init(r, st->line, st->expect.text);
-	if (st->expect.kind == BN_EXPECT_STAT)
-		eval_stat(c, &st->expect, r);
-	else
-		eval_telemetry(c, &st->expect, r);
 	/* recorded, so a replay of the capture judges it again */
 	bn_evlog_expect(c->evlog, bn_world_now(c->world), st->line, st->expect.text);
+	if (st->expect.kind == BN_EXPECT_STAT && c->dev && c->n_exp_wait < (int)(sizeof(c->exp_wait) /
+										 sizeof(c->exp_wait[0]))) {
+		/* until its frames come: what it is if they never do */
+		r->t0_us = r->t1_us = bn_world_now(c->world);
+		r->verdict = BN_VERDICT_INCONCLUSIVE;
+		bn_str_fmt(r->reason, sizeof(r->reason), "the capture device's frames never reached "
+			   "%.3f s", bn_time_to_s(r->t1_us));
+		c->exp_wait[c->n_exp_wait++] = (struct exp_wait){ .ex = &st->expect,
+								  .t = bn_world_now(c->world),
+								  .res = (int)(r - c->rep->results) };
+		return;
+	}
+	if (st->expect.kind == BN_EXPECT_STAT)
+		eval_stat(c, &st->expect, r, bn_world_now(c->world));
+	else
+		eval_telemetry(c, &st->expect, r);
 	progress(c, r);
 }
 
@@ -1330,13 +1422,15 @@ static int run_steps(struct run_ctx *c, struct bn_err *err)
 			break;
 		}
 		case BN_STEP_EXPECT:
-			if (c->dev)
-				rc = sync_device(c, err);
+			if (c->dev && c->n_exp_wait == (int)(sizeof(c->exp_wait) / sizeof(c->exp_wait[0])))
+				rc = sync_device(c, err); /* too many waiting: the oldest are judged */
 			else if (c->polling)
 				rc = bench_fault(poll_due(c, bn_world_now(c->world), err), err);
 			if (rc == BN_OK && c->o->console)
 				rc = drain_console(c, err);
 			run_expect(c, st);
+			if (rc == BN_OK)
+				rc = catch_up_wall(c, err);
 			break;
 		case BN_STEP_CHECK: run_check(c, st); break;
 		case BN_STEP_MOVE: rc = run_move(c, st, err); break;
@@ -1557,13 +1651,10 @@ static void snapshot_telemetry(struct run_ctx *c)
 	}
 }
 
-/* A scenario that asks the bench for more than its hard limits is bad
- * input for this bench: refused before anything is switched. */
 /* What the bench PC can play as the device's USB host, refused before
  * anything is switched: without one, no suspend or resume; with one, the
- * kernel configures the device at enumeration within a root port's
- * budget, so a host that never enumerates or grants less is the
- * fixture's to play (data lines open, a bus-powered hub in the path). */
+ * kernel enumerates every device it sees, so a host that never
+ * enumerates is the fixture's to play (data lines open). */
 static int check_real_host(struct run_ctx *c, struct bn_err *err)
 {
 	if (!c->o->real_bench)
@@ -1584,14 +1675,15 @@ static int check_real_host(struct run_ctx *c, struct bn_err *err)
 				  "host enumerates every device it sees; play it with the fixture (the "
 				  "data lines open) on a bench.conf without dut_usb", c->scn.path,
 				  c->host.name);
-	if (c->host.budget_a < 0.5 - 1e-9)
-		return bn_err_set(err, BN_ERR_DATA, "%s: host %s grants %.0f mA: the bench PC's kernel "
-				  "configures the device at enumeration within a root port's 500 mA; "
-				  "a smaller budget needs a bus-powered hub in the path", c->scn.path,
-				  c->host.name, c->host.budget_a * 1000.0);
+	/* A host that grants less than the kernel's port (a hub's 100 mA, a
+	 * host out of power's 0) is played by choosing its configuration
+	 * (0: unconfigured) once the kernel has chosen its own: both are
+	 * events, so the rules judge the device in each. */
 	return BN_OK;
 }
 
+/* A scenario that asks the bench for more than its hard limits is bad
+ * input for this bench: refused before anything is switched. */
 static int check_hard_limits(struct run_ctx *c, struct bn_err *err)
 {
 	for (int i = 0; i < c->scn.n_steps; i++) {
@@ -1985,6 +2077,8 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		}
 	}
 	c->dev_t = -1;
+	c->dev_until = INT64_MAX;
+	c->dev_seen = -1;
 	if (c->dev) {
 		c->rate_hz = bn_sigrok_cap_rate(c->dev);
 		c->chan_mask = bn_sigrok_cap_channels(c->dev);
@@ -2080,6 +2174,8 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 
 	if (c->dev) {
 		rc = bn_sigrok_cap_start(c->dev, err);
+		if (rc == BN_OK)
+			rc = capture_preroll(c, err);
 		if (rc < 0)
 			goto out;
 	}
@@ -2121,8 +2217,19 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	}
 	if (c->dev) {
 		struct bn_err derr = { 0 };
-		int rc2 = bn_sigrok_cap_stop(c->dev, &derr);
+		int rc2 = BN_OK;
 		int64_t dropped;
+
+		/* the frames up to the run's end are still in the device's
+		 * pipe (a packet of up to its stall time); none after it: the
+		 * safe state is not the scenario's */
+		c->dev_until = bn_world_now(c->world);
+		if (rc == BN_OK)
+			rc2 = sync_device(c, &derr);
+		if (rc2 == BN_OK)
+			rc2 = bn_sigrok_cap_stop(c->dev, &derr);
+		else
+			bn_sigrok_cap_stop(c->dev, &(struct bn_err){ 0 });
 
 		if (rc2 == BN_OK)
 			rc2 = drain_device(c, &derr);

@@ -220,7 +220,7 @@ static int start(struct twin *t, struct bn_err *err)
 	wo = (struct twin_world_opts){
 		.datadir = t->datadir, .ports = t->o.port_types, .charger = t->o.charger,
 		.host = t->o.host, .dut = t->o.dut, .firmware = t->o.firmware, .limits = t->o.limits,
-		.fx = &t->fx.def, .supply_gates = !t->o.no_supply, .host_external = !t->o.no_usb_host,
+		.battery_v = t->o.battery_v, .fx = &t->fx.def, .supply_gates = !t->o.no_supply, .host_external = !t->o.no_usb_host,
 		.stop = &stop_signal,
 		.log = t->f_world, .on_telemetry = on_telemetry, .user = t,
 	};
@@ -250,8 +250,8 @@ static int start(struct twin *t, struct bn_err *err)
 	t->pps.samples = t->f_samples;
 	if (t->o.capture == TWIN_CAP_SCOPE) {
 		snprintf(path, sizeof(path), "%s/scope.sock", t->run_dir);
-		rc = twin_scope_open(&t->scope, path, t->o.scope_rate_hz, t->f_scope, t->f_scope_samples,
-				     err);
+		rc = twin_scope_open(&t->scope, path, t->o.scope_rate_hz, t->o.scope_shunt_ohm, t->f_scope,
+				     t->f_scope_samples, err);
 		t->have_scope = true; /* closed at the end, opened or half opened */
 		if (rc < 0)
 			return rc;
@@ -303,14 +303,16 @@ static void conf_text(const struct twin *t, char *buf, size_t len)
 		    "# bcbench with LD_LIBRARY_PATH=%s\n"
 		    "# and BCBENCH_FAKEUSB_SCOPE=%s (both in the .env file beside\n"
 		    "# this conf). CH1 = VBUS / %g: VBUS at the device through a 10:1 probe;\n"
-		    "# CH2 = IBUS x %g ohm: the device's current through a 1 ohm shunt, its volts\n"
-		    "capture = sigrok:hantek-6xxx\ncapture_map = VBUS=CH1:scale=10,IBUS=CH2:shunt=1\n"
+		    "# CH2 = IBUS x %g ohm: the device's current through a %g ohm shunt, its volts\n"
+		    "capture = sigrok:hantek-6xxx\ncapture_map = VBUS=CH1:scale=10,IBUS=CH2:shunt=%g\n"
 		    "capture_rate = %lukHz\n"
 		    "# its accuracy as a lab states it: 8-bit codes over the driver's default\n"
-		    "# +-2.5 V span (0.196 V of VBUS, 19.6 mA of IBUS a step; 0 V reads half a step up)\n"
-		    "meas_vbus = bits=8,range=-25V..25V,offset=98mV\nmeas_ibus = bits=8,range=-2.5A..2.5A,offset=9.8mA\n",
-		    t->fakeusb, t->scope.path, TWIN_SCOPE_PROBE, TWIN_SCOPE_SHUNT_OHM,
-		    (unsigned long)t->o.scope_rate_hz / 1000);
+		    "# +-2.5 V span (0.196 V of VBUS, %.3g mA of IBUS a step; 0 V reads half a step up)\n"
+		    "meas_vbus = bits=8,range=-25V..25V,offset=98mV\nmeas_ibus = bits=8,range=%gA..%gA,offset=%.4gmA\n",
+		    t->fakeusb, t->scope.path, TWIN_SCOPE_PROBE, t->scope.shunt_ohm, t->scope.shunt_ohm,
+		    t->scope.shunt_ohm, (unsigned long)t->o.scope_rate_hz / 1000,
+		    5.0 / 256 / t->scope.shunt_ohm * 1e3, -2.5 / t->scope.shunt_ohm,
+		    2.5 / t->scope.shunt_ohm, 5.0 / 512 / t->scope.shunt_ohm * 1e3);
 	if (t->have_usb)
 		ADD("# the bench PC's kernel as the device's USB host: run bcbench with\n"
 		    "# BCBENCH_SYSFS_ROOT=%s\ndut_usb = %04x:%04x:%s\n",

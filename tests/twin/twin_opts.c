@@ -29,6 +29,8 @@ static const char usage[] =
 	"  --host NAME, --dut NAME  host and device profiles (default: built-in host,\n"
 	"                           phone)\n"
 	"  --firmware SPEC          the device's firmware (default: the dut's)\n"
+	"  --battery V              the device's battery at the start, as a scenario's\n"
+	"                           `battery` says (default: the dut's)\n"
 	"  --limits NAME            limits file (default bc12)\n"
 	"  --run-dir DIR            where its sockets go (default: a new\n"
 	"                           /tmp/bcbench-twin.XXXXXX, removed at exit)\n"
@@ -53,6 +55,8 @@ static const char usage[] =
 	"                           the LD_LIBRARY_PATH that loads the fake\n"
 	"  --scope-rate HZ          the scope's rate, the world's sample clock:\n"
 	"                           100k, 200k, 500k or 1M (default 100k)\n"
+	"  --scope-shunt OHM        CH2's shunt (default 1): 5 ohm resolves 3.9 mA a\n"
+	"                           step up to 0.5 A\n"
 	"  --fakeusb DIR            where the fake libusb-1.0.so.0 is (default:\n"
 	"                           ../fakeusb beside the twin's own program)\n"
 	"The bench PC's kernel as the device's USB host (a fake USB core on a sysfs tree\n"
@@ -95,6 +99,33 @@ static bool seconds(const char *opt, const char *arg, double *out)
 	*out = strtod(arg, &end);
 	if (end == arg || *end || !isfinite(*out) || *out < 0) {
 		fprintf(stderr, "bcbench-twin: %s \"%s\": expected seconds (0 or more)\n", opt, arg);
+		return false;
+	}
+	return true;
+}
+
+/* "3.0V" or "3.0": a cell's open-circuit voltage. */
+static bool battery(const char *arg, double *out)
+{
+	char *end;
+
+	*out = strtod(arg, &end);
+	if (*end == 'V')
+		end++;
+	if (end == arg || *end || !isfinite(*out) || *out <= 0 || *out > 20) {
+		fprintf(stderr, "bcbench-twin: --battery \"%s\": expected volts (e.g. 3.0V)\n", arg);
+		return false;
+	}
+	return true;
+}
+
+static bool shunt(const char *arg, double *out)
+{
+	char *end;
+
+	*out = strtod(arg, &end);
+	if (end == arg || *end || !isfinite(*out) || *out < 0.01 || *out > 1000) {
+		fprintf(stderr, "bcbench-twin: --scope-shunt \"%s\": expected ohms (0.01 to 1000)\n", arg);
 		return false;
 	}
 	return true;
@@ -223,7 +254,7 @@ int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 	enum { O_DATADIR = 256, O_FIXTURE, O_PORTS, O_CHARGER, O_HOST, O_DUT, O_FW, O_LIMITS,
 	       O_RUNDIR, O_LOG, O_CONF, O_SPORT, O_CPORT, O_WITHOUT, O_LSTALL, O_LVANISH,
 	       O_SSTALL, O_SVANISH, O_CHANGUP, O_CSTOP, O_USBHOST, O_USBMA, O_USBDRV, O_CAPTURE,
-	       O_SRATE, O_FAKEUSB, O_HELP };
+	       O_SRATE, O_FAKEUSB, O_BATTERY, O_SHUNT, O_HELP };
 	static const struct option longs[] = {
 		{ "datadir", required_argument, NULL, O_DATADIR },
 		{ "fixture-file", required_argument, NULL, O_FIXTURE },
@@ -232,6 +263,7 @@ int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 		{ "host", required_argument, NULL, O_HOST },
 		{ "dut", required_argument, NULL, O_DUT },
 		{ "firmware", required_argument, NULL, O_FW },
+		{ "battery", required_argument, NULL, O_BATTERY },
 		{ "limits", required_argument, NULL, O_LIMITS },
 		{ "run-dir", required_argument, NULL, O_RUNDIR },
 		{ "log", required_argument, NULL, O_LOG },
@@ -251,6 +283,7 @@ int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 		{ "capture", required_argument, NULL, O_CAPTURE },
 		{ "scope-rate", required_argument, NULL, O_SRATE },
 		{ "fakeusb", required_argument, NULL, O_FAKEUSB },
+		{ "scope-shunt", required_argument, NULL, O_SHUNT },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -264,6 +297,7 @@ int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 	o->console_hangup_after_s = o->capture_stop_after_s = -1;
 	o->capture = TWIN_CAP_PPS;
 	o->scope_rate_hz = 100000;
+	o->battery_v = NAN;
 	opterr = 0;
 	while (ok && (c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
 		switch (c) {
@@ -274,6 +308,7 @@ int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 		case O_HOST: o->host = optarg; break;
 		case O_DUT: o->dut = optarg; break;
 		case O_FW: o->firmware = optarg; break;
+		case O_BATTERY: ok = battery(optarg, &o->battery_v); break;
 		case O_LIMITS: o->limits = optarg; break;
 		case O_RUNDIR: o->run_dir = optarg; break;
 		case O_LOG: o->log_dir = optarg; break;
@@ -297,6 +332,7 @@ int twin_opts_parse(int argc, char **argv, struct twin_opts *o)
 		case O_CAPTURE: ok = capture(optarg, o); break;
 		case O_SRATE: ok = scope_rate(optarg, o); break;
 		case O_FAKEUSB: o->fakeusb_dir = optarg; break;
+		case O_SHUNT: ok = shunt(optarg, &o->scope_shunt_ohm); break;
 		case O_HELP: fputs(usage, stdout); return 1;
 		default:
 			fprintf(stderr, "bcbench-twin: unknown option or missing value: %s\n%s",

@@ -15,6 +15,7 @@ struct twin_opts {
 	const char *datadir;       /* default "." */
 	const char *fixture_file;  /* default DATADIR/fixtures/bcbench-fixture-a.json */
 	const char *port_types, *charger, *host, *dut, *firmware, *limits;
+	double battery_v;          /* NAN: the dut's */
 	const char *run_dir;       /* sockets; default a fresh /tmp/bcbench-twin.XXXXXX */
 	const char *log_dir;
 	const char *conf_out;
@@ -22,6 +23,7 @@ struct twin_opts {
 	bool no_load, no_supply, no_console;
 	enum twin_capture capture;                    /* default pps */
 	uint32_t scope_rate_hz;                       /* the scope's rate: 0, 100 kHz */
+	double scope_shunt_ohm;                       /* CH2's shunt; 0: 1 ohm */
 	const char *fakeusb_dir;  /* the fake libusb-1.0's directory; NULL: beside the twin's */
 	long load_stall_after, load_vanish_after;     /* < 0: never */
 	long supply_stall_after, supply_vanish_after;

@@ -31,8 +31,8 @@ static void note(struct twin_scope *s, const char *kind, const char *fmt, ...)
 	fflush(s->log);
 }
 
-int twin_scope_open(struct twin_scope *s, const char *path, uint32_t rate_hz, FILE *log,
-		    FILE *samples, struct bn_err *err)
+int twin_scope_open(struct twin_scope *s, const char *path, uint32_t rate_hz, double shunt_ohm,
+		    FILE *log, FILE *samples, struct bn_err *err)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 
@@ -45,6 +45,7 @@ int twin_scope_open(struct twin_scope *s, const char *path, uint32_t rate_hz, FI
 		return bn_err_set(err, BN_ERR_ARG, "scope: the world's sample rate %lu Hz does not divide "
 				  "1 MHz (its clock ticks in microseconds)", (unsigned long)rate_hz);
 	s->world_rate_hz = rate_hz;
+	s->shunt_ohm = shunt_ohm > 0 ? shunt_ohm : TWIN_SCOPE_SHUNT_OHM;
 	s->tick_us = 1000000 / rate_hz;
 	if (strlen(path) >= sizeof(a.sun_path) || strlen(path) >= sizeof(s->path))
 		return bn_err_set(err, BN_ERR_ARG, "scope: socket path %s: longer than %zu bytes", path,
@@ -59,7 +60,7 @@ int twin_scope_open(struct twin_scope *s, const char *path, uint32_t rate_hz, FI
 		fprintf(samples, "t_s\tacq\tframe\tvbus_v\tibus_a\tch1_v\tch2_v\tch1_code\tch2_code\n");
 	note(s, "listen", "%s; the world's sample clock %lu Hz; CH1 = VBUS / %g (a 10:1 probe), "
 	     "CH2 = IBUS x %g ohm (a shunt's voltage)", path, (unsigned long)rate_hz,
-	     TWIN_SCOPE_PROBE, TWIN_SCOPE_SHUNT_OHM);
+	     TWIN_SCOPE_PROBE, s->shunt_ohm);
 	return BN_OK;
 }
 
@@ -95,7 +96,7 @@ void twin_scope_sample(struct twin_scope *s, bn_time_us t, const struct bn_sampl
 	if (s->frame0_t < 0)
 		s->frame0_t = t;
 	f.ch_v[0] = (float)(vbus_v / TWIN_SCOPE_PROBE);
-	f.ch_v[1] = (float)(ibus_a * TWIN_SCOPE_SHUNT_OHM);
+	f.ch_v[1] = (float)(ibus_a * s->shunt_ohm);
 	/* the frames from this tick to the next hold this tick's values */
 	for (bn_time_us ft; (ft = frame_t(s, s->k)) < t + s->tick_us; s->k++) {
 		if (!push(s, &f))

@@ -8,9 +8,9 @@
  *
  * What the scope's inputs see, as on a bench:
  *   CH1 = VBUS / 10        VBUS at the device through a 10:1 probe
- *   CH2 = IBUS x 1 ohm     the device's current through a 1 ohm shunt
- *                          (the shunt's voltage)
- * so bench.conf maps them back with VBUS=CH1:scale=10,IBUS=CH2:shunt=1.
+ *   CH2 = IBUS x R         the device's current through a shunt of R ohm
+ *                          (1 unless told; the shunt's voltage)
+ * so bench.conf maps them back with VBUS=CH1:scale=10,IBUS=CH2:shunt=R.
  *
  * The frames are the world's own samples: the world's sample clock runs at
  * the scope's rate (twin_world_opts.sample_rate_hz) and hands every tick to
@@ -43,7 +43,7 @@
 #include "../fakeusb/scope_proto.h"
 
 #define TWIN_SCOPE_PROBE 10.0     /* CH1's probe: 10:1 */
-#define TWIN_SCOPE_SHUNT_OHM 1.0  /* CH2 across a 1 ohm shunt */
+#define TWIN_SCOPE_SHUNT_OHM 1.0  /* CH2 across a 1 ohm shunt, unless told */
 #define TWIN_SCOPE_BATCH_US 10000
 #define TWIN_SCOPE_FIFO_S 4.0
 #define TWIN_SCOPE_LOG_EVERY 100
@@ -53,6 +53,7 @@ struct twin_scope {
 	int lfd, fd;               /* listening socket, the acquisition's (-1: none) */
 	FILE *log, *samples;       /* may be NULL */
 	uint32_t world_rate_hz;
+	double shunt_ohm;
 	bn_time_us tick_us;        /* the world's sample period */
 	bool gone;                 /* unplugged for good (a fault) */
 	/* the acquisition on fd */
@@ -81,8 +82,8 @@ struct twin_scope {
 /* Listen on the unix socket path (replacing a stale one); rate_hz is the
  * world's sample rate (1e6 divisible by it: its clock ticks in whole
  * microseconds). */
-int twin_scope_open(struct twin_scope *s, const char *path, uint32_t rate_hz, FILE *log,
-		    FILE *samples, struct bn_err *err);
+int twin_scope_open(struct twin_scope *s, const char *path, uint32_t rate_hz, double shunt_ohm,
+		    FILE *log, FILE *samples, struct bn_err *err);
 /* The world's sink: each tick of its sample clock. */
 void twin_scope_sample(struct twin_scope *s, bn_time_us t, const struct bn_sample *smp);
 int twin_scope_fds(const struct twin_scope *s, struct pollfd *p, int max);

@@ -196,7 +196,7 @@ int twin_world_open(struct twin_world *tw, const struct twin_world_opts *o, stru
 		.host = &tw->host,
 		.dut = &tw->dut,
 		.fw = tw->fw.fw,
-		.battery_v = NAN,
+		.battery_v = o->battery_v,
 		.data_delay_us = -1,
 		.sample_rate_hz = o->on_sample ? o->sample_rate_hz : TWIN_WORLD_RATE_HZ,
 		.host_external = o->host_external,

@@ -40,6 +40,7 @@ struct twin_world_opts {
 	 * every port type of the fixture that has a profile of its name. */
 	const char *ports;
 	const char *charger, *host, *dut, *firmware, *limits; /* NULL: defaults */
+	double battery_v;        /* the battery at the start; NAN: the dut's */
 	const struct bn_fixture_def *fx;
 	bool supply_gates;       /* VBUS needs the supply's output on */
 	/* The host profile does not enumerate nor suspend: twin_usbhost,
