@@ -87,6 +87,10 @@ struct bn_evlog {
 	long n;
 	unsigned known;
 	int io_errno; /* sticky: the first write that failed, 0 none */
+	/* what a real device advertised when it enumerated (bn_evlog_configs) */
+	int n_cfg;    /* -1: it did not */
+	int cfg_value[8];
+	double cfg_max_power_a[8];
 };
 
 /* The stream's first write error, kept with its errno (fflush says it;
@@ -198,6 +202,7 @@ int bn_evlog_open(const char *path, const struct bn_check_ctx *ctx, const struct
 
 	if (!l)
 		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
+	l->n_cfg = -1;
 	rc = bn_afile_open(&l->af, path, err);
 	if (rc < 0) {
 		free(l);
@@ -334,11 +339,30 @@ int bn_evlog_close(struct bn_evlog *l, bn_time_us t_end_us, int64_t frames, cons
 		bn_evlog_discard(l);
 		return rc;
 	}
-	fprintf(l->af.f, "\n\t],\n\t\"t_end_us\": %lld,\n\t\"frames\": %lld,\n\t\"status\": \"%s\"\n}\n",
+	fputs("\n\t],", l->af.f);
+	if (l->n_cfg >= 0) {
+		fputs("\n\t\"enumerated\": {\"configurations\": [", l->af.f);
+		for (int i = 0; i < l->n_cfg; i++)
+			fprintf(l->af.f, "%s{\"value\": %d, \"max_power_a\": %.15g}", i ? ", " : "",
+				l->cfg_value[i], l->cfg_max_power_a[i]);
+		fputs("]},", l->af.f);
+	}
+	fprintf(l->af.f, "\n\t\"t_end_us\": %lld,\n\t\"frames\": %lld,\n\t\"status\": \"%s\"\n}\n",
 		(long long)t_end_us, (long long)frames, status ? status : "completed");
 	rc = bn_afile_commit(&l->af, err);
 	free(l);
 	return rc;
+}
+
+void bn_evlog_configs(struct bn_evlog *l, int n, const int *value, const double *max_power_a)
+{
+	if (!l)
+		return;
+	l->n_cfg = n < 0 ? 0 : n > 8 ? 8 : n;
+	for (int i = 0; i < l->n_cfg; i++) {
+		l->cfg_value[i] = value[i];
+		l->cfg_max_power_a[i] = max_power_a[i];
+	}
 }
 
 int bn_evlog_error(const struct bn_evlog *l, struct bn_err *err)
@@ -503,8 +527,19 @@ static int load_dut(const cJSON *root, struct bn_evrec *r, const char *path, str
 		i++;
 	}
 	a = cJSON_GetObjectItemCaseSensitive(dut, "configurations");
-	if (!a)
-		return BN_OK;
+	if (!a) {
+		/* a real device's, from when it enumerated (the trailer) */
+		const cJSON *en = cJSON_GetObjectItemCaseSensitive(root, "enumerated");
+
+		if (!en)
+			return BN_OK;
+		snprintf(what, sizeof(what), "%s: enumerated", path);
+		if (!cJSON_IsObject(en))
+			return bn_err_set(err, BN_ERR_DATA, "%s: expected an object", what);
+		a = cJSON_GetObjectItemCaseSensitive(en, "configurations");
+		if (!a)
+			return bn_err_set(err, BN_ERR_DATA, "%s: key \"configurations\" is missing", what);
+	}
 	if (!cJSON_IsArray(a))
 		return bn_err_set(err, BN_ERR_DATA, "%s: key \"configurations\": expected an array",
 				  what);
@@ -733,7 +768,7 @@ static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *
 int bn_evrec_load(const char *path, struct bn_evrec *r, struct bn_err *err)
 {
 	static const char *const keys[] = { "schema", "scenario", "capture", "port", "dut", "known",
-					    "events", "t_end_us", "frames", "status", NULL };
+					    "events", "enumerated", "t_end_us", "frames", "status", NULL };
 	cJSON *root = NULL;
 	const cJSON *a, *it;
 	double t_end = -1;

@@ -56,6 +56,10 @@ void bn_evlog_expect(struct bn_evlog *l, bn_time_us t_us, int line, const char *
  * port's name, type and network from next, so a replay judges the run in
  * the same sessions. */
 void bn_evlog_move(struct bn_evlog *l, bn_time_us t_us, const struct bn_check_ctx *next);
+/* A real device enumerated and advertised these configurations (the
+ * declaration knew none): written in the trailer ("enumerated"), which a
+ * replay takes when the header's dut has no configurations. */
+void bn_evlog_configs(struct bn_evlog *l, int n, const int *value, const double *max_power_a);
 /* The first write of the stream that failed, if any, into err ("PATH:
  * error: writing: No space left on device"): BN_ERR_ENV; BN_OK when all
  * is well. For a caller that must stop as soon as the record is lost. */

@@ -887,6 +887,12 @@ static const struct bn_rule rule_suspend_isusp = {
 
 enum { SENTRY_FELL = 0, SENTRY_STILL_ABOVE };
 
+/* The time one sample stands for (its period); 0 when unknown. */
+static bn_time_us sample_us(const struct bn_check_ctx *ctx)
+{
+	return ctx->rate_hz > 0 ? bn_time_from_s(1.0 / ctx->rate_hz) : 0;
+}
+
 struct sentry_priv {
 	const struct bn_check_ctx *ctx;
 	double isusp, tmax_s;
@@ -901,6 +907,8 @@ struct sentry_priv {
 	double run_prev_a;
 	double run_a;           /* its first mean and that mean's samples */
 	long run_n;
+	double run_sum;         /* the whole run's sum and samples: the level */
+	long run_cnt;           /* that proves the fall (sentry_found) */
 	bool have_unsure;       /* a mean not clearly above ISUSP, the first's start: */
 	bn_time_us t_unsure;
 	bn_time_us t_data;      /* the end of the last sample seen in it; -1 none */
@@ -930,12 +938,25 @@ static void sentry_begin(void *priv, const struct bn_check_ctx *ctx)
 	p->tmax_s = bn_limits_max(ctx->lim, "TSUSP_ENTER");
 }
 
+static void sentry_bound(struct sentry_priv *p, bn_time_us t);
+
 static void sentry_found(struct sentry_priv *p, bn_time_us tc)
 {
 	long k = (long)((tc - p->t_s) / SENTRY_BIN_US);
 	double bin_s = bn_time_to_s(SENTRY_BIN_US);
 	struct cand c = { .lim = p->tmax_s, .n = p->run_n, .level = p->isusp, .t0 = p->t_s, .t1 = tc,
 			  .tag = SENTRY_FELL, .gap_s = p->gap_s };
+	double lvl = p->run_sum / (double)p->run_cnt;
+	double u = bn_ctx_u_level(p->ctx, BN_CH_IBUS, lvl, p->run_cnt);
+
+	if (lvl + bn_u_expand(1, &u) > p->isusp) {
+		/* below by the means, not beyond their U: a fall not proven,
+		 * only that the draw was above until the first unsure mean */
+		p->ps.pending = false;
+		sentry_bound(p, tc);
+		p->done = true;
+		return;
+	}
 
 	c.v = k > 0 ? bn_time_to_s(tc - p->t_s) - bin_s / 2 : 0;
 	c.slew = k > 0 && p->run_prev && p->run_prev_a > p->run_a ? (p->run_prev_a - p->run_a) / bin_s : 0;
@@ -953,12 +974,13 @@ static void sentry_feed(struct sentry_priv *p, const struct bn_block *b, bn_time
 	if (!b->n || p->done)
 		return;
 	a = mean_a(bn_rsum_total(&b->sum[0]), b->n);
-	/* a mean counts as below or above ISUSP only beyond its U, so that
-	 * an instrument's offset or step (an 8-bit scope's 20 mA) neither
-	 * dates a fall nor keeps the draw "above" */
+	/* the draw counts as above ISUSP only beyond the mean's U (an
+	 * instrument's offset or step, an 8-bit scope's 20 mA, must not keep
+	 * it "above"); a fall is dated by the means, and proven only if the
+	 * run of means below is below beyond its U (sentry_found) */
 	u = bn_ctx_u_level(p->ctx, BN_CH_IBUS, a, b->n);
 	u = bn_u_expand(1, &u);
-	below = a + u <= p->isusp;
+	below = a <= p->isusp;
 	if (a - u <= p->isusp && !p->have_unsure) {
 		p->have_unsure = true;
 		p->t_unsure = b->t0;
@@ -968,6 +990,11 @@ static void sentry_feed(struct sentry_priv *p, const struct bn_block *b, bn_time
 		p->run_prev_a = p->above_a;
 		p->run_a = a;
 		p->run_n = b->n;
+		p->run_sum = a * (double)b->n;
+		p->run_cnt = b->n;
+	} else if (below) {
+		p->run_sum += a * (double)b->n;
+		p->run_cnt += b->n;
 	}
 	if (!below) {
 		p->have_above = true;
@@ -1000,15 +1027,20 @@ static void sentry_start(struct sentry_priv *p, bn_time_us t, double w_s)
 
 static void sentry_stop(struct sentry_priv *p, bn_time_us t)
 {
-	struct cand c;
-	bn_time_us tl;
-
 	if (!p->suspended)
 		return;
 	p->suspended = false;
 	sentry_feed(p, &p->bin, t);
-	if (p->done)
-		return;
+	if (!p->done)
+		sentry_bound(p, t);
+}
+
+/* Not (yet) proven below by t: a lower bound of the entry time. */
+static void sentry_bound(struct sentry_priv *p, bn_time_us t)
+{
+	struct cand c;
+	bn_time_us tl;
+
 	/* not (yet) below: the entry time is at least the end of the means
 	 * clearly above ISUSP (a mean within its U of ISUSP may be the fall) */
 	tl = p->ps.pending ? p->ps.t_first : t;
@@ -1052,7 +1084,7 @@ static void sentry_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 
 	if (!p->suspended || p->done || t < p->t_s || !ibus_of(s, &i))
 		return;
-	p->t_data = t;
+	p->t_data = t + sample_us(p->ctx);
 	bn_block_run(&p->bin, &t, 1, i, 0.0, true, sentry_bin, p);
 }
 
@@ -1068,7 +1100,7 @@ static void sentry_hold(void *priv, const bn_time_us *t, long n, const struct bn
 		return;
 	k = bn_first_at(t, 0, n, p->t_s);
 	if (k < n)
-		p->t_data = t[n - 1];
+		p->t_data = t[n - 1] + sample_us(p->ctx);
 	bn_block_run(&p->bin, t + k, n - k, i, 0.0, true, sentry_bin, p);
 }
 

@@ -863,6 +863,7 @@ static void usbh_found(struct run_ctx *c, bn_time_us now)
 		mp[i] = d->cfg[i].max_power_ma / 1000.0;
 	}
 	bn_checks_set_configs(c->checks, n, val, mp);
+	bn_evlog_configs(c->evlog, n, val, mp);
 	report_configs(c->rep, d);
 	/* the pull-up came between the moment a connect became possible and
 	 * this sighting: the window the rules are told */

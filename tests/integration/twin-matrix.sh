@@ -139,6 +139,21 @@ while read -r name scn fw targs required; do
 		   echo "$name $rule" >>"$TMP/open" ;;
 		esac
 	done
+	# The record the twin run left (capture.sr, events.json) judges the
+	# same again in a replay: the capture's time base, the real host's
+	# events and the configurations the device advertised are in it.
+	if "$BCBENCH" replay -q --out "$d/replay" "$d/twin/capture.sr" >"$TMP/replay.out" 2>&1 ||
+		[ -f "$d/replay/report.json" ]; then
+		verdicts "$d/replay/report.json" >"$TMP/replay.v"
+		if awk 'NR == FNR { v[$1] = $2; next } !($1 in v) || v[$1] != $2 { print; bad = 1 } END { exit bad }' \
+			"$TMP/replay.v" "$TMP/twin.v" >"$TMP/replay.diff"; then
+			ok "$name: a replay of the twin run's record has the twin run's verdicts"
+		else
+			bad "$name: the replay differs: $(head -3 "$TMP/replay.diff" | tr '\n' ';')"
+		fi
+	else
+		bad "$name: replay of $d/twin/capture.sr: $(tail -2 "$TMP/replay.out")"
+	fi
 	if [ "$fw" != reference ]; then
 		[ $failed_req -eq 1 ] && ok "$name: the fault of $fw is resolved through the twin" ||
 			bad "$name: $fw fails none of $required through the twin"

@@ -88,6 +88,9 @@ struct opts {
 	unsigned long long seed; /* of its noise (0: 1) */
 	enum bn_acceptance acceptance;
 	bool no_hold;
+	const char *ibus_meas;   /* IBUS's measurement (core/meas.h text), over the conditions */
+	double data_until_ms;    /* no samples from here on, events still (0: to the end) */
+	double config_win_s;     /* a real host's window of a CONFIG to a configuration (> 0) */
 };
 
 static struct opts sdp(void)
@@ -159,6 +162,14 @@ static struct bn_result run(const struct opts *o, const struct stream *s, const 
 
 	if (o->conditions)
 		bn_test_ctx_conditions(&ctx, o->conditions);
+	if (o->ibus_meas) {
+		char why[200];
+
+		bn_meas_ideal(&ctx.meas[BN_CH_IBUS]);
+		assert_int_equal(bn_meas_parse(o->ibus_meas, BN_DIM_A, &ctx.meas[BN_CH_IBUS], why, sizeof(why)),
+				 BN_OK);
+		ctx.meas_src[BN_CH_IBUS] = BN_MEAS_SRC_SIM;
+	}
 	bn_rng_seed(&rng, o->seed ? o->seed : 1);
 	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
 	for (long k = 0; (t = k * dt) < MS(s->end_ms); k++) {
@@ -167,7 +178,8 @@ static struct bn_result run(const struct opts *o, const struct stream *s, const 
 		while (e < s->n_ev && MS(s->ev[e].t_ms) <= t) {
 			struct bn_cev ev = { .kind = s->ev[e].kind, .t_us = MS(s->ev[e].t_ms),
 					     .value = s->ev[e].value, .num = windowed(s->ev[e].kind) ? 0 : s->ev[e].num,
-					     .win_s = windowed(s->ev[e].kind) ? s->ev[e].num : 0,
+					     .win_s = windowed(s->ev[e].kind) ? s->ev[e].num
+						      : s->ev[e].kind == BN_CEV_CONFIG && s->ev[e].value > 0 ? o->config_win_s : 0,
 					     .inferred = (s->inferred & BN_CEV_BIT(s->ev[e].kind)) != 0 };
 
 			if (ev.kind == BN_CEV_VBUS_ON)
@@ -186,7 +198,8 @@ static struct bn_result run(const struct opts *o, const struct stream *s, const 
 		for (int ch = 0; ch < BN_CH_COUNT; ch++)
 			if (!(o->channels & (1u << ch)))
 				smp.v[ch] = NAN;
-		bn_checks_sample(c, t, &smp);
+		if (o->data_until_ms <= 0 || t < MS(o->data_until_ms))
+			bn_checks_sample(c, t, &smp);
 	}
 	bn_report_init(&rep);
 	bn_checks_end(c, MS(s->end_ms), &rep);
@@ -494,6 +507,39 @@ static void test_checks_host_choice__unconfigured_fail(void **state)
 	assert_true(fabs(r.measured - 0.5) < 1e-9);
 	assert_int_equal(r.t0_us, MS(63));
 	assert_int_equal(r.t1_us, MS(163));
+}
+
+/* A real host that configured the device at a moment known only within a
+ * window, then unconfigured it (the bench playing a host that never
+ * configures): the stretch before the configuration may hold the
+ * configured draw and proves nothing above IUNIT, but the stretch after
+ * the unconfiguration is judged: 500 mA there fails, 90 mA passes. */
+static void test_checks_host_choice__unconfigured_after_deconfig(void **state)
+{
+	static const struct ev ev[] = { { 0, BN_CEV_VBUS_ON, 0, 0 },	{ 63, BN_CEV_CONNECT, 0, 0 },
+					{ 163, BN_CEV_CONFIG, 1, 0.5 }, { 400, BN_CEV_CONFIG, 0, 0 },
+					{ 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	static const struct seg bad[] = { { 0, 0 }, { 63, 0.5 }, { 2000, 0 } };
+	static const struct seg good[] = { { 0, 0 }, { 63, 0.09 }, { 163, 0.45 }, { 400, 0.09 }, { 2000, 0 } };
+	static const struct ev ev_once[] = { { 0, BN_CEV_VBUS_ON, 0, 0 }, { 63, BN_CEV_CONNECT, 0, 0 },
+					     { 163, BN_CEV_CONFIG, 1, 0.5 }, { 2000, BN_CEV_VBUS_OFF, 0, 0 } };
+	struct opts o = sdp();
+	struct stream s = STREAM(ev, bad);
+	struct bn_result r;
+
+	(void)state;
+	o.config_win_s = 0.1; /* configuration 1 came in [63, 163] ms */
+	r = run(&o, &s, "bc12.host.unconfigured_iunit");
+	expect_verdict(&r, BN_VERDICT_FAIL);
+	assert_true(r.t0_us >= MS(400));
+	s = STREAM(ev, good);
+	r = run(&o, &s, "bc12.host.unconfigured_iunit");
+	expect_verdict(&r, BN_VERDICT_PASS);
+	/* the doubtful stretch alone: inconclusive, naming the window */
+	s = STREAM(ev_once, bad);
+	r = run(&o, &s, "bc12.host.unconfigured_iunit");
+	expect_inconclusive(&r);
+	expect_reason(&r, "may include the configured device's draw");
 }
 
 static void test_checks_host_choice__unconfigured_inconclusive_low_rate(void **state)
@@ -905,6 +951,45 @@ static void test_checks_host_choice__suspend_entry_within_u(void **state)
 	expect_within_u(&r, false);
 }
 
+/* An 8-bit scope's IBUS (19.5 mA a step over +-2.5 A, no noise to dither
+ * it): a suspended draw of 1 mA reads 0, which proves nothing either way
+ * against ISUSP's 2.5 mA (neither the fall nor a draw still above), while
+ * a draw that stays at 450 mA fails as it would on any instrument. */
+static void test_checks_host_choice__suspend_entry_coarse(void **state)
+{
+	struct opts o = sdp();
+	struct bn_result r;
+
+	(void)state;
+	o.rate_hz = 10000;
+	o.ibus_meas = "bits=8,range=-2.5A..2.5A";
+	r = sentry_run(&o, 0, 1800);
+	expect_inconclusive(&r);
+	r = sentry_run(&o, 400, 1800);
+	expect_judged(&r, BN_VERDICT_FAIL);
+	expect_reason(&r, "still above ISUSP");
+}
+
+/* A capture that ends before the resume (a device's frames still in
+ * flight, one that stopped): the draw is bounded only as far as the data
+ * goes, so a fall after the data is never a fail, and a draw above ISUSP
+ * through more than TSUSP_ENTER of data still is. */
+static void test_checks_host_choice__suspend_entry_data_ends(void **state)
+{
+	struct opts o = sdp();
+	struct bn_result r;
+
+	(void)state;
+	o.data_until_ms = 1503;   /* 3 ms of the suspend, the fall at 5 ms */
+	r = sentry_run(&o, 5, 1800);
+	assert_int_not_equal(r.verdict, BN_VERDICT_FAIL);
+	assert_int_not_equal(r.verdict, BN_VERDICT_PASS);
+	o.data_until_ms = 1530;   /* 30 ms of the suspend, all above ISUSP */
+	r = sentry_run(&o, 400, 1800);
+	expect_judged(&r, BN_VERDICT_FAIL);
+	assert_near(r.measured, 0.030, 1e-9);
+}
+
 /* A real host knows bus idle only within a window (when it asked, when
  * sysfs showed the state): [1500, 1500 + w] ms. Dated at its middle, its
  * width in U: a fall that is late from the window's start but not from
@@ -1287,6 +1372,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_host_choice__unconfigured_pass),
 		cmocka_unit_test(test_checks_host_choice__unconfigured_testers_window),
 		cmocka_unit_test(test_checks_host_choice__unconfigured_fail),
+		cmocka_unit_test(test_checks_host_choice__unconfigured_after_deconfig),
 		cmocka_unit_test(test_checks_host_choice__unconfigured_inconclusive_low_rate),
 		cmocka_unit_test(test_checks_host_choice__configured_pass),
 		cmocka_unit_test(test_checks_host_choice__configured_fail_above_bmaxpower),
@@ -1311,6 +1397,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_host_choice__suspend_entry_within_u),
 		cmocka_unit_test(test_checks_host_choice__suspend_entry_window),
 		cmocka_unit_test(test_checks_host_choice__suspend_entry_slew),
+		cmocka_unit_test(test_checks_host_choice__suspend_entry_coarse),
+		cmocka_unit_test(test_checks_host_choice__suspend_entry_data_ends),
 		cmocka_unit_test(test_checks_host_choice__suspend_entry_hold),
 		cmocka_unit_test(test_checks_host_choice__suspend_entry_inconclusive),
 		cmocka_unit_test(test_checks_host_choice__configured_limit_named),

@@ -340,6 +340,47 @@ static void test_replay__events_salvage(void **state)
 	bn_evrec_free(&rec);
 }
 
+/* A real bench's device advertises its configurations only when it
+ * enumerates: the record keeps them in its trailer, and a load takes them
+ * when the header's dut has none (a header's own stay first). */
+static void test_replay__enumerated_configurations(void **state)
+{
+	char path[512];
+	struct bn_check_ctx ctx = { .port = BN_PORT_SDP, .port_name = "sdp", .rate_hz = 1e3,
+				    .channels = 3, .events = BN_CEV_ALL };
+	struct bn_evlog_meta meta = { .capture_file = "capture.sr", .port_profile = "sdp",
+				      .dut_name = "real device", .scenario = "enumerate" };
+	static const int val[] = { 1, 2 };
+	static const double mp[] = { 0.5, 0.1 };
+	struct bn_evlog *l = NULL;
+	struct bn_evrec rec;
+	struct bn_err err = { 0 };
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/ev-enum/events.json", tmpdir);
+	assert_int_equal(bn_mkdir_p(path, &err), BN_OK);
+	rmdir(path);
+	/* none: the record says nothing of configurations */
+	assert_int_equal(bn_evlog_open(path, &ctx, &meta, &l, &err), BN_OK);
+	assert_int_equal(bn_evlog_close(l, 1000, 1, "completed", &err), BN_OK);
+	assert_int_equal(bn_evrec_load(path, &rec, &err), BN_OK);
+	assert_false(rec.ctx.configs_known);
+	bn_evrec_free(&rec);
+	/* enumerated during the run */
+	assert_int_equal(bn_evlog_open(path, &ctx, &meta, &l, &err), BN_OK);
+	bn_evlog_add(l, &(struct bn_cev){ .kind = BN_CEV_CONNECT, .t_us = 180000, .win_s = 0.18 });
+	bn_evlog_configs(l, 2, val, mp);
+	assert_int_equal(bn_evlog_close(l, 2000000, 2000, "completed", &err), BN_OK);
+	if (bn_evrec_load(path, &rec, &err) != BN_OK)
+		fail_msg("%s", err.msg);
+	assert_true(rec.ctx.configs_known);
+	assert_int_equal(rec.ctx.n_configs, 2);
+	assert_int_equal(rec.ctx.config_value[1], 2);
+	assert_true(rec.ctx.config_max_power_a[1] == 0.1);
+	assert_int_equal(rec.n, 1);
+	bn_evrec_free(&rec);
+}
+
 /* Rewrite the recorded run's status (the trailer's, the last "status"). */
 static void set_status(const char *path, const char *status)
 {
@@ -853,6 +894,7 @@ int main(void)
 		cmocka_unit_test(test_replay__faulty_captures_still_fail),
 		cmocka_unit_test(test_replay__partial_record_is_inconclusive),
 		cmocka_unit_test(test_replay__events_salvage),
+		cmocka_unit_test(test_replay__enumerated_configurations),
 		cmocka_unit_test(test_replay__inferred_events_never_flip),
 		cmocka_unit_test(test_replay__bare_capture_never_passes_on_a_guess),
 		cmocka_unit_test(test_replay__minimum_channels_and_maps),
