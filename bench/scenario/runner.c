@@ -887,10 +887,14 @@ static int usbh_choose(struct run_ctx *c, struct bn_err *err)
 			return bn_err_set(err, rc == BN_ERR_ARG ? BN_ERR_FAULT : rc,
 					  "the bench's USB host could not choose configuration %d: %s",
 					  want, e.msg);
-		/* SET_CONFIGURATION went out within the write: dated at its end,
-		 * so the rules judge the new draw no sooner than it was asked */
-		usbh_configured(c, usbh_time(c, ev.t_cmd_end_us),
-				(double)(ev.t_cmd_end_us - ev.t_cmd_us) / 1e6, ev.config_after,
+		/* SET_CONFIGURATION went out within the write (Linux's store is
+		 * synchronous), at the latest when bConfigurationValue showed
+		 * it (a host that acts after the write returns, as the twin's
+		 * kernel does): dated then, so the rules judge the new draw no
+		 * sooner than it was certainly asked */
+		bn_time_us seen = ev.t_seen_us >= 0 ? ev.t_seen_us : ev.t_cmd_end_us;
+
+		usbh_configured(c, usbh_time(c, seen), (double)(seen - ev.t_cmd_us) / 1e6, ev.config_after,
 				"the host profile's choice");
 	}
 	/* awake until the scenario suspends it */
@@ -1971,8 +1975,14 @@ static void annotate_measurement(struct run_ctx *c)
 			if (tm.clock == BN_SIGROK_CLOCK_FRAMES)
 				cJSON_AddNumberToObject(o, "gaps", (double)c->dev_gaps);
 			cJSON_AddNumberToObject(o, "max_interval_s", bn_time_to_s(tm.max_interval_us));
-			if (tm.start_lost_us > 0)
+			if (tm.start_lost_us > 0) {
 				cJSON_AddNumberToObject(o, "start_lost_s", bn_time_to_s(tm.start_lost_us));
+				/* whole transfers: the time base is the start's;
+				 * otherwise dated back from an arrival */
+				cJSON_AddStringToObject(o, "start_lost_dated", tm.start_lost_whole > 0
+							? "whole transfers from the start"
+							: "from the packet's arrival, approximately");
+			}
 		}
 		if (c->polling) {
 			cJSON_AddNumberToObject(o, "polls", (double)c->poll.polls);

@@ -318,16 +318,42 @@ static void test_run_usb_host__refused(void **state)
 					"device's USB host"));
 	assert_int_equal(W->n_plugs, 0);
 	bn_report_free(&rep);
-	snprintf(scn, sizeof(scn), "%s/hub.scn", W->k.world);
+	snprintf(scn, sizeof(scn), "%s/noenum.scn", W->k.world);
 	f = fopen(scn, "w");
 	assert_non_null(f);
-	fputs("port sdp\ncharger host-500ma\nhost hub-100ma\ndut phone\nvbus on\nwait 10ms\n", f);
+	fputs("port sdp\ncharger host-500ma\nhost no-enum\ndut phone\nvbus on\nwait 10ms\n", f);
 	fclose(f);
 	bn_err_clear(&err);
 	assert_int_equal(run_real(scn, true, &rep, &err), BN_ERR_DATA);
-	assert_non_null(strstr(err.msg, "hub-100ma grants 100 mA"));
-	assert_non_null(strstr(err.msg, "bus-powered hub in the path"));
+	assert_non_null(strstr(err.msg, "host no-enum never enumerates"));
 	assert_int_equal(W->n_plugs, 0);
+	bn_report_free(&rep);
+}
+
+/* A host that grants less than the PC's root port is played by choosing
+ * its configuration after the kernel's: a host with no power left (0 mA)
+ * unconfigures the device, both recorded as configuration events. */
+static void test_run_usb_host__budget_below_root_port(void **state)
+{
+	struct bn_report rep;
+	struct bn_err err = { 0 };
+	char scn[SK_PATH_LEN + 32], evs[4000];
+	FILE *f;
+
+	(void)state;
+	snprintf(scn, sizeof(scn), "%s/noconfig.scn", W->k.world);
+	f = fopen(scn, "w");
+	assert_non_null(f);
+	fputs("port sdp\ncharger host-500ma\nhost no-config\ndut phone\nvbus on\nwait 500ms\n"
+	      "vbus off\nwait 100ms\n", f);
+	fclose(f);
+	assert_int_equal(run_real(scn, true, &rep, &err), BN_OK);
+	assert_int_equal(rep.status, BN_RUN_COMPLETED);
+	host_events(&rep, evs, sizeof(evs));
+	print_message("%s", evs);
+	assert_non_null(strstr(evs, "the kernel's choice at enumeration: configuration 1 (bMaxPower 100 mA)"));
+	assert_non_null(strstr(evs, "the host profile's choice: configuration 0 (bMaxPower 0 mA)"));
+	assert_true(strstr(evs, "the kernel's choice") < strstr(evs, "the host profile's choice"));
 	bn_report_free(&rep);
 }
 
@@ -338,6 +364,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_usb_host__real_configs_judged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_usb_host__suspend_blocked, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_usb_host__refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_usb_host__budget_below_root_port, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("run_usb_host", tests, NULL, NULL);
