@@ -70,7 +70,6 @@ struct bn_sigrok_feed {
 	 * dated back from that packet's arrival, approximately. */
 	bool anchored;
 	bn_time_us k_off_us;
-	bool k_off_exact;  /* k_off_us is whole lost transfers, not an arrival */
 	int64_t k;           /* frames aligned in the stream, or in the scope
 			      * frame */
 	bn_time_us frame_t0; /* the scope frame's start */
@@ -396,7 +395,6 @@ void bn_sigrok_feed_begin(struct bn_sigrok_feed *f, bool probe)
 	f->k = 0;
 	f->anchored = false;
 	f->k_off_us = 0;
-	f->k_off_exact = false;
 	f->last_t = -1;
 	if (f->next_rate_hz > 0)
 		f->rate_hz = f->next_rate_hz;
@@ -482,7 +480,7 @@ static void align(struct bn_sigrok_feed *f)
 			f->gap_next = false;
 		} else {
 			fr.t_us = f->k_off_us + bn_tick_time(f->k++, f->rate_hz);
-			fr.t_approx = f->k_off_us > 0 && !f->k_off_exact;
+			fr.t_approx = f->k_off_us > 0;
 		}
 		/* Time only goes forward, even when the host's clock stamps two
 		 * readings alike. */
@@ -690,32 +688,14 @@ static void on_analog(struct bn_sigrok_feed *f, const struct sr_datafeed_analog 
 			/* later than its span, with a margin the size of the
 			 * packet for the transfer's own latency */
 			if (arrived > 2 * span + 100000) {
-				/* Whole transfers of this size lost (libsigrok 0.5.2's
-				 * hantek-6xxx gives the first to the one its channel
-				 * check left pending): the stream is then exact from
-				 * the start, N spans on; any other loss is dated back
-				 * from the packet's arrival, late by its latency. */
-				long whole = lround((double)(arrived - span) / (double)span);
-				bn_time_us lat = arrived - span - whole * span;
-				bool exact = whole >= 1 && lat >= -5000 && lat <= 100000;
-
-				f->k_off_us = exact ? whole * span : arrived - span;
-				f->k_off_exact = exact;
+				f->k_off_us = arrived - span;
 				pthread_mutex_lock(&f->lock);
 				f->tm.start_lost_us = f->k_off_us;
-				f->tm.start_lost_whole = exact ? whole : 0;
 				pthread_mutex_unlock(&f->lock);
-				if (exact)
-					bn_warn("%s: the stream's first %ld transfer%s of %zu samples %s lost (its "
-						"first packet arrived %.3f s after the start): the frames are dated "
-						"%.3f s on from the start", f->driver, whole, whole == 1 ? "" : "s", n,
-						whole == 1 ? "was" : "were", bn_time_to_s(arrived),
-						bn_time_to_s(f->k_off_us));
-				else
-					bn_warn("%s: the first %zu samples of the stream arrived %.3f s after the "
-						"start (their span is %.3f s): the start was lost; the frames are "
-						"dated back from their arrival, approximately", f->driver, n,
-						bn_time_to_s(arrived), bn_time_to_s(span));
+				bn_warn("%s: the first %zu samples of the stream arrived %.3f s after the start "
+					"(their span is %.3f s): the start was lost; the frames are dated back "
+					"from their arrival, approximately", f->driver, n,
+					bn_time_to_s(arrived), bn_time_to_s(span));
 			}
 		}
 		if (f->polled) {

@@ -100,8 +100,6 @@ struct bn_sigrok_timing {
 	bn_time_us start_lost_us;    /* a stream whose start was lost: its first
 				      * frame dated this late, from its packet's
 				      * arrival (approximate); 0: none */
-	long start_lost_whole;       /* > 0: that many whole transfers of the
-				      * first's size, so start_lost_us is exact */
 };
 
 struct bn_sigrok_feed_cfg {

@@ -1975,14 +1975,8 @@ static void annotate_measurement(struct run_ctx *c)
 			if (tm.clock == BN_SIGROK_CLOCK_FRAMES)
 				cJSON_AddNumberToObject(o, "gaps", (double)c->dev_gaps);
 			cJSON_AddNumberToObject(o, "max_interval_s", bn_time_to_s(tm.max_interval_us));
-			if (tm.start_lost_us > 0) {
+			if (tm.start_lost_us > 0)
 				cJSON_AddNumberToObject(o, "start_lost_s", bn_time_to_s(tm.start_lost_us));
-				/* whole transfers: the time base is the start's;
-				 * otherwise dated back from an arrival */
-				cJSON_AddStringToObject(o, "start_lost_dated", tm.start_lost_whole > 0
-							? "whole transfers from the start"
-							: "from the packet's arrival, approximately");
-			}
 		}
 		if (c->polling) {
 			cJSON_AddNumberToObject(o, "polls", (double)c->poll.polls);

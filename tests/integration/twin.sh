@@ -582,7 +582,11 @@ PY
 timebase() {
 	tb=$(sed -n 's/^TIMEBASE //p' "$TMP/scope.out")
 	set -- "$1" $tb
-	if [ $# -eq 3 ] && awk -v a="$2" -v b="$3" 'BEGIN { d = a - b; exit !(d < 0.01 && d > -0.01) }'; then
+	# within 25 ms: the stream is dated back from its first packet's
+	# arrival (start_lost_s), late by that packet's delivery (the twin
+	# sends 10 ms at a time; a loaded machine adds): 2 to 5 ms measured
+	# alone, 11 to 13 ms under make check -j
+	if [ $# -eq 3 ] && awk -v a="$2" -v b="$3" 'BEGIN { d = a - b; exit !(d < 0.025 && d > -0.025) }'; then
 		ok "$1: VBUS rises in capture.sr at $2 s, when the run switched it on ($3 s)"
 	else
 		bad "$1: VBUS rises in capture.sr at ${2:-?} s, the run switched it on at ${3:-?} s (the run begins once the scope delivers: runner.c capture_preroll)"
