@@ -585,7 +585,7 @@ timebase() {
 	# within 25 ms: the stream is dated back from its first packet's
 	# arrival (start_lost_s), late by that packet's delivery (the twin
 	# sends 10 ms at a time; a loaded machine adds): 2 to 5 ms measured
-	# alone, 11 to 13 ms under make check -j
+	# alone, 11 to 13 ms during make check
 	if [ $# -eq 3 ] && awk -v a="$2" -v b="$3" 'BEGIN { d = a - b; exit !(d < 0.025 && d > -0.025) }'; then
 		ok "$1: VBUS rises in capture.sr at $2 s, when the run switched it on ($3 s)"
 	else
