@@ -1039,6 +1039,11 @@ const char *bn_sigrok_cap_describe(const struct bn_sigrok_cap *c)
 	return c->desc;
 }
 
+void bn_sigrok_cap_freeze_clock(struct bn_sigrok_cap *c)
+{
+	bn_sigrok_feed_freeze_clock(c->feed);
+}
+
 bn_time_us bn_sigrok_cap_stall_us(const struct bn_sigrok_cap *c)
 {
 	return c->stall_us;

@@ -91,6 +91,9 @@ const char *bn_sigrok_cap_describe(const struct bn_sigrok_cap *c);
 /* How long the device may send nothing before a read fails: a frame
  * can arrive up to this late (a packet of the device's whole transfer). */
 bn_time_us bn_sigrok_cap_stall_us(const struct bn_sigrok_cap *c);
+/* The run begins: the stream's dating stops being refined
+ * (bn_sigrok_feed_freeze_clock). */
+void bn_sigrok_cap_freeze_clock(struct bn_sigrok_cap *c);
 /* Bits of enum bn_chan that are mapped to a device channel. */
 unsigned bn_sigrok_cap_channels(const struct bn_sigrok_cap *c);
 /* The samplerate the device runs at; 0 for a polled device (the rate it

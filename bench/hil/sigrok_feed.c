@@ -39,6 +39,7 @@ struct feed_chan {
 	float *v;              /* pending samples */
 	int64_t *t;            /* polled: each pending reading's arrival, us */
 	size_t n, cap, tcap;
+	int64_t got;           /* samples received this acquisition */
 };
 
 struct bn_sigrok_feed {
@@ -70,6 +71,11 @@ struct bn_sigrok_feed {
 	 * dated back from that packet's arrival, approximately. */
 	bool anchored;
 	bn_time_us k_off_us;
+	/* Until frozen (bn_sigrok_feed_freeze_clock: the run begins), each
+	 * later packet bounds the offset too (its last sample was taken
+	 * before it arrived): the smallest bound is kept, so the dating is
+	 * late only by the quickest packet's delivery. */
+	atomic_bool clock_frozen;
 	int64_t k;           /* frames aligned in the stream, or in the scope
 			      * frame */
 	bn_time_us frame_t0; /* the scope frame's start */
@@ -386,6 +392,20 @@ void bn_sigrok_feed_free(struct bn_sigrok_feed *f)
 	free(f);
 }
 
+static int first_mapped(const struct bn_sigrok_feed *f)
+{
+	int ch = 0;
+
+	while (ch < BN_CH_COUNT - 1 && !f->ch[ch].sc)
+		ch++;
+	return ch;
+}
+
+void bn_sigrok_feed_freeze_clock(struct bn_sigrok_feed *f)
+{
+	atomic_store(&f->clock_frozen, true);
+}
+
 void bn_sigrok_feed_begin(struct bn_sigrok_feed *f, bool probe)
 {
 	f->probe = probe;
@@ -395,12 +415,13 @@ void bn_sigrok_feed_begin(struct bn_sigrok_feed *f, bool probe)
 	f->k = 0;
 	f->anchored = false;
 	f->k_off_us = 0;
+	atomic_store(&f->clock_frozen, false);
 	f->last_t = -1;
 	if (f->next_rate_hz > 0)
 		f->rate_hz = f->next_rate_hz;
 	f->next_rate_hz = 0;
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
-		f->ch[ch].n = 0;
+		f->ch[ch].n = f->ch[ch].got = 0;
 	f->t0_us = now_us(f);
 	atomic_store(&f->last_packet_us, f->t0_us);
 	pthread_mutex_lock(&f->lock);
@@ -680,6 +701,20 @@ static void on_analog(struct bn_sigrok_feed *f, const struct sr_datafeed_analog 
 			return;
 		}
 		memcpy(c->v + c->n, f->scratch, n * sizeof(float));
+		c->got += (int64_t)n;
+		if (!f->polled && !f->framed && f->anchored && f->k_off_us > 0 && f->rate_hz > 0 &&
+		    ch == first_mapped(f) && !atomic_load(&f->clock_frozen)) {
+			bn_time_us bound = now_us(f) - f->t0_us - bn_tick_time(c->got - 1, f->rate_hz);
+
+			pthread_mutex_lock(&f->lock);
+			f->tm.start_packets++;
+			if (bound < f->k_off_us) {
+				f->tm.start_refined_us += f->k_off_us - bound;
+				f->k_off_us = bound;
+				f->tm.start_lost_us = bound;
+			}
+			pthread_mutex_unlock(&f->lock);
+		}
 		if (!f->polled && !f->framed && !f->anchored && f->rate_hz > 0) {
 			bn_time_us arrived = now_us(f) - f->t0_us;
 			bn_time_us span = bn_tick_time((int64_t)n, f->rate_hz);
@@ -691,6 +726,7 @@ static void on_analog(struct bn_sigrok_feed *f, const struct sr_datafeed_analog 
 				f->k_off_us = arrived - span;
 				pthread_mutex_lock(&f->lock);
 				f->tm.start_lost_us = f->k_off_us;
+				f->tm.start_packets = 1;
 				pthread_mutex_unlock(&f->lock);
 				bn_warn("%s: the first %zu samples of the stream arrived %.3f s after the start "
 					"(their span is %.3f s): the start was lost; the frames are dated back "

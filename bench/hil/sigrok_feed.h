@@ -100,6 +100,12 @@ struct bn_sigrok_timing {
 	bn_time_us start_lost_us;    /* a stream whose start was lost: its first
 				      * frame dated this late, from its packet's
 				      * arrival (approximate); 0: none */
+	long start_packets;          /* the packets of one channel that bounded
+				      * it (the first and those before the
+				      * clock was frozen) */
+	bn_time_us start_refined_us; /* how much earlier the later ones put it
+				      * than the first (the first's extra
+				      * delivery time) */
 };
 
 struct bn_sigrok_feed_cfg {
@@ -127,6 +133,10 @@ void bn_sigrok_feed_free(struct bn_sigrok_feed *f);
  * with the map is then BN_ERR_ARG (the map is wrong); found in a later
  * acquisition, a change is BN_ERR_FAULT (the device changed under us). */
 void bn_sigrok_feed_begin(struct bn_sigrok_feed *f, bool probe);
+/* A stream whose start was lost is dated back from its first packet's
+ * arrival, and each later packet may bound that tighter, until this (the
+ * run begins: from then on the dating must not move). */
+void bn_sigrok_feed_freeze_clock(struct bn_sigrok_feed *f);
 /* Every datafeed packet of the device, in the session's thread (or the
  * caller's, for those sr_session_start sends). */
 void bn_sigrok_feed_packet(struct bn_sigrok_feed *f, const struct sr_datafeed_packet *p);

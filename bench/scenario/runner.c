@@ -1062,17 +1062,37 @@ static int sync_device(struct run_ctx *c, struct bn_err *err)
  * before the run are dropped when read. Bounded by the device's stall
  * time: a device that sends nothing is a bench fault before anything is
  * switched. */
+#define PREROLL_PACKETS 3
+
 static int capture_preroll(struct run_ctx *c, struct bn_err *err)
 {
-	double t0 = now_wall_s(), give_up = t0 + (double)bn_sigrok_cap_stall_us(c->dev) / 1e6;
+	double stall_s = (double)bn_sigrok_cap_stall_us(c->dev) / 1e6;
+	double t0 = now_wall_s(), give_up = t0 + stall_s, t_first = -1;
 	struct bn_sigrok_timing tm;
-	char d[160];
+	char d[240];
 
 	for (;;) {
+		struct bn_cap_frame skip[512];
+		long n;
+
+		/* frames from before the run: read (the queue holds about a
+		 * packet and a half) and dropped */
+		while ((n = bn_sigrok_cap_read(c->dev, skip, 512, err)) > 0)
+			;
+		if (n < 0)
+			return (int)n;
 		bn_sigrok_cap_timing(c->dev, &tm);
-		if (tm.frames > 0)
+		if (tm.frames > 0 && t_first < 0) {
+			t_first = now_wall_s();
+			/* a stream dated back from a late packet's arrival: a few
+			 * more packets bound its dating tighter (the quickest
+			 * delivery is the least late), each within a stall time */
+			give_up = t_first + PREROLL_PACKETS * stall_s;
+		}
+		if (t_first >= 0 && (tm.start_lost_us == 0 || tm.start_packets >= PREROLL_PACKETS ||
+				     now_wall_s() >= give_up))
 			break;
-		if (now_wall_s() >= give_up)
+		if (t_first < 0 && now_wall_s() >= give_up)
 			return bn_err_set(err, BN_ERR_FAULT, "capture device %s: no data %.1f s after the "
 					  "acquisition's start", bn_sigrok_cap_describe(c->dev),
 					  now_wall_s() - t0);
@@ -1080,8 +1100,17 @@ static int capture_preroll(struct run_ctx *c, struct bn_err *err)
 			return bn_err_set(err, BN_ERR_INTR, "interrupted while the capture device started");
 		sleep_until_wall(now_wall_s() + 0.005);
 	}
-	snprintf(d, sizeof(d), "the capture device delivered %.3f s after its start; the run began then",
-		 now_wall_s() - t0);
+	bn_sigrok_cap_freeze_clock(c->dev);
+	bn_sigrok_cap_timing(c->dev, &tm);
+	if (tm.start_lost_us > 0)
+		snprintf(d, sizeof(d), "the capture device delivered %.3f s after its start, its stream's "
+			 "start lost and dated from %ld packets' arrivals (%.1f ms earlier than the first "
+			 "said); the run began %.3f s after the start",
+			 t_first - t0, tm.start_packets, bn_time_to_s(tm.start_refined_us) * 1e3,
+			 now_wall_s() - t0);
+	else
+		snprintf(d, sizeof(d), "the capture device delivered %.3f s after its start; the run "
+			 "began then", now_wall_s() - t0);
 	bn_report_event(c->rep, 0, "capture", d);
 	return BN_OK;
 }
@@ -1975,8 +2004,10 @@ static void annotate_measurement(struct run_ctx *c)
 			if (tm.clock == BN_SIGROK_CLOCK_FRAMES)
 				cJSON_AddNumberToObject(o, "gaps", (double)c->dev_gaps);
 			cJSON_AddNumberToObject(o, "max_interval_s", bn_time_to_s(tm.max_interval_us));
-			if (tm.start_lost_us > 0)
+			if (tm.start_lost_us > 0) {
 				cJSON_AddNumberToObject(o, "start_lost_s", bn_time_to_s(tm.start_lost_us));
+				cJSON_AddNumberToObject(o, "start_packets", (double)tm.start_packets);
+			}
 		}
 		if (c->polling) {
 			cJSON_AddNumberToObject(o, "polls", (double)c->poll.polls);

@@ -44,7 +44,7 @@
 
 #define TWIN_SCOPE_PROBE 10.0     /* CH1's probe: 10:1 */
 #define TWIN_SCOPE_SHUNT_OHM 1.0  /* CH2 across a 1 ohm shunt, unless told */
-#define TWIN_SCOPE_BATCH_US 10000
+#define TWIN_SCOPE_BATCH_US 2000
 #define TWIN_SCOPE_FIFO_S 4.0
 #define TWIN_SCOPE_LOG_EVERY 100
 

@@ -177,6 +177,45 @@ static void test_sigrok_feed__stream_start_lost(void **state)
 	assert_int_equal(tm.start_lost_us, 395000);
 }
 
+/* A lost start dated from the first packet's arrival is bounded tighter
+ * by each later packet until the clock is frozen (the run begins): the
+ * quickest delivery wins, and nothing moves afterwards. */
+static void test_sigrok_feed__stream_start_refined(void **state)
+{
+	struct fx *x = *state;
+	const float a[5] = { 1, 2, 3, 4, 5 };
+	struct bn_cap_frame out[8];
+	struct bn_sigrok_timing tm;
+
+	feed_new(x, "VBUS=A0,IBUS=A1:shunt=1", 1000, 64);
+	bn_sigrok_feed_begin(x->f, false);
+	x->now_us += 400000;             /* frames 0-4 arrive late: dated from 395 ms */
+	send_v(x, &x->a0, a, 5);
+	send_v(x, &x->a1, a, 5);
+	assert_int_equal(read_all(x, out, 8), 5);
+	/* frames 5-9 arrive at 403 ms: frame 9 was taken by then, so the
+	 * start is at most 403 - 9 = 394 ms (1 ms sooner than the first said) */
+	x->now_us += 3000;
+	send_v(x, &x->a0, a, 5);
+	send_v(x, &x->a1, a, 5);
+	assert_int_equal(read_all(x, out, 8), 5);
+	assert_true(llabs(out[0].t_us - (394000 + 5 * 1000)) <= 1);
+	bn_sigrok_feed_timing(x->f, &tm);
+	assert_true(llabs(tm.start_lost_us - 394000) <= 1);
+	assert_int_equal(tm.start_packets, 2);
+	assert_true(llabs(tm.start_refined_us - 1000) <= 1);
+	/* frozen: a quicker packet no longer moves the frames */
+	bn_sigrok_feed_freeze_clock(x->f);
+	x->now_us += 1000;
+	send_v(x, &x->a0, a, 5);
+	send_v(x, &x->a1, a, 5);
+	assert_int_equal(read_all(x, out, 8), 5);
+	assert_true(llabs(out[0].t_us - (394000 + 10 * 1000)) <= 1);
+	bn_sigrok_feed_timing(x->f, &tm);
+	assert_true(llabs(tm.start_lost_us - 394000) <= 1);
+	assert_int_equal(tm.start_packets, 2);
+}
+
 /* Scope frames at 1 kHz: each starts at the host's clock at its
  * FRAME_BEGIN, kept after the previous frame's last sample; its first
  * sample has gap_before; samples past the shortest channel at its end are
@@ -550,6 +589,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_sigrok_feed__stream),
 		T(test_sigrok_feed__stream_start_lost),
+		T(test_sigrok_feed__stream_start_refined),
 		T(test_sigrok_feed__scope_frames),
 		T(test_sigrok_feed__frame_without_markers),
 		T(test_sigrok_feed__polled),
