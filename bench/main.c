@@ -389,7 +389,9 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
 		return 3;
 	}
-	bn_term_printf(stdout, "%s: error — %s\n  report: %s\n", j->scenario, reason, path);
+	/* (one call per line: the terminal printer escapes a newline inside) */
+	bn_term_printf(stdout, "%s: error — %s\n", j->scenario, reason);
+	bn_term_printf(stdout, "  report: %s\n", path);
 	bn_term_printf(stderr, "bcbench: %s: %s\n", j->scenario, reason);
 	return 3;
 }

@@ -46,8 +46,8 @@
 #include "checks/rules.h"
 
 /* The capture rate below which a rule that times D+ or IBUS excursions
- * will not judge: compliance testers sample every 1 ms (TVBUS_AVG note in
- * the limits file, pet-scripts). A measurement resolution, not a limit. */
+ * will not judge: compliance testers are described as sampling every 1 ms
+ * (TVBUS_AVG; unverified). A measurement resolution, not a limit. */
 #define ACA_OTG_MIN_RATE_HZ 1000.0
 
 /* The OTG VBUS output is judged as means over 1 ms (the level
@@ -651,9 +651,9 @@ static enum bn_verdict dpg_judge_longest(const struct dpg *d, struct bn_result *
 
 /* ---- bc12.aca.b_no_connect (CP 6.11, [PD24]) ----
  * On RID_B the device charges but must not connect: after the detection
- * grace D+ stays below VDAT_REF min, the compliance plan's threshold (CP
- * 6.11 [PD24], as the pet-scripts re-implementation of the compliance
- * scripts checks it, the limits file's source for that clause), except
+ * grace D+ stays below VDAT_REF min, the compliance plan's threshold as CP
+ * 6.11 [PD24] is described to check it (unverified: docs/bc12-limits.md),
+ * except
  * for SRP pulses no longer than TSRP_PULSE max. A connect the bench
  * reports (not one inferred from D+, which this rule judges itself) fails
  * it. Measured: the longest D+ excursion above VDAT_REF min. */

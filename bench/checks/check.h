@@ -211,6 +211,10 @@ void bn_checks_set_configs(struct bn_checks *c, int n, const int *value,
 			   const double *max_power_a);
 /* Append one result per rule to the report (in table order). */
 void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *rep);
+/* One result per rule as a run that ends now, unjudged, leaves it: a rule
+ * that does not apply skipped, every other an error saying the run ended
+ * early (reason). For the report a run leaves if its process dies. */
+void bn_checks_unfinished(const struct bn_checks *c, struct bn_report *rep, const char *reason);
 void bn_checks_free(struct bn_checks *c);
 
 #endif

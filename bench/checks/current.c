@@ -55,13 +55,14 @@
 #include "checks/level.h"
 #include "checks/rules.h"
 
-/* Testers sample every 1 ms (TVBUS_AVG, pet-scripts): below that a 250 ms
- * average and a 1 ms excursion cannot be judged as they judge them. */
+/* Testers are described as sampling every 1 ms (TVBUS_AVG; unverified):
+ * below that a 250 ms average and a 1 ms excursion cannot be judged as
+ * they judge them. */
 #define CUR_MIN_RATE_HZ 1000.0
 /* Bins of the sliding TVBUS_AVG average. */
 #define CUR_AVG_BINS 25
 /* One step of a cros-ec style ramp (charge_ramp_sw: +64 mA every 500 ms;
- * docs/limits.md). A device-policy figure, not a BC-1.2
+ * docs/bc12-limits.md). A device-policy figure, not a BC-1.2
  * limit: used only for the figures of bc12.cur.droop, never for a verdict. */
 #define CUR_RAMP_STEP_A 0.064
 

@@ -1,4 +1,4 @@
-/* Task 5: Dead Battery Provision on an SDP (CP 6.16; docs/limits.md, the
+/* Task 5: Dead Battery Provision on an SDP (CP 6.16; docs/bc12-limits.md, the
  * device's detection sequence, step 8). Applies to a device that declares
  * DBP and whose battery starts dead.
  *

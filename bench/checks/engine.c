@@ -565,8 +565,9 @@ static void measurement_json(const struct bn_checks *c, struct bn_report *rep)
 /* One rule's result over the current session (since the start or the
  * last move), into res: the rule's own end() and what the engine knows
  * about its inputs. */
-static void judge_rule(struct bn_checks *c, struct rule_inst *ri, bn_time_us t_end_us,
-		       struct bn_result *res)
+/* What a result of rule ri says whatever its verdict: its id, title,
+ * clause, limit and how it decides. */
+static void rule_meta(const struct bn_checks *c, const struct rule_inst *ri, struct bn_result *res)
 {
 	const struct bn_rule *r = ri->rule;
 	const struct bn_limit *lim = r->limit ? bn_limits_find(c->ctx.lim, r->limit) : NULL;
@@ -588,6 +589,14 @@ static void judge_rule(struct bn_checks *c, struct rule_inst *ri, bn_time_us t_e
 	if (r->persistence)
 		snprintf(res->persistence, sizeof(res->persistence), "%s", r->persistence);
 	snprintf(res->decision, sizeof(res->decision), "%s", bn_acceptance_name(c->ctx.acceptance));
+}
+
+static void judge_rule(struct bn_checks *c, struct rule_inst *ri, bn_time_us t_end_us,
+		       struct bn_result *res)
+{
+	const struct bn_rule *r = ri->rule;
+
+	rule_meta(c, ri, res);
 	if (ri->pre != BN_VERDICT_PASS) {
 		res->verdict = ri->pre;
 		bn_str_copy(res->reason, sizeof(res->reason), ri->why);
@@ -735,6 +744,26 @@ void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *r
 			keep_worst(c, ri, res);
 			if (ri->worst)
 				*res = *ri->worst;
+		}
+	}
+}
+
+void bn_checks_unfinished(const struct bn_checks *c, struct bn_report *rep, const char *reason)
+{
+	for (int i = 0; i < c->n; i++) {
+		const struct rule_inst *ri = &c->v[i];
+		struct bn_result *res = bn_report_add(rep);
+
+		if (!res)
+			return;
+		rule_meta(c, ri, res);
+		if (ri->pre == BN_VERDICT_SKIPPED) {
+			res->verdict = BN_VERDICT_SKIPPED;
+			bn_str_copy(res->reason, sizeof(res->reason), ri->why);
+		} else {
+			res->verdict = BN_VERDICT_ERROR;
+			snprintf(res->reason, sizeof(res->reason), "the run ended early: %.*s",
+				 bn_utf8_prec(reason, 200), reason);
 		}
 	}
 }

@@ -41,7 +41,7 @@
 /* The compliance testers judge the unconfigured draw as a TVBUS_AVG
  * average that starts 150 ms after D+ rises (USB-IF BC-1.2 Compliance
  * Plan 6.8, SDP detection, as the public re-implementation of the
- * compliance scripts does it; docs/limits.md, "The device's detection
+ * compliance scripts does it; docs/bc12-limits.md, "The device's detection
  * sequence", step 6). Not a BC-1.2 limit, so not in the limits file. */
 #define UNCONF_TESTER_DELAY_US (150 * BN_US_PER_MS)
 

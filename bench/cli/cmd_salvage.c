@@ -259,6 +259,20 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 
 		cJSON_ReplaceItemInObjectCaseSensitive(st, "state", cJSON_CreateString("error"));
 		cJSON_ReplaceItemInObjectCaseSensitive(st, "reason", cJSON_CreateString(reason));
+		/* the rules the provisional report marked unfinished: why */
+		{
+			const cJSON *res = cJSON_GetObjectItemCaseSensitive(root, "results"), *it;
+			char why[BN_ERR_MSG_LEN + 32];
+
+			snprintf(why, sizeof(why), "the run ended early: %s", reason);
+			cJSON_ArrayForEach(it, res) {
+				const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, "verdict");
+
+				if (cJSON_IsString(v) && !strcmp(v->valuestring, "error"))
+					cJSON_ReplaceItemInObjectCaseSensitive((cJSON *)it, "reason",
+									  cJSON_CreateString(why));
+			}
+		}
 		cJSON_ReplaceItemInObjectCaseSensitive(st, "exit_code", cJSON_CreateNumber(3));
 		if (kept) {
 			cJSON *art = cJSON_GetObjectItemCaseSensitive(root, "artifacts");

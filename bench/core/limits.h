@@ -5,7 +5,7 @@
  *   { "schema": "bcbench-limits/1",
  *     "sources": { "short-name": "what it is", ... },
  *     "limits": [ { "name": "VDP_SRC", "min": 0.5, "typ": 0.6, "max": 0.7,
- *                   "unit": "V", "meaning": "...", "source": "pet-scripts",
+ *                   "unit": "V", "meaning": "...", "source": "tps2549",
  *                   "spec": "Table 5-x" }, ... ] }
  * min/typ/max are optional each, but at least one of min/max is present;
  * a missing one is NAN. The loader rejects: unparsable JSON (file:line:col),

@@ -264,3 +264,58 @@ int bn_quantity_parse_any(const char *text, enum bn_dim *dim, double *out_si,
 {
 	return parse(text, true, BN_DIM_NONE, dim, out_si, why, why_len);
 }
+
+void bn_qty_format(double v, const char *unit, char *buf, size_t len)
+{
+	static const struct {
+		double scale;
+		const char *prefix;
+	} small[] = { { 1e-3, "m" }, { 1e-6, "\xc2\xb5" }, { 1e-9, "n" }, { 1e-12, "p" } };
+	double a = fabs(v);
+
+	if (!unit || !unit[0]) {
+		snprintf(buf, len, "%.4g", v);
+		return;
+	}
+	if (a < 1e-12 * 0.9995) {
+		snprintf(buf, len, "0 %s", unit);
+		return;
+	}
+	/* minutes, hours and the like are written as the scenario wrote them */
+	if (a < 1 && (!strcmp(unit, "V") || !strcmp(unit, "A") || !strcmp(unit, "s") ||
+		      !strcmp(unit, "W") || !strcmp(unit, "F") || !strcmp(unit, "ohm"))) {
+		for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
+			if (a >= small[i].scale * 0.9995 || i + 1 == sizeof(small) / sizeof(small[0])) {
+				snprintf(buf, len, "%.4g %s%s", v / small[i].scale, small[i].prefix, unit);
+				return;
+			}
+	}
+	if (a >= 1e3 * 0.9995 && (!strcmp(unit, "ohm") || !strcmp(unit, "Hz"))) {
+		snprintf(buf, len, "%.4g %s%s", a >= 1e6 * 0.9995 ? v / 1e6 : v / 1e3,
+			 a >= 1e6 * 0.9995 ? "M" : "k", unit);
+		return;
+	}
+	snprintf(buf, len, "%.4g %s", v, unit);
+}
+
+void bn_limit_format(const char *name, double min, double max, const char *unit, char *buf,
+		     size_t len)
+{
+	char a[48], b[48];
+
+	if (!name)
+		name = "";
+	if (strpbrk(name, "<>=") || (isnan(min) && isnan(max))) {
+		snprintf(buf, len, "%s", name);
+		return;
+	}
+	if (!isnan(min))
+		bn_qty_format(min, unit, a, sizeof(a));
+	if (!isnan(max))
+		bn_qty_format(max, unit, b, sizeof(b));
+	if (!isnan(min) && !isnan(max))
+		snprintf(buf, len, "%s%s%s..%s", name, name[0] ? " " : "", a, b);
+	else
+		snprintf(buf, len, "%s%s%s %s", name, name[0] ? " " : "", !isnan(min) ? ">=" : "<=",
+			 !isnan(min) ? a : b);
+}

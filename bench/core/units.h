@@ -4,6 +4,8 @@
 #ifndef BN_CORE_UNITS_H
 #define BN_CORE_UNITS_H
 
+#include <stddef.h>
+
 enum bn_dim {
 	BN_DIM_NONE = 0, /* a plain number */
 	BN_DIM_V,
@@ -30,6 +32,17 @@ int bn_quantity_parse(const char *text, enum bn_dim want, double *out_si,
 /* Parse any quantity and report its dimension. */
 int bn_quantity_parse_any(const char *text, enum bn_dim *dim, double *out_si,
 			  char *why, unsigned why_len);
+
+/* v (SI) in unit with an SI prefix where it helps, 4 significant digits:
+ * 0.0001019 A -> "101.9 µA", 4.95 V -> "4.95 V", 0.0035 s -> "3.5 ms",
+ * 47000 ohm -> "47 kohm". A value below a picounit is 0 (a computed
+ * difference's rounding, 6.5e-18 A, is "0 A"). No unit: the plain number. */
+void bn_qty_format(double v, const char *unit, char *buf, size_t len);
+/* A limit as a person reads it: "IDEV_CHG <= 1.5 A", ">= 4.75 V",
+ * "VDP_SRC 500 mV..700 mV"; min or max NAN when open; name may be NULL or
+ * "" or already a comparison (">= 0.9 A": kept as written). */
+void bn_limit_format(const char *name, double min, double max, const char *unit, char *buf,
+		     size_t len);
 
 /* "a voltage", "a current", ... for messages; base unit symbol "V", "A". */
 const char *bn_dim_name(enum bn_dim dim);

@@ -1,6 +1,8 @@
 /* Two reports, or two suite records, compared row by row (bcbench diff). */
 #include "report/diff.h"
 
+#include "core/units.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -332,34 +334,9 @@ static int side_build(const cJSON *doc, const char *what, const char *path, stru
 	return BN_OK;
 }
 
-/* v in unit with an SI prefix where it helps: 0.000102 A -> "102 uA". */
 static void fmt_qty(char *buf, size_t len, double v, const char *unit)
 {
-	static const struct {
-		double scale;
-		const char *prefix;
-	} small[] = { { 1e-3, "m" }, { 1e-6, "u" }, { 1e-9, "n" } };
-	double a = fabs(v);
-
-	if (!unit || !unit[0]) {
-		snprintf(buf, len, "%.4g", v);
-		return;
-	}
-	if (a > 0 && a < 1) {
-		for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++)
-			if (a >= small[i].scale * 0.9995 ||
-			    i + 1 == sizeof(small) / sizeof(small[0])) {
-				snprintf(buf, len, "%.4g %s%s", v / small[i].scale, small[i].prefix,
-					 unit);
-				return;
-			}
-	}
-	if (a >= 1e3 && (!strcmp(unit, "ohm") || !strcmp(unit, "Hz"))) {
-		snprintf(buf, len, "%.4g %s%s", a >= 1e6 ? v / 1e6 : v / 1e3, a >= 1e6 ? "M" : "k",
-			 unit);
-		return;
-	}
-	snprintf(buf, len, "%.4g %s", v, unit);
+	bn_qty_format(v, unit, buf, len);
 }
 
 static const char *unit_of(const struct row *r)
@@ -385,24 +362,9 @@ static void fmt_limit(char *buf, size_t len, const struct row *r)
 {
 	const cJSON *lim = get(r->res, "limit");
 	const cJSON *mn = get(lim, "min"), *mx = get(lim, "max");
-	const char *name = get_str(lim, "name");
-	char a[48], b[48];
 
-	if (!name)
-		name = "";
-	if (strpbrk(name, "<>=") || (!cJSON_IsNumber(mn) && !cJSON_IsNumber(mx))) {
-		snprintf(buf, len, "%s", name);
-		return;
-	}
-	if (cJSON_IsNumber(mn))
-		fmt_qty(a, sizeof(a), mn->valuedouble, unit_of(r));
-	if (cJSON_IsNumber(mx))
-		fmt_qty(b, sizeof(b), mx->valuedouble, unit_of(r));
-	if (cJSON_IsNumber(mn) && cJSON_IsNumber(mx))
-		snprintf(buf, len, "%s%s%s..%s", name, name[0] ? " " : "", a, b);
-	else
-		snprintf(buf, len, "%s%s%s %s", name, name[0] ? " " : "",
-			 cJSON_IsNumber(mn) ? ">=" : "<=", cJSON_IsNumber(mn) ? a : b);
+	bn_limit_format(get_str(lim, "name"), cJSON_IsNumber(mn) ? mn->valuedouble : NAN,
+			cJSON_IsNumber(mx) ? mx->valuedouble : NAN, unit_of(r), buf, len);
 }
 
 static const char *verdict_str(const struct row *r, char *buf, size_t len)

@@ -1,5 +1,7 @@
 #include "report/report.h"
 
+#include "core/units.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,15 +306,28 @@ void bn_result_print(FILE *f, const struct bn_result *r)
 	}
 	bn_term_puts(f, r->text);
 	if (r->has_measured) {
-		fprintf(f, "  (measured %.4g%s", r->measured, r->unit[0] ? " " : "");
-		bn_term_puts(f, r->unit);
+		char q[64];
+
+		bn_qty_format(r->measured, r->unit, q, sizeof(q));
+		fputs("  (measured ", f);
+		bn_term_puts(f, q);
 	} else if (r->measured_str[0]) {
 		fputs("  (measured ", f);
 		bn_term_puts(f, r->measured_str);
 	}
 	if (r->has_measured || r->measured_str[0]) {
-		if (r->has_margin)
-			fprintf(f, ", margin %.4g", r->margin);
+		char lim[160], q[64];
+
+		bn_limit_format(r->limit, r->limit_min, r->limit_max, r->unit, lim, sizeof(lim));
+		if (lim[0]) {
+			fputs(", limit ", f);
+			bn_term_puts(f, lim);
+		}
+		if (r->has_margin) {
+			bn_qty_format(r->margin, r->unit, q, sizeof(q));
+			fputs(", margin ", f);
+			bn_term_puts(f, q);
+		}
 		fputc(')', f);
 	}
 	if (r->warning)

@@ -30,7 +30,7 @@ struct bn_result {
 	char kind[16];        /* "expect", "check", "bench" */
 	char task[32];        /* the BC-1.2 device task judged (README.md, "Compliance rules"), "" if none */
 	enum bn_verdict verdict;
-	char text[200];       /* what was judged, as written */
+	char text[320];       /* what was judged, as written */
 	int line;             /* scenario line, 0 if none */
 	bool has_measured;
 	double measured;      /* SI units */
@@ -46,7 +46,7 @@ struct bn_result {
 	char persistence[240];/* what makes an excursion count, and the window judged */
 	bn_time_us t0_us, t1_us; /* window in the capture; -1 if none */
 	char reason[240];     /* why inconclusive / error / failed */
-	char title[120];      /* compliance rules: what the rule says */
+	char title[240];      /* compliance rules: what the rule says */
 	char clause[40];      /* compliance plan clause or tester tag */
 	char limit_source[80];/* where the limit comes from (limits file "source") */
 	bool warning;         /* a failure that is a warning: counted, does not fail the run */

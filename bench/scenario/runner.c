@@ -2232,8 +2232,16 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	}
 
 	/* From here the bench runs: every outcome is in the report. */
-	if (o->on_started)
+	if (o->on_started) {
+		/* what the report says if the process dies from here on: every
+		 * rule that applies an error (the parent fills in why) */
+		int first = rep->n_results;
+
+		if (c->checks)
+			bn_checks_unfinished(c->checks, rep, "the run's process ended");
 		o->on_started(o->on_started_user, rep);
+		rep->n_results = first;
+	}
 	if (o->beacon)
 		__atomic_store_n(&o->beacon->started, 1, __ATOMIC_RELAXED);
 	rc = bench_supply_start(c, &run_err);

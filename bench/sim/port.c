@@ -8,8 +8,8 @@
 #include "core/json.h"
 
 /* Not a BC-1.2 limit: the current a CDP's VDM_SRC holds its voltage at
- * (docs/limits.md sources: "holds 0.5-0.7 V at 250 uA"), used when the profile
- * gives none. */
+ * (the limits file's VDM_SRC: 0.5-0.7 V while sourcing 0-250 uA; the 250 uA
+ * is unverified, docs/bc12-limits.md), used when the profile gives none. */
 #define PORT_RESP_I_LIMIT_DEFAULT_A 250e-6
 /* The responder's output resistance when the profile gives none. */
 #define PORT_RESP_R_DEFAULT_OHM 200.0

@@ -9,6 +9,20 @@ TMP=$(mktemp -d /tmp/bcbench-it.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 . tests/integration/lib.sh
 
+# The repository stands alone: no file refers to a document outside it
+# (a sibling folder, another machine's home or work paths, design notes
+# the repository does not have). Device paths such as /dev and /run/lock
+# are fine.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	git ls-files -z >"$TMP/files"
+else
+	find . -path ./build -prune -o -path ./.git -prune -o -type f -print0 >"$TMP/files"
+fi
+xargs -0 grep -lIE '\.\./shared|(^|[[:space:]"'"'"'(`=])/work/|DESIGN\.md|STYLE\.md|deps-notes|/home/[a-z]|/Users/' \
+	<"$TMP/files" 2>/dev/null | grep -vx 'tests/integration/run.sh' >"$TMP/outside" # (this test's own patterns)
+[ ! -s "$TMP/outside" ] && ok "no file refers to a document outside the repository" ||
+	bad "files refer outside the repository: $(tr '\n' ' ' <"$TMP/outside")"
+
 expect_exit "--version" 0 "$BCBENCH" --version
 grep -q "^bcbench [0-9]" "$TMP/out" && ok "--version prints the version" || bad "--version output"
 expect_exit "--help" 0 "$BCBENCH" --help

@@ -66,6 +66,21 @@ for fwname in crash_segv hang_spin livelock exit_early; do
 	expect_exit "run alone: $fwname" 3 "$BCBENCH" run -q --watchdog 1 --firmware "$FWDIR/$fwname.so" --out "$TMP/alone-$fwname" scripts/scenarios/dcp.scn
 	has "run alone: $fwname report has the cause" "$TMP/alone-$fwname/report.json" "$cause"
 	has "run alone: $fwname report is an error" "$TMP/alone-$fwname/report.json" '"state":	"error"'
+	# every rule that applies on the DCP is an error with the run's cause,
+	# the others skipped; none passes or fails on the partial stream
+	python3 - "$TMP/alone-$fwname/report.json" "$cause" <<'PY' &&
+import json, sys
+r = json.load(open(sys.argv[1], encoding="utf-8"))
+res = [x for x in r["results"] if x["kind"] == "check"]
+assert len(res) >= 20, len(res)
+assert {x["verdict"] for x in res} <= {"error", "skipped"}, {x["verdict"] for x in res}
+err = [x for x in res if x["verdict"] == "error"]
+assert any(x["id"] == "bc12.cur.idev_chg" for x in err), "idev_chg not an error"
+assert all(sys.argv[2] in x["reason"] and x["reason"].startswith("the run ended early") for x in err), err[0]
+assert r["totals"]["error"] == len(err) and r["totals"]["pass"] == 0, r["totals"]
+PY
+	ok "run alone: $fwname report lists every applicable rule as an error with the cause" ||
+		bad "run alone: $fwname report's results"
 	[ -z "$(find "$TMP/alone-$fwname" -name '.*')" ] && ok "run alone: $fwname leaves no spool or temporary file" || bad "run alone: $fwname left $(find "$TMP/alone-$fwname" -name '.*')"
 	# What led up to the end is kept, whole: the capture and the events
 	# replay, and reach the time the run ended at.

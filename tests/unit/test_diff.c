@@ -300,7 +300,7 @@ static void test_diff__margin_one_sided_bound(void **state)
 	set_margin(new_doc, "bc12.otg.no_backfeed", 0.0025 - 0.2 * 0.0025);
 	assert_int_equal(diff_ok(base, new_doc, 10, &c, &text), 1);
 	assert_int_equal(c.n[BN_DIFF_MARGIN], 1);
-	assert_has(text, "bc12.otg.no_backfeed: pass -> pass, margin 2.5 mA -> 2 mA, down 500 uA "
+	assert_has(text, "bc12.otg.no_backfeed: pass -> pass, margin 2.5 mA -> 2 mA, down 500 \xc2\xb5" "A "
 		   "= 20.0% of the limit's span 2.5 mA");
 	free(text);
 	set_margin(new_doc, "bc12.otg.no_backfeed", 0.0025 - 0.05 * 0.0025);
@@ -321,7 +321,7 @@ static void test_diff__margin_two_sided_span(void **state)
 	set_margin(new_doc, "bc12.det.idm_sink", margin(base, "bc12.det.idm_sink") - 16e-6);
 	assert_int_equal(diff_ok(base, new_doc, 10, &c, &text), 1);
 	assert_int_equal(c.n[BN_DIFF_MARGIN], 1);
-	assert_has(text, "10.7% of the limit's span 150 uA");
+	assert_has(text, "10.7% of the limit's span 150 \xc2\xb5" "A");
 	free(text);
 	cJSON_Delete(new_doc);
 	cJSON_Delete(base);
@@ -399,8 +399,8 @@ static void test_diff__new_inconclusive(void **state)
 	assert_int_equal(diff_ok(base, new_doc, 10, &c, &text), 1);
 	assert_int_equal(c.n[BN_DIFF_NEW_INCONCLUSIVE], 1);
 	assert_has(text, "new inconclusive (1):\n");
-	assert_has(text, "bc12.det.idm_sink: pass -> inconclusive, measured 101.9 uA "
-		   "(limit IDM_SINK 25 uA..175 uA) [no DCD window]");
+	assert_has(text, "bc12.det.idm_sink: pass -> inconclusive, measured 101.9 \xc2\xb5" "A "
+		   "(limit IDM_SINK 25 \xc2\xb5" "A..175 \xc2\xb5" "A) [no DCD window]");
 	free(text);
 	cJSON_Delete(new_doc);
 	cJSON_Delete(base);

@@ -1,4 +1,4 @@
-/* docs/limits.md stays true: every limit of profiles/limits/bc12.json has
+/* docs/bc12-limits.md stays true: every limit of profiles/limits/bc12.json has
  * a row; the row of a rule's limit names the rule; every rule id the doc
  * names exists; every device test of the compliance plan, 6.4 to 6.16, has
  * a row. */
@@ -24,7 +24,7 @@ static int setup(void **state)
 
 	if (bn_test_setup_limits(state) < 0)
 		return -1;
-	bn_test_path("docs/limits.md", path, sizeof(path));
+	bn_test_path("docs/bc12-limits.md", path, sizeof(path));
 	f = fopen(path, "rb");
 	if (!f)
 		return -1;
@@ -70,7 +70,7 @@ static void test_limits_doc__every_limit_has_a_row(void **state)
 	(void)state;
 	for (size_t i = 0; i < bn_test_lim.n; i++)
 		if (!row(bn_test_lim.v[i].name, buf, sizeof(buf))) {
-			print_error("docs/limits.md has no row for %s\n", bn_test_lim.v[i].name);
+			print_error("docs/bc12-limits.md has no row for %s\n", bn_test_lim.v[i].name);
 			missing++;
 		}
 	assert_int_equal(missing, 0);
@@ -89,7 +89,7 @@ static void test_limits_doc__each_rule_is_in_its_limits_row(void **state)
 			continue;
 		snprintf(id, sizeof(id), "`%s`", r->id);
 		if (!row(r->limit, buf, sizeof(buf)) || !strstr(buf, id)) {
-			print_error("docs/limits.md: the row of %s does not name %s\n", r->limit, r->id);
+			print_error("docs/bc12-limits.md: the row of %s does not name %s\n", r->limit, r->id);
 			bad++;
 		}
 	}
@@ -109,7 +109,7 @@ static void test_limits_doc__named_rules_exist(void **state)
 			continue;
 		snprintf(id, sizeof(id), "%.*s", (int)(e - p - 1), p + 1);
 		if (!bn_rule_find(id) && !bn_rule_name_known(id)) {
-			print_error("docs/limits.md names %s, which is no rule\n", id);
+			print_error("docs/bc12-limits.md names %s, which is no rule\n", id);
 			bad++;
 		}
 	}
@@ -124,7 +124,7 @@ static void test_limits_doc__every_device_test_of_the_plan(void **state)
 
 		snprintf(key, sizeof(key), "\n| 6.%d |", t);
 		if (!strstr(doc, key))
-			fail_msg("docs/limits.md has no row for compliance plan test 6.%d", t);
+			fail_msg("docs/bc12-limits.md has no row for compliance plan test 6.%d", t);
 	}
 }
 

@@ -214,6 +214,44 @@ static void test_units__dim_names(void **state)
 	assert_string_equal(bn_dim_unit(BN_DIM_F), "F");
 }
 
+/* What the terminal and the diff print: SI prefixes, 4 significant
+ * digits, a computed difference's rounding shown as 0, limits as a person
+ * reads them. */
+static void test_units__format(void **state)
+{
+	char b[64];
+
+	(void)state;
+	bn_qty_format(0.0001019, "A", b, sizeof(b));
+	assert_string_equal(b, "101.9 \xc2\xb5" "A");
+	bn_qty_format(4.95, "V", b, sizeof(b));
+	assert_string_equal(b, "4.95 V");
+	bn_qty_format(6.484e-18, "A", b, sizeof(b));
+	assert_string_equal(b, "0 A");
+	bn_qty_format(-0.0025, "A", b, sizeof(b));
+	assert_string_equal(b, "-2.5 mA");
+	bn_qty_format(0.0035, "s", b, sizeof(b));
+	assert_string_equal(b, "3.5 ms");
+	bn_qty_format(47000, "ohm", b, sizeof(b));
+	assert_string_equal(b, "47 kohm");
+	bn_qty_format(0.999999, "V", b, sizeof(b));
+	assert_string_equal(b, "1000 mV");
+	bn_qty_format(2700, "s", b, sizeof(b));
+	assert_string_equal(b, "2700 s");
+	bn_qty_format(12.5, "", b, sizeof(b));
+	assert_string_equal(b, "12.5");
+	bn_limit_format("IDEV_CHG", NAN, 1.5, "A", b, sizeof(b));
+	assert_string_equal(b, "IDEV_CHG <= 1.5 A");
+	bn_limit_format("VDP_SRC", 0.5, 0.7, "V", b, sizeof(b));
+	assert_string_equal(b, "VDP_SRC 500 mV..700 mV");
+	bn_limit_format(">= 0.9 A", 0.9, NAN, "A", b, sizeof(b));
+	assert_string_equal(b, ">= 0.9 A");
+	bn_limit_format(NULL, 4.75, NAN, "V", b, sizeof(b));
+	assert_string_equal(b, ">= 4.75 V");
+	bn_limit_format("", NAN, NAN, "V", b, sizeof(b));
+	assert_string_equal(b, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_units__parse_any),
 		cmocka_unit_test(test_units__lookup),
 		cmocka_unit_test(test_units__dim_names),
+		cmocka_unit_test(test_units__format),
 	};
 
 	return cmocka_run_group_tests_name("units", tests, NULL, NULL);
