@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,9 +185,11 @@ static void jb_attr_int(struct jbuf *b, const char *name, int v)
 	jb_printf(b, " %s=\"%d\"", name, v);
 }
 
+/* A time in seconds: at most 3 decimals, never an exponent (the Jenkins
+ * xUnit schema's SUREFIRE_TIME pattern refuses 0.0392704 and 1e-05). */
 static void jb_attr_num(struct jbuf *b, const char *name, double v)
 {
-	jb_printf(b, " %s=\"%.6g\"", name, v);
+	jb_printf(b, " %s=\"%.3f\"", name, v > 0 && isfinite(v) ? v : 0.0);
 }
 
 /* Typed lookups: NULL / false when absent or of another type. */
@@ -432,11 +435,15 @@ static void emit_case(struct jbuf *b, struct jcount *n, const struct tc *tc)
 	}
 	jb_puts(b, ">\n");
 	if (tc->kind != TC_PASS) {
+		/* the text in the body too: CI tools show the body, not
+		 * always the message attribute */
 		jb_printf(b, "      <%s", elem[tc->kind]);
 		jb_attr(b, "message", tc->message);
 		if (tc->type)
 			jb_attr(b, "type", tc->type);
-		jb_puts(b, "/>\n");
+		jb_puts(b, ">");
+		jb_esc(b, tc->message ? tc->message : "", false);
+		jb_printf(b, "</%s>\n", elem[tc->kind]);
 	}
 	if (tc->out) {
 		jb_puts(b, "      <system-out>");
@@ -499,11 +506,20 @@ static void emit_result(struct jbuf *b, struct jcount *n, const struct entry_vie
 		jb_printf(&out, "warning (does not fail the entry): %s", jb_str(&detail));
 		tc.out = jb_str(&out);
 	} else if (streq(verdict, "inconclusive") || streq(verdict, "skipped")) {
+		/* both are skipped to a CI tool; the type tells a rule that
+		 * could not decide from one that does not apply */
+		bool incon = streq(verdict, "inconclusive");
+
 		if (!reason || !reason[0])
 			reason = text && text[0] ? text : "no reason given";
-		jb_printf(&msg, "%s: %s", verdict, reason);
+		jb_printf(&msg, "%s: %s", incon ? "inconclusive" : "not applicable", reason);
 		tc.kind = TC_SKIPPED;
+		tc.type = incon ? "inconclusive" : "not-applicable";
 		tc.message = jb_str(&msg);
+		tc.out = jb_str(&detail);
+	} else if (!tc.out) {
+		/* a pass: what was measured against which limit */
+		tc.out = jb_str(&detail);
 	}
 	emit_case(b, n, &tc);
 	b->oom |= detail.oom || msg.oom || out.oom;
@@ -760,7 +776,7 @@ static int emit(FILE *f, const cJSON *doc, const char *suite_path, struct bn_err
 	name = suite ? jstr(suite, "name") : NULL;
 	timing = jobj(doc, "timing");
 
-	/* room for every count at its widest: 3 ints and a %.6g time */
+	/* room for every count at its widest: 3 ints and a %.3f time */
 	head_tag(&head, name, &total, 0);
 	width = head.len + 3 * 11 + 16;
 	head.len = 0;

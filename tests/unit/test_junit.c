@@ -446,7 +446,7 @@ static void test_junit__counts(void **state)
 	assert_int_equal(attr_int(p, "failures"), failures);
 	assert_int_equal(attr_int(p, "errors"), errors);
 	assert_has(xml, "<testsuite name=\"xpass/cdp/good\" tests=\"1\" failures=\"1\" "
-			"errors=\"0\" skipped=\"0\" time=\"0.25\">");
+			"errors=\"0\" skipped=\"0\" time=\"0.250\">");
 	assert_has(xml, "<testsuite name=\"pass/dcp/ref\" tests=\"4\" failures=\"0\" errors=\"0\" "
 			"skipped=\"1\"");
 	free(xml);
@@ -500,17 +500,22 @@ static void test_junit__failure_message(void **state)
 	/* No time of its own (its window is bench time, not the test's);
 	 * a warning passes and says so. */
 	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.det.port_type");
-	assert_has(tc, "time=\"0\"/>");
+	assert_has(tc, "time=\"0.000\">");
+	/* a pass says what was measured against which limit */
+	assert_has(tc, "<system-out>");
+	assert_lacks(tc, "<failure");
 	free(tc);
 	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.cur.ripple");
 	assert_lacks(tc, "<failure");
 	assert_has(tc, "<system-out>warning");
 	free(tc);
 	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.aca.rid");
-	assert_has(tc, "<skipped message=\"skipped: no ACA on this port\"/>");
+	assert_has(tc, "<skipped message=\"not applicable: no ACA on this port\" "
+		       "type=\"not-applicable\">not applicable: no ACA on this port</skipped>");
 	free(tc);
 	tc = testcase(xml, "bcbench.fail.sdp.unconfigured_500", "bc12.dbp.t");
-	assert_has(tc, "<skipped message=\"inconclusive: no DBP seen in the capture\"/>");
+	assert_has(tc, "<skipped message=\"inconclusive: no DBP seen in the capture\" "
+		       "type=\"inconclusive\">inconclusive: no DBP seen in the capture</skipped>");
 	free(tc);
 	/* A warning given as "warning": true instead of "severity". */
 	{
@@ -581,7 +586,7 @@ static void test_junit__run_error(void **state)
 	assert_non_null(xml);
 	tc = testcase(xml, "bcbench.error.dcp.livelock", "run");
 	assert_has(tc, "<error message=\"killed by SIGSEGV (firmware crashed)\" "
-		       "type=\"bench-fault\"/>");
+		       "type=\"bench-fault\">killed by SIGSEGV (firmware crashed)</error>");
 	assert_has(tc, "exit code -1");
 	free(tc);
 	tc = testcase(xml, "bcbench.error-expected.dcp.hang", "run");
@@ -600,7 +605,8 @@ static void test_junit__run_error(void **state)
 		x2 = render(state, doc, &err);
 		assert_non_null(x2);
 		tc = testcase(x2, "bcbench.aborted.dcp.ref", "run");
-		assert_has(tc, "<error message=\"interrupted by SIGINT\" type=\"bench-fault\"/>");
+		assert_has(tc, "<error message=\"interrupted by SIGINT\" type=\"bench-fault\">"
+			       "interrupted by SIGINT</error>");
 		free(tc);
 		free(x2);
 	}
@@ -736,7 +742,7 @@ static void test_junit__schema_rejects(void **state)
 	static const char good[] =
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<testsuites tests=\"1\">\n"
-		"  <testsuite name=\"a\" tests=\"1\">\n"
+		"  <testsuite name=\"a\" tests=\"1\" failures=\"0\" errors=\"0\" time=\"0.047\">\n"
 		"    <testcase classname=\"bcbench.a\" name=\"x\"/>\n"
 		"  </testsuite>\n"
 		"</testsuites>\n";
@@ -750,6 +756,19 @@ static void test_junit__schema_rejects(void **state)
 	assert_int_not_equal(xmllint_schema(s, path, 0), 0);
 	assert_int_equal(bn_file_write_atomic(path, good, strlen(good), &err), BN_OK);
 	assert_int_equal(xmllint_schema(s, path, 1), 0);
+	/* the current schema's times: at most 3 decimals */
+	{
+		char seven[sizeof(good) + 8];
+		char *at;
+
+		memcpy(seven, good, sizeof(good));
+		at = strstr(seven, "0.047\"");
+		assert_non_null(at);
+		memmove(at + 9, at + 5, strlen(at + 5) + 1);
+		memcpy(at, "0.0474340", 9);
+		assert_int_equal(bn_file_write_atomic(path, seven, strlen(seven), &err), BN_OK);
+		assert_int_not_equal(xmllint_schema(s, path, 0), 0);
+	}
 }
 
 /* The reports are read from the paths suite.json names: one changed
