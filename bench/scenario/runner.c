@@ -489,11 +489,13 @@ static void setup_meas(struct run_ctx *c)
 	}
 }
 
-static void deliver_cev(struct run_ctx *c, const struct bn_cev *ev)
+/* log: also to events.json (a queued event was written when it came) */
+static void deliver_cev(struct run_ctx *c, const struct bn_cev *ev, bool log)
 {
 	if (c->checks)
 		bn_checks_event(c->checks, ev);
-	bn_evlog_add(c->evlog, ev);
+	if (log)
+		bn_evlog_add(c->evlog, ev);
 }
 
 static char *keep_str(struct run_ctx *c, const char *s)
@@ -540,15 +542,20 @@ static void queue_cev(struct run_ctx *c, const struct bn_cev *ev)
 static void flush_cevs(struct run_ctx *c, bn_time_us upto)
 {
 	while (c->evq_head < c->evq_n && c->evq[c->evq_head].t_us <= upto)
-		deliver_cev(c, &c->evq[c->evq_head++]);
+		deliver_cev(c, &c->evq[c->evq_head++], false);
 }
 
 static void route_cev(struct run_ctx *c, const struct bn_cev *ev)
 {
-	if (c->dev || c->polling)
+	/* events.json gets it now, in the order the bench met it (the
+	 * scenario's expectations too, which are written at their step);
+	 * the checks when the frames of its time have come */
+	if (c->dev || c->polling) {
+		bn_evlog_add(c->evlog, ev);
 		queue_cev(c, ev);
-	else
-		deliver_cev(c, ev);
+	} else {
+		deliver_cev(c, ev, true);
+	}
 }
 
 static void on_cev(void *user, const struct bn_cev *ev)
@@ -818,11 +825,23 @@ static bn_time_us usbh_time(struct run_ctx *c, int64_t mono_us)
 	return t;
 }
 
+static int drain_console(struct run_ctx *c, struct bn_err *err);
+
+/* A host event comes at the wall clock's time, after a sysfs wait that
+ * may have outrun the bench's step: what the console said meanwhile is
+ * taken first (it came before), then the bench's clock moves on to the
+ * event, so the record stays in time order. A console or world that
+ * fails here fails again at the next step, which reports it. */
 static void usbh_event(struct run_ctx *c, enum bn_cev_kind kind, bn_time_us t, int value, double num,
 		       double win_s, const char *detail)
 {
 	struct bn_cev ev = { .kind = kind, .t_us = t, .value = value, .num = num, .win_s = win_s };
+	struct bn_err e = { 0 };
 
+	if (c->o->console)
+		drain_console(c, &e);
+	if (t > bn_world_now(c->world))
+		bn_world_run_until(c->world, t, &e);
 	bn_report_event(c->rep, t, "usb-host", detail);
 	route_cev(c, &ev);
 }

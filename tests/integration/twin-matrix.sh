@@ -139,6 +139,13 @@ while read -r name scn fw targs required; do
 		   echo "$name $rule" >>"$TMP/open" ;;
 		esac
 	done
+	# events.json is in time order (the host's events come at the wall
+	# clock's time, after sysfs waits; expectations at their step)
+	if python3 -c 'import json, sys; t = [e["t_us"] for e in json.load(open(sys.argv[1]))["events"]]; sys.exit(any(b < a for a, b in zip(t, t[1:])))' "$d/twin/events.json"; then
+		ok "$name: the twin run's events.json is in time order"
+	else
+		bad "$name: the twin run's events.json is out of time order"
+	fi
 	# The record the twin run left (capture.sr, events.json) judges the
 	# same again in a replay: the capture's time base, the real host's
 	# events and the configurations the device advertised are in it.
