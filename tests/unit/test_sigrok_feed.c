@@ -148,6 +148,18 @@ static void test_sigrok_feed__stream(void **state)
 	assert_int_equal(tm.start_lost_us, 0);
 }
 
+/* A packet of the 5 samples 1..5 on both mapped channels, dt_us after
+ * the last one, and its frames read back into out (5 of them). */
+static void feed_packet5(struct fx *x, bn_time_us dt_us, struct bn_cap_frame *out)
+{
+	static const float a[5] = { 1, 2, 3, 4, 5 };
+
+	x->now_us += dt_us;
+	send_v(x, &x->a0, a, 5);
+	send_v(x, &x->a1, a, 5);
+	assert_int_equal(read_all(x, out, 8), 5);
+}
+
 /* A stream whose start was lost: its first packet (5 samples at 1 kHz, a
  * 5 ms span) arrives long after the start (libsigrok 0.5.2's hantek-6xxx
  * gives a following acquisition's first transfer to the earlier one's
@@ -159,16 +171,12 @@ static void test_sigrok_feed__stream(void **state)
 static void test_sigrok_feed__stream_start_lost(void **state)
 {
 	struct fx *x = *state;
-	const float a[5] = { 1, 2, 3, 4, 5 };
 	struct bn_cap_frame out[8];
 	struct bn_sigrok_timing tm;
 
 	feed_new(x, "VBUS=A0,IBUS=A1:shunt=1", 1000, 64);
 	bn_sigrok_feed_begin(x->f, false);
-	x->now_us += 400000;
-	send_v(x, &x->a0, a, 5);
-	send_v(x, &x->a1, a, 5);
-	assert_int_equal(read_all(x, out, 8), 5);
+	feed_packet5(x, 400000, out);
 	for (int k = 0; k < 5; k++) {
 		assert_int_equal(out[k].t_us, 395000 + k * 1000);
 		assert_true(out[k].t_approx);
@@ -183,22 +191,15 @@ static void test_sigrok_feed__stream_start_lost(void **state)
 static void test_sigrok_feed__stream_start_refined(void **state)
 {
 	struct fx *x = *state;
-	const float a[5] = { 1, 2, 3, 4, 5 };
 	struct bn_cap_frame out[8];
 	struct bn_sigrok_timing tm;
 
 	feed_new(x, "VBUS=A0,IBUS=A1:shunt=1", 1000, 64);
 	bn_sigrok_feed_begin(x->f, false);
-	x->now_us += 400000;             /* frames 0-4 arrive late: dated from 395 ms */
-	send_v(x, &x->a0, a, 5);
-	send_v(x, &x->a1, a, 5);
-	assert_int_equal(read_all(x, out, 8), 5);
+	feed_packet5(x, 400000, out);    /* frames 0-4 arrive late: dated from 395 ms */
 	/* frames 5-9 arrive at 403 ms: frame 9 was taken by then, so the
 	 * start is at most 403 - 9 = 394 ms (1 ms sooner than the first said) */
-	x->now_us += 3000;
-	send_v(x, &x->a0, a, 5);
-	send_v(x, &x->a1, a, 5);
-	assert_int_equal(read_all(x, out, 8), 5);
+	feed_packet5(x, 3000, out);
 	assert_true(llabs(out[0].t_us - (394000 + 5 * 1000)) <= 1);
 	bn_sigrok_feed_timing(x->f, &tm);
 	assert_true(llabs(tm.start_lost_us - 394000) <= 1);
@@ -206,10 +207,7 @@ static void test_sigrok_feed__stream_start_refined(void **state)
 	assert_true(llabs(tm.start_refined_us - 1000) <= 1);
 	/* frozen: a quicker packet no longer moves the frames */
 	bn_sigrok_feed_freeze_clock(x->f);
-	x->now_us += 1000;
-	send_v(x, &x->a0, a, 5);
-	send_v(x, &x->a1, a, 5);
-	assert_int_equal(read_all(x, out, 8), 5);
+	feed_packet5(x, 1000, out);
 	assert_true(llabs(out[0].t_us - (394000 + 10 * 1000)) <= 1);
 	bn_sigrok_feed_timing(x->f, &tm);
 	assert_true(llabs(tm.start_lost_us - 394000) <= 1);
