@@ -126,6 +126,73 @@ int bn_report_exit_code(const struct bn_report *r)
 	return 0;
 }
 
+const char *bn_overall_name(enum bn_overall o)
+{
+	return o == BN_OVERALL_COMPLIANT ? "compliant"
+	       : o == BN_OVERALL_NOT_COMPLIANT ? "not compliant" : "compliance not demonstrated";
+}
+
+const char *bn_overall_id(enum bn_overall o)
+{
+	return o == BN_OVERALL_COMPLIANT ? "compliant"
+	       : o == BN_OVERALL_NOT_COMPLIANT ? "not-compliant" : "not-demonstrated";
+}
+
+int bn_overall_parse(const char *id)
+{
+	for (int o = BN_OVERALL_COMPLIANT; o <= BN_OVERALL_NOT_DEMONSTRATED; o++)
+		if (id && !strcmp(id, bn_overall_id(o)))
+			return o;
+	return -1;
+}
+
+/* One rule for both the struct and the document: counts in, verdict out. */
+static enum bn_overall overall_of(bool completed, int n_pass, int n_fail, int n_open)
+{
+	if (n_fail)
+		return BN_OVERALL_NOT_COMPLIANT;
+	if (!completed || n_open || !n_pass)
+		return BN_OVERALL_NOT_DEMONSTRATED;
+	return BN_OVERALL_COMPLIANT;
+}
+
+enum bn_overall bn_report_overall(const struct bn_report *r)
+{
+	int n_pass = 0, n_fail = 0, n_open = 0;
+
+	for (int i = 0; i < r->n_results; i++) {
+		enum bn_verdict v = r->results[i].verdict;
+
+		n_pass += v == BN_VERDICT_PASS;
+		n_fail += v == BN_VERDICT_FAIL && !r->results[i].warning;
+		n_open += v == BN_VERDICT_INCONCLUSIVE || v == BN_VERDICT_ERROR;
+	}
+	return overall_of(r->status == BN_RUN_COMPLETED, n_pass, n_fail, n_open);
+}
+
+int bn_report_json_overall(const cJSON *report)
+{
+	const cJSON *results = cJSON_GetObjectItemCaseSensitive(report, "results");
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(report, "status"), *res;
+	const cJSON *state = cJSON_GetObjectItemCaseSensitive(st, "state");
+	int n_pass = 0, n_fail = 0, n_open = 0;
+
+	if (!cJSON_IsArray(results) || !cJSON_IsString(state))
+		return -1;
+	cJSON_ArrayForEach(res, results) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
+		const cJSON *sev = cJSON_GetObjectItemCaseSensitive(res, "severity");
+
+		if (!cJSON_IsString(v))
+			return -1;
+		n_pass += !strcmp(v->valuestring, "pass");
+		n_fail += !strcmp(v->valuestring, "fail") &&
+			  !(cJSON_IsString(sev) && !strcmp(sev->valuestring, "warning"));
+		n_open += !strcmp(v->valuestring, "inconclusive") || !strcmp(v->valuestring, "error");
+	}
+	return overall_of(!strcmp(state->valuestring, "completed"), n_pass, n_fail, n_open);
+}
+
 static void add_num_or_null(cJSON *o, const char *key, double v)
 {
 	if (isnan(v) || isinf(v))

@@ -118,6 +118,24 @@ void bn_report_event(struct bn_report *r, bn_time_us t, const char *kind, const 
 void bn_result_print(FILE *f, const struct bn_result *r);
 /* Counts of each verdict. */
 void bn_report_totals(const struct bn_report *r, int totals[BN_VERDICT_COUNT]);
+/* The record's overall verdict, for a person signing it: COMPLIANT when
+ * the run completed, at least one result passed and every applicable
+ * one did; NOT_COMPLIANT when a result failed (a warning does not count);
+ * otherwise NOT_DEMONSTRATED: no failure, but something applicable was
+ * inconclusive or errored, the run did not complete, or nothing was
+ * judged, so a record where nothing could be judged never reads as a
+ * pass. Skipped (not applicable) results do not count either way. */
+enum bn_overall { BN_OVERALL_COMPLIANT, BN_OVERALL_NOT_COMPLIANT, BN_OVERALL_NOT_DEMONSTRATED };
+/* "compliant", "not compliant", "compliance not demonstrated" */
+const char *bn_overall_name(enum bn_overall o);
+/* "compliant", "not-compliant", "not-demonstrated" (report.json's "verdict") */
+const char *bn_overall_id(enum bn_overall o);
+/* -1 for anything but an id above */
+int bn_overall_parse(const char *id);
+enum bn_overall bn_report_overall(const struct bn_report *r);
+/* The same from a report.json document (its "results" and "status"),
+ * for records written before the verdict was: -1 when it is not one. */
+int bn_report_json_overall(const cJSON *report);
 /* Exit code by the exit-code table of README.md from the results and the status. */
 int bn_report_exit_code(const struct bn_report *r);
 cJSON *bn_report_to_json(const struct bn_report *r);
