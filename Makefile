@@ -24,7 +24,7 @@ OPT ?= -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS_ALL := -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
-	-Ibench $(PKG_CFLAGS) -DBN_VERSION='"$(VERSION)"' -DBN_DATADIR='"$(PREFIX)/share/bcbench"' -MMD -MP $(SANFLAGS) $(CFLAGS)
+	-Ibench -I$(BUILD)/gen $(PKG_CFLAGS) -DBN_VERSION='"$(VERSION)"' -DBN_DATADIR='"$(PREFIX)/share/bcbench"' -MMD -MP $(SANFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) -ldl -lm $(LDLIBS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
@@ -47,6 +47,17 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo '  CC      $<'
 	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -c $< -o $@
+
+# The source's git describe, compiled into every record (report.json
+# "tool.commit"); rewritten only when it changes, so a build stays
+# incremental. Outside a git checkout: "unknown".
+GIT_DESCRIBE := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define BN_GIT_DESCRIBE "%s"\n' '$(GIT_DESCRIBE)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/obj/bench/report/report.o: $(BUILD)/gen/version.h
+FORCE:
 
 $(BUILD)/libbcbench.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -178,6 +189,6 @@ format:
 clean:
 	rm -rf build reports/*/
 
-.PHONY: all deps check units demo bench install clean format fuzz fuzzers fuzz-replay
+.PHONY: FORCE all deps check units demo bench install clean format fuzz fuzzers fuzz-replay
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

@@ -29,7 +29,9 @@
 #include "hil/console.h"
 #include "hil/usb_dev.h"
 #include "hil/lock.h"
+#include "cli/provenance.h"
 #include "report/report.h"
+#include "report/report_html.h"
 #include "scenario/runner.h"
 
 #ifndef BN_DATADIR
@@ -63,6 +65,8 @@ static const char usage_main[] =
 	"  merge SHARD...   join the suite.json files of --shard runs into one\n"
 	"  salvage DIR      finish the record of a run (or a suite's runs) whose\n"
 	"                   processes were killed: capture.sr, events.json, report\n"
+	"  report FORMAT FILE...\n"
+	"                   render a record again: html, junit, text or markdown\n"
 	"  help [COMMAND]   show help\n"
 	"  version          show the version\n"
 	"\n"
@@ -76,6 +80,8 @@ static const char usage_main[] =
 	"  3  bench fault or abort: firmware crashed, hung or livelocked, instrument lost,\n"
 	"     lock time-out, interrupted; an output that cannot be written (disk full,\n"
 	"     file size limit, read-only or unwritable directory); the report says which\n"
+	"  4  with --require-verdicts: nothing failed, but compliance was not\n"
+	"     demonstrated (an applicable rule inconclusive or in error, or none judged)\n"
 	"\n"
 	"Run 'bcbench help COMMAND' or 'man bcbench' for more.\n";
 
@@ -84,10 +90,11 @@ static const char usage_run[] =
 	"                   [--limits FILE] [--firmware NAME|FILE.so] [--port PORT]\n"
 	"                   [--charger CHARGER] [--host HOST] [--dut DECL]\n"
 	"                   [--wait SECONDS] [--watchdog SECONDS] [--no-isolate] [--force]\n"
-	"                   [--conditions NAME|FILE] [--acceptance guarded|simple] [-v] [-q]\n"
+	"                   [--conditions NAME|FILE] [--acceptance guarded|simple]\n"
+	"                   [--operator NAME] [--no-html] [--require-verdicts] [-v] [-q]\n"
 	"Run SCENARIO (.scn) on the configured bench (the simulated bench by default),\n"
 	"print each result as it is judged, and write DIR/report.json atomically\n"
-	"(schema bcbench-report/1). On SIGINT, SIGTERM or SIGHUP the bench goes to its\n"
+	"(schema bcbench-report/2) with DIR/report.html, the page to review and sign. On SIGINT, SIGTERM or SIGHUP the bench goes to its\n"
 	"safe state (VBUS off, load off, data lines open) and a partial report says\n"
 	"why. A closed output pipe does not stop the run. One run writes into DIR at a\n"
 	"time (a second is refused, exit 3, naming the first); what a killed run left\n"
@@ -130,6 +137,13 @@ static const char usage_run[] =
 	"                      guarded (default): a result passes or fails only beyond\n"
 	"                      its measurement uncertainty U, else it is inconclusive;\n"
 	"                      simple: the plain limit (U still reported)\n"
+	"      --operator NAME who ran it, for the record (default $BCBENCH_OPERATOR,\n"
+	"                      else the login name)\n"
+	"      --no-html       do not write report.html (bcbench report html can, later)\n"
+	"      --require-verdicts\n"
+	"                      exit 4 when nothing failed but compliance was not\n"
+	"                      demonstrated (a rule inconclusive or in error, or none\n"
+	"                      judged): for CI that must not take such a run as a pass\n"
 	"  -v, --verbose       more log output (repeat for debug: every bench event)\n"
 	"  -q, --quiet         print only the summary\n"
 	"  -h, --help          this help\n"
@@ -137,13 +151,15 @@ static const char usage_run[] =
 	"Exit codes: 0 passed, 1 failed, 2 bad input (also a capture rate above its\n"
 	"source's maximum, a capture too big for the disk), 3 bench fault or abort (the\n"
 	"firmware crashed, hung or livelocked; an instrument lost; interrupted; the\n"
-	"output cannot be written: disk full, file size limit, read-only directory).\n";
+	"output cannot be written: disk full, file size limit, read-only directory),\n"
+	"4 compliance not demonstrated (with --require-verdicts).\n";
 
 static const char usage_replay[] =
 	"Usage: bcbench replay FILE.sr [--events FILE | --no-events] [--events-from ORIGINS]\n"
 	"                      [--port PORT] [--dut DECL] [--map MAP] [--limits FILE]\n"
 	"                      [--uncertainty CH=SPEC]... [--perturb CH=SPEC]...\n"
-	"                      [--acceptance guarded|simple]\n"
+	"                      [--acceptance guarded|simple] [--operator NAME]\n"
+	"                      [--no-html] [--require-verdicts]\n"
 	"                      [--out DIR] [--conf FILE] [--datadir DIR] [-v] [-q]\n"
 	"Re-judge a capture with the checks a live run uses, and write DIR/report.json\n"
 	"whose source is the file (with its SHA-256). Channels are found by name (VBUS,\n"
@@ -183,10 +199,12 @@ static const char usage_replay[] =
 	"                          the plain limit (U still reported)\n"
 	"  -l, --limits FILE       judge against this limits file\n"
 	"  -o, --out DIR           report directory (default <out>/replay-<name>)\n"
-	"  -c, --conf FILE, -d, --datadir DIR, -v, -q, -h: as for run\n"
+	"  -c, --conf FILE, -d, --datadir DIR, --operator NAME, --no-html,\n"
+	"  --require-verdicts, -v, -q, -h: as for run\n"
 	"\n"
 	"Exit codes: 0 passed, 1 failed, 2 bad input (a capture that is broken or lacks\n"
-	"the minimum channels), 3 interrupted, or the report cannot be written.\n";
+	"the minimum channels), 3 interrupted, or the report cannot be written, 4\n"
+	"compliance not demonstrated (with --require-verdicts).\n";
 
 static void print_summary(const struct bn_report *rep, const char *report_path)
 {
@@ -207,17 +225,49 @@ static void print_summary(const struct bn_report *rep, const char *report_path)
 		bn_term_printf(stdout, "  report: %s\n", report_path);
 }
 
+/* What a run or replay does with its record beyond report.json. */
+struct record_opts {
+	bool no_html;
+	bool require_verdicts;
+};
+
+/* report.html from the report.json just written (the same code as
+ * `bcbench report html`, so a later render gives the same bytes). A page
+ * that cannot be written loses no verdict (report.json is there) but is
+ * an output not written: exit 3 where the run would exit 0. */
+static int write_html(const char *report_path, const char *out_dir, int exit_code)
+{
+	struct bn_err err = { 0 };
+	char html_path[1400];
+
+	snprintf(html_path, sizeof(html_path), "%s/report.html", out_dir);
+	if (bn_report_html_write(report_path, html_path, NULL, &err) < 0) {
+		fprintf(stderr, "bcbench: cannot write %s: %s (report.json is complete; "
+				"bcbench report html renders it again)\n", html_path, err.msg);
+		return exit_code ? exit_code : 3;
+	}
+	bn_term_printf(stdout, "  page: %s\n", html_path);
+	return exit_code;
+}
+
 /* The interrupt (if any) in the reason, OUT/report.json written
- * atomically, the summary printed, the report freed: the exit code. */
-static int write_report(struct bn_report *rep, const char *out_dir, const char *where)
+ * atomically (with report.html unless told not), the summary printed,
+ * the report freed: the exit code. */
+static int write_report(struct bn_report *rep, const char *out_dir, const char *where,
+			const struct record_opts *ro)
 {
 	struct bn_err err = { 0 };
 	char report_path[1400];
 	int exit_code;
+	enum bn_overall overall;
 
 	if (*bn_cli_stop_flag())
 		snprintf(rep->reason, sizeof(rep->reason), "interrupted by %s at t=%.3f s%s",
 			 bn_cli_signal_name(*bn_cli_stop_flag()), rep->sim_s, where);
+	bn_cli_provenance_end(rep);
+	bn_report_hash_artifacts(rep, out_dir);
+	if (!ro->no_html)
+		bn_report_artifact(rep, "html", "report.html");
 	snprintf(report_path, sizeof(report_path), "%s/report.json", out_dir);
 	if (bn_mkdir_p(out_dir, &err) < 0 || bn_report_write_json(rep, report_path, &err) < 0) {
 		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
@@ -227,7 +277,14 @@ static int write_report(struct bn_report *rep, const char *out_dir, const char *
 	}
 	print_summary(rep, report_path);
 	exit_code = bn_report_exit_code(rep);
+	overall = bn_report_overall(rep);
 	bn_report_free(rep);
+	if (!ro->no_html)
+		exit_code = write_html(report_path, out_dir, exit_code);
+	if (exit_code == 0 && ro->require_verdicts && overall == BN_OVERALL_NOT_DEMONSTRATED) {
+		bn_term_printf(stdout, "  compliance not demonstrated (--require-verdicts): exit 4\n");
+		exit_code = 4;
+	}
 	return exit_code;
 }
 
@@ -260,6 +317,8 @@ struct run_job {
 	 * own, not its to remove */
 	char *temps_before;
 	struct bn_dirlock dirlock;  /* one writer per output directory */
+	struct record_opts rec;
+	const char *operator_name;
 };
 
 /* The report as it stands when the bench starts, marked unfinished: if
@@ -315,6 +374,7 @@ static int run_job_body(void *user)
 	j->ro.supply = hw.supply.ops ? &hw.supply : NULL;
 	j->ro.guard = &hw.guard;
 	bn_report_init(&rep);
+	bn_cli_provenance_begin(&rep, j->operator_name, &j->conf, &hw);
 	if (!j->quiet)
 		bn_term_printf(stdout, "bcbench %s: %s on the %s bench%s%s%s%s%s%s%s%s%s\n", BN_VERSION, j->scenario,
 		       j->ro.fixture ? hw.fixture.ops->name : j->ro.real_bench ? "real" : j->conf.backend,
@@ -343,7 +403,7 @@ static int run_job_body(void *user)
 				 "%s; stopped at t=%.3f s; bench in safe state",
 				 bn_isolate_lost_reason(j->ro.beacon->lost), rep.sim_s);
 	}
-	return write_report(&rep, j->out_dir, "; bench in safe state");
+	return write_report(&rep, j->out_dir, "; bench in safe state", &j->rec);
 }
 
 /* The run in the isolated child: the parent learns it ended on purpose. */
@@ -393,6 +453,8 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 	bn_term_printf(stdout, "%s: error — %s\n", j->scenario, reason);
 	bn_term_printf(stdout, "  report: %s\n", path);
 	bn_term_printf(stderr, "bcbench: %s: %s\n", j->scenario, reason);
+	if (!j->rec.no_html)
+		write_html(path, j->out_dir, 3);
 	return 3;
 }
 
@@ -432,6 +494,9 @@ int bn_cli_run(int argc, char **argv)
 		{ "force", no_argument, NULL, 'F' },
 		{ "acceptance", required_argument, NULL, 'A' },
 		{ "conditions", required_argument, NULL, 'K' },
+		{ "operator", required_argument, NULL, 'O' },
+		{ "no-html", no_argument, NULL, 'X' },
+		{ "require-verdicts", no_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -439,7 +504,9 @@ int bn_cli_run(int argc, char **argv)
 	};
 	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL, *limits = NULL,
 		   *firmware = NULL, *port = NULL, *charger = NULL, *host = NULL, *dut = NULL,
-		   *conditions = NULL;
+		   *conditions = NULL, *operator_opt = NULL;
+	struct record_opts rec = { 0 };
+	char operator_buf[64];
 	char datadir_buf[1200], out_buf[1200], stem[256];
 	struct bn_err err = { 0 };
 	struct bn_lock lock = { .fd = -1 };
@@ -481,6 +548,9 @@ int bn_cli_run(int argc, char **argv)
 				return 2;
 			break;
 		case 'K': conditions = optarg; break;
+		case 'O': operator_opt = optarg; break;
+		case 'X': rec.no_html = true; break;
+		case 'R': rec.require_verdicts = true; break;
 		case 'v': verbose++; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_run, stdout); return 0;
@@ -498,6 +568,8 @@ int bn_cli_run(int argc, char **argv)
 		return 3;
 	j->scenario = argv[optind];
 	j->quiet = quiet;
+	j->rec = rec;
+	j->operator_name = bn_cli_operator(operator_opt, operator_buf, sizeof(operator_buf));
 	if (bn_cli_conf(&conf_path, &j->conf)) {
 		free(j);
 		return 2;
@@ -649,12 +721,18 @@ static int cmd_replay(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "conf", required_argument, NULL, 'c' },
 		{ "datadir", required_argument, NULL, 'd' },
+		{ "operator", required_argument, NULL, 'O' },
+		{ "no-html", no_argument, NULL, 'X' },
+		{ "require-verdicts", no_argument, NULL, 'Q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bn_replay_opts ro = { 0 };
+	struct record_opts rec = { 0 };
+	const char *operator_opt = NULL;
+	char operator_buf[64];
 	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL;
 	char datadir_buf[1200], out_buf[1200], stem[256],
 		beside[1100];
@@ -693,6 +771,9 @@ static int cmd_replay(int argc, char **argv)
 		case 'o': out_dir = optarg; break;
 		case 'c': conf_path = optarg; break;
 		case 'd': datadir = optarg; break;
+		case 'O': operator_opt = optarg; break;
+		case 'X': rec.no_html = true; break;
+		case 'Q': rec.require_verdicts = true; break;
 		case 'v': verbose++; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_replay, stdout); return 0;
@@ -740,6 +821,9 @@ static int cmd_replay(int argc, char **argv)
 	ro.stop_flag = bn_cli_stop_flag();
 
 	bn_report_init(&rep);
+	bn_cli_provenance_begin(&rep, bn_cli_operator(operator_opt, operator_buf, sizeof(operator_buf)),
+				NULL, NULL);
+	snprintf(rep.bench_name, sizeof(rep.bench_name), "replay");
 	if (!quiet)
 		bn_term_printf(stdout, "bcbench %s: replay of %s\n", BN_VERSION, ro.capture_path);
 	rc = bn_replay(&ro, &rep, &err);
@@ -748,7 +832,7 @@ static int cmd_replay(int argc, char **argv)
 		bn_report_free(&rep);
 		return bn_err_exit_code(rc);
 	}
-	return write_report(&rep, out_dir, " of the capture");
+	return write_report(&rep, out_dir, " of the capture", &rec);
 }
 
 /* What a command printed must have reached its stdout: a full disk
@@ -801,6 +885,7 @@ static int dispatch(int argc, char **argv)
 			{ "diff", bn_cli_diff_usage },
 			{ "merge", bn_cli_merge_usage },
 			{ "salvage", bn_cli_salvage_usage },
+			{ "report", bn_cli_report_usage },
 		};
 
 		if (cmd && !strcmp(cmd, "help") && argc > 2) {
@@ -835,6 +920,8 @@ static int dispatch(int argc, char **argv)
 		return bn_cli_merge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "salvage"))
 		return bn_cli_salvage(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return bn_cli_report(argc - 1, argv + 1);
 	fprintf(stderr, "bcbench: unknown command \"%s\"\n%s", cmd, usage_main);
 	return 2;
 }

@@ -270,6 +270,7 @@ static int load_limits(struct replay *r, struct bn_report *rep, struct bn_err *e
 		return rc;
 	r->have_lim = true;
 	bn_report_add_file(rep, "limits", path, NULL);
+	bn_report_set_limits(rep, &r->lim);
 	return BN_OK;
 }
 
@@ -473,6 +474,7 @@ static int load_context(struct replay *r, struct bn_report *rep, struct bn_err *
 		if (d->droop_threshold_v > 0)
 			r->ctx.decl |= BN_DECL_DROOP;
 		r->ctx.droop_threshold_v = d->droop_threshold_v;
+		rep->droop_threshold_v = d->droop_threshold_v;
 		r->ctx.otg_rating_a = d->otg_rating_a;
 		r->ctx.decl_unknown = false;
 		bn_report_add_file(rep, "dut", path, d->name);

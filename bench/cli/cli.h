@@ -16,12 +16,14 @@ int bn_cli_suite(int argc, char **argv);   /* cmd_suite.c */
 int bn_cli_diff(int argc, char **argv);    /* cmd_diff.c */
 int bn_cli_merge(int argc, char **argv);   /* cmd_merge.c */
 int bn_cli_salvage(int argc, char **argv); /* cmd_salvage.c */
+int bn_cli_report(int argc, char **argv);  /* cmd_report.c */
 extern const char bn_cli_devices_usage[];
 extern const char bn_cli_selftest_usage[];
 extern const char bn_cli_suite_usage[];
 extern const char bn_cli_diff_usage[];
 extern const char bn_cli_merge_usage[];
 extern const char bn_cli_salvage_usage[];
+extern const char bn_cli_report_usage[];
 
 /* A suite's entry names its suite here (the suite's pid) for the entry's
  * run to stop when the suite is gone; read once and unset by bcbench run. */

@@ -368,6 +368,13 @@ int bn_usb_host_open(struct bn_usb_host *h, const char *sysfs_root, const struct
 	h->devnum = (unsigned)dev_read_long(h, "devnum", 0);
 	if (dev_read(h, "speed", buf, sizeof(buf)) > 0)
 		bn_str_copy(h->speed, sizeof(h->speed), buf);
+	/* for the record: who the device says it is (absent files: none) */
+	if (dev_read(h, "manufacturer", h->manufacturer, sizeof(h->manufacturer)) < 0)
+		h->manufacturer[0] = '\0';
+	if (dev_read(h, "product", h->product, sizeof(h->product)) < 0)
+		h->product[0] = '\0';
+	if (dev_read(h, "serial", h->serial, sizeof(h->serial)) < 0)
+		h->serial[0] = '\0';
 	h->num_configs = (int)dev_read_long(h, "bNumConfigurations", -1);
 	rc = read_descriptors(h, err);
 	if (rc == BN_OK && h->num_configs != h->desc.dev.num_configs)

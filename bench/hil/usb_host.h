@@ -98,6 +98,8 @@ struct bn_usb_host {
 	struct bn_usb_spec spec;
 	unsigned busnum, devnum;
 	char speed[16];                             /* "480", "5000", ... ("" unknown) */
+	/* the device's strings as the kernel read them ("" when it has none) */
+	char manufacturer[BN_USB_STR_LEN], product[BN_USB_STR_LEN], serial[BN_USB_STR_LEN];
 	int num_configs;                            /* bNumConfigurations */
 	int config;                                 /* bConfigurationValue at the last read */
 	struct bn_usb_desc desc;                    /* the descriptors file, parsed */

@@ -109,7 +109,7 @@ static int check_report(const cJSON *doc, const char *what, struct bn_err *err)
 
 	if (!cJSON_IsObject(doc))
 		return bn_err_set(err, BN_ERR_DATA, "%s: not a JSON object", what);
-	if (!schema || strcmp(schema, BN_REPORT_SCHEMA))
+	if (!bn_report_schema_known(schema))
 		return bn_err_set(err, BN_ERR_DATA, "%s: schema %s%s%s, expected \"%s\"", what,
 				  schema ? "\"" : "", schema ? schema : "missing",
 				  schema ? "\"" : "", BN_REPORT_SCHEMA);
@@ -141,14 +141,14 @@ int bn_diff_doc_kind(const cJSON *doc, const char *what, enum bn_diff_kind *kind
 		return bn_err_set(err, BN_ERR_DATA, "%s: not a bcbench report or suite record "
 				  "(not a JSON object)", what);
 	/* bcbench-suite/1 goes on to the suite check, which says why it is refused */
-	if (!schema || (strcmp(schema, BN_REPORT_SCHEMA) && strcmp(schema, BN_SUITE_SCHEMA) &&
+	if (!schema || (!bn_report_schema_known(schema) && strcmp(schema, BN_SUITE_SCHEMA) &&
 			strcmp(schema, BN_SUITE_SCHEMA_V1)))
 		return bn_err_set(err, BN_ERR_DATA,
 				  "%s: not a bcbench report or suite record "
 				  "(schema %s%s%s, expected \"%s\" or \"%s\")",
 				  what, schema ? "\"" : "", schema ? schema : "missing",
 				  schema ? "\"" : "", BN_REPORT_SCHEMA, BN_SUITE_SCHEMA);
-	if (!strcmp(schema, BN_REPORT_SCHEMA)) {
+	if (bn_report_schema_known(schema)) {
 		*kind = BN_DIFF_REPORT;
 		return check_report(doc, what, err);
 	}

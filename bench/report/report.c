@@ -10,7 +10,11 @@
 #include "capture/channel.h"
 #include "core/file.h"
 #include "core/json.h"
+#include "core/limits.h"
 #include "core/text.h"
+#include "version.h"
+
+#include <time.h>
 
 #define REPORT_MAX_EVENTS 5000
 
@@ -40,6 +44,9 @@ void bn_report_free(struct bn_report *r)
 	cJSON_Delete(r->telemetry);
 	cJSON_Delete(r->configs);
 	cJSON_Delete(r->measurement);
+	cJSON_Delete(r->instruments);
+	cJSON_Delete(r->dut_usb);
+	cJSON_Delete(r->limits_values);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -102,6 +109,41 @@ void bn_report_event(struct bn_report *r, bn_time_us t, const char *kind, const 
 	cJSON_AddStringToObject(ev, "kind", kind);
 	cJSON_AddStringToObject(ev, "detail", detail);
 	cJSON_AddItemToArray(r->events, ev);
+}
+
+bool bn_report_schema_known(const char *schema)
+{
+	return schema && (!strcmp(schema, BN_REPORT_SCHEMA) || !strcmp(schema, BN_REPORT_SCHEMA_V1));
+}
+
+const char *bn_tool_commit(void)
+{
+	return BN_GIT_DESCRIBE;
+}
+
+void bn_report_utc_now(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!gmtime_r(&now, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		bn_str_copy(buf, len, "");
+}
+
+static void add_num_or_null(cJSON *o, const char *key, double v);
+
+void bn_report_set_limits(struct bn_report *r, const struct bn_limits *lim)
+{
+	cJSON_Delete(r->limits_values);
+	r->limits_values = cJSON_CreateObject();
+	for (size_t i = 0; i < lim->n; i++) {
+		cJSON *o = cJSON_AddObjectToObject(r->limits_values, lim->v[i].name);
+
+		add_num_or_null(o, "min", lim->v[i].min);
+		add_num_or_null(o, "typ", lim->v[i].typ);
+		add_num_or_null(o, "max", lim->v[i].max);
+		cJSON_AddStringToObject(o, "unit", lim->v[i].unit);
+	}
 }
 
 void bn_report_totals(const struct bn_report *r, int totals[BN_VERDICT_COUNT])
@@ -201,6 +243,14 @@ static void add_num_or_null(cJSON *o, const char *key, double v)
 		cJSON_AddNumberToObject(o, key, v);
 }
 
+static void add_str_or_null(cJSON *o, const char *key, const char *v)
+{
+	if (v && v[0])
+		cJSON_AddStringToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
 static cJSON *result_json(const struct bn_result *res)
 {
 	cJSON *o = cJSON_CreateObject(), *lim, *win;
@@ -275,16 +325,37 @@ cJSON *bn_report_to_json(const struct bn_report *r)
 	int totals[BN_VERDICT_COUNT];
 
 	cJSON_AddStringToObject(root, "schema", BN_REPORT_SCHEMA);
+	cJSON_AddStringToObject(root, "verdict", bn_overall_id(bn_report_overall(r)));
 	o = cJSON_AddObjectToObject(root, "tool");
 	cJSON_AddStringToObject(o, "name", "bcbench");
 	cJSON_AddStringToObject(o, "version", BN_VERSION);
+	cJSON_AddStringToObject(o, "commit", bn_tool_commit());
+	o = cJSON_AddObjectToObject(root, "record");
+	add_str_or_null(o, "started_utc", r->started_utc);
+	add_str_or_null(o, "ended_utc", r->ended_utc);
+	add_str_or_null(o, "host", r->host);
+	add_str_or_null(o, "operator", r->operator_name);
 	o = cJSON_AddObjectToObject(root, "bench");
 	cJSON_AddStringToObject(o, "backend", r->backend);
+	add_str_or_null(o, "name", r->bench_name);
+	cJSON_AddItemToObject(o, "instruments", r->instruments ? cJSON_Duplicate(r->instruments, 1)
+							       : cJSON_CreateArray());
 	o = cJSON_AddObjectToObject(root, "scenario");
 	cJSON_AddStringToObject(o, "name", r->scenario_name);
 	o = cJSON_AddObjectToObject(root, "dut");
 	cJSON_AddStringToObject(o, "firmware", r->fw_name);
 	cJSON_AddStringToObject(o, "firmware_version", r->fw_version);
+	{
+		const char *fw_sha = NULL;
+
+		for (int i = 0; i < r->n_files; i++)
+			if (!strcmp(r->files[i].role, "firmware") && r->files[i].sha256[0])
+				fw_sha = r->files[i].sha256;
+		add_str_or_null(o, "firmware_sha256", fw_sha);
+	}
+	cJSON_AddItemToObject(o, "usb", r->dut_usb ? cJSON_Duplicate(r->dut_usb, 1) : cJSON_CreateNull());
+	if (r->droop_threshold_v > 0)
+		cJSON_AddNumberToObject(o, "droop_threshold_v", r->droop_threshold_v);
 	cJSON_AddItemToObject(o, "configurations", cJSON_Duplicate(r->configs, 1));
 	cJSON_AddItemToObject(o, "telemetry", cJSON_Duplicate(r->telemetry, 1));
 	if (r->measurement)
@@ -303,6 +374,8 @@ cJSON *bn_report_to_json(const struct bn_report *r)
 			cJSON_AddStringToObject(f, "name", r->files[i].name);
 		cJSON_AddItemToArray(a, f);
 	}
+	if (r->limits_values)
+		cJSON_AddItemToObject(root, "limits", cJSON_Duplicate(r->limits_values, 1));
 	o = cJSON_AddObjectToObject(root, "capture");
 	cJSON_AddStringToObject(o, "source", r->capture_source[0] ? r->capture_source
 				: !strcmp(r->backend, "replay") ? "file" : r->backend);
@@ -348,6 +421,10 @@ cJSON *bn_report_to_json(const struct bn_report *r)
 	cJSON_AddStringToObject(o, "report", "report.json");
 	for (int i = 0; i < r->n_artifacts; i++)
 		cJSON_AddStringToObject(o, r->artifacts[i].role, r->artifacts[i].name);
+	o = cJSON_AddObjectToObject(root, "artifacts_sha256");
+	for (int i = 0; i < r->n_artifacts; i++)
+		if (r->artifacts[i].sha256[0])
+			cJSON_AddStringToObject(o, r->artifacts[i].role, r->artifacts[i].sha256);
 	return root;
 }
 
@@ -358,6 +435,18 @@ void bn_report_artifact(struct bn_report *r, const char *role, const char *name)
 	snprintf(r->artifacts[r->n_artifacts].role, sizeof(r->artifacts[0].role), "%s", role);
 	bn_str_copy(r->artifacts[r->n_artifacts].name, sizeof(r->artifacts[0].name), name);
 	r->n_artifacts++;
+}
+
+void bn_report_hash_artifacts(struct bn_report *r, const char *dir)
+{
+	for (int i = 0; i < r->n_artifacts; i++) {
+		char path[1200];
+		struct bn_err e = { 0 };
+
+		snprintf(path, sizeof(path), "%s/%s", dir, r->artifacts[i].name);
+		if (bn_file_sha256(path, r->artifacts[i].sha256, &e) < 0)
+			r->artifacts[i].sha256[0] = '\0';
+	}
 }
 
 void bn_result_print(FILE *f, const struct bn_result *r)

@@ -12,7 +12,13 @@
 #include "core/err.h"
 #include "core/time.h"
 
-#define BN_REPORT_SCHEMA "bcbench-report/1"
+#define BN_REPORT_SCHEMA "bcbench-report/2"
+/* The format before identity, provenance and the overall verdict: still
+ * read (rendered, diffed, merged). */
+#define BN_REPORT_SCHEMA_V1 "bcbench-report/1"
+
+/* schema is BN_REPORT_SCHEMA or BN_REPORT_SCHEMA_V1 (NULL: false). */
+bool bn_report_schema_known(const char *schema);
 
 enum bn_verdict {
 	BN_VERDICT_PASS,
@@ -96,11 +102,23 @@ struct bn_report {
 	int exit_code;
 	double sim_s, wall_s;
 	long fw_wakes;
+	/* Provenance: who made the record, when, where, on what. */
+	char started_utc[32], ended_utc[32]; /* ISO 8601, "2026-12-06T12:00:00Z"; "" unknown */
+	char host[128];
+	char operator_name[64];
+	char bench_name[64];
+	cJSON *instruments;   /* array of {"role","spec","identity"[,"serial"]}, owned */
+	cJSON *dut_usb;       /* {"vid","pid","manufacturer","product","serial","path"}, owned; NULL: not seen */
+	/* The values of the limits judged against, so the record reads
+	 * without the limits file: {NAME: {"min","typ","max","unit"}}, owned. */
+	cJSON *limits_values;
+	double droop_threshold_v; /* the device's declared droop threshold, 0: none */
 	/* Files written beside report.json (names relative to it). */
 	int n_artifacts;
 	struct {
 		char role[16];
 		char name[64];
+		char sha256[65];  /* "" until bn_report_hash_artifacts */
 	} artifacts[BN_REPORT_MAX_ARTIFACTS];
 };
 
@@ -113,6 +131,16 @@ void bn_report_add_file(struct bn_report *r, const char *role, const char *path,
 struct bn_file_ref *bn_report_add_file_sha(struct bn_report *r, const char *role, const char *path,
 					   const char *name, const char *sha256);
 void bn_report_artifact(struct bn_report *r, const char *role, const char *name);
+/* The SHA-256 of each artifact present in dir (report.json's
+ * "artifacts_sha256"), so a renderer can tell the files are the run's. */
+void bn_report_hash_artifacts(struct bn_report *r, const char *dir);
+/* Keep the limits' values in the record (limits_values). */
+struct bn_limits;
+void bn_report_set_limits(struct bn_report *r, const struct bn_limits *lim);
+/* "now" as ISO 8601 UTC with seconds into buf (>= 21 bytes). */
+void bn_report_utc_now(char *buf, size_t len);
+/* The tool's version with its source's git describe ("0.1.0 (v0.1.0-12-gabc1234)"). */
+const char *bn_tool_commit(void);
 void bn_report_event(struct bn_report *r, bn_time_us t, const char *kind, const char *detail);
 /* One line: time, verdict, id, text, measured, margin, reason. */
 void bn_result_print(FILE *f, const struct bn_result *r);

@@ -214,6 +214,7 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 		return rc;
 	c->have_lim = true;
 	bn_report_add_file(c->rep, "limits", path, NULL);
+	bn_report_set_limits(c->rep, &c->lim);
 	bn_report_add_file(c->rep, "scenario", s->path, s->name);
 	if (c->o->conf_path)
 		bn_report_add_file(c->rep, "conf", c->o->conf_path, NULL);
@@ -869,6 +870,28 @@ static void report_configs(struct bn_report *rep, const struct bn_usb_desc *usb)
 
 /* The device appeared in sysfs: it enumerated. Its configurations are
  * the task 2 rules' from now on, and the report's. */
+/* The device's USB identity, for the record. */
+static void usbh_identity(struct run_ctx *c)
+{
+	const struct bn_usb_host *h = &c->usbh;
+	cJSON *o = cJSON_CreateObject();
+	char hex[8];
+
+	snprintf(hex, sizeof(hex), "%04x", h->desc.dev.vid);
+	cJSON_AddStringToObject(o, "vid", hex);
+	snprintf(hex, sizeof(hex), "%04x", h->desc.dev.pid);
+	cJSON_AddStringToObject(o, "pid", hex);
+	snprintf(hex, sizeof(hex), "%x.%02x", h->desc.dev.bcd_device >> 8, h->desc.dev.bcd_device & 0xff);
+	cJSON_AddStringToObject(o, "bcd_device", hex);
+	cJSON_AddStringToObject(o, "manufacturer", h->manufacturer);
+	cJSON_AddStringToObject(o, "product", h->product);
+	cJSON_AddStringToObject(o, "serial", h->serial);
+	cJSON_AddStringToObject(o, "path", h->name);
+	cJSON_AddStringToObject(o, "speed_mbps", h->speed);
+	cJSON_Delete(c->rep->dut_usb);
+	c->rep->dut_usb = o;
+}
+
 static void usbh_found(struct run_ctx *c, bn_time_us now)
 {
 	const struct bn_usb_desc *d = &c->usbh.desc;
@@ -884,6 +907,7 @@ static void usbh_found(struct run_ctx *c, bn_time_us now)
 	bn_checks_set_configs(c->checks, n, val, mp);
 	bn_evlog_configs(c->evlog, n, val, mp);
 	report_configs(c->rep, d);
+	usbh_identity(c);
 	/* the pull-up came between the moment a connect became possible and
 	 * this sighting: the window the rules are told */
 	snprintf(det, sizeof(det), "%s enumerated (%s, %d configuration%s), seen %.0f ms after a "
@@ -1584,6 +1608,7 @@ static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct
 		ctx.decl |= BN_DECL_OTG;
 	if (c->dut.secondary_detection)
 		ctx.decl |= BN_DECL_SECONDARY;
+	c->rep->droop_threshold_v = c->dut.droop_threshold_v; /* for the record's plots */
 	if (c->dut.droop_threshold_v > 0)
 		ctx.decl |= BN_DECL_DROOP;
 	ctx.configs_known = !c->o->real_bench;

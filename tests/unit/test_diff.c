@@ -589,7 +589,7 @@ static void test_diff__report_vs_suite(void **state)
 	char *text = NULL;
 
 	assert_int_equal(run_diff(rep, s, 10, &c, &text, &err), BN_ERR_DATA);
-	assert_msg_has(&err, "base is a report (bcbench-report/1) and new is a suite record");
+	assert_msg_has(&err, "base is a report (bcbench-report/2) and new is a suite record");
 	assert_int_equal(c.regressions, 0);
 	free(text);
 	bn_err_clear(&err);

@@ -1,0 +1,444 @@
+/* bcbench report FORMAT FILE...: render a record on disk (report.json or
+ * suite.json) again, as html, junit, text or markdown. Everything comes
+ * from the record and the files it names (with their hashes checked), so
+ * a record can be rendered later, on another machine, and gives the same
+ * bytes. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/file.h"
+#include "core/json.h"
+#include "core/text.h"
+#include "core/units.h"
+#include "report/junit.h"
+#include "report/report.h"
+#include "report/report_html.h"
+#include "report/suite_doc.h"
+#include "report/suite_html.h"
+
+const char bn_cli_report_usage[] =
+	"Usage: bcbench report FORMAT FILE... [--out FILE] [--baseline SUITE.json]\n"
+	"                      [--no-plots]\n"
+	"Render a record again from the files on disk: FILE is a run's or a replay's\n"
+	"report.json, or a suite's suite.json. The files the record names (capture.sr,\n"
+	"each entry's report.json) are read with their SHA-256 checked: a record whose\n"
+	"files changed is refused (exit 2). The same record gives the same bytes.\n"
+	"\n"
+	"FORMAT:\n"
+	"  html      report.html beside each FILE (a suite's beside its suite.json):\n"
+	"            one self-contained page (no network, no other file) with the overall\n"
+	"            verdict, every rule, and the waveforms where rules decided\n"
+	"  junit     JUnit XML on stdout (the Jenkins xUnit schema; GitLab reads it)\n"
+	"  text      the terminal's summary: one line per result, then the totals\n"
+	"  markdown  a summary for a merge request or a wiki\n"
+	"\n"
+	"  -o, --out FILE        write here instead (one FILE only; \"-\" for stdout),\n"
+	"                        atomically\n"
+	"  -b, --baseline FILE   html of a suite: add the diff against this suite.json\n"
+	"      --no-plots        html: the tables only, without reading the capture\n"
+	"  -h, --help            this help\n"
+	"\n"
+	"Exit codes: 0 rendered, 2 bad input (not a record, a named file missing or\n"
+	"changed, unknown format), 3 the output cannot be written.\n";
+
+enum fmt { FMT_HTML, FMT_JUNIT, FMT_TEXT, FMT_MARKDOWN };
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static const char *get_str(const cJSON *o, const char *k)
+{
+	const cJSON *v = get(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double get_num(const cJSON *o, const char *k)
+{
+	const cJSON *v = get(o, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* Text goes to path ("-": stdout) atomically; the exit code. */
+static int emit(const char *path, const char *text, struct bn_err *err)
+{
+	if (!path || !strcmp(path, "-")) {
+		fputs(text, stdout);
+		return 0;
+	}
+	if (bn_file_write_atomic(path, text, strlen(text), err) < 0) {
+		fprintf(stderr, "bcbench report: %s\n", err->msg);
+		return 3;
+	}
+	return 0;
+}
+
+/* A result of report.json back into the struct the terminal prints. */
+static void result_from_json(const cJSON *o, struct bn_result *r)
+{
+	const cJSON *m = get(o, "measured"), *lim = get(o, "limit"), *w = get(o, "window");
+	const char *v = get_str(o, "verdict");
+
+	memset(r, 0, sizeof(*r));
+	r->limit_min = get_num(lim, "min");
+	r->limit_max = get_num(lim, "max");
+	r->t0_us = r->t1_us = -1;
+	bn_str_copy(r->id, sizeof(r->id), get_str(o, "id") ? get_str(o, "id") : "");
+	bn_str_copy(r->kind, sizeof(r->kind), get_str(o, "kind") ? get_str(o, "kind") : "");
+	for (int i = 0; i < BN_VERDICT_COUNT; i++)
+		if (v && !strcmp(v, bn_verdict_name(i)))
+			r->verdict = i;
+	bn_str_copy(r->text, sizeof(r->text), get_str(o, "text") ? get_str(o, "text") : "");
+	if (cJSON_IsNumber(m)) {
+		r->has_measured = true;
+		r->measured = m->valuedouble;
+	} else if (cJSON_IsString(m)) {
+		bn_str_copy(r->measured_str, sizeof(r->measured_str), m->valuestring);
+	}
+	bn_str_copy(r->unit, sizeof(r->unit), get_str(o, "unit") ? get_str(o, "unit") : "");
+	bn_str_copy(r->limit, sizeof(r->limit), get_str(lim, "name") ? get_str(lim, "name") : "");
+	if (cJSON_IsNumber(get(o, "margin"))) {
+		r->has_margin = true;
+		r->margin = get_num(o, "margin");
+	}
+	if (cJSON_IsObject(w)) {
+		r->t0_us = (bn_time_us)llround(get_num(w, "t0_s") * 1e6);
+		r->t1_us = (bn_time_us)llround(get_num(w, "t1_s") * 1e6);
+	}
+	bn_str_copy(r->reason, sizeof(r->reason), get_str(o, "reason") ? get_str(o, "reason") : "");
+	r->warning = get_str(o, "severity") && !strcmp(get_str(o, "severity"), "warning");
+}
+
+static int overall_of(const cJSON *rep)
+{
+	int o = bn_overall_parse(get_str(rep, "verdict"));
+
+	return o >= 0 ? o : bn_report_json_overall(rep);
+}
+
+/* The terminal's summary of one report, into a memory stream. */
+static char *report_text(const cJSON *rep)
+{
+	const cJSON *res, *tot = get(rep, "totals"), *st = get(rep, "status");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int o = overall_of(rep);
+
+	if (!f)
+		return NULL;
+	cJSON_ArrayForEach(res, get(rep, "results")) {
+		struct bn_result r;
+
+		result_from_json(res, &r);
+		bn_result_print(f, &r);
+	}
+	bn_term_printf(f, "%s: %s — %.0f passed, %.0f failed, %.0f inconclusive, %.0f skipped, %.0f errors "
+		       "(%.1f s in %.3f s)\n",
+		       get_str(get(rep, "scenario"), "name") ? get_str(get(rep, "scenario"), "name") : "scenario",
+		       get_str(st, "state") ? get_str(st, "state") : "?", get_num(tot, "pass"),
+		       get_num(tot, "fail"), get_num(tot, "inconclusive"), get_num(tot, "skipped"),
+		       get_num(tot, "error"), get_num(get(rep, "timing"), "sim_s"),
+		       get_num(get(rep, "timing"), "wall_s"));
+	if (get_str(st, "reason"))
+		bn_term_printf(f, "  reason: %s\n", get_str(st, "reason"));
+	fprintf(f, "  verdict: %s\n", o < 0 ? "compliance not demonstrated" : bn_overall_name(o));
+	fclose(f);
+	return buf;
+}
+
+/* Markdown: a cell's text with | and newlines made harmless. */
+static void md_cell(GString *s, const char *text)
+{
+	for (const char *p = text ? text : ""; *p; p++) {
+		if (*p == '|')
+			g_string_append(s, "\\|");
+		else if (*p == '\n' || *p == '\r')
+			g_string_append_c(s, ' ');
+		else if (*p == '<')
+			g_string_append(s, "&lt;");
+		else
+			g_string_append_c(s, *p);
+	}
+}
+
+static char *report_markdown(const cJSON *rep)
+{
+	GString *s = g_string_new(NULL);
+	const cJSON *res, *tot = get(rep, "totals"), *rec = get(rep, "record"), *tool = get(rep, "tool");
+	int o = overall_of(rep);
+	static const char *const order[] = { "fail", "error", "inconclusive", "pass", "skipped" };
+
+	g_string_append(s, "### BC-1.2 compliance record: ");
+	md_cell(s, get_str(get(rep, "scenario"), "name"));
+	g_string_append_printf(s, "\n\n**%s** — %.0f passed, %.0f failed, %.0f inconclusive, %.0f errors, "
+			       "%.0f not applicable\n\n",
+			       o < 0 ? "compliance not demonstrated" : bn_overall_name(o), get_num(tot, "pass"),
+			       get_num(tot, "fail"), get_num(tot, "inconclusive"), get_num(tot, "error"),
+			       get_num(tot, "skipped"));
+	g_string_append(s, "| | |\n|---|---|\n| Firmware | ");
+	md_cell(s, get_str(get(rep, "dut"), "firmware"));
+	g_string_append(s, " |\n| Port | ");
+	md_cell(s, get_str(get(rep, "port"), "profile"));
+	g_string_append(s, " |\n| Bench | ");
+	md_cell(s, get_str(get(rep, "bench"), "backend"));
+	g_string_append(s, " |\n| Started (UTC) | ");
+	md_cell(s, get_str(rec, "started_utc"));
+	g_string_append(s, " |\n| Operator | ");
+	md_cell(s, get_str(rec, "operator"));
+	g_string_append(s, " |\n| Tool | ");
+	md_cell(s, get_str(tool, "version"));
+	g_string_append(s, " ");
+	md_cell(s, get_str(tool, "commit"));
+	g_string_append(s, " |\n| Status | ");
+	md_cell(s, get_str(get(rep, "status"), "state"));
+	if (get_str(get(rep, "status"), "reason")) {
+		g_string_append(s, ": ");
+		md_cell(s, get_str(get(rep, "status"), "reason"));
+	}
+	g_string_append(s, " |\n\n| Verdict | Rule | Measured | Limit | Margin | Reason |\n"
+			   "|---|---|---|---|---|---|\n");
+	for (int k = 0; k < 5; k++)
+		cJSON_ArrayForEach(res, get(rep, "results")) {
+			struct bn_result r;
+			char q[64], lim[200];
+
+			if (!get_str(res, "verdict") || strcmp(get_str(res, "verdict"), order[k]))
+				continue;
+			result_from_json(res, &r);
+			g_string_append_printf(s, "| %s | `", !strcmp(order[k], "skipped") ? "n/a"
+							     : order[k]);
+			md_cell(s, r.id);
+			g_string_append(s, "` ");
+			md_cell(s, get_str(res, "title") ? get_str(res, "title") : r.text);
+			g_string_append(s, " | ");
+			if (r.has_measured) {
+				bn_qty_format(r.measured, r.unit, q, sizeof(q));
+				md_cell(s, q);
+			} else {
+				md_cell(s, r.measured_str);
+			}
+			g_string_append(s, " | ");
+			bn_limit_format(r.limit, r.limit_min, r.limit_max, r.unit, lim, sizeof(lim));
+			md_cell(s, lim);
+			g_string_append(s, " | ");
+			if (r.has_margin) {
+				bn_qty_format(r.margin, r.unit, q, sizeof(q));
+				md_cell(s, q);
+			}
+			g_string_append(s, " | ");
+			md_cell(s, r.reason);
+			g_string_append(s, " |\n");
+		}
+	return g_string_free(s, FALSE);
+}
+
+/* A single report as a one-entry suite, for the JUnit writer. */
+static char *report_junit(const cJSON *rep, const char *path, struct bn_err *err)
+{
+	cJSON *doc = cJSON_CreateObject(), *entries, *e, *ref, *o;
+	char sha[65], dirbuf[1200], basebuf[1200], suite_path[1300], *text;
+	int code = (int)get_num(get(rep, "status"), "exit_code");
+
+	if (bn_file_sha256(path, sha, err) < 0) {
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	bn_str_copy(dirbuf, sizeof(dirbuf), path);
+	bn_str_copy(basebuf, sizeof(basebuf), path);
+	snprintf(suite_path, sizeof(suite_path), "%s/suite.json", dirname(dirbuf));
+	cJSON_AddStringToObject(doc, "schema", BN_SUITE_SCHEMA);
+	o = cJSON_AddObjectToObject(doc, "suite");
+	cJSON_AddStringToObject(o, "name", get_str(get(rep, "scenario"), "name")
+						    ? get_str(get(rep, "scenario"), "name") : "run");
+	cJSON_AddItemToObject(doc, "bench", cJSON_Duplicate(get(rep, "bench"), 1));
+	entries = cJSON_AddArrayToObject(doc, "entries");
+	e = cJSON_CreateObject();
+	cJSON_AddNumberToObject(e, "index", 0);
+	cJSON_AddStringToObject(e, "id", get_str(get(rep, "scenario"), "name")
+						 ? get_str(get(rep, "scenario"), "name") : "run");
+	cJSON_AddStringToObject(e, "outcome", code == 0 ? "pass" : code == 1 ? "fail" : "error");
+	cJSON_AddBoolToObject(e, "as_expected", code == 0);
+	cJSON_AddNumberToObject(e, "exit_code", code);
+	cJSON_AddNumberToObject(e, "wall_s", isfinite(get_num(get(rep, "timing"), "wall_s"))
+						     ? get_num(get(rep, "timing"), "wall_s") : 0);
+	ref = cJSON_AddObjectToObject(e, "report");
+	cJSON_AddStringToObject(ref, "path", basename(basebuf));
+	cJSON_AddStringToObject(ref, "sha256", sha);
+	cJSON_AddItemToArray(entries, e);
+	text = bn_junit_render(doc, suite_path, err);
+	cJSON_Delete(doc);
+	return text;
+}
+
+static bool is_suite(const cJSON *doc)
+{
+	const char *schema = get_str(doc, "schema");
+
+	return schema && (!strcmp(schema, BN_SUITE_SCHEMA) || !strcmp(schema, BN_SUITE_SCHEMA_V1));
+}
+
+/* The suite's summary as text or markdown: one line per entry. */
+static char *suite_summary(const cJSON *doc, bool markdown)
+{
+	GString *s = g_string_new(NULL);
+	const cJSON *e, *tot = get(doc, "totals");
+
+	if (markdown)
+		g_string_append(s, "| Outcome | Entry | Exit | Cause |\n|---|---|---|---|\n");
+	cJSON_ArrayForEach(e, get(doc, "entries")) {
+		if (markdown) {
+			g_string_append(s, "| ");
+			md_cell(s, get_str(e, "outcome"));
+			g_string_append(s, " | `");
+			md_cell(s, get_str(e, "id"));
+			g_string_append_printf(s, "` | %.0f | ", get_num(e, "exit_code"));
+			md_cell(s, get_str(e, "cause"));
+			g_string_append(s, " |\n");
+		} else {
+			char *id = bn_term_escape(get_str(e, "id") ? get_str(e, "id") : "");
+			char *cause = bn_term_escape(get_str(e, "cause") ? get_str(e, "cause") : "");
+
+			g_string_append_printf(s, "  %-6s %s%s%s\n", get_str(e, "outcome") ? get_str(e, "outcome") : "?",
+					       id ? id : "", cause && cause[0] ? "  [" : "",
+					       cause && cause[0] ? cause : "");
+			if (cause && cause[0])
+				g_string_append_c(s, ']');
+			free(id);
+			free(cause);
+		}
+	}
+	g_string_append_printf(s, "%s%.0f entries: %.0f pass, %.0f xfail, %.0f fail, %.0f xpass, %.0f error; "
+			       "%.0f not as expected; exit %.0f\n", markdown ? "\n" : "",
+			       get_num(tot, "entries"), get_num(tot, "pass"), get_num(tot, "xfail"),
+			       get_num(tot, "fail"), get_num(tot, "xpass"), get_num(tot, "error"),
+			       get_num(tot, "unexpected"), get_num(doc, "exit_code"));
+	return g_string_free(s, FALSE);
+}
+
+static int render_one(enum fmt fmt, const char *path, const char *out, const char *baseline,
+		      bool no_plots)
+{
+	struct bn_err err = { 0 };
+	cJSON *doc = NULL, *base = NULL;
+	char *text = NULL, html_path[1300], dirbuf[1200];
+	int rc = 0;
+
+	if (bn_json_load(path, &doc, &err) < 0) {
+		fprintf(stderr, "bcbench report: %s\n", err.msg);
+		return err.code == BN_ERR_IO ? 2 : 2;
+	}
+	if (is_suite(doc)) {
+		if (bn_suite_doc_check(doc, path, &err) < 0)
+			goto bad;
+		switch (fmt) {
+		case FMT_HTML:
+			if (baseline && (bn_json_load(baseline, &base, &err) < 0 ||
+					 bn_suite_doc_check(base, baseline, &err) < 0))
+				goto bad;
+			text = bn_suite_html_render(doc, path, base, baseline, &err);
+			bn_str_copy(dirbuf, sizeof(dirbuf), path);
+			snprintf(html_path, sizeof(html_path), "%s/report.html", dirname(dirbuf));
+			break;
+		case FMT_JUNIT: text = bn_junit_render(doc, path, &err); break;
+		case FMT_TEXT: text = suite_summary(doc, false); break;
+		case FMT_MARKDOWN: text = suite_summary(doc, true); break;
+		}
+	} else if (bn_report_schema_known(get_str(doc, "schema"))) {
+		struct bn_report_html_opts ho = { .no_plots = no_plots };
+
+		if (baseline) {
+			bn_err_set(&err, BN_ERR_ARG, "--baseline is for a suite's html; %s is a report", path);
+			goto bad;
+		}
+		switch (fmt) {
+		case FMT_HTML:
+			text = bn_report_html_render(path, &ho, &err);
+			bn_str_copy(dirbuf, sizeof(dirbuf), path);
+			snprintf(html_path, sizeof(html_path), "%s/report.html", dirname(dirbuf));
+			break;
+		case FMT_JUNIT: text = report_junit(doc, path, &err); break;
+		case FMT_TEXT: text = report_text(doc); break;
+		case FMT_MARKDOWN: text = report_markdown(doc); break;
+		}
+	} else {
+		bn_err_set(&err, BN_ERR_DATA, "%s: not a bcbench record (schema \"%s\" or \"%s\")", path,
+			   BN_REPORT_SCHEMA, BN_SUITE_SCHEMA);
+		goto bad;
+	}
+	if (!text)
+		goto bad;
+	rc = emit(out ? out : fmt == FMT_HTML ? html_path : "-", text, &err);
+	if (rc == 0 && fmt == FMT_HTML && out && strcmp(out, "-"))
+		fprintf(stderr, "bcbench report: wrote %s\n", out);
+	else if (rc == 0 && fmt == FMT_HTML && !out)
+		fprintf(stderr, "bcbench report: wrote %s\n", html_path);
+	g_free(text);
+	cJSON_Delete(doc);
+	cJSON_Delete(base);
+	return rc;
+bad:
+	fprintf(stderr, "bcbench report: %s\n", err.msg[0] ? err.msg : "out of memory");
+	g_free(text);
+	cJSON_Delete(doc);
+	cJSON_Delete(base);
+	return err.code == BN_ERR_IO && errno == ENOSPC ? 3 : 2;
+}
+
+int bn_cli_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "no-plots", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const names[] = { "html", "junit", "text", "markdown" };
+	const char *out = NULL, *baseline = NULL;
+	bool no_plots = false;
+	int c, fmt = -1, worst = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:b:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'b': baseline = optarg; break;
+		case 'P': no_plots = true; break;
+		case 'h': fputs(bn_cli_report_usage, stdout); return 0;
+		default: fputs(bn_cli_report_usage, stderr); return 2;
+		}
+	}
+	if (argc - optind < 2) {
+		fprintf(stderr, "bcbench report: expected FORMAT and at least one FILE\n%s", bn_cli_report_usage);
+		return 2;
+	}
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(argv[optind], names[i]))
+			fmt = i;
+	if (fmt < 0) {
+		fprintf(stderr, "bcbench report: unknown format \"%s\" (html, junit, text or markdown)\n",
+			argv[optind]);
+		return 2;
+	}
+	if (out && argc - optind > 2) {
+		fprintf(stderr, "bcbench report: --out takes one FILE, %d given\n", argc - optind - 1);
+		return 2;
+	}
+	for (int i = optind + 1; i < argc; i++) {
+		int rc = render_one((enum fmt)fmt, argv[i], out, baseline, no_plots);
+
+		if (rc > worst)
+			worst = rc;
+	}
+	return worst;
+}

@@ -1,0 +1,868 @@
+#include "report/report_html.h"
+
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/file.h"
+#include "core/json.h"
+#include "core/text.h"
+#include "core/units.h"
+#include "report/html_base.h"
+#include "report/plot.h"
+#include "report/report.h"
+
+/* Drawing sizes. The whole run and each zoom have a fixed number of
+ * pixel columns: the page's size follows the results, not the samples. */
+#define RUN_WIDTH_PX 1000
+#define ZOOM_WIDTH_PX 760
+#define LANE_HEIGHT_PX 90
+#define PLOT_LEFT_PX 70      /* plot.c's axis margin, roughly: columns = width - this */
+/* Events listed in the page's table (the rest are in events.json). */
+#define MAX_EVENT_ROWS 2000
+
+static const char *const chan_names[BN_PLOT_MAX_CH] = { "VBUS", "IBUS", "DP", "DM", "ID" };
+static const char *const chan_units[BN_PLOT_MAX_CH] = { "V", "A", "V", "V", "V" };
+
+/* What a rule's zoom shows: its lanes, the BC-1.2 bands drawn on them
+ * ("LANE:LIMIT", values from the record's "limits"), and the lane its own
+ * limit is shaded on (by the result's unit when NULL). First match by id
+ * prefix wins. */
+struct rule_view {
+	const char *prefix;
+	const char *lanes;
+	const char *bands;
+	bool no_zoom;        /* nothing in the waveform decides it */
+};
+
+static const struct rule_view rule_views[] = {
+	{ "bc12.dcd.", "DP,DM", "DP:VLGC,DP:VDAT_REF", false },
+	{ "bc12.det.primary_start", "VBUS,DP,DM", "DP:VDP_SRC,DM:VDAT_REF", false },
+	{ "bc12.det.vdp_src", "DP,DM", "DP:VDP_SRC,DM:VDAT_REF,DM:VLGC", false },
+	{ "bc12.det.idm_sink", "DP,DM", "DP:VDP_SRC,DM:VDAT_REF", false },
+	{ "bc12.det.vdm_src", "DP,DM", "DP:VDAT_REF,DM:VDM_SRC", false },
+	{ "bc12.det.port_type", "DP,DM", "DP:VDP_SRC,DP:VDAT_REF,DM:VDM_SRC,DM:VDAT_REF", false },
+	{ "bc12.host.connect_time", "VBUS,DP", "DP:VLGC", false },
+	{ "bc12.host.suspend_entry", "VBUS,IBUS,DP", "IBUS:ISUSP", false },
+	{ "bc12.host.", "VBUS,IBUS,DP", "", false },
+	{ "bc12.cur.droop", "VBUS,IBUS", "VBUS:DROOP_THRESHOLD", false },
+	{ "bc12.cur.vdcp_shtdwn", "VBUS,IBUS", "VBUS:VDCP_SHTDWN", false },
+	{ "bc12.cur.dcp_dp_hold", "DP,DM", "DP:VDP_SRC,DP:VDAT_REF", false },
+	{ "bc12.cur.", "VBUS,IBUS", "", false },
+	{ "bc12.dbp.", "VBUS,IBUS,DP", "IBUS:IUNIT,IBUS:ISUSP,DP:VDP_SRC", false },
+	{ "bc12.otg.", "VBUS,IBUS", "VBUS:VOTG_SESS_VLD", false },
+	{ "bc12.aca.", "VBUS,DP,ID", "DP:VLGC", false },
+	{ "bc12.adv.", "", "", true },
+	{ "", "VBUS,IBUS", "", false },
+};
+
+struct page {
+	GString *s;
+	const cJSON *rep;
+	const cJSON *results;
+	int n_results;
+	const char *dir;
+	char capture_path[1200];
+	char capture_note[600];  /* why there are no plots, "" when there are */
+	bool have_capture;
+	struct bn_plot_reduce *red;
+	int n_win;
+	int *win_of;             /* result index -> window (-1: no zoom); window 0 is the run */
+	double *win_t0, *win_t1; /* per window */
+	double run_end_s;
+	unsigned chan_present;   /* bits of chan_names in the capture */
+};
+
+static const cJSON *get(const cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+static const char *get_str(const cJSON *o, const char *k)
+{
+	const cJSON *v = get(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double get_num(const cJSON *o, const char *k)
+{
+	const cJSON *v = get(o, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && s[0] ? s : "–";
+}
+
+static int chan_index(const char *name)
+{
+	for (int i = 0; i < BN_PLOT_MAX_CH; i++)
+		if (!strcmp(name, chan_names[i]))
+			return i;
+	return -1;
+}
+
+static const struct rule_view *view_of(const char *id)
+{
+	for (size_t i = 0; i < sizeof(rule_views) / sizeof(rule_views[0]); i++)
+		if (!strncmp(id, rule_views[i].prefix, strlen(rule_views[i].prefix)))
+			return &rule_views[i];
+	return &rule_views[sizeof(rule_views) / sizeof(rule_views[0]) - 1];
+}
+
+/* The order results are listed in: what needs a reader's eye first. */
+static int verdict_rank(const char *v)
+{
+	static const char *const order[] = { "fail", "error", "inconclusive", "pass", "skipped" };
+
+	for (int i = 0; i < 5; i++)
+		if (v && !strcmp(v, order[i]))
+			return i;
+	return 5;
+}
+
+struct order_item {
+	int index, rank;
+	const char *task;
+};
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct order_item *x = a, *y = b;
+	int tx = x->task && x->task[0], ty = y->task && y->task[0];
+	int c;
+
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	/* rules by task, then the scenario's expectations */
+	if (tx != ty)
+		return ty - tx;
+	if (tx && (c = strcmp(x->task, y->task)))
+		return c;
+	return x->index - y->index;
+}
+
+/* results' indexes in listing order (malloc'ed) */
+static int *listing_order(const struct page *p)
+{
+	struct order_item *it = calloc((size_t)p->n_results + 1, sizeof(*it));
+	int *idx = calloc((size_t)p->n_results + 1, sizeof(int));
+
+	if (!it || !idx) {
+		free(it);
+		free(idx);
+		return NULL;
+	}
+	for (int i = 0; i < p->n_results; i++) {
+		const cJSON *r = cJSON_GetArrayItem(p->results, i);
+
+		it[i] = (struct order_item){ i, verdict_rank(get_str(r, "verdict")), get_str(r, "task") };
+	}
+	qsort(it, (size_t)p->n_results, sizeof(*it), order_cmp);
+	for (int i = 0; i < p->n_results; i++)
+		idx[i] = it[i].index;
+	free(it);
+	return idx;
+}
+
+static bool result_window(const cJSON *r, double *t0, double *t1)
+{
+	const cJSON *w = get(r, "window");
+
+	*t0 = get_num(w, "t0_s");
+	*t1 = get_num(w, "t1_s");
+	return cJSON_IsObject(w) && isfinite(*t0) && isfinite(*t1) && *t1 >= *t0;
+}
+
+/* Whether a result gets a zoom, and which. */
+static bool wants_zoom(const cJSON *r)
+{
+	const char *id = get_str(r, "id"), *v = get_str(r, "verdict"), *unit = get_str(r, "unit");
+	double t0, t1;
+
+	if (!id || !v || !strcmp(v, "skipped") || !result_window(r, &t0, &t1))
+		return false;
+	if (view_of(id)->no_zoom)
+		return false;
+	/* an expectation on a word or a count is not in the waveform */
+	if (!strcmp(get_str(r, "kind") ? get_str(r, "kind") : "", "expect"))
+		return unit && (!strcmp(unit, "V") || !strcmp(unit, "A"));
+	return true;
+}
+
+/* The zoom around a judged window: the window and a margin either side
+ * so what led up to the decision shows too. */
+static void zoom_range(const struct page *p, double t0, double t1, double *z0, double *z1)
+{
+	double rate = get_num(get(p->rep, "capture"), "rate_hz");
+	double pad = 0.25 * (t1 - t0);
+
+	if (pad < 0.02)
+		pad = 0.02;
+	if (isfinite(rate) && rate > 0 && pad < 4.0 / rate)
+		pad = 4.0 / rate;
+	*z0 = t0 - pad < 0 ? 0 : t0 - pad;
+	*z1 = t1 + pad;
+	if (p->run_end_s > 0 && *z1 > p->run_end_s && p->run_end_s > *z0)
+		*z1 = p->run_end_s;
+	if (*z1 <= *z0)
+		*z1 = *z0 + pad;
+}
+
+static const char *artifact_sha(const cJSON *rep, const char *role)
+{
+	return get_str(get(rep, "artifacts_sha256"), role);
+}
+
+/* Where the capture is, checked against the record. A capture that is
+ * not there: no plots, and the page says why. One with another hash: the
+ * record no longer matches its files, an error. */
+static int find_capture(struct page *p, struct bn_err *err)
+{
+	const char *name = get_str(get(p->rep, "artifacts"), "capture");
+	const char *want = NULL;
+	const cJSON *f;
+	char got[65];
+
+	p->capture_path[0] = '\0';
+	if (name) {
+		snprintf(p->capture_path, sizeof(p->capture_path), "%s/%s", p->dir, name);
+		want = artifact_sha(p->rep, "capture");
+	} else {
+		cJSON_ArrayForEach(f, get(p->rep, "files")) {
+			const char *role = get_str(f, "role"), *path = get_str(f, "path");
+
+			if (!role || strcmp(role, "capture") || !path)
+				continue;
+			want = get_str(f, "sha256");
+			snprintf(p->capture_path, sizeof(p->capture_path), "%s", path);
+			if (path[0] != '/' && access(p->capture_path, R_OK) != 0)
+				snprintf(p->capture_path, sizeof(p->capture_path), "%s/%s", p->dir, path);
+		}
+	}
+	if (!p->capture_path[0]) {
+		snprintf(p->capture_note, sizeof(p->capture_note), "the record names no capture");
+		return BN_OK;
+	}
+	if (access(p->capture_path, R_OK) != 0) {
+		snprintf(p->capture_note, sizeof(p->capture_note), "%s is not there", p->capture_path);
+		return BN_OK;
+	}
+	if (want && want[0]) {
+		int rc = bn_file_sha256(p->capture_path, got, err);
+
+		if (rc < 0)
+			return rc;
+		if (strcmp(got, want))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: SHA-256 %s, the record says %s: the capture is not the "
+					  "one this report judged", p->capture_path, got, want);
+	}
+	p->have_capture = true;
+	return BN_OK;
+}
+
+/* The whole run is window 0; each zoomed result one more. */
+static int reduce(struct page *p, struct bn_err *err)
+{
+	struct bn_plot_window *win;
+	double samples = get_num(get(p->rep, "capture"), "samples");
+	double rate = get_num(get(p->rep, "capture"), "rate_hz");
+	double sim_s = get_num(get(p->rep, "timing"), "sim_s");
+	int64_t n_frames = 0;
+	double rate_read = 0;
+	int n = 1, rc;
+
+	p->run_end_s = isfinite(samples) && isfinite(rate) && rate > 0 && samples > 0 ? samples / rate
+		       : isfinite(sim_s) && sim_s > 0 ? sim_s : 1.0;
+	p->win_of = malloc(sizeof(int) * ((size_t)p->n_results + 1));
+	p->win_t0 = malloc(sizeof(double) * ((size_t)p->n_results + 1));
+	p->win_t1 = malloc(sizeof(double) * ((size_t)p->n_results + 1));
+	win = calloc((size_t)p->n_results + 1, sizeof(*win));
+	if (!p->win_of || !p->win_t0 || !p->win_t1 || !win) {
+		free(win);
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	}
+	p->win_t0[0] = 0;
+	p->win_t1[0] = p->run_end_s;
+	win[0] = (struct bn_plot_window){ 0, p->run_end_s, RUN_WIDTH_PX - PLOT_LEFT_PX };
+	for (int i = 0; i < p->n_results; i++) {
+		const cJSON *r = cJSON_GetArrayItem(p->results, i);
+		double t0, t1;
+
+		p->win_of[i] = -1;
+		if (!wants_zoom(r) || !result_window(r, &t0, &t1))
+			continue;
+		zoom_range(p, t0, t1, &p->win_t0[n], &p->win_t1[n]);
+		win[n] = (struct bn_plot_window){ p->win_t0[n], p->win_t1[n], ZOOM_WIDTH_PX - PLOT_LEFT_PX };
+		p->win_of[i] = n++;
+	}
+	p->n_win = n;
+	if (!p->have_capture) {
+		free(win);
+		return BN_OK;
+	}
+	rc = bn_plot_reduce_capture(p->capture_path, BN_PLOT_MAX_CH, chan_names, n, win, &p->red,
+				    &rate_read, &n_frames, err);
+	free(win);
+	if (rc < 0)
+		return rc;
+	for (int ch = 0; ch < BN_PLOT_MAX_CH; ch++)
+		if (bn_plot_reduce_has_data(p->red, 0, ch))
+			p->chan_present |= 1u << ch;
+	return BN_OK;
+}
+
+/* A band from the record's limits (or the device's declaration). */
+static bool band_value(const struct page *p, const char *name, double *lo, double *hi)
+{
+	const cJSON *l;
+
+	if (!strcmp(name, "DROOP_THRESHOLD")) {
+		*lo = get_num(get(p->rep, "dut"), "droop_threshold_v");
+		*hi = NAN;
+		return isfinite(*lo);
+	}
+	l = get(get(p->rep, "limits"), name);
+	if (!cJSON_IsObject(l))
+		return false;
+	*lo = get_num(l, "min");
+	*hi = get_num(l, "max");
+	return isfinite(*lo) || isfinite(*hi);
+}
+
+/* Events drawn on plots: the run's own, not the device's chatter, on the
+ * whole run; everything in a zoom. */
+static int collect_events(const struct page *p, bool with_telemetry, struct bn_plot_event **out)
+{
+	const cJSON *list = get(get(p->rep, "events"), "list"), *e;
+	int n = 0, cap = cJSON_GetArraySize(list);
+	struct bn_plot_event *ev = calloc((size_t)cap + 1, sizeof(*ev));
+
+	*out = ev;
+	if (!ev)
+		return 0;
+	cJSON_ArrayForEach(e, list) {
+		const char *kind = get_str(e, "kind"), *detail = get_str(e, "detail");
+		double t = get_num(e, "t_s");
+
+		if (!kind || !isfinite(t))
+			continue;
+		if (!with_telemetry && !strcmp(kind, "telemetry"))
+			continue;
+		ev[n].t_s = t;
+		bn_str_copy(ev[n].kind, sizeof(ev[n].kind), kind);
+		bn_str_copy(ev[n].label, sizeof(ev[n].label),
+			    !strcmp(kind, "telemetry") && detail ? detail : kind);
+		n++;
+	}
+	return n;
+}
+
+static void plot_figure(struct page *p, const char *fig_id, const char *svg_id, int win,
+			const char *lanes, const struct bn_plot_band *bands, int n_bands,
+			bool with_telemetry, const cJSON *hl_result, int width_px)
+{
+	struct bn_plot_spec spec = { .id = svg_id, .win = win, .width_px = width_px,
+				     .lane_height_px = LANE_HEIGHT_PX };
+	struct bn_plot_event *ev = NULL;
+	char buf[64], *save = NULL, *tok;
+
+	bn_str_copy(buf, sizeof(buf), lanes);
+	for (tok = strtok_r(buf, ",", &save); tok && spec.n_lanes < BN_PLOT_MAX_LANES;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int ch = chan_index(tok);
+
+		if (ch < 0)
+			continue;
+		spec.lanes[spec.n_lanes].ch = ch;
+		spec.lanes[spec.n_lanes].label = chan_names[ch];
+		spec.lanes[spec.n_lanes].unit = chan_units[ch];
+		spec.n_lanes++;
+	}
+	spec.bands = bands;
+	spec.n_bands = n_bands;
+	spec.n_events = collect_events(p, with_telemetry, &ev);
+	spec.events = ev;
+	if (hl_result && result_window(hl_result, &spec.hl_t0_s, &spec.hl_t1_s))
+		spec.has_hl = true;
+	(void)fig_id;
+	bn_plot_svg(p->s, p->red, &spec);
+	free(ev);
+}
+
+static void meta_row(GString *s, const char *dt, const char *dd)
+{
+	g_string_append(s, "<dt>");
+	bn_html_esc(s, dt);
+	g_string_append(s, "</dt><dd>");
+	bn_html_esc(s, or_dash(dd));
+	g_string_append(s, "</dd>\n");
+}
+
+static const cJSON *file_of_role(const cJSON *rep, const char *role)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, get(rep, "files")) {
+		const char *r = get_str(f, "role");
+
+		if (r && !strcmp(r, role))
+			return f;
+	}
+	return NULL;
+}
+
+static int overall_of_doc(const cJSON *rep)
+{
+	int o = bn_overall_parse(get_str(rep, "verdict"));
+
+	return o >= 0 ? o : bn_report_json_overall(rep);
+}
+
+static void header(struct page *p)
+{
+	GString *s = p->s;
+	const cJSON *rep = p->rep, *dut = get(rep, "dut"), *usb = get(dut, "usb"), *tot = get(rep, "totals");
+	const cJSON *rec = get(rep, "record"), *bench = get(rep, "bench"), *tool = get(rep, "tool");
+	const cJSON *f, *ins;
+	int o = overall_of_doc(rep);
+	const char *oid = o < 0 ? "not-demonstrated" : bn_overall_id(o);
+	char buf[600];
+
+	g_string_append(s, "<header>\n<h1>");
+	bn_html_escf(s, "BC-1.2 compliance record: %s", or_dash(get_str(get(rep, "scenario"), "name")));
+	g_string_append(s, "</h1>\n");
+	g_string_append_printf(s, "<div id=\"verdict\" class=\"banner verdict %s\" data-verdict=\"%s\">",
+			       bn_html_verdict_class(oid), oid);
+	bn_html_escf(s, "Overall: %s", o < 0 ? "compliance not demonstrated" : bn_overall_name(o));
+	g_string_append(s, "</div>\n<p id=\"totals\">");
+	bn_html_escf(s, "%.0f passed, %.0f failed, %.0f inconclusive, %.0f errors, %.0f not applicable. ",
+		     get_num(tot, "pass"), get_num(tot, "fail"), get_num(tot, "inconclusive"),
+		     get_num(tot, "error"), get_num(tot, "skipped"));
+	bn_html_esc(s, o == BN_OVERALL_COMPLIANT ? "Every applicable rule passed."
+		       : o == BN_OVERALL_NOT_COMPLIANT ? "At least one rule failed: the device does not comply."
+		       : "No rule failed, but not every applicable rule could be judged: this record does "
+			 "not show compliance.");
+	g_string_append(s, "</p>\n<dl class=\"meta\">\n");
+	snprintf(buf, sizeof(buf), "%s %s", or_dash(get_str(dut, "firmware")),
+		 get_str(dut, "firmware_version") ? get_str(dut, "firmware_version") : "");
+	meta_row(s, "Device firmware", buf);
+	if (get_str(dut, "firmware_sha256"))
+		meta_row(s, "Firmware SHA-256", get_str(dut, "firmware_sha256"));
+	if ((f = file_of_role(rep, "dut")))
+		meta_row(s, "Device declaration", get_str(f, "name") ? get_str(f, "name") : get_str(f, "path"));
+	if (cJSON_IsObject(usb)) {
+		snprintf(buf, sizeof(buf), "%s:%s %s %s, serial %s, at %s", or_dash(get_str(usb, "vid")),
+			 or_dash(get_str(usb, "pid")), or_dash(get_str(usb, "manufacturer")),
+			 or_dash(get_str(usb, "product")), or_dash(get_str(usb, "serial")),
+			 or_dash(get_str(usb, "path")));
+		meta_row(s, "USB identity", buf);
+	}
+	snprintf(buf, sizeof(buf), "%s (a correct device classifies it as %s)",
+		 or_dash(get_str(get(rep, "port"), "profile")), or_dash(get_str(get(rep, "port"), "expect")));
+	meta_row(s, "Port", buf);
+	if ((f = file_of_role(rep, "charger")))
+		meta_row(s, "Charger", get_str(f, "name") ? get_str(f, "name") : get_str(f, "path"));
+	if ((f = file_of_role(rep, "scenario"))) {
+		snprintf(buf, sizeof(buf), "%s (SHA-256 %s)", or_dash(get_str(f, "path")), or_dash(get_str(f, "sha256")));
+		meta_row(s, "Scenario file", buf);
+	}
+	snprintf(buf, sizeof(buf), "%s, %s", or_dash(get_str(bench, "name")), or_dash(get_str(bench, "backend")));
+	meta_row(s, "Bench", buf);
+	cJSON_ArrayForEach(ins, get(bench, "instruments")) {
+		snprintf(buf, sizeof(buf), "%s: %s", or_dash(get_str(ins, "role")), or_dash(get_str(ins, "identity")));
+		if (get_str(ins, "file_sha256"))
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " (file SHA-256 %s)",
+				 get_str(ins, "file_sha256"));
+		meta_row(s, "Instrument", buf);
+	}
+	snprintf(buf, sizeof(buf), "%s", or_dash(get_str(get(rep, "capture"), "source")));
+	meta_row(s, "Capture", buf);
+	snprintf(buf, sizeof(buf), "%s to %s", or_dash(get_str(rec, "started_utc")), or_dash(get_str(rec, "ended_utc")));
+	meta_row(s, "Time (UTC)", buf);
+	meta_row(s, "Host", get_str(rec, "host"));
+	meta_row(s, "Operator", get_str(rec, "operator"));
+	snprintf(buf, sizeof(buf), "bcbench %s (%s)", or_dash(get_str(tool, "version")),
+		 get_str(tool, "commit") ? get_str(tool, "commit") : "commit not recorded");
+	meta_row(s, "Tool", buf);
+	if ((f = file_of_role(rep, "limits"))) {
+		snprintf(buf, sizeof(buf), "%s (SHA-256 %s)", or_dash(get_str(f, "path")), or_dash(get_str(f, "sha256")));
+		meta_row(s, "Limits file", buf);
+	}
+	meta_row(s, "Decision rule", get_str(get(rep, "measurement"), "decision_rule"));
+	g_string_append(s, "</dl>\n</header>\n");
+}
+
+static void qty_cell(GString *s, double v, const char *unit)
+{
+	char q[64];
+
+	g_string_append(s, "<td class=\"num\">");
+	if (isfinite(v)) {
+		bn_qty_format(v, unit ? unit : "", q, sizeof(q));
+		bn_html_esc(s, q);
+	} else {
+		g_string_append(s, "–");
+	}
+	g_string_append(s, "</td>");
+}
+
+static const char *verdict_word(const char *v)
+{
+	return !v ? "?" : !strcmp(v, "skipped") ? "not applicable" : v;
+}
+
+static void rule_row(struct page *p, int i)
+{
+	GString *s = p->s;
+	const cJSON *r = cJSON_GetArrayItem(p->results, i), *lim = get(r, "limit"), *m = get(r, "measured");
+	const char *v = get_str(r, "verdict"), *unit = get_str(r, "unit"), *id = get_str(r, "id");
+	const char *title = get_str(r, "title"), *text = get_str(r, "text");
+	char q[64], limbuf[200];
+	double t0, t1;
+
+	g_string_append_printf(s, "<tr class=\"rule %s\" id=\"r-%d\" data-index=\"%d\" data-id=\"",
+			       bn_html_verdict_class(v), i, i);
+	bn_html_esc(s, id);
+	g_string_append(s, "\" data-verdict=\"");
+	bn_html_esc(s, v);
+	g_string_append(s, "\">");
+	g_string_append(s, "<td>");
+	bn_html_esc(s, or_dash(get_str(r, "task")));
+	g_string_append(s, "</td><td><code>");
+	bn_html_esc(s, id);
+	g_string_append(s, "</code>");
+	if (title || text) {
+		g_string_append(s, "<br>");
+		bn_html_esc(s, title ? title : text);
+	}
+	g_string_append_printf(s, "</td><td class=\"%s\"><span class=\"verdict\">", bn_html_verdict_class(v));
+	bn_html_esc(s, verdict_word(v));
+	if (get_str(r, "severity"))
+		bn_html_escf(s, " (%s)", get_str(r, "severity"));
+	g_string_append(s, "</span>");
+	if (p->win_of && p->win_of[i] > 0 && p->red)
+		g_string_append_printf(s, "<br><a class=\"plot-link\" href=\"#plot-%d\">plot</a>", i);
+	g_string_append(s, "</td>");
+	if (cJSON_IsString(m)) {
+		g_string_append(s, "<td class=\"num\">");
+		bn_html_esc(s, m->valuestring);
+		g_string_append(s, "</td>");
+	} else {
+		qty_cell(s, cJSON_IsNumber(m) ? m->valuedouble : NAN, unit);
+	}
+	bn_limit_format(get_str(lim, "name") ? get_str(lim, "name") : "", get_num(lim, "min"),
+			get_num(lim, "max"), unit ? unit : "", limbuf, sizeof(limbuf));
+	g_string_append(s, "<td>");
+	bn_html_esc(s, or_dash(limbuf));
+	g_string_append(s, "</td>");
+	qty_cell(s, get_num(r, "margin"), unit);
+	qty_cell(s, get_num(r, "uncertainty"), unit);
+	g_string_append(s, "<td>");
+	bn_html_esc(s, or_dash(get_str(r, "clause")));
+	if (get_str(lim, "source")) {
+		g_string_append(s, "<br><small>limit: ");
+		bn_html_esc(s, get_str(lim, "source"));
+		g_string_append(s, "</small>");
+	}
+	g_string_append(s, "</td><td class=\"num\">");
+	if (result_window(r, &t0, &t1)) {
+		bn_qty_format(t0, "s", q, sizeof(q));
+		bn_html_esc(s, q);
+		if (t1 > t0) {
+			g_string_append(s, " – ");
+			bn_qty_format(t1, "s", q, sizeof(q));
+			bn_html_esc(s, q);
+		}
+	} else {
+		g_string_append(s, "–");
+	}
+	g_string_append(s, "</td><td>");
+	bn_html_esc(s, get_str(r, "reason"));
+	if (get_str(r, "persistence")) {
+		g_string_append(s, get_str(r, "reason") ? "<br><small>" : "<small>");
+		bn_html_esc(s, get_str(r, "persistence"));
+		g_string_append(s, "</small>");
+	}
+	g_string_append(s, "</td></tr>\n");
+}
+
+static void rules_table(struct page *p, const int *order)
+{
+	g_string_append(p->s, "<h2 id=\"results\">Results</h2>\n<p>Failures first, then errors, "
+			      "inconclusive results, passes and rules that do not apply; by BC-1.2 task "
+			      "within each, the scenario's own expectations last. Margins are the distance "
+			      "to the limit (positive inside), U the expanded measurement uncertainty "
+			      "(k = 2).</p>\n<table id=\"rules\">\n<thead><tr><th>Task</th><th>Rule</th>"
+			      "<th>Verdict</th><th>Measured</th><th>Limit</th><th>Margin</th><th>U</th>"
+			      "<th>Clause</th><th>Window</th><th>Reason</th></tr></thead>\n<tbody>\n");
+	for (int k = 0; k < p->n_results; k++)
+		rule_row(p, order[k]);
+	g_string_append(p->s, "</tbody>\n</table>\n");
+}
+
+/* The lanes of the whole run: every channel the capture has. */
+static void run_plot(struct page *p)
+{
+	char lanes[64] = "";
+
+	for (int ch = 0; ch < BN_PLOT_MAX_CH; ch++)
+		if (p->chan_present & (1u << ch))
+			snprintf(lanes + strlen(lanes), sizeof(lanes) - strlen(lanes), "%s%s",
+				 lanes[0] ? "," : "", chan_names[ch]);
+	if (!lanes[0])
+		bn_str_copy(lanes, sizeof(lanes), "VBUS,IBUS");
+	g_string_append(p->s, "<figure class=\"plot\" id=\"plot-run\"><figcaption>The whole run");
+	g_string_append(p->s, "</figcaption>\n");
+	plot_figure(p, "plot-run", "svg-run", 0, lanes, NULL, 0, false, NULL, RUN_WIDTH_PX);
+	g_string_append(p->s, "</figure>\n");
+}
+
+static void zoom_plot(struct page *p, int i)
+{
+	const cJSON *r = cJSON_GetArrayItem(p->results, i), *lim = get(r, "limit");
+	const struct rule_view *view = view_of(get_str(r, "id"));
+	const char *unit = get_str(r, "unit"), *v = get_str(r, "verdict");
+	struct bn_plot_band bands[8];
+	char lanes[64], buf[128], *save = NULL, *tok, fig[32], svg[32];
+	int n_bands = 0, n_lanes = 0;
+	const char *lane_names[BN_PLOT_MAX_LANES];
+
+	bn_str_copy(lanes, sizeof(lanes), view->lanes);
+	/* an expectation's lanes follow its unit */
+	if (!strcmp(get_str(r, "kind") ? get_str(r, "kind") : "", "expect"))
+		bn_str_copy(lanes, sizeof(lanes), "VBUS,IBUS");
+	bn_str_copy(buf, sizeof(buf), lanes);
+	for (tok = strtok_r(buf, ",", &save); tok && n_lanes < BN_PLOT_MAX_LANES; tok = strtok_r(NULL, ",", &save))
+		lane_names[n_lanes++] = chan_names[chan_index(tok) < 0 ? 0 : chan_index(tok)];
+	bn_str_copy(buf, sizeof(buf), view->bands);
+	save = NULL;
+	for (tok = strtok_r(buf, ",", &save); tok && n_bands < 7; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+		double lo, hi;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		for (int l = 0; l < n_lanes; l++)
+			if (!strcmp(lane_names[l], tok) && band_value(p, colon + 1, &lo, &hi)) {
+				bands[n_bands] = (struct bn_plot_band){ .lane = l, .lo = lo, .hi = hi };
+				bn_str_copy(bands[n_bands].name, sizeof(bands[0].name), colon + 1);
+				n_bands++;
+			}
+	}
+	/* the rule's own limit, on the lane of its unit */
+	if (unit && (!strcmp(unit, "A") || !strcmp(unit, "V")) &&
+	    (isfinite(get_num(lim, "min")) || isfinite(get_num(lim, "max")))) {
+		const char *want = !strcmp(unit, "A") ? "IBUS" : "VBUS";
+		const char *lname = get_str(lim, "name");
+
+		for (int l = 0; l < n_lanes && n_bands < 8; l++)
+			if (!strcmp(lane_names[l], want)) {
+				bands[n_bands] = (struct bn_plot_band){ .lane = l, .lo = get_num(lim, "min"),
+									.hi = get_num(lim, "max") };
+				bn_str_copy(bands[n_bands].name, sizeof(bands[0].name),
+					    lname && lname[0] && !strchr(lname, ' ') ? lname : "limit");
+				n_bands++;
+				break;
+			}
+	}
+	snprintf(fig, sizeof(fig), "plot-%d", i);
+	snprintf(svg, sizeof(svg), "svg-%d", i);
+	g_string_append_printf(p->s, "<figure class=\"plot %s\" id=\"%s\" data-index=\"%d\"><figcaption>",
+			       bn_html_verdict_class(v), fig, i);
+	bn_html_esc(p->s, get_str(r, "id"));
+	g_string_append(p->s, " — ");
+	bn_html_esc(p->s, verdict_word(v));
+	if (get_str(r, "title") || get_str(r, "text")) {
+		g_string_append(p->s, ": ");
+		bn_html_esc(p->s, get_str(r, "title") ? get_str(r, "title") : get_str(r, "text"));
+	}
+	g_string_append_printf(p->s, " <a href=\"#r-%d\">(to the result)</a></figcaption>\n", i);
+	plot_figure(p, fig, svg, p->win_of[i], lanes, bands, n_bands, true, r, ZOOM_WIDTH_PX);
+	g_string_append(p->s, "</figure>\n");
+}
+
+static void plots(struct page *p, const int *order)
+{
+	g_string_append(p->s, "<h2 id=\"plots\">Waveforms</h2>\n");
+	if (!p->red) {
+		g_string_append(p->s, "<p class=\"note\">No plots: ");
+		bn_html_esc(p->s, p->capture_note[0] ? p->capture_note : "not asked for");
+		g_string_append(p->s, ".</p>\n");
+		return;
+	}
+	g_string_append(p->s, "<p>Each plot shows the minimum and maximum of every pixel column (a "
+			      "long capture keeps its spikes). Shaded: the BC-1.2 bands the rule uses; "
+			      "red: the window the rule judged; dashed lines: events.</p>\n");
+	run_plot(p);
+	for (int k = 0; k < p->n_results; k++)
+		if (p->win_of[order[k]] > 0)
+			zoom_plot(p, order[k]);
+}
+
+static void events_table(struct page *p)
+{
+	const cJSON *evs = get(p->rep, "events"), *e;
+	int n = 0;
+
+	g_string_append(p->s, "<h2 id=\"events-h\">Events</h2>\n");
+	g_string_append_printf(p->s, "<p>%.0f events", get_num(evs, "count"));
+	if (get_num(evs, "dropped") > 0)
+		g_string_append_printf(p->s, " (%.0f not kept in report.json; all are in events.json)",
+				       get_num(evs, "dropped"));
+	g_string_append(p->s, ".</p>\n<table id=\"events\">\n<thead><tr><th>t</th><th>Kind</th>"
+			      "<th>Detail</th></tr></thead>\n<tbody>\n");
+	cJSON_ArrayForEach(e, get(evs, "list")) {
+		if (n++ >= MAX_EVENT_ROWS)
+			break;
+		g_string_append_printf(p->s, "<tr><td class=\"num\">%.6f s</td><td>", get_num(e, "t_s"));
+		bn_html_esc(p->s, get_str(e, "kind"));
+		g_string_append(p->s, "</td><td>");
+		bn_html_esc(p->s, get_str(e, "detail"));
+		g_string_append(p->s, "</td></tr>\n");
+	}
+	g_string_append(p->s, "</tbody>\n</table>\n");
+	if (n > MAX_EVENT_ROWS)
+		g_string_append_printf(p->s, "<p>The first %d are listed; the rest are in events.json.</p>\n",
+				       MAX_EVENT_ROWS);
+}
+
+static void files_table(struct page *p)
+{
+	const cJSON *f, *art = get(p->rep, "artifacts");
+
+	g_string_append(p->s, "<h2 id=\"files-h\">Files</h2>\n<table id=\"files\">\n<thead><tr><th>Role</th>"
+			      "<th>Path</th><th>Name</th><th>SHA-256</th></tr></thead>\n<tbody>\n");
+	cJSON_ArrayForEach(f, get(p->rep, "files")) {
+		g_string_append(p->s, "<tr><td>");
+		bn_html_esc(p->s, get_str(f, "role"));
+		g_string_append(p->s, "</td><td><code>");
+		bn_html_esc(p->s, get_str(f, "path"));
+		g_string_append(p->s, "</code></td><td>");
+		bn_html_esc(p->s, get_str(f, "name"));
+		g_string_append(p->s, "</td><td class=\"mono\">");
+		bn_html_esc(p->s, get_str(f, "sha256"));
+		g_string_append(p->s, "</td></tr>\n");
+	}
+	cJSON_ArrayForEach(f, art) {
+		if (!cJSON_IsString(f) || !strcmp(f->string, "report") || !strcmp(f->string, "html"))
+			continue;
+		g_string_append(p->s, "<tr class=\"artifact\"><td>");
+		bn_html_esc(p->s, f->string);
+		g_string_append(p->s, " (written by the run)</td><td><code>");
+		bn_html_esc(p->s, f->valuestring);
+		g_string_append(p->s, "</code></td><td></td><td class=\"mono\">");
+		bn_html_esc(p->s, or_dash(artifact_sha(p->rep, f->string)));
+		g_string_append(p->s, "</td></tr>\n");
+	}
+	g_string_append(p->s, "</tbody>\n</table>\n");
+}
+
+static void run_status(struct page *p)
+{
+	const cJSON *st = get(p->rep, "status"), *tm = get(p->rep, "timing"), *cap = get(p->rep, "capture"), *c;
+	char buf[400] = "";
+
+	g_string_append(p->s, "<h2 id=\"status\">Run</h2>\n<dl class=\"meta\">\n");
+	meta_row(p->s, "Status", get_str(st, "state"));
+	meta_row(p->s, "Reason", get_str(st, "reason"));
+	snprintf(buf, sizeof(buf), "%.0f", get_num(st, "exit_code"));
+	meta_row(p->s, "Exit code", buf);
+	snprintf(buf, sizeof(buf), "%.3f s of bench time in %.3f s", get_num(tm, "sim_s"), get_num(tm, "wall_s"));
+	meta_row(p->s, "Duration", buf);
+	buf[0] = '\0';
+	cJSON_ArrayForEach(c, get(cap, "channels"))
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s (%s)", buf[0] ? ", " : "",
+			 or_dash(get_str(c, "name")), or_dash(get_str(c, "unit")));
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "; %.0f samples at %g Hz",
+		 get_num(cap, "samples"), get_num(cap, "rate_hz"));
+	meta_row(p->s, "Channels", buf);
+	g_string_append(p->s, "</dl>\n");
+}
+
+static void page_free(struct page *p)
+{
+	bn_plot_reduce_free(p->red);
+	free(p->win_of);
+	free(p->win_t0);
+	free(p->win_t1);
+}
+
+char *bn_report_html_render(const char *report_path, const struct bn_report_html_opts *o,
+			    struct bn_err *err)
+{
+	struct page p = { 0 };
+	cJSON *rep = NULL;
+	char dirbuf[1200], title[300];
+	int *order = NULL, rc;
+
+	rc = bn_json_load(report_path, &rep, err);
+	if (rc < 0)
+		return NULL;
+	if (!cJSON_IsObject(rep) || !bn_report_schema_known(get_str(rep, "schema")) ||
+	    !cJSON_IsArray(get(rep, "results"))) {
+		bn_err_set(err, BN_ERR_DATA, "%s: not a bcbench report (schema \"%s\" or \"%s\" with "
+				"\"results\")", report_path, BN_REPORT_SCHEMA, BN_REPORT_SCHEMA_V1);
+		cJSON_Delete(rep);
+		return NULL;
+	}
+	bn_str_copy(dirbuf, sizeof(dirbuf), report_path);
+	p.dir = dirname(dirbuf);
+	p.rep = rep;
+	p.results = get(rep, "results");
+	p.n_results = cJSON_GetArraySize(p.results);
+	p.s = g_string_sized_new(1 << 16);
+	if (!(o && o->no_plots)) {
+		rc = find_capture(&p, err);
+		if (rc == 0)
+			rc = reduce(&p, err);
+	} else {
+		snprintf(p.capture_note, sizeof(p.capture_note), "rendered without plots (--no-plots)");
+	}
+	order = rc < 0 ? NULL : listing_order(&p);
+	if (rc < 0 || !order) {
+		if (rc >= 0)
+			bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+		page_free(&p);
+		g_string_free(p.s, TRUE);
+		cJSON_Delete(rep);
+		return NULL;
+	}
+	snprintf(title, sizeof(title), "bcbench: %s", or_dash(get_str(get(rep, "scenario"), "name")));
+	bn_html_head(p.s, title);
+	header(&p);
+	g_string_append(p.s, "<nav><a href=\"#results\">Results</a> · <a href=\"#plots\">Waveforms</a> · "
+			     "<a href=\"#events-h\">Events</a> · <a href=\"#files-h\">Files</a> · "
+			     "<a href=\"#status\">Run</a></nav>\n");
+	rules_table(&p, order);
+	plots(&p, order);
+	events_table(&p);
+	files_table(&p);
+	run_status(&p);
+	bn_html_tail(p.s);
+	free(order);
+	page_free(&p);
+	cJSON_Delete(rep);
+	return g_string_free(p.s, FALSE);
+}
+
+int bn_report_html_write(const char *report_path, const char *html_path,
+			 const struct bn_report_html_opts *o, struct bn_err *err)
+{
+	char *text = bn_report_html_render(report_path, o, err);
+	int rc;
+
+	if (!text)
+		return err->code ? err->code : BN_ERR_NOMEM;
+	rc = bn_file_write_atomic(html_path, text, strlen(text), err);
+	g_free(text);
+	return rc;
+}
