@@ -43,11 +43,20 @@ int bn_plot_reduce_new(int n_ch, int n_win, const struct bn_plot_window *win,
 		       struct bn_plot_reduce **out, struct bn_err *err);
 /* n frames of n_ch floats, interleaved, frame k at (first_frame + k) /
  * rate_hz seconds. Frames must come in time order; each only costs the
- * windows it falls in. A NaN sample is ignored. */
+ * windows it falls in. A NaN sample is ignored.
+ * A frame at t belongs to a window when t0_s <= t <= t1_s, to column
+ * floor((t - t0_s) * columns / (t1_s - t0_s)) (the last for t1_s). A
+ * window holding fewer frames than columns keeps each frame in its own
+ * column; the others stay empty (the trace skips them). */
 void bn_plot_reduce_feed(struct bn_plot_reduce *r, int64_t first_frame, double rate_hz,
 			 const float *frames, long n);
 /* Whether channel ch had any sample in window w. */
 bool bn_plot_reduce_has_data(const struct bn_plot_reduce *r, int w, int ch);
+/* Column col of channel ch in window w: its smallest and largest sample
+ * and how many there were (count may be NULL). False, with *count 0,
+ * for a column without samples (min and max then untouched). */
+bool bn_plot_reduce_column(const struct bn_plot_reduce *r, int w, int ch, int col, float *min,
+			   float *max, int64_t *count);
 void bn_plot_reduce_free(struct bn_plot_reduce *r);
 
 /* Read the capture at sr_path (srzip) once and reduce the channels named
