@@ -482,22 +482,6 @@ static void href_of(GString *s, const char *report_path)
 	g_string_append(s, ".html");
 }
 
-/* "bc12.<wbr>det.<wbr>port_type": long ids break at their dots. */
-static void rule_label(GString *s, const char *id)
-{
-	for (const char *p = id; *p;) {
-		const char *dot = strchr(p, '.');
-		size_t n = dot ? (size_t)(dot - p) + 1 : strlen(p);
-		char *part = g_strndup(p, n);
-
-		esc(s, part);
-		g_free(part);
-		p += n;
-		if (dot && *p)
-			g_string_append(s, "<wbr>");
-	}
-}
-
 /* "measured 960 mA; limit >= 0.9 A; margin ...; reason" for a cell's title. */
 static void result_detail(GString *s, const cJSON *res)
 {
@@ -646,7 +630,11 @@ static int matrix(GString *s, const struct page *p, struct bn_err *err)
 {
 	const cJSON *e;
 
-	g_string_append(s, "<h2>Entries by rule</h2>\n<table id=\"matrix\">\n<thead><tr>"
+	/* inline styles, the shared sheet being for every page: rule ids
+	 * written downwards keep a column as narrow as its words; a matrix
+	 * wider than the window scrolls on its own */
+	g_string_append(s, "<h2>Entries by rule</h2>\n<div class=\"matrix\" style=\"overflow-x:auto\">\n"
+			   "<table id=\"matrix\" style=\"width:auto\">\n<thead><tr>"
 			   "<th>Entry</th><th>Outcome</th>");
 	for (guint c = 0; c < p->cols->len; c++) {
 		const char *rule = g_ptr_array_index(p->cols, c);
@@ -654,12 +642,13 @@ static int matrix(GString *s, const struct page *p, struct bn_err *err)
 
 		g_string_append(s, "<th class=\"rule\" data-rule=\"");
 		esc(s, rule);
+		g_string_append(s, "\" style=\"writing-mode:vertical-rl;vertical-align:bottom;white-space:nowrap");
 		if (title && title[0]) {
 			g_string_append(s, "\" title=\"");
 			esc(s, title);
 		}
 		g_string_append(s, "\"><code>");
-		rule_label(s, rule);
+		esc(s, rule);
 		g_string_append(s, "</code></th>");
 	}
 	if (!p->cols->len)
@@ -673,7 +662,7 @@ static int matrix(GString *s, const struct page *p, struct bn_err *err)
 		entry_row(s, p, e, rep);
 		cJSON_Delete(rep);
 	}
-	g_string_append(s, "</tbody>\n</table>\n");
+	g_string_append(s, "</tbody>\n</table>\n</div>\n");
 	return BN_OK;
 }
 
