@@ -5,6 +5,7 @@
  * bytes. */
 #include <errno.h>
 #include <getopt.h>
+#include <glib.h>
 #include <libgen.h>
 #include <math.h>
 #include <stdio.h>

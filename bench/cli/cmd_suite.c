@@ -25,7 +25,9 @@
 #include "core/text.h"
 #include "hil/bench_hw.h"
 #include "hil/lock.h"
+#include "cli/provenance.h"
 #include "report/junit.h"
+#include "report/suite_html.h"
 #include "report/suite_doc.h"
 #include "suite/judge.h"
 #include "suite/suite.h"
@@ -34,7 +36,8 @@ const char bn_cli_suite_usage[] =
 	"Usage: bcbench suite FILE.suite [-j N] [--out DIR] [--junit FILE] [--shard K/N]\n"
 	"                    [--filter PATTERN] [--fwdir DIR] [--watchdog SECONDS]\n"
 	"                    [--limits FILE] [--wait SECONDS] [--conf FILE] [--datadir DIR]\n"
-	"                    [--list] [-v] [-q]\n"
+	"                    [--baseline SUITE.json] [--operator NAME] [--no-html]\n"
+	"                    [--require-verdicts] [--list] [-v] [-q]\n"
 	"Run every entry of a suite (scenarios by ports, chargers, hosts, devices and\n"
 	"firmware builds; see bcbench(1), SUITES) and judge each against what the suite\n"
 	"expects of it: pass, fail exactly the listed rules (xfail), or end in error.\n"
@@ -42,7 +45,9 @@ const char bn_cli_suite_usage[] =
 	"that crashes or hangs ends that entry as error, with its cause, and the suite\n"
 	"goes on. Entries run longest first. Writes DIR/suite.json (every entry's outcome\n"
 	"and its report's path and sha256, totals, timings; schema bcbench-suite/2) and\n"
-	"DIR/entries/NNNN-ID/ (report.json, capture.sr, events.json, run.log).\n"
+	"DIR/entries/NNNN-ID/ (report.json, report.html, capture.sr, events.json,\n"
+	"run.log), and DIR/report.html: the matrix of entries by rule, each linking to\n"
+	"its entry's page.\n"
 	"\n"
 	"  -j, --jobs N         entries at a time on the simulated bench (default: the\n"
 	"                       number of CPUs); a real bench runs one at a time\n"
@@ -62,6 +67,14 @@ const char bn_cli_suite_usage[] =
 	"                       its last (no other run slips in between); when the\n"
 	"                       bench is in use, queue for it this long instead of\n"
 	"                       recording every entry as not run and exiting 3\n"
+	"      --baseline FILE  report.html also shows the diff against this suite.json\n"
+	"      --operator NAME  who ran it, for every entry's record (default\n"
+	"                       $BCBENCH_OPERATOR, else the login name)\n"
+	"      --no-html        no report.html, the suite's or the entries'\n"
+	"      --require-verdicts\n"
+	"                       exit 4 when every entry did what the suite expects\n"
+	"                       but an entry expected to pass did not demonstrate\n"
+	"                       compliance (a rule inconclusive or in error)\n"
 	"      --list           print the entries (index, id, expectation) and exit\n"
 	"  -c, --conf FILE, -d, --datadir DIR, -v, -q, -h: as for run\n"
 	"\n"
@@ -70,7 +83,9 @@ const char bn_cli_suite_usage[] =
 	"  1  an entry failed unexpectedly, or passed a rule it should fail (xpass)\n"
 	"  2  bad input: the suite file, a scenario or profile it names, an option\n"
 	"  3  bench fault: an entry crashed, hung or livelocked, lost an instrument or\n"
-	"     the bench lock, or the suite was interrupted\n";
+	"     the bench lock, or the suite was interrupted\n"
+	"  4  with --require-verdicts: as 0, but compliance not demonstrated by an\n"
+	"     entry expected to pass\n";
 
 struct job {
 	int entry;        /* index into the suite */
@@ -82,7 +97,8 @@ struct job {
 
 struct suite_run {
 	const struct bn_suite *s;
-	const char *out_dir, *conf_path, *datadir, *limits;
+	const char *out_dir, *conf_path, *datadir, *limits, *operator_name;
+	bool no_html;
 	double watchdog_s;
 	int jobs, quiet, tty, real_bench;
 	cJSON **done;     /* by suite index: the entries' small records, no reports */
@@ -152,6 +168,10 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
 	}
 	argv[argc++] = "--datadir";
 	argv[argc++] = r->datadir;
+	argv[argc++] = "--operator";
+	argv[argc++] = r->operator_name;
+	if (r->no_html)
+		argv[argc++] = "--no-html";
 	if (r->limits) {
 		argv[argc++] = "--limits";
 		argv[argc++] = r->limits;
@@ -438,6 +458,65 @@ static int write_doc(struct suite_run *r, const int *pick, const char *filter, i
 	return rc;
 }
 
+/* DIR/report.html from the suite.json just written (and the baseline's
+ * diff): the same code as `bcbench report html`. */
+static int suite_page(const cJSON *doc, const char *out_dir, const char *baseline)
+{
+	char path[1300], html[1300];
+	struct bn_err err = { 0 };
+	cJSON *base = NULL;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/suite.json", out_dir);
+	snprintf(html, sizeof(html), "%s/report.html", out_dir);
+	if (baseline && (bn_json_load(baseline, &base, &err) < 0 ||
+			 bn_suite_doc_check(base, baseline, &err) < 0)) {
+		fprintf(stderr, "bcbench suite: the baseline: %s (report.html without the diff)\n", err.msg);
+		cJSON_Delete(base);
+		base = NULL;
+		baseline = NULL;
+		bn_err_clear(&err);
+	}
+	rc = bn_suite_html_write(doc, path, base, baseline, html, &err);
+	cJSON_Delete(base);
+	if (rc < 0) {
+		fprintf(stderr, "bcbench suite: cannot write %s: %s\n", html, err.msg);
+		return rc;
+	}
+	printf("  page: %s\n", html);
+	return 0;
+}
+
+/* Entries the suite expected to pass whose reports did not demonstrate
+ * compliance (--require-verdicts), each named. */
+static int not_demonstrated(const cJSON *doc, const char *out_dir)
+{
+	char path[1300];
+	const cJSON *e;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/suite.json", out_dir);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(doc, "entries")) {
+		const cJSON *out = cJSON_GetObjectItemCaseSensitive(e, "outcome");
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+		struct bn_err err = { 0 };
+		cJSON *rep = NULL;
+
+		if (!cJSON_IsString(out) || strcmp(out->valuestring, "pass"))
+			continue;
+		if (bn_suite_report_load(e, path, &rep, &err) < 0 || !rep ||
+		    bn_report_json_overall(rep) == BN_OVERALL_NOT_DEMONSTRATED) {
+			printf("  compliance not demonstrated: %s\n", cJSON_IsString(id) ? id->valuestring : "?");
+			n++;
+		}
+		cJSON_Delete(rep);
+	}
+	if (n)
+		printf("  %d entr%s did not demonstrate compliance (--require-verdicts): exit 4\n", n,
+		       n == 1 ? "y" : "ies");
+	return n;
+}
+
 int bn_cli_suite(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -450,6 +529,10 @@ int bn_cli_suite(int argc, char **argv)
 		{ "watchdog", required_argument, NULL, 'W' },
 		{ "limits", required_argument, NULL, 'l' },
 		{ "list", no_argument, NULL, 'L' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "operator", required_argument, NULL, 'O' },
+		{ "no-html", no_argument, NULL, 'X' },
+		{ "require-verdicts", no_argument, NULL, 'R' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "conf", required_argument, NULL, 'c' },
 		{ "datadir", required_argument, NULL, 'd' },
@@ -459,8 +542,9 @@ int bn_cli_suite(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL, *junit = NULL,
-		   *filter = NULL, *fwdir = NULL, *limits = NULL;
-	char datadir_buf[1200], out_buf[1200];
+		   *filter = NULL, *fwdir = NULL, *limits = NULL, *baseline = NULL, *operator_opt = NULL;
+	char datadir_buf[1200], out_buf[1200], operator_buf[64];
+	bool no_html = false, require_verdicts = false;
 	struct bn_conf conf;
 	struct bn_err err = { 0 };
 	struct bn_suite s;
@@ -514,6 +598,10 @@ int bn_cli_suite(int argc, char **argv)
 		case 'B': fwdir = optarg; break;
 		case 'l': limits = optarg; break;
 		case 'L': list = 1; break;
+		case 'b': baseline = optarg; break;
+		case 'O': operator_opt = optarg; break;
+		case 'X': no_html = true; break;
+		case 'R': require_verdicts = true; break;
 		case 'c': conf_path = optarg; break;
 		case 'd': datadir = optarg; break;
 		case 'v': verbose++; break;
@@ -532,6 +620,10 @@ int bn_cli_suite(int argc, char **argv)
 	datadir = bn_cli_datadir(datadir, &conf, conf_path, datadir_buf, sizeof(datadir_buf));
 	if (limits && access(limits, R_OK) != 0) {
 		fprintf(stderr, "bcbench suite: cannot open limits file \"%s\"\n", limits);
+		return 2;
+	}
+	if (baseline && access(baseline, R_OK) != 0) {
+		fprintf(stderr, "bcbench suite: cannot open the baseline \"%s\"\n", baseline);
 		return 2;
 	}
 	so = (struct bn_suite_opts){ .datadir = datadir, .fwdir = fwdir };
@@ -608,6 +700,8 @@ int bn_cli_suite(int argc, char **argv)
 	}
 	r.s = &s;
 	r.out_dir = out_dir;
+	r.no_html = no_html;
+	r.operator_name = bn_cli_operator(operator_opt, operator_buf, sizeof(operator_buf));
 	r.conf_path = conf_path;
 	r.datadir = datadir;
 	r.limits = limits ? limits : s.limits[0] ? s.limits : NULL;
@@ -745,6 +839,10 @@ int bn_cli_suite(int argc, char **argv)
 #undef T
 		(void)n;
 		printf("  suite report: %s/suite.json\n", out_dir);
+		if (!no_html && suite_page(doc, out_dir, baseline) < 0 && exit_code < 3)
+			exit_code = 3;
+		if (exit_code == 0 && require_verdicts && not_demonstrated(doc, out_dir) > 0)
+			exit_code = 4;
 		if (junit) {
 			char dir[1200], path[1300];
 

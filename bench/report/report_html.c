@@ -534,15 +534,31 @@ static void rule_row(struct page *p, int i)
 	g_string_append(s, "\" data-verdict=\"");
 	bn_html_esc(s, v);
 	g_string_append(s, "\">");
-	g_string_append(s, "<td>");
-	bn_html_esc(s, or_dash(get_str(r, "task")));
-	g_string_append(s, "</td><td><code>");
+	g_string_append(s, "<td><code>");
 	bn_html_esc(s, id);
 	g_string_append(s, "</code>");
 	if (title || text) {
 		g_string_append(s, "<br>");
 		bn_html_esc(s, title ? title : text);
 	}
+	g_string_append(s, "<br><small>");
+	if (get_str(r, "task"))
+		bn_html_escf(s, "task %s", get_str(r, "task"));
+	else if (get_num(r, "line") > 0)
+		bn_html_escf(s, "the scenario's expectation, line %.0f", get_num(r, "line"));
+	else
+		bn_html_esc(s, "the scenario's expectation");
+	if (result_window(r, &t0, &t1)) {
+		bn_qty_format(t0, "s", q, sizeof(q));
+		g_string_append(s, "; window ");
+		bn_html_esc(s, q);
+		if (t1 > t0) {
+			g_string_append(s, " – ");
+			bn_qty_format(t1, "s", q, sizeof(q));
+			bn_html_esc(s, q);
+		}
+	}
+	g_string_append(s, "</small>");
 	g_string_append_printf(s, "</td><td class=\"%s\"><span class=\"verdict\">", bn_html_verdict_class(v));
 	bn_html_esc(s, verdict_word(v));
 	if (get_str(r, "severity"))
@@ -572,25 +588,8 @@ static void rule_row(struct page *p, int i)
 		bn_html_esc(s, get_str(lim, "source"));
 		g_string_append(s, "</small>");
 	}
-	g_string_append(s, "</td><td class=\"num\">");
-	if (result_window(r, &t0, &t1)) {
-		bn_qty_format(t0, "s", q, sizeof(q));
-		bn_html_esc(s, q);
-		if (t1 > t0) {
-			g_string_append(s, " – ");
-			bn_qty_format(t1, "s", q, sizeof(q));
-			bn_html_esc(s, q);
-		}
-	} else {
-		g_string_append(s, "–");
-	}
 	g_string_append(s, "</td><td>");
 	bn_html_esc(s, get_str(r, "reason"));
-	if (get_str(r, "persistence")) {
-		g_string_append(s, get_str(r, "reason") ? "<br><small>" : "<small>");
-		bn_html_esc(s, get_str(r, "persistence"));
-		g_string_append(s, "</small>");
-	}
 	g_string_append(s, "</td></tr>\n");
 }
 
@@ -600,9 +599,10 @@ static void rules_table(struct page *p, const int *order)
 			      "inconclusive results, passes and rules that do not apply; by BC-1.2 task "
 			      "within each, the scenario's own expectations last. Margins are the distance "
 			      "to the limit (positive inside), U the expanded measurement uncertainty "
-			      "(k = 2).</p>\n<table id=\"rules\">\n<thead><tr><th>Task</th><th>Rule</th>"
+			      "(k = 2).</p>\n<table id=\"rules\">\n<thead><tr><th>Rule</th>"
 			      "<th>Verdict</th><th>Measured</th><th>Limit</th><th>Margin</th><th>U</th>"
-			      "<th>Clause</th><th>Window</th><th>Reason</th></tr></thead>\n<tbody>\n");
+			      "<th>Clause</th><th>Reason</th></tr></thead>\n<tbody>\n");
+	/* (each rule's window and persistence are beside its plot) */
 	for (int k = 0; k < p->n_results; k++)
 		rule_row(p, order[k]);
 	g_string_append(p->s, "</tbody>\n</table>\n");
@@ -676,8 +676,8 @@ static void zoom_plot(struct page *p, int i)
 	}
 	snprintf(fig, sizeof(fig), "plot-%d", i);
 	snprintf(svg, sizeof(svg), "svg-%d", i);
-	g_string_append_printf(p->s, "<figure class=\"plot %s\" id=\"%s\" data-index=\"%d\"><figcaption>",
-			       bn_html_verdict_class(v), fig, i);
+	g_string_append_printf(p->s, "<figure class=\"plot\" id=\"%s\" data-index=\"%d\"><figcaption "
+				     "class=\"%s\">", fig, i, bn_html_verdict_class(v));
 	bn_html_esc(p->s, get_str(r, "id"));
 	g_string_append(p->s, " — ");
 	bn_html_esc(p->s, verdict_word(v));
@@ -687,6 +687,20 @@ static void zoom_plot(struct page *p, int i)
 	}
 	g_string_append_printf(p->s, " <a href=\"#r-%d\">(to the result)</a></figcaption>\n", i);
 	plot_figure(p, fig, svg, p->win_of[i], lanes, bands, n_bands, true, r, ZOOM_WIDTH_PX);
+	/* how the rule judged the window: beside the window it judged */
+	if (get_str(r, "persistence") || get_str(r, "reason")) {
+		g_string_append(p->s, "<p class=\"how\">");
+		if (get_str(r, "reason")) {
+			bn_html_esc(p->s, get_str(r, "reason"));
+			g_string_append(p->s, "<br>");
+		}
+		if (get_str(r, "persistence")) {
+			g_string_append(p->s, "<small>Window and persistence: ");
+			bn_html_esc(p->s, get_str(r, "persistence"));
+			g_string_append(p->s, "</small>");
+		}
+		g_string_append(p->s, "</p>\n");
+	}
 	g_string_append(p->s, "</figure>\n");
 }
 
