@@ -169,10 +169,13 @@ def remote_text(arg):
     return arg.get("description", arg.get("type", "?"))
 
 
-def page_problems(events, session):
-    """Console errors and warnings, exceptions, log errors, requests that
-    leave the page's own file or data: URLs, and loads that failed."""
+def page_problems(events, session, page_url):
+    """Console errors and warnings, exceptions, log errors, requests for
+    anything but the page itself and data: URLs (one self-contained file:
+    another file beside it is no better than the network), and loads that
+    failed."""
     out = []
+    urls = {}
     for ev in events:
         if ev.get("sessionId") != session:
             continue
@@ -188,11 +191,14 @@ def page_problems(events, session):
             out.append("browser log error: %s%s" % (e.get("text", ""), (" (%s)" % e["url"]) if e.get("url") else ""))
         elif m == "Network.requestWillBeSent":
             url = p.get("request", {}).get("url", "")
+            urls[p.get("requestId")] = url
             scheme = url.split(":", 1)[0].lower()
-            if scheme not in ("file", "data", "about", "blob"):
+            if scheme == "file" and url.split("#", 1)[0] != page_url:
+                out.append("not self-contained: the page loads the file %s" % url)
+            elif scheme not in ("file", "data", "about"):
                 out.append("not self-contained: the page requests %s" % url)
         elif m == "Network.loadingFailed" and not p.get("canceled"):
-            out.append("load failed: %s (%s)" % (p.get("requestId"), p.get("errorText", "?")))
+            out.append("load failed: %s (%s)" % (urls.get(p.get("requestId"), p.get("requestId")), p.get("errorText", "?")))
     return out
 
 
@@ -219,7 +225,9 @@ EXTRACT_JS = r"""
   const eventsTable = document.getElementById('events');
   const filesTable = document.getElementById('files');
   const matrix = document.getElementById('matrix');
+  // Every plot by id, and whatever a plot link points at.
   const plotIds = new Set(['plot-run']);
+  q('[id^="plot-"]').forEach(el => plotIds.add(el.id));
   const rules = q('tr.rule').map(tr => {
     const links = q('a.plot-link', tr).map(a => attr(a, 'href'));
     links.forEach(h => { if (h && h.startsWith('#')) plotIds.add(h.slice(1)); });
@@ -512,7 +520,7 @@ def open_page(br, page, shot):
         import base64
         with open(shot, "wb") as fp:
             fp.write(base64.b64decode(png["data"]))
-    return facts, page_problems(br.events, session)
+    return facts, page_problems(br.events, session, url)
 
 
 def main():
