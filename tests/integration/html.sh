@@ -20,7 +20,8 @@ if ! command -v "$CHROMIUM" >/dev/null 2>&1; then
 	exit 1
 fi
 
-dom() { "$PY" tests/integration/html_dom.py --chromium "$CHROMIUM" "$@"; }
+# Browser profiles go in TMP, so what is left of them can be seen.
+dom() { TMPDIR="$TMP" "$PY" tests/integration/html_dom.py --chromium "$CHROMIUM" "$@"; }
 show() { sed 's/^/     | /' "$TMP/out"; }
 
 # The good page: every check of the contract passes, and a screenshot is
@@ -106,6 +107,16 @@ expect_exit "no browser" 2 dom --chromium "$TMP/no-such-browser" --report $D/rep
 expect_err "no browser is named" "no browser"
 expect_exit "no page" 2 dom --report $D/report.json "$TMP/none.html"
 expect_err "no page is said" "no such page"
+
+# A page that never loads: the wait ends, the browser is killed.
+printf '<!DOCTYPE html><html><body><script>for (;;) {}</script></body></html>\n' >"$TMP/hang.html"
+expect_exit "a page that never loads" 2 dom --timeout 2 --report $D/report.json "$TMP/hang.html"
+expect_err "the timeout is said" "timed out after 2 s waiting for"
+sleep 0.5
+ps -eo args | grep -F "$TMP/html_dom." | grep -v grep >"$TMP/left"
+[ ! -s "$TMP/left" ] && ok "no browser is left running" || bad "browsers left: $(head -c 300 "$TMP/left")"
+ls -d "$TMP"/html_dom.* >/dev/null 2>&1 && bad "a browser profile is left: $(ls -d "$TMP"/html_dom.*)" ||
+	ok "the browser's profile is removed"
 
 echo "html: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -84,10 +84,11 @@ class Browser:
                 os.close(fd)
         self.wfd, self.rfd = to_w, from_r
 
-    def close(self):
-        """Ask the browser to quit, then make sure: it is always gone."""
+    def close(self, graceful=True):
+        """Ask the browser to quit (graceful), then make sure: it is always
+        gone. After a timeout it is not asked: it may be stuck."""
         try:
-            if self.proc.poll() is None:
+            if graceful and self.proc.poll() is None:
                 try:
                     os.write(self.wfd, json.dumps({"id": 0, "method": "Browser.close"}).encode() + b"\0")
                 except OSError:
@@ -562,8 +563,10 @@ def main():
         br = Browser(exe, args.timeout)
         try:
             facts, fails = open_page(br, args.page, args.screenshot)
-        finally:
-            br.close()
+        except BaseException:
+            br.close(graceful=False)
+            raise
+        br.close()
         if args.dump:
             print(json.dumps(facts, indent=1))
         size = os.path.getsize(args.page)
