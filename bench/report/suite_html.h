@@ -9,6 +9,14 @@
  * memory does not grow with the reports. The same records give the same
  * bytes (no render time in the page).
  *
+ * The overall verdict: not compliant when an entry's report has a failure
+ * (not a warning) the entry does not list as expected; else compliance
+ * not demonstrated when an entry has no report, or its report, with its
+ * expected failures taken as met, is not demonstrated
+ * (bn_report_json_overall: inconclusive, error, a run that did not
+ * complete, nothing judged; an entry expected to end in error is one);
+ * else compliant.
+ *
  * The DOM a reader can rely on:
  *   div#verdict.banner.verdict.v-ID  data-verdict="compliant" |
  *       "not-compliant" | "not-demonstrated"
@@ -54,7 +62,8 @@ char *bn_suite_html_render(const cJSON *suite_doc, const char *suite_path,
 			   struct bn_err *err);
 
 /* Render and write to out_path atomically; on any error nothing is
- * written. */
+ * written. The links are relative to suite.json's directory: out_path
+ * belongs there (DIR/report.html beside DIR/suite.json). */
 int bn_suite_html_write(const cJSON *suite_doc, const char *suite_path,
 			const cJSON *baseline_doc, const char *baseline_path,
 			const char *out_path, struct bn_err *err);

@@ -246,8 +246,10 @@ static char *row_of(const char *html, const char *id_attr)
 
 	snprintf(key, sizeof(key), "<tr class=\"entry\" data-entry=\"%s\"", id_attr);
 	a = strstr(html, key);
-	if (!a)
+	if (!a) {
 		fail_msg("no row for entry %s", id_attr);
+		return NULL;
+	}
 	if (strstr(a + 1, key))
 		fail_msg("two rows for entry %s", id_attr);
 	b = strstr(a, "</tr>");
