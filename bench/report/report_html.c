@@ -55,7 +55,7 @@ static const struct rule_view rule_views[] = {
 	{ "bc12.dbp.", "VBUS,IBUS,DP", "IBUS:IUNIT,IBUS:ISUSP,DP:VDP_SRC", false },
 	{ "bc12.otg.", "VBUS,IBUS", "VBUS:VOTG_SESS_VLD", false },
 	{ "bc12.aca.", "VBUS,DP,ID", "DP:VLGC", false },
-	{ "bc12.adv.", "", "", true },
+	{ "bc12.adv.", "VBUS,IBUS", "", true },
 	{ "", "VBUS,IBUS", "", false },
 };
 
@@ -188,6 +188,9 @@ static bool wants_zoom(const cJSON *r)
 
 	if (!id || !v || !strcmp(v, "skipped") || !result_window(r, &t0, &t1))
 		return false;
+	/* a failure is shown where it was decided, whatever decided it */
+	if (!strcmp(v, "fail"))
+		return true;
 	if (view_of(id)->no_zoom)
 		return false;
 	/* an expectation on a word or a count is not in the waveform */

@@ -252,7 +252,7 @@ EXTRACT_JS = r"""
       return {t: attr(g, 'data-t'), kind: attr(g, 'data-kind'), t0: attr(s, 'data-t0'), t1: attr(s, 'data-t1')};
     }),
     eventsTable: !!eventsTable, eventRows: rowsOf(eventsTable).length,
-    filesTable: !!filesTable, fileRows: rowsOf(filesTable).length,
+    filesTable: !!filesTable, fileRows: rowsOf(filesTable).filter(tr => !tr.classList.contains("artifact")).length,
     filesText: filesTable ? filesTable.textContent : '',
     matrix: !!matrix,
     entries: q('tr.entry').map(tr => {
@@ -470,7 +470,8 @@ def check_suite_page(f, fails, suite, args, page):
             elif not os.path.isfile(os.path.join(page_dir, urllib.parse.unquote(u.path))):
                 fails.append("entry %s links to %s: no such file" % (eid, href))
         for c in row["cells"]:
-            if c["verdict"] not in CELL_VERDICTS + ("",) or not c["rule"]:
+            # "none" (or empty): the entry's report has no such result
+            if c["verdict"] not in CELL_VERDICTS + ("", "none") or not c["rule"]:
                 fails.append("entry %s: cell data-rule %r data-verdict %r" % (eid, c["rule"], c["verdict"]))
         rep = (e.get("report") or {}).get("path")
         if not rep or not os.path.isfile(os.path.join(suite_dir, rep)):
@@ -478,7 +479,7 @@ def check_suite_page(f, fails, suite, args, page):
         with open(os.path.join(suite_dir, rep), encoding="utf-8") as fp:
             results = json.load(fp).get("results", [])
         for c in row["cells"]:
-            if not c["verdict"] or not c["rule"]:
+            if c["verdict"] in ("", "none") or not c["rule"]:
                 continue
             have = {r.get("verdict") for r in results if r.get("id") == c["rule"]}
             if not have:
