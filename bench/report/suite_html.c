@@ -155,7 +155,7 @@ static int check_report(const cJSON *rep, const cJSON *entry, const char *suite_
 
 	if (bn_suite_report_path(entry, suite_path, path, sizeof(path), &has, err) < 0)
 		return err->code;
-	if (!streq(schema, BN_REPORT_SCHEMA))
+	if (!bn_report_schema_known(schema))
 		return bn_err_set(err, BN_ERR_DATA, "%s: entry \"%s\": report %s: schema %s, expected "
 				  "\"%s\"", suite_path, entry_id(entry), path,
 				  schema ? schema : "missing", BN_REPORT_SCHEMA);
