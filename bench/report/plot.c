@@ -129,7 +129,7 @@ static void feed_window(struct win *w, int n_ch, int64_t first, double rate_hz, 
 			float v = fr[c];
 			size_t i = (size_t)c * (size_t)w->columns + (size_t)col;
 
-			if (isnan(v))
+			if (!isfinite(v))
 				continue;
 			if (w->count[i] == 0) {
 				w->min[i] = v;
@@ -155,7 +155,7 @@ void bn_plot_reduce_feed(struct bn_plot_reduce *r, int64_t first_frame, double r
 	 * so only a channel that is all NaN costs a look at every frame. */
 	for (int c = 0; c < r->n_ch; c++)
 		for (long k = 0; !r->seen[c] && !r->absent[c] && k < n; k++)
-			if (!isnan(frames[(size_t)k * (size_t)r->n_ch + (size_t)c]))
+			if (isfinite(frames[(size_t)k * (size_t)r->n_ch + (size_t)c]))
 				r->seen[c] = true;
 	for (int i = 0; i < r->n_win; i++)
 		feed_window(&r->w[i], r->n_ch, first_frame, rate_hz, frames, n);
@@ -738,7 +738,7 @@ void bn_plot_svg(GString *out, const struct bn_plot_reduce *r, const struct bn_p
 		lane_range(w, ch, has, &sp, l, &lo[l], &hi[l]);
 	}
 
-	g_string_append_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot-svg\" id=\"");
+	g_string_append(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot-svg\" id=\"");
 	bn_html_esc(out, sp.id);
 	g_string_append_printf(out, "\" viewBox=\"0 0 %d ", g.width);
 	put_px(out, g.height);

@@ -15,8 +15,33 @@
  *     <rect class="hl" data-t0="S" data-t1="S" .../>   (the window a rule judged)
  *   </svg>
  * Times are seconds from the capture's first frame (a report's t_s),
- * printed "%.6f"; data-lo/-hi are SI values or "" for an open side.
- * Output is deterministic: the same inputs give the same bytes. */
+ * printed "%.6f"; data-lo/-hi are SI values ("%.6g") or "" for an open
+ * side. Coordinates have one decimal. Output is deterministic: the same
+ * inputs give the same bytes (gcc, clang and sanitizer builds agree).
+ *
+ * In drawing order: a <path class="grid"> of time grid lines; per lane its
+ * g.lane (a rect.axis frame, a path.grid and <text> value ticks labelled
+ * with bn_qty_format, a polygon.env over each column's min..max when any
+ * column has a spread, a polyline.trace through the columns' middles,
+ * columns without samples skipped, or instead a text.nodata "not
+ * captured" (the channel never had a sample: absent from the file, or
+ * all NaN) or "no samples in this window"; a text.lane-label); the bands
+ * (a rect across the window over [lo, hi], clipped to the lane's height,
+ * and the band's name); the hl rect, drawn only where the judged window
+ * meets the plot's (data-t0/-t1 keep the judged window's own times; an
+ * instant is 1 px wide); the g.ev marks (a line across all lanes, a
+ * small label, at most 60: see plot.c); a g.taxis of time labels (1/2/5
+ * steps, in s, or ms for a window inside the first second); and when
+ * events were left out, a text.ev-more "N more events not marked".
+ * Styles come from the page (html_base.c's style sheet).
+ *
+ * Size: at most about 38 bytes per lane and column (a point of the trace
+ * and two of the envelope, each "x.x,y.y"), plus about 1.5 KB per plot,
+ * about 200 bytes per band and 150 per event mark (60 at most). Measured
+ * with tests/bench/plot_bench (every column's min, max and middle unlike
+ * its neighbours', the worst case): 5 lanes x 1000 columns = 181 KB,
+ * 5 x 500 = 91 KB, 1 x 1000 = 35 KB. A flat stretch costs two points
+ * however long. It never depends on the capture's length. */
 #ifndef BN_REPORT_PLOT_H
 #define BN_REPORT_PLOT_H
 
@@ -43,7 +68,7 @@ int bn_plot_reduce_new(int n_ch, int n_win, const struct bn_plot_window *win,
 		       struct bn_plot_reduce **out, struct bn_err *err);
 /* n frames of n_ch floats, interleaved, frame k at (first_frame + k) /
  * rate_hz seconds. Frames must come in time order; each only costs the
- * windows it falls in. A NaN sample is ignored.
+ * windows it falls in. A NaN (or infinite) sample is ignored.
  * A frame at t belongs to a window when t0_s <= t <= t1_s, to column
  * floor((t - t0_s) * columns / (t1_s - t0_s)) (the last for t1_s). A
  * window holding fewer frames than columns keeps each frame in its own
@@ -63,6 +88,9 @@ void bn_plot_reduce_free(struct bn_plot_reduce *r);
  * (case-insensitive; e.g. "VBUS", "IBUS", "DP", "DM", "ID"; NULL or a
  * name the file lacks: that channel stays without data) over the
  * windows. *rate_hz and *n_frames, when not NULL, get the capture's.
+ * Frame k is at k / rate_hz. A logic channel counts as absent; a name
+ * asked twice is read once. Reads 64 Ki frames at a time: memory is the
+ * windows' columns plus about 2.6 MB, whatever the capture's length.
  * Errors name the file: BN_ERR_IO, BN_ERR_DATA. */
 int bn_plot_reduce_capture(const char *sr_path, int n_ch, const char *const names[],
 			   int n_win, const struct bn_plot_window *win,
@@ -104,7 +132,9 @@ struct bn_plot_spec {
 	int lane_height_px;
 };
 
-/* Append the <svg> element. A lane whose channel has no data in the
+/* Append the <svg> element (r and spec->win must be valid, else nothing
+ * is appended; width_px below 172 and lane_height_px below 30 are raised
+ * to those). A lane whose channel has no data in the
  * window says so in the drawing ("not captured") instead of a trace. The
  * y range of a lane covers its data and the bands' closed sides, padded;
  * an open band side reaches the lane's edge. */

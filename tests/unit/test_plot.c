@@ -194,6 +194,27 @@ static void test_plot__sparse_window_one_frame_per_column(void **state)
 	free(f);
 }
 
+/* Two reductions over the same windows hold the same columns. */
+static void assert_same(const struct bn_plot_reduce *a, const struct bn_plot_reduce *b, int n_win,
+			const struct bn_plot_window *w, int n_ch)
+{
+	for (int i = 0; i < n_win; i++)
+		for (int c = 0; c < n_ch; c++) {
+			assert_int_equal(bn_plot_reduce_has_data(a, i, c), bn_plot_reduce_has_data(b, i, c));
+			for (int col = 0; col < w[i].columns; col++) {
+				float a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+				int64_t na, nb;
+				bool ha = bn_plot_reduce_column(a, i, c, col, &a0, &a1, &na);
+				bool hb = bn_plot_reduce_column(b, i, c, col, &b0, &b1, &nb);
+
+				if (ha != hb || na != nb || a0 != b0 || a1 != b1)
+					fail_msg("window %d ch %d col %d: %lld samples %g..%g, expected "
+						 "%lld %g..%g", i, c, col, (long long)na, (double)a0,
+						 (double)a1, (long long)nb, (double)b0, (double)b1);
+			}
+		}
+}
+
 static void test_plot__blocks_equal_one_block(void **state)
 {
 	static const long cuts[] = {1, 7, 999, 1, 4093, 2000, 65536};
@@ -208,17 +229,8 @@ static void test_plot__blocks_equal_one_block(void **state)
 		bn_plot_reduce_feed(many, at, RATE, f + at * 3, n);
 		at += n;
 	}
-	for (int w = 0; w < NWIN; w++)
-		for (int c = 0; c < 3; c++)
-			for (int col = 0; col < wins[w].columns; col++) {
-				float a0 = 0, a1 = 0, b0 = 0, b1 = 0;
-				int64_t na, nb;
-				bool ha = bn_plot_reduce_column(one, w, c, col, &a0, &a1, &na);
-				bool hb = bn_plot_reduce_column(many, w, c, col, &b0, &b1, &nb);
-
-				if (ha != hb || na != nb || a0 != b0 || a1 != b1)
-					fail_msg("window %d ch %d col %d differs fed in blocks", w, c, col);
-			}
+	assert_same(many, one, NWIN, wins, 3);
+	assert_true(bn_plot_reduce_has_data(many, 1, 2));
 	bn_plot_reduce_free(one);
 	bn_plot_reduce_free(many);
 	free(f);
@@ -361,12 +373,9 @@ static void test_plot__capture_equals_direct_feed(void **state)
 	}
 	rd = reduce(4, 3, w);
 	bn_plot_reduce_feed(rd, 0, 10000.0, f, (long)n);
+	assert_same(rc, rd, 3, w, 4);
 	for (int i = 0; i < 3; i++)
 		assert_window_is(rc, i, 4, f, n, 10000.0, &w[i]);
-	for (int i = 0; i < 3; i++)
-		for (int c = 0; c < 4; c++)
-			assert_int_equal(bn_plot_reduce_has_data(rc, i, c),
-					 bn_plot_reduce_has_data(rd, i, c));
 	assert_false(bn_plot_reduce_has_data(rc, 0, 1));
 	assert_true(bn_plot_reduce_has_data(rc, 0, 2));
 	bn_plot_reduce_free(rc);
