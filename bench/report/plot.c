@@ -287,6 +287,7 @@ fail:
 #define M_LEFT 62
 #define M_RIGHT 10
 #define M_TOP 24    /* two rows of event labels */
+#define LABEL_CHAR_PX 5.2 /* an event label's width per character (9 px sans) */
 #define M_BOTTOM 28 /* time tick labels */
 #define LANE_GAP 8
 
@@ -611,6 +612,7 @@ static int put_events(GString *s, const struct bn_plot_spec *sp, const struct ge
 {
 	int n_in = 0, i = 0, drawn = 0;
 	long prev = -1;
+	double row_end[2] = { -1e9, -1e9 };
 
 	for (int k = 0; k < sp->n_events; k++) {
 		double t = sp->events[k].t_s;
@@ -619,9 +621,11 @@ static int put_events(GString *s, const struct bn_plot_spec *sp, const struct ge
 	}
 	for (int k = 0; k < sp->n_events; k++) {
 		const struct bn_plot_event *ev = &sp->events[k];
-		double x;
+		double x, w_px, x_lo;
 		long slot;
 		bool right;
+		const char *label;
+		int row;
 
 		if (!(ev->t_s >= g->t0_s && ev->t_s <= g->t1_s))
 			continue;
@@ -632,26 +636,39 @@ static int put_events(GString *s, const struct bn_plot_spec *sp, const struct ge
 		prev = slot;
 		x = x_of(g, ev->t_s);
 		right = x > g->x0 + 0.8 * (g->x1 - g->x0);
+		label = ev->label[0] ? ev->label : ev->kind;
+		/* the label goes in the first of the two rows where it does not
+		 * run into the one before; where neither has room, the mark keeps
+		 * its label as a tooltip only (events at one instant are many) */
+		w_px = LABEL_CHAR_PX * (double)g_utf8_strlen(label, -1);
+		x_lo = right ? x - 2 - w_px : x + 2;
+		row = x_lo > row_end[0] + 3 ? 0 : x_lo > row_end[1] + 3 ? 1 : -1;
 		g_string_append(s, "<g class=\"ev\"");
 		put_num_attr(s, "data-t", "%.6f", ev->t_s);
 		g_string_append(s, " data-kind=\"");
 		bn_html_esc(s, ev->kind);
-		g_string_append(s, "\"><line x1=\"");
+		g_string_append(s, "\"><title>");
+		bn_html_esc(s, label);
+		g_string_append(s, "</title><line x1=\"");
 		put_px(s, x);
 		g_string_append(s, "\" y1=\"");
-		put_px(s, g->top[0] - (drawn % 2 ? 12 : 2));
+		put_px(s, g->top[0] - (row == 1 ? 12 : 2));
 		g_string_append(s, "\" x2=\"");
 		put_px(s, x);
 		g_string_append(s, "\" y2=\"");
 		put_px(s, g->bottom);
-		g_string_append(s, "\"/><text x=\"");
-		put_px(s, right ? x - 2 : x + 2);
-		g_string_append(s, "\" y=\"");
-		/* two rows, alternating, so neighbours overlap less */
-		put_px(s, drawn % 2 ? 9 : 19);
-		g_string_append_printf(s, "\"%s>", right ? " text-anchor=\"end\"" : "");
-		bn_html_esc(s, ev->label[0] ? ev->label : ev->kind);
-		g_string_append(s, "</text></g>\n");
+		g_string_append(s, "\"/>");
+		if (row >= 0) {
+			row_end[row] = x_lo + w_px;
+			g_string_append(s, "<text x=\"");
+			put_px(s, right ? x - 2 : x + 2);
+			g_string_append(s, "\" y=\"");
+			put_px(s, row == 1 ? 9 : 19);
+			g_string_append_printf(s, "\"%s>", right ? " text-anchor=\"end\"" : "");
+			bn_html_esc(s, label);
+			g_string_append(s, "</text>");
+		}
+		g_string_append(s, "</g>\n");
 		drawn++;
 	}
 	return n_in - drawn;
