@@ -530,11 +530,18 @@ static void put_num_attr(GString *s, const char *name, const char *fmt, double v
 	g_string_append_c(s, '"');
 }
 
+/* Where a lane's band labels went last, right and left, so that two
+ * bands close together do not print their names over each other. */
+struct band_labels {
+	double y[BN_PLOT_MAX_LANES][2];
+};
+
 static void put_band(GString *s, const struct bn_plot_spec *sp, const struct bn_plot_band *bd,
-		     const struct geom *g, const double *lo, const double *hi)
+		     const struct geom *g, const double *lo, const double *hi, struct band_labels *bl)
 {
 	int l = bd->lane;
-	double top = g->top[l], bot = top + g->lane_h, ya, yb;
+	double top = g->top[l], bot = top + g->lane_h, ya, yb, ylab;
+	int side;
 
 	/* an open side reaches the lane's edge; a closed one is clipped to it */
 	ya = isfinite(bd->hi) ? y_of(bd->hi, lo[l], hi[l], top, g->lane_h) : top;
@@ -562,11 +569,15 @@ static void put_band(GString *s, const struct bn_plot_spec *sp, const struct bn_
 	put_px(s, g->x1 - g->x0);
 	g_string_append(s, "\" height=\"");
 	put_px(s, yb - ya);
+	/* the right edge, unless a label there is too near: then the left */
+	ylab = fmin(bot - 2, ya + 10);
+	side = fabs(ylab - bl->y[l][0]) >= 10 || fabs(ylab - bl->y[l][1]) < 10 ? 0 : 1;
+	bl->y[l][side] = ylab;
 	g_string_append(s, "\"/><text x=\"");
-	put_px(s, g->x1 - 3);
+	put_px(s, side ? g->x0 + 3 : g->x1 - 3);
 	g_string_append(s, "\" y=\"");
-	put_px(s, fmin(bot - 2, ya + 10));
-	g_string_append(s, "\" text-anchor=\"end\">");
+	put_px(s, ylab);
+	g_string_append(s, side ? "\">" : "\" text-anchor=\"end\">");
 	bn_html_esc(s, bd->name);
 	g_string_append(s, "</text></g>\n");
 }
@@ -717,6 +728,7 @@ void bn_plot_svg(GString *out, const struct bn_plot_reduce *r, const struct bn_p
 	const struct win *w;
 	struct geom g;
 	double lo[BN_PLOT_MAX_LANES], hi[BN_PLOT_MAX_LANES];
+	struct band_labels bl;
 	GString *tgrid, *tlab;
 	int dropped;
 
@@ -775,9 +787,11 @@ void bn_plot_svg(GString *out, const struct bn_plot_reduce *r, const struct bn_p
 
 	for (int l = 0; l < sp.n_lanes; l++)
 		put_lane(out, r, w, &sp, l, &g, lo[l], hi[l]);
+	for (int l = 0; l < BN_PLOT_MAX_LANES; l++)
+		bl.y[l][0] = bl.y[l][1] = -1e9;
 	for (int k = 0; k < sp.n_bands; k++)
 		if (sp.bands[k].lane >= 0 && sp.bands[k].lane < sp.n_lanes)
-			put_band(out, &sp, &sp.bands[k], &g, lo, hi);
+			put_band(out, &sp, &sp.bands[k], &g, lo, hi, &bl);
 	put_hl(out, &sp, &g);
 	dropped = put_events(out, &sp, &g);
 	g_string_append(out, "<g class=\"taxis\">\n");

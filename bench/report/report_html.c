@@ -21,6 +21,9 @@
 #define ZOOM_WIDTH_PX 760
 #define LANE_HEIGHT_PX 90
 #define PLOT_LEFT_PX 70      /* plot.c's axis margin, roughly: columns = width - this */
+/* A zoom has a column every 1.5 px: a noisy trace costs a third less, and
+ * a window of a few ms still has a column per sample. */
+#define ZOOM_COLUMNS 460
 /* Events listed in the page's table (the rest are in events.json). */
 #define MAX_EVENT_ROWS 2000
 
@@ -206,6 +209,10 @@ static void zoom_range(const struct page *p, double t0, double t1, double *z0, d
 	double rate = get_num(get(p->rep, "capture"), "rate_hz");
 	double pad = 0.25 * (t1 - t0);
 
+	/* a decision at an instant (the port type, a count): what led to it,
+	 * up to 200 ms before, matters as much as the instant */
+	if (t1 - t0 < 1e-9)
+		pad = fmin(0.2, 0.5 * t0);
 	if (pad < 0.02)
 		pad = 0.02;
 	if (isfinite(rate) && rate > 0 && pad < 4.0 / rate)
@@ -303,7 +310,7 @@ static int reduce(struct page *p, struct bn_err *err)
 		if (!wants_zoom(r) || !result_window(r, &t0, &t1))
 			continue;
 		zoom_range(p, t0, t1, &p->win_t0[n], &p->win_t1[n]);
-		win[n] = (struct bn_plot_window){ p->win_t0[n], p->win_t1[n], ZOOM_WIDTH_PX - PLOT_LEFT_PX };
+		win[n] = (struct bn_plot_window){ p->win_t0[n], p->win_t1[n], ZOOM_COLUMNS };
 		p->win_of[i] = n++;
 	}
 	p->n_win = n;
