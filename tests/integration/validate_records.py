@@ -65,7 +65,10 @@ def main():
 
     counts = {"report": 0, "suite": 0, "events": 0}
     seen_excluded = set()
-    for d, dirs, files in os.walk(top):
+    def walk_error(e):
+        problems.append("%s: cannot read the directory: %s" % (e.filename, e.strerror))
+
+    for d, dirs, files in os.walk(top, onerror=walk_error):
         dirs.sort()
         for name in sorted(files):
             if not name.endswith(".json"):
