@@ -326,6 +326,154 @@ static int check_doc(const cJSON *doc, struct bn_err *err)
 	return BN_OK;
 }
 
+/* ---- testcase names ---- */
+
+/* A rule's title in a name is cut at a word to about this many characters. */
+#define NAME_TITLE_CHARS 100
+
+/* The names given in one <testsuite>: CI tools key a testcase by
+ * classname and name, and GitLab keeps only the first of two alike. */
+struct names {
+	char **v;
+	int n, cap;
+	bool oom;
+};
+
+static void names_free(struct names *u)
+{
+	for (int i = 0; i < u->n; i++)
+		free(u->v[i]);
+	free(u->v);
+	memset(u, 0, sizeof(*u));
+}
+
+static bool names_has(const struct names *u, const char *s)
+{
+	for (int i = 0; i < u->n; i++)
+		if (strcmp(u->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* base, or "base #2", "base #3", ... the first not given yet in this
+ * testsuite; owned by u. */
+static const char *names_unique(struct names *u, const char *base)
+{
+	struct jbuf b = { 0 };
+	char *kept;
+
+	jb_puts(&b, base);
+	for (int k = 2; !b.oom && names_has(u, jb_str(&b)); k++) {
+		b.len = 0;
+		jb_printf(&b, "%s #%d", base, k);
+	}
+	if (!b.oom && u->n == u->cap) {
+		int cap = u->cap ? 2 * u->cap : 16;
+		char **v = realloc(u->v, (size_t)cap * sizeof(*v));
+
+		if (v) {
+			u->v = v;
+			u->cap = cap;
+		}
+	}
+	if (b.oom || u->n == u->cap) {
+		jb_free(&b);
+		u->oom = true;
+		return base;
+	}
+	kept = b.p ? b.p : strdup("");
+	if (!kept) {
+		u->oom = true;
+		return base;
+	}
+	u->v[u->n++] = kept;
+	return kept;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* s with each run of white space made one space, none at the ends (a
+ * statement as written is aligned with spaces), cut after max characters
+ * at the last word that fits, "…" marking the cut. A byte that starts no
+ * character counts as one (the escaping replaces it). */
+static void put_words(struct jbuf *b, const char *s, int max)
+{
+	struct jbuf w = { 0 };
+	size_t cut = 0, i = 0;
+	int chars = 0;
+
+	for (const char *p = s ? s : ""; *p; p++) {
+		if (!is_space(*p))
+			jb_putn(&w, p, 1);
+		else if (w.len && !is_space(p[1]) && p[1])
+			jb_puts(&w, " ");
+	}
+	while (i < w.len && chars < max) {
+		size_t n = xml_char_len((const unsigned char *)w.p + i);
+
+		i += n ? n : 1;
+		chars++;
+		if (i < w.len && w.p[i] == ' ')
+			cut = i;
+	}
+	if (i >= w.len) {
+		jb_putn(b, jb_str(&w), w.len);
+	} else {
+		if (!cut)
+			cut = i; /* one long word: cut inside it, on a character */
+		while (cut > 0 && strchr(" ,;:", w.p[cut - 1]))
+			cut--;
+		jb_putn(b, w.p, cut);
+		jb_puts(b, "\xe2\x80\xa6");
+	}
+	b->oom |= w.oom;
+	jb_free(&w);
+}
+
+/* What a result's testcase is called: "expect: TEXT (line N)" for a
+ * scenario expectation (its statement without the keyword), "ID: TITLE"
+ * for a rule (the title cut at a word), the id alone when there is no
+ * text. */
+static void case_name(struct jbuf *b, const cJSON *res)
+{
+	const char *id = jstr(res, "id"), *text = jstr(res, "text");
+	const char *title = jstr(res, "title");
+	double line = 0;
+	int l = 0;
+
+	if (streq(jstr(res, "kind"), "expect") || (id && strncmp(id, "expect.", 7) == 0)) {
+		if (jnum(res, "line", &line) && line >= 1 && line < 1e9)
+			l = (int)line;
+		else if (id && sscanf(id, "expect.L%d", &l) != 1)
+			l = 0;
+		while (text && is_space(*text))
+			text++;
+		if (text && strncmp(text, "expect", 6) == 0 && is_space(text[6]))
+			text += 6;
+		while (text && is_space(*text))
+			text++;
+		if (!text || !text[0]) {
+			jb_puts(b, id ? id : "expect");
+			return;
+		}
+		jb_puts(b, "expect: ");
+		put_words(b, text, 4 * NAME_TITLE_CHARS);
+		if (l > 0)
+			jb_printf(b, " (line %d)", l);
+		return;
+	}
+	if (!title || !title[0])
+		title = text;
+	jb_puts(b, id ? id : "?");
+	if (title && title[0]) {
+		jb_puts(b, ": ");
+		put_words(b, title, NAME_TITLE_CHARS);
+	}
+}
+
 /* ---- one entry ---- */
 
 struct entry_view {
@@ -337,6 +485,7 @@ struct entry_view {
 	const cJSON *expect_rules;  /* array or NULL */
 	bool completed;             /* a report whose status.state is completed */
 	const char *classname;      /* "bcbench." + id, '/' -> '.' */
+	struct names *names;        /* the testcase names given so far */
 };
 
 static bool rule_listed(const struct entry_view *v, const char *id)
@@ -464,13 +613,15 @@ static void emit_result(struct jbuf *b, struct jcount *n, const struct entry_vie
 	const char *reason = jstr(res, "reason"), *text = jstr(res, "text");
 	bool warning = result_is_warning(res);
 	bool fails = streq(verdict, "fail") && !warning;
-	struct jbuf detail = { 0 }, msg = { 0 }, out = { 0 };
+	struct jbuf detail = { 0 }, msg = { 0 }, out = { 0 }, name = { 0 };
 	struct tc tc = {
 		/* No time of its own: a rule is judged within its entry's run
 		 * (the testsuite's time); its capture window is bench time. */
-		.classname = v->classname, .name = id, .time_s = 0, .kind = TC_PASS,
+		.classname = v->classname, .time_s = 0, .kind = TC_PASS,
 	};
 
+	case_name(&name, res);
+	tc.name = names_unique(v->names, jb_str(&name));
 	result_detail(&detail, res);
 	if (streq(verdict, "error")) {
 		if (streq(v->expect_outcome, "error") && streq(v->outcome, "error")) {
@@ -522,10 +673,11 @@ static void emit_result(struct jbuf *b, struct jcount *n, const struct entry_vie
 		tc.out = jb_str(&detail);
 	}
 	emit_case(b, n, &tc);
-	b->oom |= detail.oom || msg.oom || out.oom;
+	b->oom |= detail.oom || msg.oom || out.oom || name.oom;
 	jb_free(&detail);
 	jb_free(&msg);
 	jb_free(&out);
+	jb_free(&name);
 }
 
 /* Listed rules the report has no result for: not failed, so xpass. */
@@ -549,7 +701,7 @@ static void emit_missing_rules(struct jbuf *b, struct jcount *n, const struct en
 				found = true;
 		if (found)
 			continue;
-		tc.name = rule->valuestring;
+		tc.name = names_unique(v->names, rule->valuestring);
 		emit_case(b, n, &tc);
 	}
 }
@@ -564,18 +716,20 @@ static void emit_run(struct jbuf *b, struct jcount *n, const struct entry_view *
 	const char *state = status ? jstr(status, "state") : NULL;
 	bool expected = streq(v->expect_outcome, "error");
 	struct jbuf why = { 0 }, msg = { 0 }, out = { 0 };
-	struct tc tc = { .classname = v->classname, .name = "run", .kind = TC_PASS };
+	struct tc tc = { .classname = v->classname, .kind = TC_PASS };
 	double exit_code;
 
 	if (v->completed && !streq(v->outcome, "error")) {
 		if (!expected)
 			return;
+		tc.name = names_unique(v->names, "run");
 		tc.kind = TC_FAILURE;
 		tc.type = "unexpected-completion";
 		tc.message = "expected the run to end in an error, but it completed";
 		emit_case(b, n, &tc);
 		return;
 	}
+	tc.name = names_unique(v->names, "run");
 	if (cause && cause[0])
 		jb_puts(&why, cause);
 	else if (reason && reason[0])
@@ -690,7 +844,8 @@ static void emit_entry(struct jbuf *b, struct jcount *total, const cJSON *doc, c
 	const cJSON *expect = jobj(ent, "expect"), *results, *res;
 	const cJSON *status = rep ? jobj(rep, "status") : NULL;
 	const char *s;
-	struct entry_view v = { .ent = ent, .report = rep, .id = jstr(ent, "id") };
+	struct names names = { 0 };
+	struct entry_view v = { .ent = ent, .report = rep, .id = jstr(ent, "id"), .names = &names };
 	struct jcount n = { 0 };
 	struct jbuf body = { 0 }, cls = { 0 };
 
@@ -725,9 +880,10 @@ static void emit_entry(struct jbuf *b, struct jcount *total, const cJSON *doc, c
 	jb_puts(b, ">\n");
 	jb_puts(b, jb_str(&body));
 	jb_puts(b, "  </testsuite>\n");
-	b->oom |= body.oom || cls.oom;
+	b->oom |= body.oom || cls.oom || names.oom;
 	jb_free(&body);
 	jb_free(&cls);
+	names_free(&names);
 
 	total->tests += n.tests;
 	total->failures += n.failures;

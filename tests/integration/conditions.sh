@@ -62,5 +62,8 @@ excused "a capture that starts after the attach excuses primary_start" "late-cap
 excused "... and vdp_src" "late-capture" bc12.det.vdp_src "0.300 s"
 excused "a charger that shuts down excuses nothing and needs nothing" "dcp-shutdown" bc12.cur.vdcp_shtdwn "-"
 
+# Every record this script wrote, against its schema.
+validate_records "$TMP"
+
 echo "conditions: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -69,23 +69,51 @@ expect_exit "diff --help" 0 "$BCBENCH" diff --help
 expect_out "help lists exit codes" "Exit codes"
 
 # Shards of a suite run, one entry per shard, each naming its copy of the
-# report by path and sha256 (bcbench-suite/2).
+# report by path and sha256: whole bcbench-suite/2 records, as
+# `bcbench suite --shard K/2` writes them (docs/suite.schema.json).
+# verdicts_of REPORT: its results' verdict counts, as suite.json's "rules"
+verdicts_of() {
+	sep=
+	for v in pass fail inconclusive skipped error; do
+		printf '%s"%s": %s' "$sep" $v "$(grep -c "\"verdict\":[[:space:]]*\"$v\"" "$1")"
+		sep=', '
+	done
+}
 # mk_shard FILE SHARD_INDEX OUTCOME AS_EXPECTED
 mk_shard() {
 	d=$(dirname "$1")/entries/000$2-e$2
 	mkdir -p "$d"
 	cp "$R" "$d/report.json"
 	sha=$(sha256sum "$d/report.json" | cut -d' ' -f1)
+	rules=$(verdicts_of "$d/report.json")
+	case $3 in xfail | xpass) want=fail ex='"fail", "rules": ["bc12.cur.droop"]' ;; *) want=pass ex='"pass", "rules": []' ;; esac
+	unexp=0 code=0 why=
+	[ "$4" = false ] && why="\"$3, expected $want\""
+	[ "$4" = false ] && unexp=1 code=1
+	[ "$4" = false ] && [ "$3" = error ] && code=3
 	{
-		printf '{"schema": "bcbench-suite/2", "suite": {"name": "it", "sha256": "%s"},\n' \
+		printf '{"schema": "bcbench-suite/2", "tool": {"name": "bcbench", "version": "0.1.0"},\n'
+		printf '"suite": {"name": "it", "path": "it.suite", "sha256": "%s"},\n' \
 			"0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
-		printf '"shard": {"index": %s, "count": 2}, "filter": null, "entries_in_suite": 2,\n' "$2"
-		printf '"entries": [{"index": %s, "id": "e%s", "outcome": "%s", "as_expected": %s,\n' \
-			"$2" "$2" "$3" "$4"
-		printf '"unexpected": [], "dir": "entries/000%s-e%s",\n' "$2" "$2"
-		printf '"report": {"path": "entries/000%s-e%s/report.json", "sha256": "%s"}}],\n' \
+		printf '"bench": {"backend": "sim"}, "limits": {"path": "profiles/limits/bc12.json", "sha256": ""},\n'
+		printf '"shard": {"index": %s, "count": 2}, "filter": null, "jobs": 1, "entries_in_suite": 2,\n' "$2"
+		printf '"entries": [{"index": %s, "id": "e%s", "scenario": "scripts/scenarios/dcp.scn", "line": %s,\n' \
+			"$2" "$2" "$2"
+		printf '"params": {"port": null, "charger": null, "host": null, "dut": null, "conditions": null, "firmware": null},\n'
+		printf '"expect": {"outcome": %s}, "outcome": "%s", "as_expected": %s, "unexpected": [%s],\n' \
+			"$ex" "$3" "$4" "$why"
+		printf '"exit_code": %s, "cause": null, "wall_s": 0.5, "dir": "entries/000%s-e%s",\n' \
+			"$([ "$3" = error ] && echo 3 || echo $code)" "$2" "$2"
+		printf '"report": {"path": "entries/000%s-e%s/report.json", "sha256": "%s"},\n' \
 			"$2" "$2" "$sha"
-		printf '"timing": {"wall_s": 1.5, "entries_wall_s": 0.5}}\n'
+		printf '"rules": {%s}}],\n' "$rules"
+		printf '"timing": {"wall_s": 1.5, "entries_wall_s": 0.5},\n'
+		printf '"totals": {"entries": 1, "pass": %s, "xfail": %s, "fail": %s, "xpass": %s, "error": %s,\n' \
+			"$([ "$3" = pass ] && echo 1 || echo 0)" "$([ "$3" = xfail ] && echo 1 || echo 0)" \
+			"$([ "$3" = fail ] && echo 1 || echo 0)" "$([ "$3" = xpass ] && echo 1 || echo 0)" \
+			"$([ "$3" = error ] && echo 1 || echo 0)"
+		printf '"unexpected": %s, "rules": {%s}},\n' "$unexp" "$rules"
+		printf '"exit_code": %s}\n' "$code"
 	} >"$1"
 }
 mk_shard "$TMP/s1/suite.json" 1 pass true
@@ -138,6 +166,10 @@ sed 's/bcbench-suite\/2/bcbench-suite\/1/' "$TMP/s1/suite.json" >"$TMP/v1.json"
 expect_exit "diff a bcbench-suite/1 record" 2 "$BCBENCH" diff "$TMP/v1.json" "$TMP/v1.json"
 expect_err "says it is the older format" "older suite record that embeds every entry's report"
 expect_exit "merge a bcbench-suite/1 record" 2 "$BCBENCH" merge -o "$TMP/mv1.json" "$TMP/v1.json"
+
+# Every record this script wrote, against its schema.
+# (v1.json: the older format, made to be refused.)
+validate_records "$TMP" v1.json
 
 echo "diff: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -173,5 +173,8 @@ expect_out "libftdi1 looked and found none" "none found (looked for 0403:6001"
 expect_exit "bcbench devices with the fake and no scope" 0 env -u BCBENCH_FAKEUSB_SCOPE LD_LIBRARY_PATH="$FAKEUSB" "$BCBENCH" devices
 grep -q 1d50:608e "$TMP/out" && bad "devices lists a scope without a source" || ok "no source, no scope in devices"
 
+# Every record this script wrote, against its schema.
+validate_records "$TMP"
+
 echo "fakeusb: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

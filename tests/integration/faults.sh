@@ -478,5 +478,8 @@ fault "capture rate above the sim's"     2    -       -             rate_too_hig
 fault "wait 1000h"                       2    -       -             wait_too_long
 fault "wait 100h: too big a capture"     2    -       -             wait_too_big
 
+# Every record this script wrote, against its schema.
+validate_records "$TMP"
+
 echo "faults: $pass passed, $fail failed ($n_case cases)"
 [ "$fail" -eq 0 ]

@@ -137,5 +137,8 @@ grep -a -v -e dut.quote -e dut.broken "$TMP/hostile.scn" >"$TMP/hostile2.scn"
 expect_exit "diff with rows gone" 1 "$BCBENCH" diff "$TMP/run/report.json" "$TMP/run2/report.json"
 term "diff with rows gone"
 
+# Every record this script wrote, against its schema.
+validate_records "$TMP"
+
 echo "hostile: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

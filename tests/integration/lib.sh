@@ -32,3 +32,25 @@ expect_err() {
 has() {
 	if grep -qF -- "$3" "$2"; then ok "$1"; else bad "$1: $2 lacks \"$3\""; fi
 }
+
+# validate_records DIR [EXCLUDED...]: every report.json, suite.json and
+# events.json under DIR (and any other JSON file whose "schema" is one of
+# theirs) validates against docs/report.schema.json, docs/suite.schema.json
+# or docs/events.schema.json by its "schema" (python3-jsonschema, which
+# scripts/install-deps.sh installs). EXCLUDED: records a test broke on
+# purpose, relative to DIR; each must be there. Call it before the
+# script's cleanup.
+validate_records() {
+	vr_dir=$1
+	shift
+	if ! /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+		bad "python3-jsonschema is missing (scripts/install-deps.sh installs it)"
+		return
+	fi
+	if /usr/bin/python3 tests/integration/validate_records.py "$vr_dir" "$@" >"$TMP/validate.out" 2>&1; then
+		ok "records validate against their schemas: $(tail -1 "$TMP/validate.out")"
+	else
+		bad "records do not validate against their schemas:"
+		sed 's/^/     | /' "$TMP/validate.out" | head -20
+	fi
+}

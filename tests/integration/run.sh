@@ -225,6 +225,9 @@ printf 'console = %s/no-tty@115200\ndatadir = %s\nlock_dir = %s\n' "$TMP" "$PWD"
 expect_exit "console that is not there" 3 "$BCBENCH" run -q --conf "$TMP/con.conf" --out "$TMP/nocon" scripts/scenarios/dcp.scn
 expect_err "names the console's port" "console: $TMP/no-tty: open"
 
+# Every record this script wrote, against its schema.
+validate_records "$TMP"
+
 # Suites, merge, diff and JUnit have their own scripts.
 for script in tests/integration/suite.sh tests/integration/diff.sh tests/integration/replay.sh tests/integration/html.sh tests/integration/conditions.sh tests/integration/faults.sh tests/integration/hostile.sh tests/integration/twin.sh tests/integration/fakeusb.sh tests/integration/twin-matrix.sh; do
 	[ -f "$script" ] || continue

@@ -305,5 +305,8 @@ expect_exit "diff suite against itself" 0 "$BCBENCH" diff "$TMP/reg/suite.json" 
 expect_exit "diff merged against unsharded" 0 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/merged.json"
 expect_exit "diff finds a regressed entry (crash)" 1 "$BCBENCH" diff "$TMP/reg/suite.json" "$TMP/iso/suite.json"
 
+# Every record this script wrote, against its schema.
+validate_records "$TMP"
+
 echo "suite: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -215,5 +215,8 @@ PY
 done <"$TMP/faults"
 
 [ -f "$TMP/open" ] && open_n=$(wc -l <"$TMP/open")
+# Every record the matrix wrote, against its schema.
+validate_records "$OUT"
+
 echo "twin-matrix: $pass passed, $fail failed ($open_n required rules not judged)"
 [ "$fail" -eq 0 ]

@@ -683,5 +683,9 @@ if start_twin "$D" --capture scope --charger dcp-1a --capture-stop-after-s 10; t
 	stop_twin
 fi
 
+# Every record this script wrote, against its schema (TWIN_OUT too).
+validate_records "$TMP"
+case $OUT in "$TMP"/*) ;; *) validate_records "$OUT" ;; esac
+
 echo "twin: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -472,7 +472,7 @@ static void test_junit__listed_warning_is_xfail(void **state)
 	cJSON_ReplaceItemInObjectCaseSensitive(e, "outcome", cJSON_CreateString("xfail"));
 	xml = render(state, doc, &err);
 	assert_non_null(xml);
-	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.cur.ripple");
+	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.cur.ripple: ripple");
 	assert_lacks(tc, "<failure");
 	assert_has(tc, "expected failure (xfail)");
 	free(tc);
@@ -488,7 +488,8 @@ static void test_junit__failure_message(void **state)
 
 	(void)state;
 	assert_non_null(xml);
-	tc = testcase(xml, "bcbench.fail.sdp.unconfigured_500", "bc12.cur.unconfigured");
+	tc = testcase(xml, "bcbench.fail.sdp.unconfigured_500",
+		      "bc12.cur.unconfigured: " NASTY_ESCAPED);
 	assert_has(tc, "<failure message=\"");
 	assert_has(tc, "type=\"fail\"");
 	assert_has(tc, "measured 0.5 A");
@@ -499,21 +500,21 @@ static void test_junit__failure_message(void **state)
 	free(tc);
 	/* No time of its own (its window is bench time, not the test's);
 	 * a warning passes and says so. */
-	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.det.port_type");
+	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.det.port_type: port type DCP");
 	assert_has(tc, "time=\"0.000\">");
 	/* a pass says what was measured against which limit */
 	assert_has(tc, "<system-out>");
 	assert_lacks(tc, "<failure");
 	free(tc);
-	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.cur.ripple");
+	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.cur.ripple: ripple");
 	assert_lacks(tc, "<failure");
 	assert_has(tc, "<system-out>warning");
 	free(tc);
-	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.aca.rid");
+	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.aca.rid: ACA resistance");
 	assert_has(tc, "<skipped message=\"not applicable: no ACA on this port\" "
 		       "type=\"not-applicable\">not applicable: no ACA on this port</skipped>");
 	free(tc);
-	tc = testcase(xml, "bcbench.fail.sdp.unconfigured_500", "bc12.dbp.t");
+	tc = testcase(xml, "bcbench.fail.sdp.unconfigured_500", "bc12.dbp.t: dead battery provision");
 	assert_has(tc, "<skipped message=\"inconclusive: no DBP seen in the capture\" "
 		       "type=\"inconclusive\">inconclusive: no DBP seen in the capture</skipped>");
 	free(tc);
@@ -526,7 +527,7 @@ static void test_junit__failure_message(void **state)
 		cJSON_AddTrueToObject(r, "warning");
 		x2 = render(state, doc, &err);
 		assert_non_null(x2);
-		tc = testcase(x2, "bcbench.pass.dcp.ref", "bc12.cur.ripple");
+		tc = testcase(x2, "bcbench.pass.dcp.ref", "bc12.cur.ripple: ripple");
 		assert_lacks(tc, "<failure");
 		assert_has(tc, "<system-out>warning");
 		free(tc);
@@ -549,13 +550,13 @@ static void test_junit__xfail_xpass(void **state)
 
 	(void)state;
 	assert_non_null(xml);
-	tc = testcase(xml, "bcbench.xfail.dcp-weak.ignore_droop", "bc12.cur.droop");
+	tc = testcase(xml, "bcbench.xfail.dcp-weak.ignore_droop", "bc12.cur.droop: current under droop");
 	assert_lacks(tc, "<failure");
 	assert_lacks(tc, "<error");
 	assert_has(tc, "<system-out>expected failure (xfail): current under droop: "
 		       "measured 0.42 A; limit i_droop (min 0.5 A); margin -0.08 A</system-out>");
 	free(tc);
-	tc = testcase(xml, "bcbench.xpass.cdp.good", "bc12.det.cdp");
+	tc = testcase(xml, "bcbench.xpass.cdp.good", "bc12.det.cdp: CDP detected");
 	assert_has(tc, "<failure message=\"expected to fail (xfail) but was pass");
 	assert_has(tc, "type=\"xpass\"");
 	free(tc);
@@ -617,6 +618,105 @@ static void test_junit__run_error(void **state)
 	cJSON_Delete(doc);
 }
 
+/* Every testcase's name in the <testsuite> starting at p: none twice. */
+static void assert_names_unique(const char *p)
+{
+	const char *end = strstr(p, "</testsuite>"), *q;
+
+	assert_non_null(end);
+	for (q = strstr(p, "<testcase "); q && q < end; q = strstr(q + 1, "<testcase ")) {
+		const char *name = strstr(q, " name=\""), *close;
+		char key[600];
+
+		assert_non_null(name);
+		close = strchr(name + 7, '"');
+		assert_non_null(close);
+		snprintf(key, sizeof(key), "%.*s\"", (int)(close - name), name);
+		if (count_in(close, end, key) != 0)
+			fail_msg("testcase%s is there twice", key);
+	}
+}
+
+/* Testcase names say what they are: "expect: STATEMENT (line N)" and
+ * "RULE: TITLE", the title cut at a word near 100 characters; a name
+ * given twice in an entry is told apart by " #2"; the classname stays the
+ * entry's. */
+static void test_junit__names(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = { 0 };
+	/* 12 words of 9 characters, 119 characters: cut after the 10th word
+	 * (its 100th character the comma, dropped) */
+	static const char long_title[] = "abcdefgh1 abcdefgh2 abcdefgh3 abcdefgh4 abcdefgh5 "
+					 "abcdefgh6 abcdefgh7 abcdefgh8 abcdefgh9 abcdefg10, "
+					 "abcdefg11 abcdefg12";
+	cJSON *doc = make_doc(), *res = results_of(doc, 0), *r;
+	char path[512], *xml, *tc, word[160];
+	const char *p;
+
+	/* a statement as written, aligned with spaces, its line given */
+	r = add_result(res, "expect.L8", "pass", "expect   dut.port ==\tdcp");
+	cJSON_AddNumberToObject(r, "line", 8);
+	/* a rule's title over its text */
+	r = add_result(res, "bc12.det.dcd", "pass", "the text");
+	cJSON_AddStringToObject(r, "title", "Data contact detect: D+ pulled up within TDCD_TIMEOUT");
+	r = add_result(res, "bc12.cur.long", "pass", long_title);
+	/* one word longer than the cut */
+	memset(word, 'w', 120);
+	word[120] = '\0';
+	add_result(res, "bc12.cur.word", "pass", word);
+	/* the same rule and title three times */
+	add_result(res, "bc12.det.port_type", "pass", "port type DCP");
+	add_result(res, "bc12.det.port_type", "fail", "port type DCP");
+	/* nothing to name it by but its id */
+	add_result(res, "bc12.det.bare", "pass", "");
+
+	xml = render(state, doc, &err);
+	assert_non_null(xml);
+	tc = testcase(xml, "bcbench.pass.dcp.ref", "expect: dut.port == dcp (line 8)");
+	free(tc);
+	/* without "line": the id's */
+	tc = testcase(xml, "bcbench.pass.dcp.ref", "expect: vbus &gt;= 4.75V (line 12)");
+	free(tc);
+	tc = testcase(xml, "bcbench.pass.dcp.ref",
+		      "bc12.det.dcd: Data contact detect: D+ pulled up within TDCD_TIMEOUT");
+	free(tc);
+	tc = testcase(xml, "bcbench.pass.dcp.ref",
+		      "bc12.cur.long: abcdefgh1 abcdefgh2 abcdefgh3 abcdefgh4 abcdefgh5 "
+		      "abcdefgh6 abcdefgh7 abcdefgh8 abcdefgh9 abcdefg10\xe2\x80\xa6");
+	free(tc);
+	memset(word, 'w', 100);
+	memcpy(word + 100, "\xe2\x80\xa6", 4);
+	{
+		char name[200];
+
+		snprintf(name, sizeof(name), "bc12.cur.word: %s", word);
+		tc = testcase(xml, "bcbench.pass.dcp.ref", name);
+		free(tc);
+	}
+	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.det.port_type: port type DCP");
+	assert_lacks(tc, "<failure");
+	free(tc);
+	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.det.port_type: port type DCP #2");
+	assert_lacks(tc, "<failure");
+	free(tc);
+	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.det.port_type: port type DCP #3");
+	assert_has(tc, "<failure");
+	free(tc);
+	tc = testcase(xml, "bcbench.pass.dcp.ref", "bc12.det.bare");
+	free(tc);
+	/* the other entries' names too: a listed rule with no result, "run" */
+	tc = testcase(xml, "bcbench.error.dcp.livelock", "run");
+	free(tc);
+	for (p = strstr(xml, "<testsuite "); p; p = strstr(p + 1, "<testsuite "))
+		assert_names_unique(p);
+	path_in(s, "names.xml", path, sizeof(path));
+	assert_int_equal(write_xml(state, doc, path, &err), BN_OK);
+	assert_int_equal(xmllint_schema(s, path, 1), 0);
+	free(xml);
+	cJSON_Delete(doc);
+}
+
 static void test_junit__escaping(void **state)
 {
 	struct bn_err err = { 0 };
@@ -628,7 +728,8 @@ static void test_junit__escaping(void **state)
 	set_str(get(doc, "suite"), "name", "s <&\"'>\x02\ttab\nline");
 	xml = render(state, doc, &err);
 	assert_non_null(xml);
-	tc = testcase(xml, "bcbench.fail.sdp.unconfigured_500", "bc12.cur.unconfigured");
+	tc = testcase(xml, "bcbench.fail.sdp.unconfigured_500",
+		      "bc12.cur.unconfigured: " NASTY_ESCAPED);
 	assert_has(tc, "<failure message=\"" NASTY_ESCAPED ": measured 0.5 A");
 	assert_has(tc, "<system-out>I &lt;&amp;&quot;&apos;&gt; 100 \xc2\xb5" "A\xef\xbf\xbd");
 	free(tc);
@@ -810,6 +911,7 @@ int main(void)
 		SCRATCH(test_junit__listed_warning_is_xfail),
 		SCRATCH(test_junit__xfail_xpass),
 		SCRATCH(test_junit__run_error),
+		SCRATCH(test_junit__names),
 		SCRATCH(test_junit__escaping),
 		SCRATCH(test_junit__report_by_path),
 		SCRATCH(test_junit__bad_doc),
