@@ -206,6 +206,10 @@ static const char usage_replay[] =
 	"the minimum channels), 3 interrupted, or the report cannot be written, 4\n"
 	"compliance not demonstrated (with --require-verdicts).\n";
 
+static const char usage_version[] =
+	"Usage: bcbench version (or --version)\n"
+	"Print the version and the source's git commit it was built from.\n";
+
 static void print_summary(const struct bn_report *rep, const char *report_path)
 {
 	int totals[BN_VERDICT_COUNT];
@@ -886,6 +890,8 @@ static int dispatch(int argc, char **argv)
 			{ "merge", bn_cli_merge_usage },
 			{ "salvage", bn_cli_salvage_usage },
 			{ "report", bn_cli_report_usage },
+			{ "help", usage_main },
+			{ "version", usage_version },
 		};
 
 		if (cmd && !strcmp(cmd, "help") && argc > 2) {
@@ -901,7 +907,7 @@ static int dispatch(int argc, char **argv)
 		return cmd ? 0 : 2;
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-		printf("bcbench %s\n", BN_VERSION);
+		printf("bcbench %s (%s)\n", BN_VERSION, bn_tool_commit());
 		return 0;
 	}
 	if (!strcmp(cmd, "run"))

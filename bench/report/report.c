@@ -374,8 +374,9 @@ cJSON *bn_report_to_json(const struct bn_report *r)
 			cJSON_AddStringToObject(f, "name", r->files[i].name);
 		cJSON_AddItemToArray(a, f);
 	}
-	if (r->limits_values)
-		cJSON_AddItemToObject(root, "limits", cJSON_Duplicate(r->limits_values, 1));
+	/* empty when the run ended before its limits were read */
+	cJSON_AddItemToObject(root, "limits", r->limits_values ? cJSON_Duplicate(r->limits_values, 1)
+							      : cJSON_CreateObject());
 	o = cJSON_AddObjectToObject(root, "capture");
 	cJSON_AddStringToObject(o, "source", r->capture_source[0] ? r->capture_source
 				: !strcmp(r->backend, "replay") ? "file" : r->backend);

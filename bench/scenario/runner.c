@@ -1655,6 +1655,8 @@ static int start_capture(struct run_ctx *c, struct bn_err *err)
 	rc = c->n_cap ? bn_srw_open(path, &so, &c->srw, err) : BN_OK;
 	if (rc < 0)
 		return rc;
+	if (!c->n_cap)
+		m.capture_file = NULL; /* its sidecar names no capture */
 	snprintf(path, sizeof(path), "%s/events.json", c->o->out_dir);
 	return bn_evlog_open(path, &c->cctx, &m, &c->evlog, err);
 }
