@@ -233,6 +233,9 @@ static void print_summary(const struct bn_report *rep, const char *report_path)
 struct record_opts {
 	bool no_html;
 	bool require_verdicts;
+	/* the run's watcher: hashing a long capture and drawing its page
+	 * take a while without a sample, and are not a hang */
+	struct bn_run_beacon *beacon;
 };
 
 /* report.html from the report.json just written (the same code as
@@ -269,6 +272,8 @@ static int write_report(struct bn_report *rep, const char *out_dir, const char *
 		snprintf(rep->reason, sizeof(rep->reason), "interrupted by %s at t=%.3f s%s",
 			 bn_cli_signal_name(*bn_cli_stop_flag()), rep->sim_s, where);
 	bn_cli_provenance_end(rep);
+	if (ro->beacon)
+		__atomic_store_n(&ro->beacon->finishing, 1, __ATOMIC_RELAXED);
 	bn_report_hash_artifacts(rep, out_dir);
 	if (!ro->no_html)
 		bn_report_artifact(rep, "html", "report.html");
@@ -407,6 +412,7 @@ static int run_job_body(void *user)
 				 "%s; stopped at t=%.3f s; bench in safe state",
 				 bn_isolate_lost_reason(j->ro.beacon->lost), rep.sim_s);
 	}
+	j->rec.beacon = j->ro.beacon;
 	return write_report(&rep, j->out_dir, "; bench in safe state", &j->rec);
 }
 

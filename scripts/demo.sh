@@ -1,7 +1,7 @@
 #!/bin/sh
 # make demo: the regression suite on the simulated bench (every scenario
 # by its ports and chargers, the reference firmware and every faulty one),
-# two entries at a time, with suite.json and JUnit in reports/. Exit 0 when
+# two entries at a time, with suite.json, JUnit and report.html in reports/. Exit 0 when
 # every entry did what the suite expects: the reference passes, each
 # faulty firmware fails exactly its rules (xfail) or ends in error where
 # the suite says so (xerror).
@@ -13,5 +13,6 @@ OUT=${OUT:-reports}
 	scripts/suites/regression.suite
 rc=$?
 echo
-echo "demo: each entry's report is in $OUT/regression/entries/<NNNN-id>/report.json"
+echo "demo: open $OUT/regression/report.html in a browser: the entries by rule, each linking to"
+echo "      its own page (report.html beside each entry's report.json)"
 exit $rc

@@ -50,25 +50,6 @@ const char bn_cli_report_usage[] =
 
 enum fmt { FMT_HTML, FMT_JUNIT, FMT_TEXT, FMT_MARKDOWN };
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-static const char *get_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = get(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double get_num(const cJSON *o, const char *k)
-{
-	const cJSON *v = get(o, k);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 /* Text goes to path ("-": stdout) atomically; the exit code. */
 static int emit(const char *path, const char *text, struct bn_err *err)
 {
@@ -86,42 +67,42 @@ static int emit(const char *path, const char *text, struct bn_err *err)
 /* A result of report.json back into the struct the terminal prints. */
 static void result_from_json(const cJSON *o, struct bn_result *r)
 {
-	const cJSON *m = get(o, "measured"), *lim = get(o, "limit"), *w = get(o, "window");
-	const char *v = get_str(o, "verdict");
+	const cJSON *m = bn_jget(o, "measured"), *lim = bn_jget(o, "limit"), *w = bn_jget(o, "window");
+	const char *v = bn_jstr(o, "verdict");
 
 	memset(r, 0, sizeof(*r));
-	r->limit_min = get_num(lim, "min");
-	r->limit_max = get_num(lim, "max");
+	r->limit_min = bn_jnum(lim, "min");
+	r->limit_max = bn_jnum(lim, "max");
 	r->t0_us = r->t1_us = -1;
-	bn_str_copy(r->id, sizeof(r->id), get_str(o, "id") ? get_str(o, "id") : "");
-	bn_str_copy(r->kind, sizeof(r->kind), get_str(o, "kind") ? get_str(o, "kind") : "");
+	bn_str_copy(r->id, sizeof(r->id), bn_jstr(o, "id") ? bn_jstr(o, "id") : "");
+	bn_str_copy(r->kind, sizeof(r->kind), bn_jstr(o, "kind") ? bn_jstr(o, "kind") : "");
 	for (int i = 0; i < BN_VERDICT_COUNT; i++)
 		if (v && !strcmp(v, bn_verdict_name(i)))
 			r->verdict = i;
-	bn_str_copy(r->text, sizeof(r->text), get_str(o, "text") ? get_str(o, "text") : "");
+	bn_str_copy(r->text, sizeof(r->text), bn_jstr(o, "text") ? bn_jstr(o, "text") : "");
 	if (cJSON_IsNumber(m)) {
 		r->has_measured = true;
 		r->measured = m->valuedouble;
 	} else if (cJSON_IsString(m)) {
 		bn_str_copy(r->measured_str, sizeof(r->measured_str), m->valuestring);
 	}
-	bn_str_copy(r->unit, sizeof(r->unit), get_str(o, "unit") ? get_str(o, "unit") : "");
-	bn_str_copy(r->limit, sizeof(r->limit), get_str(lim, "name") ? get_str(lim, "name") : "");
-	if (cJSON_IsNumber(get(o, "margin"))) {
+	bn_str_copy(r->unit, sizeof(r->unit), bn_jstr(o, "unit") ? bn_jstr(o, "unit") : "");
+	bn_str_copy(r->limit, sizeof(r->limit), bn_jstr(lim, "name") ? bn_jstr(lim, "name") : "");
+	if (cJSON_IsNumber(bn_jget(o, "margin"))) {
 		r->has_margin = true;
-		r->margin = get_num(o, "margin");
+		r->margin = bn_jnum(o, "margin");
 	}
 	if (cJSON_IsObject(w)) {
-		r->t0_us = (bn_time_us)llround(get_num(w, "t0_s") * 1e6);
-		r->t1_us = (bn_time_us)llround(get_num(w, "t1_s") * 1e6);
+		r->t0_us = (bn_time_us)llround(bn_jnum(w, "t0_s") * 1e6);
+		r->t1_us = (bn_time_us)llround(bn_jnum(w, "t1_s") * 1e6);
 	}
-	bn_str_copy(r->reason, sizeof(r->reason), get_str(o, "reason") ? get_str(o, "reason") : "");
-	r->warning = get_str(o, "severity") && !strcmp(get_str(o, "severity"), "warning");
+	bn_str_copy(r->reason, sizeof(r->reason), bn_jstr(o, "reason") ? bn_jstr(o, "reason") : "");
+	r->warning = bn_jstr(o, "severity") && !strcmp(bn_jstr(o, "severity"), "warning");
 }
 
 static int overall_of(const cJSON *rep)
 {
-	int o = bn_overall_parse(get_str(rep, "verdict"));
+	int o = bn_overall_parse(bn_jstr(rep, "verdict"));
 
 	return o >= 0 ? o : bn_report_json_overall(rep);
 }
@@ -129,7 +110,7 @@ static int overall_of(const cJSON *rep)
 /* The terminal's summary of one report, into a memory stream. */
 static char *report_text(const cJSON *rep)
 {
-	const cJSON *res, *tot = get(rep, "totals"), *st = get(rep, "status");
+	const cJSON *res, *tot = bn_jget(rep, "totals"), *st = bn_jget(rep, "status");
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -137,7 +118,7 @@ static char *report_text(const cJSON *rep)
 
 	if (!f)
 		return NULL;
-	cJSON_ArrayForEach(res, get(rep, "results")) {
+	cJSON_ArrayForEach(res, bn_jget(rep, "results")) {
 		struct bn_result r;
 
 		result_from_json(res, &r);
@@ -145,13 +126,13 @@ static char *report_text(const cJSON *rep)
 	}
 	bn_term_printf(f, "%s: %s — %.0f passed, %.0f failed, %.0f inconclusive, %.0f skipped, %.0f errors "
 		       "(%.1f s in %.3f s)\n",
-		       get_str(get(rep, "scenario"), "name") ? get_str(get(rep, "scenario"), "name") : "scenario",
-		       get_str(st, "state") ? get_str(st, "state") : "?", get_num(tot, "pass"),
-		       get_num(tot, "fail"), get_num(tot, "inconclusive"), get_num(tot, "skipped"),
-		       get_num(tot, "error"), get_num(get(rep, "timing"), "sim_s"),
-		       get_num(get(rep, "timing"), "wall_s"));
-	if (get_str(st, "reason"))
-		bn_term_printf(f, "  reason: %s\n", get_str(st, "reason"));
+		       bn_jstr(bn_jget(rep, "scenario"), "name") ? bn_jstr(bn_jget(rep, "scenario"), "name") : "scenario",
+		       bn_jstr(st, "state") ? bn_jstr(st, "state") : "?", bn_jnum(tot, "pass"),
+		       bn_jnum(tot, "fail"), bn_jnum(tot, "inconclusive"), bn_jnum(tot, "skipped"),
+		       bn_jnum(tot, "error"), bn_jnum(bn_jget(rep, "timing"), "sim_s"),
+		       bn_jnum(bn_jget(rep, "timing"), "wall_s"));
+	if (bn_jstr(st, "reason"))
+		bn_term_printf(f, "  reason: %s\n", bn_jstr(st, "reason"));
 	fprintf(f, "  verdict: %s\n", o < 0 ? "compliance not demonstrated" : bn_overall_name(o));
 	fclose(f);
 	return buf;
@@ -175,52 +156,52 @@ static void md_cell(GString *s, const char *text)
 static char *report_markdown(const cJSON *rep)
 {
 	GString *s = g_string_new(NULL);
-	const cJSON *res, *tot = get(rep, "totals"), *rec = get(rep, "record"), *tool = get(rep, "tool");
+	const cJSON *res, *tot = bn_jget(rep, "totals"), *rec = bn_jget(rep, "record"), *tool = bn_jget(rep, "tool");
 	int o = overall_of(rep);
 	static const char *const order[] = { "fail", "error", "inconclusive", "pass", "skipped" };
 
 	g_string_append(s, "### BC-1.2 compliance record: ");
-	md_cell(s, get_str(get(rep, "scenario"), "name"));
+	md_cell(s, bn_jstr(bn_jget(rep, "scenario"), "name"));
 	g_string_append_printf(s, "\n\n**%s** — %.0f passed, %.0f failed, %.0f inconclusive, %.0f errors, "
 			       "%.0f not applicable\n\n",
-			       o < 0 ? "compliance not demonstrated" : bn_overall_name(o), get_num(tot, "pass"),
-			       get_num(tot, "fail"), get_num(tot, "inconclusive"), get_num(tot, "error"),
-			       get_num(tot, "skipped"));
+			       o < 0 ? "compliance not demonstrated" : bn_overall_name(o), bn_jnum(tot, "pass"),
+			       bn_jnum(tot, "fail"), bn_jnum(tot, "inconclusive"), bn_jnum(tot, "error"),
+			       bn_jnum(tot, "skipped"));
 	g_string_append(s, "| | |\n|---|---|\n| Firmware | ");
-	md_cell(s, get_str(get(rep, "dut"), "firmware"));
+	md_cell(s, bn_jstr(bn_jget(rep, "dut"), "firmware"));
 	g_string_append(s, " |\n| Port | ");
-	md_cell(s, get_str(get(rep, "port"), "profile"));
+	md_cell(s, bn_jstr(bn_jget(rep, "port"), "profile"));
 	g_string_append(s, " |\n| Bench | ");
-	md_cell(s, get_str(get(rep, "bench"), "backend"));
+	md_cell(s, bn_jstr(bn_jget(rep, "bench"), "backend"));
 	g_string_append(s, " |\n| Started (UTC) | ");
-	md_cell(s, get_str(rec, "started_utc"));
+	md_cell(s, bn_jstr(rec, "started_utc"));
 	g_string_append(s, " |\n| Operator | ");
-	md_cell(s, get_str(rec, "operator"));
+	md_cell(s, bn_jstr(rec, "operator"));
 	g_string_append(s, " |\n| Tool | ");
-	md_cell(s, get_str(tool, "version"));
+	md_cell(s, bn_jstr(tool, "version"));
 	g_string_append(s, " ");
-	md_cell(s, get_str(tool, "commit"));
+	md_cell(s, bn_jstr(tool, "commit"));
 	g_string_append(s, " |\n| Status | ");
-	md_cell(s, get_str(get(rep, "status"), "state"));
-	if (get_str(get(rep, "status"), "reason")) {
+	md_cell(s, bn_jstr(bn_jget(rep, "status"), "state"));
+	if (bn_jstr(bn_jget(rep, "status"), "reason")) {
 		g_string_append(s, ": ");
-		md_cell(s, get_str(get(rep, "status"), "reason"));
+		md_cell(s, bn_jstr(bn_jget(rep, "status"), "reason"));
 	}
 	g_string_append(s, " |\n\n| Verdict | Rule | Measured | Limit | Margin | Reason |\n"
 			   "|---|---|---|---|---|---|\n");
 	for (int k = 0; k < 5; k++)
-		cJSON_ArrayForEach(res, get(rep, "results")) {
+		cJSON_ArrayForEach(res, bn_jget(rep, "results")) {
 			struct bn_result r;
 			char q[64], lim[200];
 
-			if (!get_str(res, "verdict") || strcmp(get_str(res, "verdict"), order[k]))
+			if (!bn_jstr(res, "verdict") || strcmp(bn_jstr(res, "verdict"), order[k]))
 				continue;
 			result_from_json(res, &r);
 			g_string_append_printf(s, "| %s | `", !strcmp(order[k], "skipped") ? "n/a"
 							     : order[k]);
 			md_cell(s, r.id);
 			g_string_append(s, "` ");
-			md_cell(s, get_str(res, "title") ? get_str(res, "title") : r.text);
+			md_cell(s, bn_jstr(res, "title") ? bn_jstr(res, "title") : r.text);
 			g_string_append(s, " | ");
 			if (r.has_measured) {
 				bn_qty_format(r.measured, r.unit, q, sizeof(q));
@@ -248,7 +229,7 @@ static char *report_junit(const cJSON *rep, const char *path, struct bn_err *err
 {
 	cJSON *doc = cJSON_CreateObject(), *entries, *e, *ref, *o;
 	char sha[65], dirbuf[1200], basebuf[1200], suite_path[1300], *text;
-	int code = (int)get_num(get(rep, "status"), "exit_code");
+	int code = (int)bn_jnum(bn_jget(rep, "status"), "exit_code");
 
 	if (bn_file_sha256(path, sha, err) < 0) {
 		cJSON_Delete(doc);
@@ -259,19 +240,19 @@ static char *report_junit(const cJSON *rep, const char *path, struct bn_err *err
 	snprintf(suite_path, sizeof(suite_path), "%s/suite.json", dirname(dirbuf));
 	cJSON_AddStringToObject(doc, "schema", BN_SUITE_SCHEMA);
 	o = cJSON_AddObjectToObject(doc, "suite");
-	cJSON_AddStringToObject(o, "name", get_str(get(rep, "scenario"), "name")
-						    ? get_str(get(rep, "scenario"), "name") : "run");
-	cJSON_AddItemToObject(doc, "bench", cJSON_Duplicate(get(rep, "bench"), 1));
+	cJSON_AddStringToObject(o, "name", bn_jstr(bn_jget(rep, "scenario"), "name")
+						    ? bn_jstr(bn_jget(rep, "scenario"), "name") : "run");
+	cJSON_AddItemToObject(doc, "bench", cJSON_Duplicate(bn_jget(rep, "bench"), 1));
 	entries = cJSON_AddArrayToObject(doc, "entries");
 	e = cJSON_CreateObject();
 	cJSON_AddNumberToObject(e, "index", 0);
-	cJSON_AddStringToObject(e, "id", get_str(get(rep, "scenario"), "name")
-						 ? get_str(get(rep, "scenario"), "name") : "run");
+	cJSON_AddStringToObject(e, "id", bn_jstr(bn_jget(rep, "scenario"), "name")
+						 ? bn_jstr(bn_jget(rep, "scenario"), "name") : "run");
 	cJSON_AddStringToObject(e, "outcome", code == 0 ? "pass" : code == 1 ? "fail" : "error");
 	cJSON_AddBoolToObject(e, "as_expected", code == 0);
 	cJSON_AddNumberToObject(e, "exit_code", code);
-	cJSON_AddNumberToObject(e, "wall_s", isfinite(get_num(get(rep, "timing"), "wall_s"))
-						     ? get_num(get(rep, "timing"), "wall_s") : 0);
+	cJSON_AddNumberToObject(e, "wall_s", isfinite(bn_jnum(bn_jget(rep, "timing"), "wall_s"))
+						     ? bn_jnum(bn_jget(rep, "timing"), "wall_s") : 0);
 	ref = cJSON_AddObjectToObject(e, "report");
 	cJSON_AddStringToObject(ref, "path", basename(basebuf));
 	cJSON_AddStringToObject(ref, "sha256", sha);
@@ -283,7 +264,7 @@ static char *report_junit(const cJSON *rep, const char *path, struct bn_err *err
 
 static bool is_suite(const cJSON *doc)
 {
-	const char *schema = get_str(doc, "schema");
+	const char *schema = bn_jstr(doc, "schema");
 
 	return schema && (!strcmp(schema, BN_SUITE_SCHEMA) || !strcmp(schema, BN_SUITE_SCHEMA_V1));
 }
@@ -292,24 +273,24 @@ static bool is_suite(const cJSON *doc)
 static char *suite_summary(const cJSON *doc, bool markdown)
 {
 	GString *s = g_string_new(NULL);
-	const cJSON *e, *tot = get(doc, "totals");
+	const cJSON *e, *tot = bn_jget(doc, "totals");
 
 	if (markdown)
 		g_string_append(s, "| Outcome | Entry | Exit | Cause |\n|---|---|---|---|\n");
-	cJSON_ArrayForEach(e, get(doc, "entries")) {
+	cJSON_ArrayForEach(e, bn_jget(doc, "entries")) {
 		if (markdown) {
 			g_string_append(s, "| ");
-			md_cell(s, get_str(e, "outcome"));
+			md_cell(s, bn_jstr(e, "outcome"));
 			g_string_append(s, " | `");
-			md_cell(s, get_str(e, "id"));
-			g_string_append_printf(s, "` | %.0f | ", get_num(e, "exit_code"));
-			md_cell(s, get_str(e, "cause"));
+			md_cell(s, bn_jstr(e, "id"));
+			g_string_append_printf(s, "` | %.0f | ", bn_jnum(e, "exit_code"));
+			md_cell(s, bn_jstr(e, "cause"));
 			g_string_append(s, " |\n");
 		} else {
-			char *id = bn_term_escape(get_str(e, "id") ? get_str(e, "id") : "");
-			char *cause = bn_term_escape(get_str(e, "cause") ? get_str(e, "cause") : "");
+			char *id = bn_term_escape(bn_jstr(e, "id") ? bn_jstr(e, "id") : "");
+			char *cause = bn_term_escape(bn_jstr(e, "cause") ? bn_jstr(e, "cause") : "");
 
-			g_string_append_printf(s, "  %-6s %s%s%s\n", get_str(e, "outcome") ? get_str(e, "outcome") : "?",
+			g_string_append_printf(s, "  %-6s %s%s%s\n", bn_jstr(e, "outcome") ? bn_jstr(e, "outcome") : "?",
 					       id ? id : "", cause && cause[0] ? "  [" : "",
 					       cause && cause[0] ? cause : "");
 			if (cause && cause[0])
@@ -320,9 +301,9 @@ static char *suite_summary(const cJSON *doc, bool markdown)
 	}
 	g_string_append_printf(s, "%s%.0f entries: %.0f pass, %.0f xfail, %.0f fail, %.0f xpass, %.0f error; "
 			       "%.0f not as expected; exit %.0f\n", markdown ? "\n" : "",
-			       get_num(tot, "entries"), get_num(tot, "pass"), get_num(tot, "xfail"),
-			       get_num(tot, "fail"), get_num(tot, "xpass"), get_num(tot, "error"),
-			       get_num(tot, "unexpected"), get_num(doc, "exit_code"));
+			       bn_jnum(tot, "entries"), bn_jnum(tot, "pass"), bn_jnum(tot, "xfail"),
+			       bn_jnum(tot, "fail"), bn_jnum(tot, "xpass"), bn_jnum(tot, "error"),
+			       bn_jnum(tot, "unexpected"), bn_jnum(doc, "exit_code"));
 	return g_string_free(s, FALSE);
 }
 
@@ -354,7 +335,7 @@ static int render_one(enum fmt fmt, const char *path, const char *out, const cha
 		case FMT_TEXT: text = suite_summary(doc, false); break;
 		case FMT_MARKDOWN: text = suite_summary(doc, true); break;
 		}
-	} else if (bn_report_schema_known(get_str(doc, "schema"))) {
+	} else if (bn_report_schema_known(bn_jstr(doc, "schema"))) {
 		struct bn_report_html_opts ho = { .no_plots = no_plots };
 
 		if (baseline) {

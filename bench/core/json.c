@@ -414,3 +414,22 @@ char *bn_json_print_line(cJSON *root)
 		return NULL;
 	return cJSON_PrintUnformatted(root);
 }
+
+const cJSON *bn_jget(const cJSON *o, const char *key)
+{
+	return o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+}
+
+const char *bn_jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = bn_jget(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+double bn_jnum(const cJSON *o, const char *key)
+{
+	const cJSON *v = bn_jget(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}

@@ -50,6 +50,14 @@ void bn_json_stem(const char *path, char *buf, size_t len);
  * not an object. */
 void bn_json_set(cJSON *obj, const char *key, cJSON *item);
 
+/* Lenient reading of a record for display (a renderer shows what is
+ * there): the member of exactly that key, its string (NULL when it is
+ * not one), its number (NAN when it is not one). A NULL object gives
+ * NULL and NAN. */
+const cJSON *bn_jget(const cJSON *o, const char *key);
+const char *bn_jstr(const cJSON *o, const char *key);
+double bn_jnum(const cJSON *o, const char *key);
+
 /* Every key and string value of the tree made valid UTF-8 in place
  * (invalid bytes become U+FFFD): names and telemetry come from outside
  * and a JSON file must stay UTF-8 (RFC 8259). False when out of memory

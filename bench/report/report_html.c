@@ -79,25 +79,6 @@ struct page {
 	unsigned chan_present;   /* bits of chan_names in the capture */
 };
 
-static const cJSON *get(const cJSON *o, const char *k)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, k);
-}
-
-static const char *get_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = get(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static double get_num(const cJSON *o, const char *k)
-{
-	const cJSON *v = get(o, k);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
-}
-
 static const char *or_dash(const char *s)
 {
 	return s && s[0] ? s : "–";
@@ -165,7 +146,7 @@ static int *listing_order(const struct page *p)
 	for (int i = 0; i < p->n_results; i++) {
 		const cJSON *r = cJSON_GetArrayItem(p->results, i);
 
-		it[i] = (struct order_item){ i, verdict_rank(get_str(r, "verdict")), get_str(r, "task") };
+		it[i] = (struct order_item){ i, verdict_rank(bn_jstr(r, "verdict")), bn_jstr(r, "task") };
 	}
 	qsort(it, (size_t)p->n_results, sizeof(*it), order_cmp);
 	for (int i = 0; i < p->n_results; i++)
@@ -176,17 +157,17 @@ static int *listing_order(const struct page *p)
 
 static bool result_window(const cJSON *r, double *t0, double *t1)
 {
-	const cJSON *w = get(r, "window");
+	const cJSON *w = bn_jget(r, "window");
 
-	*t0 = get_num(w, "t0_s");
-	*t1 = get_num(w, "t1_s");
+	*t0 = bn_jnum(w, "t0_s");
+	*t1 = bn_jnum(w, "t1_s");
 	return cJSON_IsObject(w) && isfinite(*t0) && isfinite(*t1) && *t1 >= *t0;
 }
 
 /* Whether a result gets a zoom, and which. */
 static bool wants_zoom(const cJSON *r)
 {
-	const char *id = get_str(r, "id"), *v = get_str(r, "verdict"), *unit = get_str(r, "unit");
+	const char *id = bn_jstr(r, "id"), *v = bn_jstr(r, "verdict"), *unit = bn_jstr(r, "unit");
 	double t0, t1;
 
 	if (!id || !v || !strcmp(v, "skipped") || !result_window(r, &t0, &t1))
@@ -197,7 +178,7 @@ static bool wants_zoom(const cJSON *r)
 	if (view_of(id)->no_zoom)
 		return false;
 	/* an expectation on a word or a count is not in the waveform */
-	if (!strcmp(get_str(r, "kind") ? get_str(r, "kind") : "", "expect"))
+	if (!strcmp(bn_jstr(r, "kind") ? bn_jstr(r, "kind") : "", "expect"))
 		return unit && (!strcmp(unit, "V") || !strcmp(unit, "A"));
 	return true;
 }
@@ -206,7 +187,7 @@ static bool wants_zoom(const cJSON *r)
  * so what led up to the decision shows too. */
 static void zoom_range(const struct page *p, double t0, double t1, double *z0, double *z1)
 {
-	double rate = get_num(get(p->rep, "capture"), "rate_hz");
+	double rate = bn_jnum(bn_jget(p->rep, "capture"), "rate_hz");
 	double pad = 0.25 * (t1 - t0);
 
 	/* a decision at an instant (the port type, a count): what led to it,
@@ -227,7 +208,7 @@ static void zoom_range(const struct page *p, double t0, double t1, double *z0, d
 
 static const char *artifact_sha(const cJSON *rep, const char *role)
 {
-	return get_str(get(rep, "artifacts_sha256"), role);
+	return bn_jstr(bn_jget(rep, "artifacts_sha256"), role);
 }
 
 /* Where the capture is, checked against the record. A capture that is
@@ -235,7 +216,7 @@ static const char *artifact_sha(const cJSON *rep, const char *role)
  * record no longer matches its files, an error. */
 static int find_capture(struct page *p, struct bn_err *err)
 {
-	const char *name = get_str(get(p->rep, "artifacts"), "capture");
+	const char *name = bn_jstr(bn_jget(p->rep, "artifacts"), "capture");
 	const char *want = NULL;
 	const cJSON *f;
 	char got[65];
@@ -245,12 +226,12 @@ static int find_capture(struct page *p, struct bn_err *err)
 		snprintf(p->capture_path, sizeof(p->capture_path), "%s/%s", p->dir, name);
 		want = artifact_sha(p->rep, "capture");
 	} else {
-		cJSON_ArrayForEach(f, get(p->rep, "files")) {
-			const char *role = get_str(f, "role"), *path = get_str(f, "path");
+		cJSON_ArrayForEach(f, bn_jget(p->rep, "files")) {
+			const char *role = bn_jstr(f, "role"), *path = bn_jstr(f, "path");
 
 			if (!role || strcmp(role, "capture") || !path)
 				continue;
-			want = get_str(f, "sha256");
+			want = bn_jstr(f, "sha256");
 			snprintf(p->capture_path, sizeof(p->capture_path), "%s", path);
 			if (path[0] != '/' && access(p->capture_path, R_OK) != 0)
 				snprintf(p->capture_path, sizeof(p->capture_path), "%s/%s", p->dir, path);
@@ -282,9 +263,9 @@ static int find_capture(struct page *p, struct bn_err *err)
 static int reduce(struct page *p, struct bn_err *err)
 {
 	struct bn_plot_window *win;
-	double samples = get_num(get(p->rep, "capture"), "samples");
-	double rate = get_num(get(p->rep, "capture"), "rate_hz");
-	double sim_s = get_num(get(p->rep, "timing"), "sim_s");
+	double samples = bn_jnum(bn_jget(p->rep, "capture"), "samples");
+	double rate = bn_jnum(bn_jget(p->rep, "capture"), "rate_hz");
+	double sim_s = bn_jnum(bn_jget(p->rep, "timing"), "sim_s");
 	int64_t n_frames = 0;
 	double rate_read = 0;
 	int n = 1, rc;
@@ -335,15 +316,15 @@ static bool band_value(const struct page *p, const char *name, double *lo, doubl
 	const cJSON *l;
 
 	if (!strcmp(name, "DROOP_THRESHOLD")) {
-		*lo = get_num(get(p->rep, "dut"), "droop_threshold_v");
+		*lo = bn_jnum(bn_jget(p->rep, "dut"), "droop_threshold_v");
 		*hi = NAN;
 		return isfinite(*lo);
 	}
-	l = get(get(p->rep, "limits"), name);
+	l = bn_jget(bn_jget(p->rep, "limits"), name);
 	if (!cJSON_IsObject(l))
 		return false;
-	*lo = get_num(l, "min");
-	*hi = get_num(l, "max");
+	*lo = bn_jnum(l, "min");
+	*hi = bn_jnum(l, "max");
 	return isfinite(*lo) || isfinite(*hi);
 }
 
@@ -351,7 +332,7 @@ static bool band_value(const struct page *p, const char *name, double *lo, doubl
  * whole run; everything in a zoom. */
 static int collect_events(const struct page *p, bool with_telemetry, struct bn_plot_event **out)
 {
-	const cJSON *list = get(get(p->rep, "events"), "list"), *e;
+	const cJSON *list = bn_jget(bn_jget(p->rep, "events"), "list"), *e;
 	int n = 0, cap = cJSON_GetArraySize(list);
 	struct bn_plot_event *ev = calloc((size_t)cap + 1, sizeof(*ev));
 
@@ -359,8 +340,8 @@ static int collect_events(const struct page *p, bool with_telemetry, struct bn_p
 	if (!ev)
 		return 0;
 	cJSON_ArrayForEach(e, list) {
-		const char *kind = get_str(e, "kind"), *detail = get_str(e, "detail");
-		double t = get_num(e, "t_s");
+		const char *kind = bn_jstr(e, "kind"), *detail = bn_jstr(e, "detail");
+		double t = bn_jnum(e, "t_s");
 
 		if (!kind || !isfinite(t))
 			continue;
@@ -420,8 +401,8 @@ static const cJSON *file_of_role(const cJSON *rep, const char *role)
 {
 	const cJSON *f;
 
-	cJSON_ArrayForEach(f, get(rep, "files")) {
-		const char *r = get_str(f, "role");
+	cJSON_ArrayForEach(f, bn_jget(rep, "files")) {
+		const char *r = bn_jstr(f, "role");
 
 		if (r && !strcmp(r, role))
 			return f;
@@ -431,7 +412,7 @@ static const cJSON *file_of_role(const cJSON *rep, const char *role)
 
 static int overall_of_doc(const cJSON *rep)
 {
-	int o = bn_overall_parse(get_str(rep, "verdict"));
+	int o = bn_overall_parse(bn_jstr(rep, "verdict"));
 
 	return o >= 0 ? o : bn_report_json_overall(rep);
 }
@@ -439,74 +420,74 @@ static int overall_of_doc(const cJSON *rep)
 static void header(struct page *p)
 {
 	GString *s = p->s;
-	const cJSON *rep = p->rep, *dut = get(rep, "dut"), *usb = get(dut, "usb"), *tot = get(rep, "totals");
-	const cJSON *rec = get(rep, "record"), *bench = get(rep, "bench"), *tool = get(rep, "tool");
+	const cJSON *rep = p->rep, *dut = bn_jget(rep, "dut"), *usb = bn_jget(dut, "usb"), *tot = bn_jget(rep, "totals");
+	const cJSON *rec = bn_jget(rep, "record"), *bench = bn_jget(rep, "bench"), *tool = bn_jget(rep, "tool");
 	const cJSON *f, *ins;
 	int o = overall_of_doc(rep);
 	const char *oid = o < 0 ? "not-demonstrated" : bn_overall_id(o);
 	char buf[600];
 
 	g_string_append(s, "<header>\n<h1>");
-	bn_html_escf(s, "BC-1.2 compliance record: %s", or_dash(get_str(get(rep, "scenario"), "name")));
+	bn_html_escf(s, "BC-1.2 compliance record: %s", or_dash(bn_jstr(bn_jget(rep, "scenario"), "name")));
 	g_string_append(s, "</h1>\n");
 	g_string_append_printf(s, "<div id=\"verdict\" class=\"banner verdict %s\" data-verdict=\"%s\">",
 			       bn_html_verdict_class(oid), oid);
 	bn_html_escf(s, "Overall: %s", o < 0 ? "compliance not demonstrated" : bn_overall_name(o));
 	g_string_append(s, "</div>\n<p id=\"totals\">");
 	bn_html_escf(s, "%.0f passed, %.0f failed, %.0f inconclusive, %.0f errors, %.0f not applicable. ",
-		     get_num(tot, "pass"), get_num(tot, "fail"), get_num(tot, "inconclusive"),
-		     get_num(tot, "error"), get_num(tot, "skipped"));
+		     bn_jnum(tot, "pass"), bn_jnum(tot, "fail"), bn_jnum(tot, "inconclusive"),
+		     bn_jnum(tot, "error"), bn_jnum(tot, "skipped"));
 	bn_html_esc(s, o == BN_OVERALL_COMPLIANT ? "Every applicable rule passed."
 		       : o == BN_OVERALL_NOT_COMPLIANT ? "At least one rule failed: the device does not comply."
 		       : "No rule failed, but not every applicable rule could be judged: this record does "
 			 "not show compliance.");
 	g_string_append(s, "</p>\n<dl class=\"meta\">\n");
-	snprintf(buf, sizeof(buf), "%s %s", or_dash(get_str(dut, "firmware")),
-		 get_str(dut, "firmware_version") ? get_str(dut, "firmware_version") : "");
+	snprintf(buf, sizeof(buf), "%s %s", or_dash(bn_jstr(dut, "firmware")),
+		 bn_jstr(dut, "firmware_version") ? bn_jstr(dut, "firmware_version") : "");
 	meta_row(s, "Device firmware", buf);
-	if (get_str(dut, "firmware_sha256"))
-		meta_row(s, "Firmware SHA-256", get_str(dut, "firmware_sha256"));
+	if (bn_jstr(dut, "firmware_sha256"))
+		meta_row(s, "Firmware SHA-256", bn_jstr(dut, "firmware_sha256"));
 	if ((f = file_of_role(rep, "dut")))
-		meta_row(s, "Device declaration", get_str(f, "name") ? get_str(f, "name") : get_str(f, "path"));
+		meta_row(s, "Device declaration", bn_jstr(f, "name") ? bn_jstr(f, "name") : bn_jstr(f, "path"));
 	if (cJSON_IsObject(usb)) {
-		snprintf(buf, sizeof(buf), "%s:%s %s %s, serial %s, at %s", or_dash(get_str(usb, "vid")),
-			 or_dash(get_str(usb, "pid")), or_dash(get_str(usb, "manufacturer")),
-			 or_dash(get_str(usb, "product")), or_dash(get_str(usb, "serial")),
-			 or_dash(get_str(usb, "path")));
+		snprintf(buf, sizeof(buf), "%s:%s %s %s, serial %s, at %s", or_dash(bn_jstr(usb, "vid")),
+			 or_dash(bn_jstr(usb, "pid")), or_dash(bn_jstr(usb, "manufacturer")),
+			 or_dash(bn_jstr(usb, "product")), or_dash(bn_jstr(usb, "serial")),
+			 or_dash(bn_jstr(usb, "path")));
 		meta_row(s, "USB identity", buf);
 	}
 	snprintf(buf, sizeof(buf), "%s (a correct device classifies it as %s)",
-		 or_dash(get_str(get(rep, "port"), "profile")), or_dash(get_str(get(rep, "port"), "expect")));
+		 or_dash(bn_jstr(bn_jget(rep, "port"), "profile")), or_dash(bn_jstr(bn_jget(rep, "port"), "expect")));
 	meta_row(s, "Port", buf);
 	if ((f = file_of_role(rep, "charger")))
-		meta_row(s, "Charger", get_str(f, "name") ? get_str(f, "name") : get_str(f, "path"));
+		meta_row(s, "Charger", bn_jstr(f, "name") ? bn_jstr(f, "name") : bn_jstr(f, "path"));
 	if ((f = file_of_role(rep, "scenario"))) {
-		snprintf(buf, sizeof(buf), "%s (SHA-256 %s)", or_dash(get_str(f, "path")), or_dash(get_str(f, "sha256")));
+		snprintf(buf, sizeof(buf), "%s (SHA-256 %s)", or_dash(bn_jstr(f, "path")), or_dash(bn_jstr(f, "sha256")));
 		meta_row(s, "Scenario file", buf);
 	}
-	snprintf(buf, sizeof(buf), "%s, %s", or_dash(get_str(bench, "name")), or_dash(get_str(bench, "backend")));
+	snprintf(buf, sizeof(buf), "%s, %s", or_dash(bn_jstr(bench, "name")), or_dash(bn_jstr(bench, "backend")));
 	meta_row(s, "Bench", buf);
-	cJSON_ArrayForEach(ins, get(bench, "instruments")) {
-		snprintf(buf, sizeof(buf), "%s: %s", or_dash(get_str(ins, "role")), or_dash(get_str(ins, "identity")));
-		if (get_str(ins, "file_sha256"))
+	cJSON_ArrayForEach(ins, bn_jget(bench, "instruments")) {
+		snprintf(buf, sizeof(buf), "%s: %s", or_dash(bn_jstr(ins, "role")), or_dash(bn_jstr(ins, "identity")));
+		if (bn_jstr(ins, "file_sha256"))
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " (file SHA-256 %s)",
-				 get_str(ins, "file_sha256"));
+				 bn_jstr(ins, "file_sha256"));
 		meta_row(s, "Instrument", buf);
 	}
-	snprintf(buf, sizeof(buf), "%s", or_dash(get_str(get(rep, "capture"), "source")));
+	snprintf(buf, sizeof(buf), "%s", or_dash(bn_jstr(bn_jget(rep, "capture"), "source")));
 	meta_row(s, "Capture", buf);
-	snprintf(buf, sizeof(buf), "%s to %s", or_dash(get_str(rec, "started_utc")), or_dash(get_str(rec, "ended_utc")));
+	snprintf(buf, sizeof(buf), "%s to %s", or_dash(bn_jstr(rec, "started_utc")), or_dash(bn_jstr(rec, "ended_utc")));
 	meta_row(s, "Time (UTC)", buf);
-	meta_row(s, "Host", get_str(rec, "host"));
-	meta_row(s, "Operator", get_str(rec, "operator"));
-	snprintf(buf, sizeof(buf), "bcbench %s (%s)", or_dash(get_str(tool, "version")),
-		 get_str(tool, "commit") ? get_str(tool, "commit") : "commit not recorded");
+	meta_row(s, "Host", bn_jstr(rec, "host"));
+	meta_row(s, "Operator", bn_jstr(rec, "operator"));
+	snprintf(buf, sizeof(buf), "bcbench %s (%s)", or_dash(bn_jstr(tool, "version")),
+		 bn_jstr(tool, "commit") ? bn_jstr(tool, "commit") : "commit not recorded");
 	meta_row(s, "Tool", buf);
 	if ((f = file_of_role(rep, "limits"))) {
-		snprintf(buf, sizeof(buf), "%s (SHA-256 %s)", or_dash(get_str(f, "path")), or_dash(get_str(f, "sha256")));
+		snprintf(buf, sizeof(buf), "%s (SHA-256 %s)", or_dash(bn_jstr(f, "path")), or_dash(bn_jstr(f, "sha256")));
 		meta_row(s, "Limits file", buf);
 	}
-	meta_row(s, "Decision rule", get_str(get(rep, "measurement"), "decision_rule"));
+	meta_row(s, "Decision rule", bn_jstr(bn_jget(rep, "measurement"), "decision_rule"));
 	g_string_append(s, "</dl>\n</header>\n");
 }
 
@@ -532,9 +513,9 @@ static const char *verdict_word(const char *v)
 static void rule_row(struct page *p, int i)
 {
 	GString *s = p->s;
-	const cJSON *r = cJSON_GetArrayItem(p->results, i), *lim = get(r, "limit"), *m = get(r, "measured");
-	const char *v = get_str(r, "verdict"), *unit = get_str(r, "unit"), *id = get_str(r, "id");
-	const char *title = get_str(r, "title"), *text = get_str(r, "text");
+	const cJSON *r = cJSON_GetArrayItem(p->results, i), *lim = bn_jget(r, "limit"), *m = bn_jget(r, "measured");
+	const char *v = bn_jstr(r, "verdict"), *unit = bn_jstr(r, "unit"), *id = bn_jstr(r, "id");
+	const char *title = bn_jstr(r, "title"), *text = bn_jstr(r, "text");
 	char q[64], limbuf[200];
 	double t0, t1;
 
@@ -552,10 +533,10 @@ static void rule_row(struct page *p, int i)
 		bn_html_esc(s, title ? title : text);
 	}
 	g_string_append(s, "<br><small>");
-	if (get_str(r, "task"))
-		bn_html_escf(s, "task %s", get_str(r, "task"));
-	else if (get_num(r, "line") > 0)
-		bn_html_escf(s, "the scenario's expectation, line %.0f", get_num(r, "line"));
+	if (bn_jstr(r, "task"))
+		bn_html_escf(s, "task %s", bn_jstr(r, "task"));
+	else if (bn_jnum(r, "line") > 0)
+		bn_html_escf(s, "the scenario's expectation, line %.0f", bn_jnum(r, "line"));
 	else
 		bn_html_esc(s, "the scenario's expectation");
 	if (result_window(r, &t0, &t1)) {
@@ -571,8 +552,8 @@ static void rule_row(struct page *p, int i)
 	g_string_append(s, "</small>");
 	g_string_append_printf(s, "</td><td class=\"%s\"><span class=\"verdict\">", bn_html_verdict_class(v));
 	bn_html_esc(s, verdict_word(v));
-	if (get_str(r, "severity"))
-		bn_html_escf(s, " (%s)", get_str(r, "severity"));
+	if (bn_jstr(r, "severity"))
+		bn_html_escf(s, " (%s)", bn_jstr(r, "severity"));
 	g_string_append(s, "</span>");
 	if (p->win_of && p->win_of[i] > 0 && p->red)
 		g_string_append_printf(s, "<br><a class=\"plot-link\" href=\"#plot-%d\">plot</a>", i);
@@ -584,22 +565,22 @@ static void rule_row(struct page *p, int i)
 	} else {
 		qty_cell(s, cJSON_IsNumber(m) ? m->valuedouble : NAN, unit);
 	}
-	bn_limit_format(get_str(lim, "name") ? get_str(lim, "name") : "", get_num(lim, "min"),
-			get_num(lim, "max"), unit ? unit : "", limbuf, sizeof(limbuf));
+	bn_limit_format(bn_jstr(lim, "name") ? bn_jstr(lim, "name") : "", bn_jnum(lim, "min"),
+			bn_jnum(lim, "max"), unit ? unit : "", limbuf, sizeof(limbuf));
 	g_string_append(s, "<td>");
 	bn_html_esc(s, or_dash(limbuf));
 	g_string_append(s, "</td>");
-	qty_cell(s, get_num(r, "margin"), unit);
-	qty_cell(s, get_num(r, "uncertainty"), unit);
+	qty_cell(s, bn_jnum(r, "margin"), unit);
+	qty_cell(s, bn_jnum(r, "uncertainty"), unit);
 	g_string_append(s, "<td>");
-	bn_html_esc(s, or_dash(get_str(r, "clause")));
-	if (get_str(lim, "source")) {
+	bn_html_esc(s, or_dash(bn_jstr(r, "clause")));
+	if (bn_jstr(lim, "source")) {
 		g_string_append(s, "<br><small>limit: ");
-		bn_html_esc(s, get_str(lim, "source"));
+		bn_html_esc(s, bn_jstr(lim, "source"));
 		g_string_append(s, "</small>");
 	}
 	g_string_append(s, "</td><td>");
-	bn_html_esc(s, get_str(r, "reason"));
+	bn_html_esc(s, bn_jstr(r, "reason"));
 	g_string_append(s, "</td></tr>\n");
 }
 
@@ -637,9 +618,9 @@ static void run_plot(struct page *p)
 
 static void zoom_plot(struct page *p, int i)
 {
-	const cJSON *r = cJSON_GetArrayItem(p->results, i), *lim = get(r, "limit");
-	const struct rule_view *view = view_of(get_str(r, "id"));
-	const char *unit = get_str(r, "unit"), *v = get_str(r, "verdict");
+	const cJSON *r = cJSON_GetArrayItem(p->results, i), *lim = bn_jget(r, "limit");
+	const struct rule_view *view = view_of(bn_jstr(r, "id"));
+	const char *unit = bn_jstr(r, "unit"), *v = bn_jstr(r, "verdict");
 	struct bn_plot_band bands[8];
 	char lanes[64], buf[128], *save = NULL, *tok, fig[32], svg[32];
 	int n_bands = 0, n_lanes = 0;
@@ -647,7 +628,7 @@ static void zoom_plot(struct page *p, int i)
 
 	bn_str_copy(lanes, sizeof(lanes), view->lanes);
 	/* an expectation's lanes follow its unit */
-	if (!strcmp(get_str(r, "kind") ? get_str(r, "kind") : "", "expect"))
+	if (!strcmp(bn_jstr(r, "kind") ? bn_jstr(r, "kind") : "", "expect"))
 		bn_str_copy(lanes, sizeof(lanes), "VBUS,IBUS");
 	bn_str_copy(buf, sizeof(buf), lanes);
 	for (tok = strtok_r(buf, ",", &save); tok && n_lanes < BN_PLOT_MAX_LANES; tok = strtok_r(NULL, ",", &save))
@@ -670,14 +651,14 @@ static void zoom_plot(struct page *p, int i)
 	}
 	/* the rule's own limit, on the lane of its unit */
 	if (unit && (!strcmp(unit, "A") || !strcmp(unit, "V")) &&
-	    (isfinite(get_num(lim, "min")) || isfinite(get_num(lim, "max")))) {
+	    (isfinite(bn_jnum(lim, "min")) || isfinite(bn_jnum(lim, "max")))) {
 		const char *want = !strcmp(unit, "A") ? "IBUS" : "VBUS";
-		const char *lname = get_str(lim, "name");
+		const char *lname = bn_jstr(lim, "name");
 
 		for (int l = 0; l < n_lanes && n_bands < 8; l++)
 			if (!strcmp(lane_names[l], want)) {
-				bands[n_bands] = (struct bn_plot_band){ .lane = l, .lo = get_num(lim, "min"),
-									.hi = get_num(lim, "max") };
+				bands[n_bands] = (struct bn_plot_band){ .lane = l, .lo = bn_jnum(lim, "min"),
+									.hi = bn_jnum(lim, "max") };
 				bn_str_copy(bands[n_bands].name, sizeof(bands[0].name),
 					    lname && lname[0] && !strchr(lname, ' ') ? lname : "limit");
 				n_bands++;
@@ -688,25 +669,25 @@ static void zoom_plot(struct page *p, int i)
 	snprintf(svg, sizeof(svg), "svg-%d", i);
 	g_string_append_printf(p->s, "<figure class=\"plot\" id=\"%s\" data-index=\"%d\"><figcaption "
 				     "class=\"%s\">", fig, i, bn_html_verdict_class(v));
-	bn_html_esc(p->s, get_str(r, "id"));
+	bn_html_esc(p->s, bn_jstr(r, "id"));
 	g_string_append(p->s, " — ");
 	bn_html_esc(p->s, verdict_word(v));
-	if (get_str(r, "title") || get_str(r, "text")) {
+	if (bn_jstr(r, "title") || bn_jstr(r, "text")) {
 		g_string_append(p->s, ": ");
-		bn_html_esc(p->s, get_str(r, "title") ? get_str(r, "title") : get_str(r, "text"));
+		bn_html_esc(p->s, bn_jstr(r, "title") ? bn_jstr(r, "title") : bn_jstr(r, "text"));
 	}
 	g_string_append_printf(p->s, " <a href=\"#r-%d\">(to the result)</a></figcaption>\n", i);
 	plot_figure(p, fig, svg, p->win_of[i], lanes, bands, n_bands, true, r, ZOOM_WIDTH_PX);
 	/* how the rule judged the window: beside the window it judged */
-	if (get_str(r, "persistence") || get_str(r, "reason")) {
+	if (bn_jstr(r, "persistence") || bn_jstr(r, "reason")) {
 		g_string_append(p->s, "<p class=\"how\">");
-		if (get_str(r, "reason")) {
-			bn_html_esc(p->s, get_str(r, "reason"));
+		if (bn_jstr(r, "reason")) {
+			bn_html_esc(p->s, bn_jstr(r, "reason"));
 			g_string_append(p->s, "<br>");
 		}
-		if (get_str(r, "persistence")) {
+		if (bn_jstr(r, "persistence")) {
 			g_string_append(p->s, "<small>Window and persistence: ");
-			bn_html_esc(p->s, get_str(r, "persistence"));
+			bn_html_esc(p->s, bn_jstr(r, "persistence"));
 			g_string_append(p->s, "</small>");
 		}
 		g_string_append(p->s, "</p>\n");
@@ -734,23 +715,23 @@ static void plots(struct page *p, const int *order)
 
 static void events_table(struct page *p)
 {
-	const cJSON *evs = get(p->rep, "events"), *e;
+	const cJSON *evs = bn_jget(p->rep, "events"), *e;
 	int n = 0;
 
 	g_string_append(p->s, "<h2 id=\"events-h\">Events</h2>\n");
-	g_string_append_printf(p->s, "<p>%.0f events", get_num(evs, "count"));
-	if (get_num(evs, "dropped") > 0)
+	g_string_append_printf(p->s, "<p>%.0f events", bn_jnum(evs, "count"));
+	if (bn_jnum(evs, "dropped") > 0)
 		g_string_append_printf(p->s, " (%.0f not kept in report.json; all are in events.json)",
-				       get_num(evs, "dropped"));
+				       bn_jnum(evs, "dropped"));
 	g_string_append(p->s, ".</p>\n<table id=\"events\">\n<thead><tr><th>t</th><th>Kind</th>"
 			      "<th>Detail</th></tr></thead>\n<tbody>\n");
-	cJSON_ArrayForEach(e, get(evs, "list")) {
+	cJSON_ArrayForEach(e, bn_jget(evs, "list")) {
 		if (n++ >= MAX_EVENT_ROWS)
 			break;
-		g_string_append_printf(p->s, "<tr><td class=\"num\">%.6f s</td><td>", get_num(e, "t_s"));
-		bn_html_esc(p->s, get_str(e, "kind"));
+		g_string_append_printf(p->s, "<tr><td class=\"num\">%.6f s</td><td>", bn_jnum(e, "t_s"));
+		bn_html_esc(p->s, bn_jstr(e, "kind"));
 		g_string_append(p->s, "</td><td>");
-		bn_html_esc(p->s, get_str(e, "detail"));
+		bn_html_esc(p->s, bn_jstr(e, "detail"));
 		g_string_append(p->s, "</td></tr>\n");
 	}
 	g_string_append(p->s, "</tbody>\n</table>\n");
@@ -761,19 +742,19 @@ static void events_table(struct page *p)
 
 static void files_table(struct page *p)
 {
-	const cJSON *f, *art = get(p->rep, "artifacts");
+	const cJSON *f, *art = bn_jget(p->rep, "artifacts");
 
 	g_string_append(p->s, "<h2 id=\"files-h\">Files</h2>\n<table id=\"files\">\n<thead><tr><th>Role</th>"
 			      "<th>Path</th><th>Name</th><th>SHA-256</th></tr></thead>\n<tbody>\n");
-	cJSON_ArrayForEach(f, get(p->rep, "files")) {
+	cJSON_ArrayForEach(f, bn_jget(p->rep, "files")) {
 		g_string_append(p->s, "<tr><td>");
-		bn_html_esc(p->s, get_str(f, "role"));
+		bn_html_esc(p->s, bn_jstr(f, "role"));
 		g_string_append(p->s, "</td><td><code>");
-		bn_html_esc(p->s, get_str(f, "path"));
+		bn_html_esc(p->s, bn_jstr(f, "path"));
 		g_string_append(p->s, "</code></td><td>");
-		bn_html_esc(p->s, get_str(f, "name"));
+		bn_html_esc(p->s, bn_jstr(f, "name"));
 		g_string_append(p->s, "</td><td class=\"mono\">");
-		bn_html_esc(p->s, get_str(f, "sha256"));
+		bn_html_esc(p->s, bn_jstr(f, "sha256"));
 		g_string_append(p->s, "</td></tr>\n");
 	}
 	cJSON_ArrayForEach(f, art) {
@@ -792,22 +773,22 @@ static void files_table(struct page *p)
 
 static void run_status(struct page *p)
 {
-	const cJSON *st = get(p->rep, "status"), *tm = get(p->rep, "timing"), *cap = get(p->rep, "capture"), *c;
+	const cJSON *st = bn_jget(p->rep, "status"), *tm = bn_jget(p->rep, "timing"), *cap = bn_jget(p->rep, "capture"), *c;
 	char buf[400] = "";
 
 	g_string_append(p->s, "<h2 id=\"status\">Run</h2>\n<dl class=\"meta\">\n");
-	meta_row(p->s, "Status", get_str(st, "state"));
-	meta_row(p->s, "Reason", get_str(st, "reason"));
-	snprintf(buf, sizeof(buf), "%.0f", get_num(st, "exit_code"));
+	meta_row(p->s, "Status", bn_jstr(st, "state"));
+	meta_row(p->s, "Reason", bn_jstr(st, "reason"));
+	snprintf(buf, sizeof(buf), "%.0f", bn_jnum(st, "exit_code"));
 	meta_row(p->s, "Exit code", buf);
-	snprintf(buf, sizeof(buf), "%.3f s of bench time in %.3f s", get_num(tm, "sim_s"), get_num(tm, "wall_s"));
+	snprintf(buf, sizeof(buf), "%.3f s of bench time in %.3f s", bn_jnum(tm, "sim_s"), bn_jnum(tm, "wall_s"));
 	meta_row(p->s, "Duration", buf);
 	buf[0] = '\0';
-	cJSON_ArrayForEach(c, get(cap, "channels"))
+	cJSON_ArrayForEach(c, bn_jget(cap, "channels"))
 		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s (%s)", buf[0] ? ", " : "",
-			 or_dash(get_str(c, "name")), or_dash(get_str(c, "unit")));
+			 or_dash(bn_jstr(c, "name")), or_dash(bn_jstr(c, "unit")));
 	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "; %.0f samples at %g Hz",
-		 get_num(cap, "samples"), get_num(cap, "rate_hz"));
+		 bn_jnum(cap, "samples"), bn_jnum(cap, "rate_hz"));
 	meta_row(p->s, "Channels", buf);
 	g_string_append(p->s, "</dl>\n");
 }
@@ -831,8 +812,8 @@ char *bn_report_html_render(const char *report_path, const struct bn_report_html
 	rc = bn_json_load(report_path, &rep, err);
 	if (rc < 0)
 		return NULL;
-	if (!cJSON_IsObject(rep) || !bn_report_schema_known(get_str(rep, "schema")) ||
-	    !cJSON_IsArray(get(rep, "results"))) {
+	if (!cJSON_IsObject(rep) || !bn_report_schema_known(bn_jstr(rep, "schema")) ||
+	    !cJSON_IsArray(bn_jget(rep, "results"))) {
 		bn_err_set(err, BN_ERR_DATA, "%s: not a bcbench report (schema \"%s\" or \"%s\" with "
 				"\"results\")", report_path, BN_REPORT_SCHEMA, BN_REPORT_SCHEMA_V1);
 		cJSON_Delete(rep);
@@ -841,7 +822,7 @@ char *bn_report_html_render(const char *report_path, const struct bn_report_html
 	bn_str_copy(dirbuf, sizeof(dirbuf), report_path);
 	p.dir = dirname(dirbuf);
 	p.rep = rep;
-	p.results = get(rep, "results");
+	p.results = bn_jget(rep, "results");
 	p.n_results = cJSON_GetArraySize(p.results);
 	p.s = g_string_sized_new(1 << 16);
 	if (!(o && o->no_plots)) {
@@ -860,7 +841,7 @@ char *bn_report_html_render(const char *report_path, const struct bn_report_html
 		cJSON_Delete(rep);
 		return NULL;
 	}
-	snprintf(title, sizeof(title), "bcbench: %s", or_dash(get_str(get(rep, "scenario"), "name")));
+	snprintf(title, sizeof(title), "bcbench: %s", or_dash(bn_jstr(bn_jget(rep, "scenario"), "name")));
 	bn_html_head(p.s, title);
 	header(&p);
 	g_string_append(p.s, "<nav><a href=\"#results\">Results</a> · <a href=\"#plots\">Waveforms</a> · "

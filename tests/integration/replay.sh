@@ -15,9 +15,10 @@ trap 'rm -rf "$TMP"' EXIT
 
 # verdicts FILE: "rule verdict" lines of a report's compliance results
 verdicts() {
-	grep -o '"id":[[:space:]]*"[^"]*"\|"verdict":[[:space:]]*"[a-z]*"' "$1" | paste - - |
-		sed 's/"id":[[:space:]]*"\([^"]*\)"[[:space:]]*"verdict":[[:space:]]*"\([a-z]*\)"/\1 \2/' |
-		grep '^bc12' | sort
+	"${PYTHON:-/usr/bin/python3}" -c 'import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    if r["id"].startswith("bc12"):
+        print(r["id"], r["verdict"])' "$1" | sort
 }
 
 # no_fail_to_pass NAME LIVE REPLAY: no rule failed live and passes on replay
