@@ -69,8 +69,11 @@ struct page {
 	int n_results;
 	const char *dir;
 	char capture_path[1200];
+	char capture_name[600];  /* as the record names it (the page never shows
+				  * the path it was rendered from) */
 	char capture_note[600];  /* why there are no plots, "" when there are */
 	bool have_capture;
+	bool capture_unchecked;  /* the record has no hash for it (an older format) */
 	struct bn_plot_reduce *red;
 	int n_win;
 	int *win_of;             /* result index -> window (-1: no zoom); window 0 is the run */
@@ -224,6 +227,7 @@ static int find_capture(struct page *p, struct bn_err *err)
 	p->capture_path[0] = '\0';
 	if (name) {
 		snprintf(p->capture_path, sizeof(p->capture_path), "%s/%s", p->dir, name);
+		bn_str_copy(p->capture_name, sizeof(p->capture_name), name);
 		want = artifact_sha(p->rep, "capture");
 	} else {
 		cJSON_ArrayForEach(f, bn_jget(p->rep, "files")) {
@@ -232,6 +236,7 @@ static int find_capture(struct page *p, struct bn_err *err)
 			if (!role || strcmp(role, "capture") || !path)
 				continue;
 			want = bn_jstr(f, "sha256");
+			bn_str_copy(p->capture_name, sizeof(p->capture_name), path);
 			snprintf(p->capture_path, sizeof(p->capture_path), "%s", path);
 			if (path[0] != '/' && access(p->capture_path, R_OK) != 0)
 				snprintf(p->capture_path, sizeof(p->capture_path), "%s/%s", p->dir, path);
@@ -242,10 +247,11 @@ static int find_capture(struct page *p, struct bn_err *err)
 		return BN_OK;
 	}
 	if (access(p->capture_path, R_OK) != 0) {
-		snprintf(p->capture_note, sizeof(p->capture_note), "%s is not there", p->capture_path);
+		snprintf(p->capture_note, sizeof(p->capture_note), "the capture %.500s is not there", p->capture_name);
 		return BN_OK;
 	}
-	if (want && want[0]) {
+	p->capture_unchecked = !want || !want[0];
+	if (!p->capture_unchecked) {
 		int rc = bn_file_sha256(p->capture_path, got, err);
 
 		if (rc < 0)
@@ -707,6 +713,12 @@ static void plots(struct page *p, const int *order)
 	g_string_append(p->s, "<p>Each plot shows the minimum and maximum of every pixel column (a "
 			      "long capture keeps its spikes). Shaded: the BC-1.2 bands the rule uses; "
 			      "red: the window the rule judged; dashed lines: events.</p>\n");
+	if (p->capture_unchecked) {
+		g_string_append(p->s, "<p class=\"note\">The record keeps no SHA-256 of ");
+		bn_html_esc(p->s, p->capture_name);
+		g_string_append(p->s, " (a format before bcbench-report/2): the capture could not be checked "
+				      "against it.</p>\n");
+	}
 	run_plot(p);
 	for (int k = 0; k < p->n_results; k++)
 		if (p->win_of[order[k]] > 0)

@@ -212,6 +212,27 @@ expect_err "naming the file and its hash" "capture.sr: SHA-256"
 expect_exit "--no-plots does not read it" 0 "$BCBENCH" report html --no-plots --out "$TMP/np.html" "$TMP/moved/report.json"
 grep -q "No plots: rendered without plots" "$TMP/np.html" && ok "and says there are no plots" || bad "--no-plots page"
 
+# A record of the format before (bcbench-report/1: no verdict, no
+# provenance) still renders; its verdict is computed from its results.
+mkdir -p "$TMP/v1"
+/usr/bin/python3 - "$R/fail/report.json" "$TMP/v1/report.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["schema"] = "bcbench-report/1"
+for k in ("verdict", "record", "limits", "artifacts_sha256"):
+    d.pop(k, None)
+d["tool"].pop("commit", None)
+d["artifacts"].pop("html", None)
+json.dump(d, open(sys.argv[2], "w"), indent=1)
+PY
+cp "$R/fail/capture.sr" "$R/fail/events.json" "$TMP/v1/"
+expect_exit "a bcbench-report/1 record renders" 0 "$BCBENCH" report html "$TMP/v1/report.json"
+expect_exit "its page passes the DOM check, not compliant" 0 dom --verdict not-compliant --lanes VBUS,IBUS,DP,DM \
+	"$TMP/v1/report.html"
+show
+grep -q "the capture could not be checked" "$TMP/v1/report.html" && ok "and says its capture was not checked" ||
+	bad "a v1 record's page does not say its capture was not checked"
+
 # The other formats, from the same record.
 expect_exit "report text" 0 "$BCBENCH" report text "$R/fail/report.json"
 expect_out "text: the failing rule's line" "FAIL   bc12.det.port_type"
