@@ -175,7 +175,8 @@ demo: deps
 bench: all $(BENCH_BIN)
 	sh scripts/bench.sh $(BUILD)/bcbench && sh scripts/bench-capture.sh $(BUILD)/bcbench $(BUILD)/bench/sr_peer && \
 		sh scripts/bench-suite.sh $(BUILD)/bcbench $(BUILD)/fw && sh scripts/bench-conditions.sh $(BUILD)/bcbench $(BUILD)/fw && \
-		sh scripts/bench-suite-rss.sh $(BUILD)/bcbench $(BUILD)/fw
+		sh scripts/bench-suite-rss.sh $(BUILD)/bcbench $(BUILD)/fw && \
+		sh scripts/bench-html.sh $(BUILD)/bcbench $(BUILD)/bench/sr_peer
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bcbench $(DESTDIR)$(PREFIX)/share/man/man1

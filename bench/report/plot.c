@@ -103,46 +103,82 @@ static int64_t frame_at(double t_s, double rate_hz, bool up)
  * frame range from the window's times is widened by one each side and
  * every frame in it is tested with that exact rule, so the rounding of
  * t0 * rate cannot move a frame across the window's edge. */
+/* The column frame k falls in, by the rule in plot.h; -1 outside. */
+static int col_of(const struct win *w, int64_t k, double rate_hz)
+{
+	double t = (double)k / rate_hz;
+	int col;
+
+	if (t < w->t0_s || t > w->t1_s)
+		return -1;
+	col = (int)((t - w->t0_s) * w->col_per_s);
+	return col >= w->columns ? w->columns - 1 : col < 0 ? 0 : col;
+}
+
+/* Frames [k0, k1) of one column, channel by channel: a tight loop over a
+ * run of frames instead of a column computed for every frame. */
+static void feed_column(struct win *w, int n_ch, int col, const float *f, long k0, long k1)
+{
+	for (int c = 0; c < n_ch; c++) {
+		size_t i = (size_t)c * (size_t)w->columns + (size_t)col;
+		float mn = w->min[i], mx = w->max[i];
+		int64_t cnt = w->count[i], add = 0;
+
+		for (long k = k0; k < k1; k++) {
+			float v = f[(size_t)k * (size_t)n_ch + (size_t)c];
+
+			if (!isfinite(v))
+				continue;
+			if (cnt + add == 0) {
+				mn = mx = v;
+			} else {
+				mn = v < mn ? v : mn;
+				mx = v > mx ? v : mx;
+			}
+			add++;
+		}
+		if (add) {
+			w->min[i] = mn;
+			w->max[i] = mx;
+			w->count[i] = cnt + add;
+			w->n[c] += add;
+		}
+	}
+}
+
 static void feed_window(struct win *w, int n_ch, int64_t first, double rate_hz, const float *f,
 			long n)
 {
 	int64_t lo = frame_at(w->t0_s, rate_hz, true) - 1;
 	int64_t hi = frame_at(w->t1_s, rate_hz, false) + 1;
+	int64_t k;
 
 	if (lo < first)
 		lo = first;
 	if (hi > first + n - 1)
 		hi = first + n - 1;
-	for (int64_t k = lo; k <= hi; k++) {
-		double t = (double)k / rate_hz;
-		const float *fr = f + (size_t)(k - first) * (size_t)n_ch;
-		int col;
+	k = lo;
+	while (k <= hi) {
+		int col = col_of(w, k, rate_hz);
+		int64_t end;
 
-		if (t < w->t0_s || t > w->t1_s)
+		if (col < 0) {
+			k++;
 			continue;
-		col = (int)((t - w->t0_s) * w->col_per_s);
-		if (col >= w->columns)
-			col = w->columns - 1;
-		if (col < 0)
-			col = 0;
-		for (int c = 0; c < n_ch; c++) {
-			float v = fr[c];
-			size_t i = (size_t)c * (size_t)w->columns + (size_t)col;
-
-			if (!isfinite(v))
-				continue;
-			if (w->count[i] == 0) {
-				w->min[i] = v;
-				w->max[i] = v;
-			} else {
-				if (v < w->min[i])
-					w->min[i] = v;
-				if (v > w->max[i])
-					w->max[i] = v;
-			}
-			w->count[i]++;
-			w->n[c]++;
 		}
+		/* the column's last frame: from where its right edge falls, then
+		 * checked against the frame-by-frame rule (rounding) */
+		end = (int64_t)ceil((w->t0_s + (double)(col + 1) / w->col_per_s) * rate_hz);
+		if (col == w->columns - 1 || end > hi + 1)
+			end = hi + 1;
+		if (end <= k)
+			end = k + 1;
+		while (end > k + 1 && col_of(w, end - 1, rate_hz) != col)
+			end--;
+		while (end <= hi && col_of(w, end, rate_hz) == col)
+			end++;
+		feed_column(w, n_ch, col, f, (long)(k - first), (long)(end - first));
+		k = end;
 	}
 }
 
