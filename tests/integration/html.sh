@@ -253,6 +253,7 @@ expect_exit "not a record" 2 "$BCBENCH" report html tests/data/html/suite-broken
 expect_exit "--out with two files" 2 "$BCBENCH" report html --out x.html "$R/pass/report.json" "$R/fail/report.json"
 
 for s in $SHOTS; do echo "     screenshot: $s"; done
+validate_records "$TMP"
 
 echo "html: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
