@@ -62,7 +62,11 @@ void bn_cli_provenance_begin(struct bn_report *rep, const char *operator_name,
 		char sha[65] = "";
 		struct bn_err e = { 0 };
 
-		add_instrument(rep->instruments, "fixture", conf->fixture, hw->fixture.ops->name);
+		if (hw->fixture.ops->identity)
+			hw->fixture.ops->identity(hw->fixture.priv, id, sizeof(id));
+		else
+			bn_str_copy(id, sizeof(id), hw->fixture.ops->name);
+		add_instrument(rep->instruments, "fixture", conf->fixture, id);
 		o = cJSON_GetArrayItem(rep->instruments, cJSON_GetArraySize(rep->instruments) - 1);
 		if (hw->fixture_file[0]) {
 			cJSON_AddStringToObject(o, "file", hw->fixture_file);

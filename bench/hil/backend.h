@@ -54,6 +54,9 @@ struct bn_fixture_ops {
 	/* VBUS off, load path open, data lines and ID open. */
 	int (*safe)(void *priv, struct bn_err *err);
 	void (*close)(void *priv);
+	/* What the fixture is, for the record ("ftdi 0403:6014:SERIAL, wiring
+	 * bcbench-fixture-a"); NULL: the name. */
+	void (*identity)(void *priv, char *buf, size_t len);
 };
 
 /* electronic load: constant-current sink. */

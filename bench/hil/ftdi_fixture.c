@@ -472,6 +472,16 @@ static void ftdifx_close(void *priv)
 	f->ftdi = NULL;
 }
 
+/* The device as it was opened: VID:PID, serial and description from the
+ * spec or the fixture file, and the wiring's name. */
+static void ftdifx_identity(void *priv, char *buf, size_t len)
+{
+	const struct ftdi_fixture *f = priv;
+	const char *w = strchr(f->who, '(');
+
+	snprintf(buf, len, "FTDI %.*s", w ? (int)strcspn(w + 1, ")") : 0, w ? w + 1 : "");
+}
+
 const struct bn_fixture_ops bn_fixture_ftdi_ops = {
 	.name = "ftdi",
 	.priv_size = sizeof(struct ftdi_fixture),
@@ -483,4 +493,5 @@ const struct bn_fixture_ops bn_fixture_ftdi_ops = {
 	.inputs = ftdifx_inputs,
 	.safe = ftdifx_safe,
 	.close = ftdifx_close,
+	.identity = ftdifx_identity,
 };

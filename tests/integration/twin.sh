@@ -379,6 +379,30 @@ console_in_order "$OUT/usb-hub/console.log" "cfg value=2|cfg value=1|fw bus=susp
 usb_run usb-adv 1 --firmware "$FWDIR/adv_high_power.so"
 usb_report usb-adv adv && ok "usb-adv: the configurations are the twin's device's as its kernel reads them (510 mA), and bc12.adv.max_power fails on them" ||
 	bad "usb-adv: report.json"
+# The record says on what and on which device it was made: each
+# instrument as it answers *IDN?, the fixture with its wiring's hash, the
+# device's USB identity as the bench PC's kernel read it; the page shows it.
+if /usr/bin/python3 - "$OUT/usb-adv/run/report.json" <<'PY'; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+ins = {i["role"]: i for i in d["bench"]["instruments"]}
+assert d["bench"]["backend"] == "real" and d["bench"]["name"] == "bcbench-fixture-a", d["bench"]
+assert ins["fixture"]["identity"].startswith("FTDI bcbench-fixture-a, 0403:6014"), ins["fixture"]
+assert len(ins["fixture"]["file_sha256"]) == 64, ins["fixture"]
+assert ins["load"]["identity"].startswith("RIGOL TECHNOLOGIES,DL3021,"), ins["load"]
+assert ins["supply"]["identity"].startswith("RIGOL TECHNOLOGIES,DP832,"), ins["supply"]
+u = d["dut"]["usb"]
+assert (u["vid"], u["pid"], u["product"], u["serial"]) == ("1209", "0001", "bench twin device", "BCTWIN0001"), u
+assert d["verdict"] == "not-compliant" and d["record"]["ended_utc"], d["verdict"]
+PY
+	ok "usb-adv: the record names each instrument (*IDN?), the fixture and its hash, the device's USB identity"
+else
+	bad "usb-adv: the record's identity and provenance"
+fi
+grep -q '1209:0001 bcbench bench twin device, serial BCTWIN0001' "$OUT/usb-adv/run/report.html" &&
+	grep -q 'RIGOL TECHNOLOGIES,DL3021' "$OUT/usb-adv/run/report.html" &&
+	ok "usb-adv: the page shows the device's USB identity and the instruments" ||
+	bad "usb-adv: report.html lacks the identity"
 
 # A driver without autosuspend bound to the device's interface: the
 # kernel never suspends it, and the run cannot make the state the
