@@ -287,7 +287,7 @@ static void list_channels(const struct bn_srr_info *in, char *buf, size_t len)
 }
 
 /* Which file channel feeds each bench channel, and the gain to SI. */
-static int map_channels(struct replay *r, struct bn_err *err)
+static int map_channels(struct replay *r, struct bn_report *rep, struct bn_err *err)
 {
 	const char *path = r->o->capture_path;
 	const struct bn_srr_info *in = bn_srr_info(r->srr);
@@ -341,6 +341,8 @@ static int map_channels(struct replay *r, struct bn_err *err)
 		r->sel_ch[r->n_sel] = ch;
 		r->sel_src[r->n_sel] = idx;
 		r->gain[r->n_sel] = e->scale * e->to_si;
+		bn_str_copy(rep->chan_src[ch], sizeof(rep->chan_src[ch]), in->ch[idx].name);
+		rep->chan_gain[ch] = r->gain[r->n_sel];
 		r->n_sel++;
 		r->ctx.channels |= 1u << ch;
 	}
@@ -865,7 +867,7 @@ int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_e
 	cap_file = bn_report_add_file_sha(rep, "capture", o->capture_path, NULL, "");
 	hash.path = o->capture_path;
 	hash.started = pthread_create(&hash.th, NULL, hasher_main, &hash) == 0;
-	rc = map_channels(r, err);
+	rc = map_channels(r, rep, err);
 	if (rc < 0)
 		goto out;
 	rc = load_context(r, rep, err);

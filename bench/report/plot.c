@@ -244,6 +244,17 @@ int bn_plot_reduce_capture(const char *sr_path, int n_ch, const char *const name
 			   struct bn_plot_reduce **out, double *rate_hz, int64_t *n_frames,
 			   struct bn_err *err)
 {
+	return bn_plot_reduce_capture_gain(sr_path, n_ch, names, NULL, n_win, win, out, rate_hz,
+					   n_frames, err);
+}
+
+int bn_plot_reduce_capture_gain(const char *sr_path, int n_ch, const char *const names[],
+				const double *gains, int n_win, const struct bn_plot_window *win,
+				struct bn_plot_reduce **out, double *rate_hz, int64_t *n_frames,
+				struct bn_err *err)
+{
+	float gain[BN_PLOT_MAX_CH];
+
 	struct bn_srr *srr = NULL;
 	struct bn_plot_reduce *r = NULL;
 	const struct bn_srr_info *info;
@@ -254,6 +265,8 @@ int bn_plot_reduce_capture(const char *sr_path, int n_ch, const char *const name
 	int rc;
 
 	*out = NULL;
+	for (int c = 0; c < BN_PLOT_MAX_CH; c++)
+		gain[c] = gains && c < n_ch && isfinite(gains[c]) && gains[c] != 0 ? (float)gains[c] : 1.0f;
 	rc = bn_plot_reduce_new(n_ch, n_win, win, &r, err);
 	if (rc != BN_OK)
 		return rc;
@@ -295,7 +308,7 @@ int bn_plot_reduce_capture(const char *sr_path, int n_ch, const char *const name
 		while ((got = bn_srr_read(srr, in, READ_FRAMES, err)) > 0) {
 			for (long k = 0; k < got; k++)
 				for (int c = 0; c < n_ch; c++)
-					fr[k * n_ch + c] = slot[c] < 0 ? NAN : in[k * n_sel + slot[c]];
+					fr[k * n_ch + c] = slot[c] < 0 ? NAN : in[k * n_sel + slot[c]] * gain[c];
 			bn_plot_reduce_feed(r, at, info->rate_hz, fr, got);
 			at += got;
 		}

@@ -97,6 +97,14 @@ int bn_plot_reduce_capture(const char *sr_path, int n_ch, const char *const name
 			   struct bn_plot_reduce **out, double *rate_hz, int64_t *n_frames,
 			   struct bn_err *err);
 
+/* The same, each channel's samples multiplied by gains[c] as they are
+ * read (NULL, or a gain of 0 or not finite: 1): a file whose numbers a
+ * channel map makes SI, such as a shunt's volts into amperes. */
+int bn_plot_reduce_capture_gain(const char *sr_path, int n_ch, const char *const names[],
+				const double *gains, int n_win, const struct bn_plot_window *win,
+				struct bn_plot_reduce **out, double *rate_hz, int64_t *n_frames,
+				struct bn_err *err);
+
 /* A BC-1.2 band shaded on a lane: [lo, hi] in the lane's unit, NAN for an
  * open side (a limit ">= 4.75 V" is lo 4.75, hi NAN: shaded to the
  * lane's edge). */

@@ -393,6 +393,11 @@ cJSON *bn_report_to_json(const struct bn_report *r)
 		cJSON_AddStringToObject(c, "where", ch == BN_CH_IBUS ? "device input current, signed"
 						    : ch == BN_CH_VBUS ? "device receptacle"
 								       : "device receptacle, to GND");
+		/* the file's own channel, when a map named another (a plot reads it) */
+		if (r->chan_src[ch][0] && strcmp(r->chan_src[ch], bn_chan_label(ch))) {
+			cJSON_AddStringToObject(c, "source_channel", r->chan_src[ch]);
+			cJSON_AddNumberToObject(c, "gain", r->chan_gain[ch]);
+		}
 		cJSON_AddItemToArray(a, c);
 	}
 	cJSON_AddNumberToObject(o, "samples", (double)r->n_samples);

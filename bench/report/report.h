@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "capture/channel.h"
 #include "core/err.h"
 #include "core/time.h"
 
@@ -85,6 +86,11 @@ struct bn_report {
 	struct bn_file_ref files[BN_REPORT_MAX_FILES];
 	double rate_hz;
 	unsigned channel_mask;
+	/* A replayed file's own channel behind each bench channel, and the
+	 * gain that makes its numbers SI (--map); "" and 0: the channel's own
+	 * name, as it is. */
+	char chan_src[BN_CH_COUNT][64];
+	double chan_gain[BN_CH_COUNT];
 	char capture_source[96];  /* "" : the bench's own samples; "sigrok:demo (...)" */
 	long n_samples;
 	int n_results, cap_results;

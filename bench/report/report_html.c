@@ -265,6 +265,28 @@ static int find_capture(struct page *p, struct bn_err *err)
 	return BN_OK;
 }
 
+/* Which of the capture's channels is each bench channel, and the gain
+ * that makes its numbers SI: the record says so for a replay through a
+ * channel map ("source_channel", "gain"); else the channel's own name. */
+static void channel_sources(const struct page *p, const char *src[], double gains[])
+{
+	const cJSON *c;
+
+	for (int ch = 0; ch < BN_PLOT_MAX_CH; ch++) {
+		src[ch] = chan_names[ch];
+		gains[ch] = 1.0;
+	}
+	cJSON_ArrayForEach(c, bn_jget(bn_jget(p->rep, "capture"), "channels")) {
+		const char *name = bn_jstr(c, "name"), *s = bn_jstr(c, "source_channel");
+		int ch = name ? chan_index(name) : -1;
+
+		if (ch < 0 || !s)
+			continue;
+		src[ch] = s;
+		gains[ch] = isfinite(bn_jnum(c, "gain")) ? bn_jnum(c, "gain") : 1.0;
+	}
+}
+
 /* The whole run is window 0; each zoomed result one more. */
 static int reduce(struct page *p, struct bn_err *err)
 {
@@ -273,7 +295,8 @@ static int reduce(struct page *p, struct bn_err *err)
 	double rate = bn_jnum(bn_jget(p->rep, "capture"), "rate_hz");
 	double sim_s = bn_jnum(bn_jget(p->rep, "timing"), "sim_s");
 	int64_t n_frames = 0;
-	double rate_read = 0;
+	double rate_read = 0, gains[BN_PLOT_MAX_CH];
+	const char *src[BN_PLOT_MAX_CH];
 	int n = 1, rc;
 
 	p->run_end_s = isfinite(samples) && isfinite(rate) && rate > 0 && samples > 0 ? samples / rate
@@ -305,8 +328,9 @@ static int reduce(struct page *p, struct bn_err *err)
 		free(win);
 		return BN_OK;
 	}
-	rc = bn_plot_reduce_capture(p->capture_path, BN_PLOT_MAX_CH, chan_names, n, win, &p->red,
-				    &rate_read, &n_frames, err);
+	channel_sources(p, src, gains);
+	rc = bn_plot_reduce_capture_gain(p->capture_path, BN_PLOT_MAX_CH, src, gains, n, win, &p->red,
+					 &rate_read, &n_frames, err);
 	free(win);
 	if (rc < 0)
 		return rc;

@@ -233,6 +233,41 @@ show
 grep -q "the capture could not be checked" "$TMP/v1/report.html" && ok "and says its capture was not checked" ||
 	bad "a v1 record's page does not say its capture was not checked"
 
+# A lab's capture with its own channel names, IBUS as the volts across a
+# 0.1 ohm shunt, replayed through a map: the page draws what the rules
+# judged (the file's channels, IBUS in amperes), not "not captured".
+/usr/bin/python3 - "$R/pass/capture.sr" "$TMP/lab.sr" <<'PY'
+import array, sys, zipfile
+names = {"VBUS": "CH1", "IBUS": "CH2", "DP": "CH3", "DM": "CH4"}
+with zipfile.ZipFile(sys.argv[1]) as zin, zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as zout:
+    meta = zin.read("metadata").decode()
+    ibus = [l.split("=")[0][len("analog"):] for l in meta.splitlines() if l.endswith("=IBUS")][0]
+    for old, new in names.items():
+        meta = meta.replace("=" + old + "\n", "=" + new + "\n")
+    meta = "\n".join(l for l in meta.splitlines() if not l.startswith("bcbench units")) + "\n"
+    for info in zin.infolist():
+        data = zin.read(info.filename)
+        if info.filename == "metadata":
+            data = meta.encode()
+        elif info.filename.startswith("analog-1-%s-" % ibus):
+            a = array.array("f")
+            a.frombytes(data)
+            data = array.array("f", (v * 0.1 for v in a)).tobytes()
+        zout.writestr(info.filename, data)
+PY
+expect_exit "a lab capture replayed through a map" 0 "$BCBENCH" replay -q --no-events --port dcp --dut phone \
+	--map VBUS=CH1,IBUS=CH2:shunt=0.1,DP=CH3,DM=CH4 --out "$R/lab" "$TMP/lab.sr"
+has "the record names the file's channel and its gain" "$R/lab/report.json" '"source_channel":	"CH2"'
+grep -q 'not captured' "$R/lab/report.html" && bad "the lab page says a mapped channel is not captured" ||
+	ok "the lab page draws every mapped channel"
+# IBUS's scale on the whole run's plot: amperes as the live run's, not the shunt's volts
+ibus_ticks() { sed -n '/id="svg-run"/,/<\/svg>/p' "$1" | sed -n '/data-channel="IBUS"/,/<\/g>/p' |
+	grep -o 'text-anchor="end">[^<]*' | sort -u; }
+ibus_ticks "$R/pass/report.html" >"$TMP/t.live"
+ibus_ticks "$R/lab/report.html" >"$TMP/t.lab"
+[ -s "$TMP/t.live" ] && cmp -s "$TMP/t.live" "$TMP/t.lab" && ok "the lab page's IBUS axis reads amperes, as the live run's ($(tr '\n' ' ' <"$TMP/t.lab"| sed 's/text-anchor="end">//g'))" ||
+	bad "the lab page's IBUS axis: $(tr '\n' ' ' <"$TMP/t.lab") vs live $(tr '\n' ' ' <"$TMP/t.live")"
+
 # The other formats, from the same record.
 expect_exit "report text" 0 "$BCBENCH" report text "$R/fail/report.json"
 expect_out "text: the failing rule's line" "FAIL   bc12.det.port_type"
