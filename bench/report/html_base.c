@@ -70,6 +70,16 @@ static const char style_sheet[] =
 	"svg .ev line{stroke:#777;stroke-dasharray:2 2}svg .ev text{fill:#555;font-size:9px}\n"
 	"svg .axis{stroke:#999;fill:none}svg .grid{stroke:#e4e4e4}\n"
 	"a{color:#1f4e9c}\n"
+	/* a suite's matrix prints on landscape pages of its own, small */
+	"@page wide{size:A4 landscape;margin:10mm}\n"
+	"@media print{div.matrix{page:wide;overflow:visible!important}table#matrix{font-size:6px}"
+	"table#matrix td,table#matrix th{padding:1px 1px}table#matrix td:first-child{max-width:30mm;overflow-wrap:anywhere}}\n"
+	/* the results table fits a portrait A4 page: smaller, and long words
+	 * (limits, ids) may break */
+	"@media print{table#rules{font-size:8.5px}table#rules td,table#rules th{padding:1px 3px;"
+	"overflow-wrap:anywhere;min-width:0!important}table#rules td:first-child{width:30%}"
+	"table#rules td:last-child{width:18%}table#files,table#events{font-size:8.5px}"
+	"table td{overflow-wrap:anywhere}}\n"
 	"@media print{body{max-width:none;padding:0}a{color:inherit;text-decoration:none}"
 	"h2{page-break-after:avoid;break-after:avoid}tr{page-break-inside:avoid;break-inside:avoid}}\n";
 

@@ -132,7 +132,7 @@ mkdir -p "$SHOT"
 # A passing run: compliant, every rule a row, the bands of detection and
 # of the current rules (the droop threshold the device declares).
 expect_exit "a passing run" 0 "$BCBENCH" run -q --operator "html test" --out "$R/pass" scripts/scenarios/dcp.scn
-expect_exit "its page passes the DOM check" 0 dom --verdict compliant --lanes VBUS,IBUS,DP,DM \
+expect_exit "its page passes the DOM check, fits A4 printed" 0 dom --verdict compliant --lanes VBUS,IBUS,DP,DM --print-width 703 \
 	--bands $BANDS_DETECT,IDEV_CHG,DROOP_THRESHOLD,VDCP_SHTDWN --screenshot "$SHOT/pass.png" "$R/pass/report.html"
 show
 SHOTS="$SHOTS $SHOT/pass.png"
@@ -143,7 +143,7 @@ grep -q 'Operator</dt><dd>html test' "$R/pass/report.html" && ok "the page names
 # A failing run: not compliant; the failing rule links to its plot with
 # the window it judged highlighted (html_dom checks each such link).
 expect_exit "a failing run" 1 "$BCBENCH" run -q --out "$R/fail" --firmware "$FWDIR/cdp_as_dcp.so" scripts/scenarios/cdp.scn
-expect_exit "its page passes the DOM check" 0 dom --verdict not-compliant --lanes VBUS,IBUS,DP,DM \
+expect_exit "its page passes the DOM check, fits A4 printed" 0 dom --verdict not-compliant --lanes VBUS,IBUS,DP,DM --print-width 703 \
 	--bands $BANDS_DETECT --screenshot "$SHOT/fail.png" "$R/fail/report.html"
 show
 SHOTS="$SHOTS $SHOT/fail.png"
@@ -158,7 +158,7 @@ grep -q 'href="#plot-[0-9]*">plot</a>' "$R/fail/report.html" && ok "failing rows
 sed 's/at 1kHz/at 10kHz/' scripts/scenarios/dbp.scn >"$TMP/dbp10k.scn"
 expect_exit "a 45-minute 10 kHz dead-battery run" 0 "$BCBENCH" run -q --out "$R/dbp" "$TMP/dbp10k.scn"
 has "it captured 27 M frames" "$R/dbp/report.json" '"samples":	27020000'
-expect_exit "its page passes the DOM check, under 1 MB" 0 dom --max-bytes 1000000 --lanes VBUS,IBUS,DP,DM \
+expect_exit "its page passes the DOM check, under 1 MB, fits A4 printed" 0 dom --max-bytes 1000000 --lanes VBUS,IBUS,DP,DM --print-width 703 \
 	--bands IUNIT,ISUSP,VDP_SRC --screenshot "$SHOT/dbp.png" "$R/dbp/report.html"
 show
 SHOTS="$SHOTS $SHOT/dbp.png"
@@ -176,10 +176,18 @@ expect_out "and says why" "compliance not demonstrated (--require-verdicts): exi
 [ ! -e "$R/dbp-rv/report.html" ] && ok "--no-html writes no page" || bad "--no-html wrote a page"
 expect_exit "--require-verdicts on a compliant run" 0 "$BCBENCH" run -q --require-verdicts --no-html --out "$R/pass-rv" scripts/scenarios/dcp.scn
 
+# The print check can fail: the same page with a table wider than A4.
+sed 's|<table id="events">|<table id="events" style="min-width:1200px">|' "$R/fail/report.html" >"$R/fail/wide.html"
+cp "$R/fail/report.json" "$TMP/wide-report.json"
+expect_exit "a page wider than A4 printed fails" 1 dom --report "$TMP/wide-report.json" --lanes VBUS,IBUS,DP,DM \
+	--print-width 703 "$R/fail/wide.html"
+expect_out "naming what sticks out" "printed 703 px wide, the page is"
+rm -f "$R/fail/wide.html"
+
 # A suite: the matrix, each entry's link to its own page.
 expect_exit "a suite" 0 "$BCBENCH" suite -q -j 2 --out "$R/suite" --filter 'cdp*,dcp/reference,dcp/crash_segv' \
 	scripts/suites/regression.suite
-expect_exit "its page passes the DOM check" 0 dom --suite "$R/suite/suite.json" \
+expect_exit "its page passes the DOM check, its matrix fits landscape A4 printed" 0 dom --suite "$R/suite/suite.json" --print-width 1047 \
 	--screenshot "$SHOT/suite.png" "$R/suite/report.html"
 show
 SHOTS="$SHOTS $SHOT/suite.png"

@@ -525,6 +525,36 @@ def open_page(br, page, shot):
     return facts, page_problems(br.events, session, url)
 
 
+PRINT_JS = r"""
+(() => {
+  const d = document.documentElement;
+  const out = [...document.querySelectorAll('body *')]
+      .filter(e => e.getBoundingClientRect().right > d.clientWidth + 1)
+      .filter(e => !(e.parentElement && e.parentElement.getBoundingClientRect().right > d.clientWidth + 1))
+      .slice(0, 5)
+      .map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + ' to ' + Math.round(e.getBoundingClientRect().right) + ' px');
+  return {scroll: d.scrollWidth, width: d.clientWidth, out: out};
+})()
+"""
+
+
+def print_overflow(br, page, width_px):
+    """The page laid out as for print, width_px wide: what sticks out."""
+    target = br.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    session = br.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+    br.send("Page.enable", {}, session)
+    br.send("Emulation.setEmulatedMedia", {"media": "print"}, session)
+    br.send("Emulation.setDeviceMetricsOverride",
+            {"width": width_px, "height": 1000, "deviceScaleFactor": 1, "mobile": False}, session)
+    br.send("Page.navigate", {"url": "file://" + urllib.parse.quote(os.path.abspath(page))}, session)
+    br.wait_event("Page.loadEventFired", session, "the page's load event (print layout)")
+    res = br.send("Runtime.evaluate", {"expression": PRINT_JS, "returnByValue": True}, session)
+    v = res["result"]["value"]
+    if v["scroll"] > width_px:
+        return ["printed %d px wide, the page is %d px: %s" % (width_px, v["scroll"], ", ".join(v["out"]) or "?")]
+    return []
+
+
 def main():
     ap = argparse.ArgumentParser(
         description="Open a bcbench report.html in headless Chromium and check it from the DOM.",
@@ -540,6 +570,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds for each wait on the browser (default %(default)s)")
     ap.add_argument("--chromium", default=os.environ.get("CHROMIUM", "chromium"), help="the browser (default $CHROMIUM or chromium)")
     ap.add_argument("--dump", action="store_true", help="print the facts read from the DOM as JSON")
+    ap.add_argument("--print-width", type=int, metavar="PX",
+                    help="laid out for print (CSS print media) this many px wide, nothing may stick out: "
+                         "703 is a portrait A4 page inside its margins, 1047 a landscape one")
     args = ap.parse_args()
     args.bands = [b for b in args.bands.split(",") if b]
     args.lanes = [c for c in args.lanes.split(",") if c]
@@ -564,6 +597,8 @@ def main():
         br = Browser(exe, args.timeout)
         try:
             facts, fails = open_page(br, args.page, args.screenshot)
+            if args.print_width:
+                fails += print_overflow(br, args.page, args.print_width)
         except BaseException:
             br.close(graceful=False)
             raise
