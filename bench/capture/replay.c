@@ -864,7 +864,15 @@ int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_e
 	rc = bn_srr_open(o->capture_path, &r->srr, err);
 	if (rc < 0)
 		goto out;
-	cap_file = bn_report_add_file_sha(rep, "capture", o->capture_path, NULL, "");
+	/* the file by its absolute path: the record's page finds it from
+	 * wherever it is rendered (a path relative to where the replay ran
+	 * would name another file, or none, from elsewhere) */
+	{
+		char *abs = realpath(o->capture_path, NULL);
+
+		cap_file = bn_report_add_file_sha(rep, "capture", abs ? abs : o->capture_path, NULL, "");
+		free(abs);
+	}
 	hash.path = o->capture_path;
 	hash.started = pthread_create(&hash.th, NULL, hasher_main, &hash) == 0;
 	rc = map_channels(r, rep, err);

@@ -100,21 +100,13 @@ static void result_from_json(const cJSON *o, struct bn_result *r)
 	r->warning = bn_jstr(o, "severity") && !strcmp(bn_jstr(o, "severity"), "warning");
 }
 
-static int overall_of(const cJSON *rep)
-{
-	int o = bn_overall_parse(bn_jstr(rep, "verdict"));
-
-	return o >= 0 ? o : bn_report_json_overall(rep);
-}
-
 /* The terminal's summary of one report, into a memory stream. */
-static char *report_text(const cJSON *rep)
+static char *report_text(const cJSON *rep, int o, const int tot[BN_VERDICT_COUNT])
 {
-	const cJSON *res, *tot = bn_jget(rep, "totals"), *st = bn_jget(rep, "status");
+	const cJSON *res, *st = bn_jget(rep, "status");
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	int o = overall_of(rep);
 
 	if (!f)
 		return NULL;
@@ -124,16 +116,16 @@ static char *report_text(const cJSON *rep)
 		result_from_json(res, &r);
 		bn_result_print(f, &r);
 	}
-	bn_term_printf(f, "%s: %s — %.0f passed, %.0f failed, %.0f inconclusive, %.0f skipped, %.0f errors "
+	bn_term_printf(f, "%s: %s — %d passed, %d failed, %d inconclusive, %d skipped, %d errors "
 		       "(%.1f s in %.3f s)\n",
 		       bn_jstr(bn_jget(rep, "scenario"), "name") ? bn_jstr(bn_jget(rep, "scenario"), "name") : "scenario",
-		       bn_jstr(st, "state") ? bn_jstr(st, "state") : "?", bn_jnum(tot, "pass"),
-		       bn_jnum(tot, "fail"), bn_jnum(tot, "inconclusive"), bn_jnum(tot, "skipped"),
-		       bn_jnum(tot, "error"), bn_jnum(bn_jget(rep, "timing"), "sim_s"),
+		       bn_jstr(st, "state") ? bn_jstr(st, "state") : "?", tot[BN_VERDICT_PASS],
+		       tot[BN_VERDICT_FAIL], tot[BN_VERDICT_INCONCLUSIVE], tot[BN_VERDICT_SKIPPED],
+		       tot[BN_VERDICT_ERROR], bn_jnum(bn_jget(rep, "timing"), "sim_s"),
 		       bn_jnum(bn_jget(rep, "timing"), "wall_s"));
 	if (bn_jstr(st, "reason"))
 		bn_term_printf(f, "  reason: %s\n", bn_jstr(st, "reason"));
-	fprintf(f, "  verdict: %s\n", o < 0 ? "compliance not demonstrated" : bn_overall_name(o));
+	fprintf(f, "  verdict: %s\n", bn_overall_name(o));
 	fclose(f);
 	return buf;
 }
@@ -153,20 +145,18 @@ static void md_cell(GString *s, const char *text)
 	}
 }
 
-static char *report_markdown(const cJSON *rep)
+static char *report_markdown(const cJSON *rep, int o, const int tot[BN_VERDICT_COUNT])
 {
 	GString *s = g_string_new(NULL);
-	const cJSON *res, *tot = bn_jget(rep, "totals"), *rec = bn_jget(rep, "record"), *tool = bn_jget(rep, "tool");
-	int o = overall_of(rep);
+	const cJSON *res, *rec = bn_jget(rep, "record"), *tool = bn_jget(rep, "tool");
 	static const char *const order[] = { "fail", "error", "inconclusive", "pass", "skipped" };
 
 	g_string_append(s, "### BC-1.2 compliance record: ");
 	md_cell(s, bn_jstr(bn_jget(rep, "scenario"), "name"));
-	g_string_append_printf(s, "\n\n**%s** — %.0f passed, %.0f failed, %.0f inconclusive, %.0f errors, "
-			       "%.0f not applicable\n\n",
-			       o < 0 ? "compliance not demonstrated" : bn_overall_name(o), bn_jnum(tot, "pass"),
-			       bn_jnum(tot, "fail"), bn_jnum(tot, "inconclusive"), bn_jnum(tot, "error"),
-			       bn_jnum(tot, "skipped"));
+	g_string_append_printf(s, "\n\n**%s** — %d passed, %d failed, %d inconclusive, %d errors, "
+			       "%d not applicable\n\n",
+			       bn_overall_name(o), tot[BN_VERDICT_PASS], tot[BN_VERDICT_FAIL],
+			       tot[BN_VERDICT_INCONCLUSIVE], tot[BN_VERDICT_ERROR], tot[BN_VERDICT_SKIPPED]);
 	g_string_append(s, "| | |\n|---|---|\n| Firmware | ");
 	md_cell(s, bn_jstr(bn_jget(rep, "dut"), "firmware"));
 	g_string_append(s, " |\n| Port | ");
@@ -337,7 +327,12 @@ static int render_one(enum fmt fmt, const char *path, const char *out, const cha
 		}
 	} else if (bn_report_schema_known(bn_jstr(doc, "schema"))) {
 		struct bn_report_html_opts ho = { .no_plots = no_plots };
+		int totals[BN_VERDICT_COUNT];
+		/* the verdict from the results, a record that contradicts itself refused */
+		int o = bn_report_json_verdict(doc, path, totals, &err);
 
+		if (o < 0)
+			goto bad;
 		if (baseline) {
 			bn_err_set(&err, BN_ERR_ARG, "--baseline is for a suite's html; %s is a report", path);
 			goto bad;
@@ -349,8 +344,8 @@ static int render_one(enum fmt fmt, const char *path, const char *out, const cha
 			snprintf(html_path, sizeof(html_path), "%s/report.html", dirname(dirbuf));
 			break;
 		case FMT_JUNIT: text = report_junit(doc, path, &err); break;
-		case FMT_TEXT: text = report_text(doc); break;
-		case FMT_MARKDOWN: text = report_markdown(doc); break;
+		case FMT_TEXT: text = report_text(doc, o, totals); break;
+		case FMT_MARKDOWN: text = report_markdown(doc, o, totals); break;
 		}
 	} else {
 		bn_err_set(&err, BN_ERR_DATA, "%s: not a bcbench record (schema \"%s\" or \"%s\")", path,

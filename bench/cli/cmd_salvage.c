@@ -287,6 +287,28 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 		if (cJSON_IsObject(timing) && t_end_us > 0)
 			cJSON_ReplaceItemInObjectCaseSensitive(timing, "sim_s",
 						  cJSON_CreateNumber(bn_time_to_s(t_end_us)));
+		/* the files as finished here, so a page drawn from them can tell
+		 * they are these; the verdict of what the record now says */
+		{
+			cJSON *art = cJSON_GetObjectItemCaseSensitive(root, "artifacts"), *a;
+			cJSON *sums = cJSON_CreateObject();
+
+			cJSON_ArrayForEach(a, art) {
+				char file[1500], sha[65];
+				struct bn_err e = { 0 };
+
+				if (!cJSON_IsString(a) || !strcmp(a->string, "report") ||
+				    !strcmp(a->string, "html"))
+					continue;
+				snprintf(file, sizeof(file), "%s/%s", s->dir, a->valuestring);
+				if (bn_file_sha256(file, sha, &e) == 0)
+					cJSON_AddStringToObject(sums, a->string, sha);
+			}
+			bn_json_set(root, "artifacts_sha256", sums);
+			if (bn_report_json_overall(root) >= 0)
+				bn_json_set(root, "verdict",
+					    cJSON_CreateString(bn_overall_id(bn_report_json_overall(root))));
+		}
 		text = bn_json_print(root);
 		cJSON_Delete(root);
 		if (!text)
@@ -312,6 +334,7 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 			bn_report_artifact(&rep, "capture", "capture.sr");
 		if (kept & KEPT_EVENTS)
 			bn_report_artifact(&rep, "events", "events.json");
+		bn_report_hash_artifacts(&rep, s->dir);
 		rc = bn_report_write_json(&rep, path, err);
 		bn_report_free(&rep);
 		return rc;

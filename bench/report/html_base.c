@@ -2,13 +2,29 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/text.h"
 
 void bn_html_esc(GString *s, const char *text)
 {
+	char *fixed = NULL;
+
 	if (!text)
 		return;
+	/* a record's strings come from outside (a device's telemetry, a
+	 * scenario's names): the page stays valid UTF-8, and a control
+	 * character shows as U+FFFD instead of driving anything */
+	if (!bn_utf8_valid(text, strlen(text))) {
+		fixed = bn_utf8_sanitize(text, strlen(text));
+		text = fixed ? fixed : "\xef\xbf\xbd";
+	}
 	for (const char *p = text; *p; p++) {
+		if ((unsigned char)*p < 0x20 && *p != '\t' && *p != '\n') {
+			g_string_append(s, "\xef\xbf\xbd");
+			continue;
+		}
 		switch (*p) {
 		case '&': g_string_append(s, "&amp;"); break;
 		case '<': g_string_append(s, "&lt;"); break;
@@ -18,6 +34,7 @@ void bn_html_esc(GString *s, const char *text)
 		default: g_string_append_c(s, *p); break;
 		}
 	}
+	free(fixed);
 }
 
 void bn_html_escf(GString *s, const char *fmt, ...)

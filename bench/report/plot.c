@@ -524,7 +524,10 @@ static void put_lane(GString *s, const struct bn_plot_reduce *r, const struct wi
 	{
 		GString *grid = g_string_new(NULL), *lab = g_string_new(NULL);
 
-		for (double k = ceil(lo / step); k <= floor(hi / step); k++) {
+		bool countable = step > 0 && isfinite(lo / step) && isfinite(hi / step) &&
+				 floor(hi / step) - ceil(lo / step) <= 1000 && fabs(lo / step) <= 1e12;
+
+		for (double k = ceil(lo / step); countable && k <= floor(hi / step); k++) {
 			double v = k * step, y = y_of(v, lo, hi, top, h);
 
 			if (fabs(v) < step * 1e-9)
@@ -749,6 +752,11 @@ static void put_time_axis(GString *s, const struct geom *g, GString *grid)
 		dec = 0;
 	if (dec > 6)
 		dec = 6;
+	/* a window far from 0 for its span (a hostile record) has ticks that
+	 * doubles cannot count: none then, rather than a loop without end */
+	if (!(step > 0) || !isfinite(g->t0_s / step) || !isfinite(g->t1_s / step) ||
+	    floor(g->t1_s / step) - ceil(g->t0_s / step) > 1000 || fabs(g->t0_s / step) > 1e12)
+		return;
 	for (double k = ceil(g->t0_s / step); k <= floor(g->t1_s / step); k++) {
 		double t = k * step, x = x_of(g, t);
 

@@ -27,6 +27,45 @@ const char *bn_verdict_name(enum bn_verdict v)
 	return (unsigned)v < BN_VERDICT_COUNT ? verdict_names[v] : "?";
 }
 
+static int verdict_parse(const char *name)
+{
+	for (int v = 0; name && v < BN_VERDICT_COUNT; v++)
+		if (!strcmp(name, verdict_names[v]))
+			return v;
+	return -1;
+}
+
+int bn_report_json_verdict(const cJSON *report, const char *path, int totals[BN_VERDICT_COUNT],
+			   struct bn_err *err)
+{
+	const cJSON *results = cJSON_GetObjectItemCaseSensitive(report, "results"), *res;
+	const cJSON *stored = cJSON_GetObjectItemCaseSensitive(report, "verdict");
+	int i = 0, o;
+
+	memset(totals, 0, sizeof(int) * BN_VERDICT_COUNT);
+	cJSON_ArrayForEach(res, results) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
+		int k = cJSON_IsString(v) ? verdict_parse(v->valuestring) : -1;
+
+		if (k < 0)
+			return bn_err_set(err, BN_ERR_DATA, "%s: results[%d]: \"verdict\" is not one of "
+					  "pass, fail, inconclusive, skipped, error", path, i);
+		totals[k]++;
+		i++;
+	}
+	o = bn_report_json_overall(report);
+	if (o < 0)
+		return bn_err_set(err, BN_ERR_DATA, "%s: not a report: no \"results\" array or no "
+				  "\"status\": {\"state\"}", path);
+	if (stored && (!cJSON_IsString(stored) || bn_overall_parse(stored->valuestring) != o))
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: \"verdict\" says %s, its results and status give %s: the record "
+				  "is not consistent", path,
+				  cJSON_IsString(stored) ? stored->valuestring : "something else",
+				  bn_overall_id(o));
+	return o;
+}
+
 void bn_report_init(struct bn_report *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -142,7 +181,8 @@ void bn_report_set_limits(struct bn_report *r, const struct bn_limits *lim)
 		add_num_or_null(o, "min", lim->v[i].min);
 		add_num_or_null(o, "typ", lim->v[i].typ);
 		add_num_or_null(o, "max", lim->v[i].max);
-		cJSON_AddStringToObject(o, "unit", lim->v[i].unit);
+		/* the values are SI (limits.h): the unit with them is too */
+		cJSON_AddStringToObject(o, "unit", bn_dim_unit(lim->v[i].dim));
 	}
 }
 
@@ -225,7 +265,7 @@ int bn_report_json_overall(const cJSON *report)
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
 		const cJSON *sev = cJSON_GetObjectItemCaseSensitive(res, "severity");
 
-		if (!cJSON_IsString(v))
+		if (!cJSON_IsString(v) || verdict_parse(v->valuestring) < 0)
 			return -1;
 		n_pass += !strcmp(v->valuestring, "pass");
 		n_fail += !strcmp(v->valuestring, "fail") &&

@@ -170,6 +170,13 @@ enum bn_overall bn_report_overall(const struct bn_report *r);
 /* The same from a report.json document (its "results" and "status"),
  * for records written before the verdict was: -1 when it is not one. */
 int bn_report_json_overall(const cJSON *report);
+/* The overall verdict of a report.json read to be shown: computed from
+ * its results and status (never taken on trust), with the count of each
+ * verdict into totals. BN_ERR_DATA naming path when a result's verdict is
+ * not a known word, the document is not a report, or a stored "verdict"
+ * contradicts the results. */
+int bn_report_json_verdict(const cJSON *report, const char *path, int totals[BN_VERDICT_COUNT],
+			   struct bn_err *err);
 /* Exit code by the exit-code table of README.md from the results and the status. */
 int bn_report_exit_code(const struct bn_report *r);
 cJSON *bn_report_to_json(const struct bn_report *r);

@@ -80,6 +80,9 @@ struct page {
 	double *win_t0, *win_t1; /* per window */
 	double run_end_s;
 	unsigned chan_present;   /* bits of chan_names in the capture */
+	int overall;             /* computed from the results (bn_report_json_verdict) */
+	int totals[BN_VERDICT_COUNT];
+	const cJSON **res;       /* the results, by index (an array walk is linear) */
 };
 
 static const char *or_dash(const char *s)
@@ -147,7 +150,7 @@ static int *listing_order(const struct page *p)
 		return NULL;
 	}
 	for (int i = 0; i < p->n_results; i++) {
-		const cJSON *r = cJSON_GetArrayItem(p->results, i);
+		const cJSON *r = p->res[i];
 
 		it[i] = (struct order_item){ i, verdict_rank(bn_jstr(r, "verdict")), bn_jstr(r, "task") };
 	}
@@ -237,8 +240,12 @@ static int find_capture(struct page *p, struct bn_err *err)
 				continue;
 			want = bn_jstr(f, "sha256");
 			bn_str_copy(p->capture_name, sizeof(p->capture_name), path);
-			snprintf(p->capture_path, sizeof(p->capture_path), "%s", path);
-			if (path[0] != '/' && access(p->capture_path, R_OK) != 0)
+			/* never against the directory it is rendered from: an
+			 * absolute path as it is, a relative one (a record before
+			 * replays kept absolute paths) beside the record */
+			if (path[0] == '/')
+				snprintf(p->capture_path, sizeof(p->capture_path), "%s", path);
+			else
 				snprintf(p->capture_path, sizeof(p->capture_path), "%s/%s", p->dir, path);
 		}
 	}
@@ -313,7 +320,7 @@ static int reduce(struct page *p, struct bn_err *err)
 	p->win_t1[0] = p->run_end_s;
 	win[0] = (struct bn_plot_window){ 0, p->run_end_s, RUN_WIDTH_PX - PLOT_LEFT_PX };
 	for (int i = 0; i < p->n_results; i++) {
-		const cJSON *r = cJSON_GetArrayItem(p->results, i);
+		const cJSON *r = p->res[i];
 		double t0, t1;
 
 		p->win_of[i] = -1;
@@ -356,6 +363,11 @@ static bool band_value(const struct page *p, const char *name, double *lo, doubl
 	*lo = bn_jnum(l, "min");
 	*hi = bn_jnum(l, "max");
 	return isfinite(*lo) || isfinite(*hi);
+}
+
+static bool same_value(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || (isfinite(a) && isfinite(b) && fabs(a - b) <= 1e-9 + 1e-6 * fabs(b));
 }
 
 /* Events drawn on plots: the run's own, not the device's chatter, on the
@@ -440,20 +452,13 @@ static const cJSON *file_of_role(const cJSON *rep, const char *role)
 	return NULL;
 }
 
-static int overall_of_doc(const cJSON *rep)
-{
-	int o = bn_overall_parse(bn_jstr(rep, "verdict"));
-
-	return o >= 0 ? o : bn_report_json_overall(rep);
-}
-
 static void header(struct page *p)
 {
 	GString *s = p->s;
-	const cJSON *rep = p->rep, *dut = bn_jget(rep, "dut"), *usb = bn_jget(dut, "usb"), *tot = bn_jget(rep, "totals");
+	const cJSON *rep = p->rep, *dut = bn_jget(rep, "dut"), *usb = bn_jget(dut, "usb");
 	const cJSON *rec = bn_jget(rep, "record"), *bench = bn_jget(rep, "bench"), *tool = bn_jget(rep, "tool");
 	const cJSON *f, *ins;
-	int o = overall_of_doc(rep);
+	int o = p->overall;
 	const char *oid = o < 0 ? "not-demonstrated" : bn_overall_id(o);
 	char buf[600];
 
@@ -464,9 +469,10 @@ static void header(struct page *p)
 			       bn_html_verdict_class(oid), oid);
 	bn_html_escf(s, "Overall: %s", o < 0 ? "compliance not demonstrated" : bn_overall_name(o));
 	g_string_append(s, "</div>\n<p id=\"totals\">");
-	bn_html_escf(s, "%.0f passed, %.0f failed, %.0f inconclusive, %.0f errors, %.0f not applicable. ",
-		     bn_jnum(tot, "pass"), bn_jnum(tot, "fail"), bn_jnum(tot, "inconclusive"),
-		     bn_jnum(tot, "error"), bn_jnum(tot, "skipped"));
+	bn_html_escf(s, "%d passed, %d failed, %d inconclusive, %d errors, %d not applicable. ",
+		     p->totals[BN_VERDICT_PASS], p->totals[BN_VERDICT_FAIL],
+		     p->totals[BN_VERDICT_INCONCLUSIVE], p->totals[BN_VERDICT_ERROR],
+		     p->totals[BN_VERDICT_SKIPPED]);
 	bn_html_esc(s, o == BN_OVERALL_COMPLIANT ? "Every applicable rule passed."
 		       : o == BN_OVERALL_NOT_COMPLIANT ? "At least one rule failed: the device does not comply."
 		       : "No rule failed, but not every applicable rule could be judged: this record does "
@@ -543,7 +549,7 @@ static const char *verdict_word(const char *v)
 static void rule_row(struct page *p, int i)
 {
 	GString *s = p->s;
-	const cJSON *r = cJSON_GetArrayItem(p->results, i), *lim = bn_jget(r, "limit"), *m = bn_jget(r, "measured");
+	const cJSON *r = p->res[i], *lim = bn_jget(r, "limit"), *m = bn_jget(r, "measured");
 	const char *v = bn_jstr(r, "verdict"), *unit = bn_jstr(r, "unit"), *id = bn_jstr(r, "id");
 	const char *title = bn_jstr(r, "title"), *text = bn_jstr(r, "text");
 	char q[64], limbuf[200];
@@ -646,20 +652,44 @@ static void run_plot(struct page *p)
 	g_string_append(p->s, "</figure>\n");
 }
 
+/* The channel an expectation measures ("max(dp, 1s) < 0.8V" -> DP): the
+ * first word of its text that names one; -1 for none (telemetry). */
+static int expect_channel(const char *text)
+{
+	static const char *const words[BN_PLOT_MAX_CH] = { "vbus", "ibus", "dp", "dm", "id" };
+	const char *q = text ? text : "";
+
+	while (*q) {
+		size_t n = 0;
+
+		while (q[n] && (g_ascii_isalnum(q[n]) || q[n] == '_'))
+			n++;
+		/* "dut.x": the device's word, not a channel */
+		for (int ch = 0; n && ch < BN_PLOT_MAX_CH && !(q > text && q[-1] == '.'); ch++)
+			if (strlen(words[ch]) == n && !g_ascii_strncasecmp(q, words[ch], n))
+				return ch;
+		q += n ? n : 1;
+	}
+	return -1;
+}
+
 static void zoom_plot(struct page *p, int i)
 {
-	const cJSON *r = cJSON_GetArrayItem(p->results, i), *lim = bn_jget(r, "limit");
+	const cJSON *r = p->res[i], *lim = bn_jget(r, "limit");
 	const struct rule_view *view = view_of(bn_jstr(r, "id"));
 	const char *unit = bn_jstr(r, "unit"), *v = bn_jstr(r, "verdict");
 	struct bn_plot_band bands[8];
 	char lanes[64], buf[128], *save = NULL, *tok, fig[32], svg[32];
-	int n_bands = 0, n_lanes = 0;
+	int n_bands = 0, n_lanes = 0, own_ch = -1;
 	const char *lane_names[BN_PLOT_MAX_LANES];
 
 	bn_str_copy(lanes, sizeof(lanes), view->lanes);
-	/* an expectation's lanes follow its unit */
-	if (!strcmp(bn_jstr(r, "kind") ? bn_jstr(r, "kind") : "", "expect"))
-		bn_str_copy(lanes, sizeof(lanes), "VBUS,IBUS");
+	/* an expectation's lanes: VBUS and the channel it measures */
+	if (!strcmp(bn_jstr(r, "kind") ? bn_jstr(r, "kind") : "", "expect")) {
+		own_ch = expect_channel(bn_jstr(r, "text"));
+		snprintf(lanes, sizeof(lanes), "VBUS,%s",
+			 own_ch > BN_CH_VBUS ? chan_names[own_ch] : chan_names[BN_CH_IBUS]);
+	}
 	bn_str_copy(buf, sizeof(buf), lanes);
 	for (tok = strtok_r(buf, ",", &save); tok && n_lanes < BN_PLOT_MAX_LANES; tok = strtok_r(NULL, ",", &save))
 		lane_names[n_lanes++] = chan_names[chan_index(tok) < 0 ? 0 : chan_index(tok)];
@@ -679,18 +709,29 @@ static void zoom_plot(struct page *p, int i)
 				n_bands++;
 			}
 	}
-	/* the rule's own limit, on the lane of its unit */
+	/* the rule's own limit, on the lane of what it measures (of its unit
+	 * for a rule), unless that band is there already */
 	if (unit && (!strcmp(unit, "A") || !strcmp(unit, "V")) &&
 	    (isfinite(bn_jnum(lim, "min")) || isfinite(bn_jnum(lim, "max")))) {
-		const char *want = !strcmp(unit, "A") ? "IBUS" : "VBUS";
+		const char *want = own_ch >= 0 ? chan_names[own_ch] : !strcmp(unit, "A") ? "IBUS" : "VBUS";
 		const char *lname = bn_jstr(lim, "name");
+		bool named = lname && lname[0] && !strchr(lname, ' ');
+		double llo, lhi;
 
+		/* named after a limit only when it is that limit's band (the
+		 * no-backfeed rule's ">= -ISUSP" is not ISUSP's) */
+		if (named && band_value(p, lname, &llo, &lhi) &&
+		    !(same_value(llo, bn_jnum(lim, "min")) && same_value(lhi, bn_jnum(lim, "max"))))
+			named = false;
+
+		for (int k = 0; named && k < n_bands; k++)
+			if (!strcmp(bands[k].name, lname) && !strcmp(lane_names[bands[k].lane], want))
+				want = "";
 		for (int l = 0; l < n_lanes && n_bands < 8; l++)
 			if (!strcmp(lane_names[l], want)) {
 				bands[n_bands] = (struct bn_plot_band){ .lane = l, .lo = bn_jnum(lim, "min"),
 									.hi = bn_jnum(lim, "max") };
-				bn_str_copy(bands[n_bands].name, sizeof(bands[0].name),
-					    lname && lname[0] && !strchr(lname, ' ') ? lname : "limit");
+				bn_str_copy(bands[n_bands].name, sizeof(bands[0].name), named ? lname : "limit");
 				n_bands++;
 				break;
 			}
@@ -740,8 +781,7 @@ static void plots(struct page *p, const int *order)
 	if (p->capture_unchecked) {
 		g_string_append(p->s, "<p class=\"note\">The record keeps no SHA-256 of ");
 		bn_html_esc(p->s, p->capture_name);
-		g_string_append(p->s, " (a format before bcbench-report/2): the capture could not be checked "
-				      "against it.</p>\n");
+		g_string_append(p->s, ": the capture could not be checked against it.</p>\n");
 	}
 	run_plot(p);
 	for (int k = 0; k < p->n_results; k++)
@@ -835,6 +875,7 @@ static void page_free(struct page *p)
 	free(p->win_of);
 	free(p->win_t0);
 	free(p->win_t1);
+	free(p->res);
 }
 
 char *bn_report_html_render(const char *report_path, const struct bn_report_html_opts *o,
@@ -860,6 +901,24 @@ char *bn_report_html_render(const char *report_path, const struct bn_report_html
 	p.rep = rep;
 	p.results = bn_jget(rep, "results");
 	p.n_results = cJSON_GetArraySize(p.results);
+	p.overall = bn_report_json_verdict(rep, report_path, p.totals, err);
+	if (p.overall < 0) {
+		cJSON_Delete(rep);
+		return NULL;
+	}
+	p.res = malloc(sizeof(*p.res) * ((size_t)p.n_results + 1));
+	if (!p.res) {
+		bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+		cJSON_Delete(rep);
+		return NULL;
+	}
+	{
+		const cJSON *r;
+		int k = 0;
+
+		cJSON_ArrayForEach(r, p.results)
+			p.res[k++] = r;
+	}
 	p.s = g_string_sized_new(1 << 16);
 	if (!(o && o->no_plots)) {
 		rc = find_capture(&p, err);

@@ -387,7 +387,12 @@ static void header(GString *s, const struct page *p, const char *baseline_path)
 	g_string_append(s, "</p>\n<dl class=\"meta\">\n");
 	meta_row(s, "Suite", name, NULL);
 	meta_row(s, "Suite file", get_str(suite, "path"), get_str(suite, "sha256"));
-	meta_row(s, "Record", p->suite_path, NULL);
+	/* its name, not the path it was rendered from: the same bytes anywhere */
+	{
+		const char *base = strrchr(p->suite_path, '/');
+
+		meta_row(s, "Record", base ? base + 1 : p->suite_path, NULL);
+	}
 	if (get_str(tool, "name")) {
 		snprintf(buf, sizeof(buf), "%s %s", get_str(tool, "name"),
 			 get_str(tool, "version") ? get_str(tool, "version") : "");

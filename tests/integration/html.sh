@@ -68,7 +68,7 @@ sed -e 's/data-lo="0.25"/data-lo="abc"/' \
 	$D/report.json "$TMP/verdict.json"
 expect_exit "mangled page fails" 1 dom --report "$TMP/verdict.json" --bands VDAT_REF,NOPE --max-bytes 1000 "$TMP/mangled.html"
 show
-for m in "#verdict says 'not-compliant', the record 'compliant'" \
+for m in "the record's \"verdict\" 'compliant' contradicts its results and status ('not-compliant')" \
 	"band VDAT_REF: data-lo 'abc' is neither a number nor \"\"" \
 	"band NOPE is in no plot" \
 	"failed rule bc12.det.tvdpsrc_on (results[2]) has no <a class=\"plot-link\" href=\"#plot-2\">" \
@@ -276,6 +276,61 @@ ibus_ticks "$R/lab/report.html" >"$TMP/t.lab"
 [ -s "$TMP/t.live" ] && cmp -s "$TMP/t.live" "$TMP/t.lab" && ok "the lab page's IBUS axis reads amperes, as the live run's ($(tr '\n' ' ' <"$TMP/t.lab"| sed 's/text-anchor="end">//g'))" ||
 	bad "the lab page's IBUS axis: $(tr '\n' ' ' <"$TMP/t.lab") vs live $(tr '\n' ' ' <"$TMP/t.live")"
 
+# Records that lie or are hostile. A "verdict" its results contradict is
+# refused, not shown; a result with an unknown verdict too (text would
+# have printed it as a pass).
+/usr/bin/python3 - "$R/pass/report.json" "$TMP" <<'PY'
+import json, os, sys
+src, tmp = sys.argv[1], sys.argv[2]
+def variant(name, change):
+    d = json.load(open(src))
+    change(d)
+    os.makedirs(os.path.join(tmp, name), exist_ok=True)
+    with open(os.path.join(tmp, name, "report.json"), "wb") as fp:
+        fp.write(json.dumps(d, ensure_ascii=False).encode("utf-8", "surrogateescape"))
+def lie(d):
+    d["results"][0]["verdict"] = "fail"          # the stored verdict still says compliant
+variant("lie", lie)
+variant("unknown", lambda d: d["results"][0].__setitem__("verdict", "FAIL"))
+def far(d):
+    d["verdict"] = "not-compliant"
+    d["results"][0]["verdict"] = "fail"
+    d["results"][0]["window"] = {"t0_s": 1e15, "t1_s": 1e15}
+variant("far", far)
+def hostile(d):
+    d["dut"]["firmware"] = "fw\x1b[31m<script>alert(1)</script>\udcff\udcfe&'\""
+    d["results"][0]["reason"] = "\x01\x02 bell\x07"
+variant("hostile", hostile)
+PY
+expect_exit "a record whose verdict its results contradict" 2 "$BCBENCH" report html "$TMP/lie/report.json"
+expect_err "is refused as not consistent" "the record is not consistent"
+expect_exit "a result with an unknown verdict" 2 "$BCBENCH" report text "$TMP/unknown/report.json"
+expect_err "is refused, naming it" 'results[0]: "verdict" is not one of'
+cp "$R/pass/capture.sr" "$R/pass/events.json" "$TMP/far/"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["artifacts_sha256"]={}; json.dump(d,open(sys.argv[1],"w"))' "$TMP/far/report.json"
+expect_exit "a window 1e15 s out: drawn, no endless axis" 0 timeout 60 "$BCBENCH" report html "$TMP/far/report.json"
+cp "$R/pass/capture.sr" "$R/pass/events.json" "$TMP/hostile/"
+/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["artifacts_sha256"]={}; json.dump(d,open(sys.argv[1],"w"))' "$TMP/hostile/report.json" 2>/dev/null ||
+	true
+expect_exit "strings with controls, markup and bytes that are not UTF-8" 0 "$BCBENCH" report html --no-plots "$TMP/hostile/report.json"
+if /usr/bin/python3 -c 'import sys; t = open(sys.argv[1], "rb").read().decode("utf-8"); assert "<script>alert" not in t and "\x1b" not in t and "\x07" not in t and "\ufffd" in t' "$TMP/hostile/report.html"; then
+	ok "the page is valid UTF-8, the markup escaped, the controls shown as U+FFFD"
+else bad "the hostile record's page: markup, controls or invalid UTF-8 got through"; fi
+# From another directory, by another path: the same bytes (a suite's and a
+# replay's page too: neither shows the path it was rendered from, and a
+# replay's capture is found by its absolute path, never by the cwd).
+BCB=$(cd "$(dirname "$BCBENCH")" && pwd)/$(basename "$BCBENCH")
+TOP=$(pwd)
+expect_exit "a replay of a capture named relative to where it runs" 1 sh -c \
+	'cd "$1" && "$2" replay -q --datadir "$3" --out rp fail/capture.sr' sh "$R" "$BCB" "$TOP"
+(cd "$TMP" && "$BCB" report html --out "$TMP/rp-elsewhere.html" "$R/rp/report.json") 2>/dev/null
+cmp -s "$TMP/rp-elsewhere.html" "$R/rp/report.html" && ok "a replay's page rendered from elsewhere: the same bytes" ||
+	bad "a replay's page depends on where it is rendered from"
+grep -q 'id="plot-run"' "$R/rp/report.html" && ok "and it has its plots" || bad "the replay's page has no plots"
+(cd "$R" && "$BCB" report html --out "$TMP/suite-elsewhere.html" suite/suite.json) 2>/dev/null
+cmp -s "$TMP/suite-elsewhere.html" "$R/suite/report.html" && ok "a suite's page by another path: the same bytes" ||
+	bad "a suite's page depends on the path it was rendered by"
+
 # The other formats, from the same record.
 expect_exit "report text" 0 "$BCBENCH" report text "$R/fail/report.json"
 expect_out "text: the failing rule's line" "FAIL   bc12.det.port_type"
@@ -296,7 +351,8 @@ expect_exit "not a record" 2 "$BCBENCH" report html tests/data/html/suite-broken
 expect_exit "--out with two files" 2 "$BCBENCH" report html --out x.html "$R/pass/report.json" "$R/fail/report.json"
 
 for s in $SHOTS; do echo "     screenshot: $s"; done
-validate_records "$TMP"
+# (the records made hostile on purpose above are not records to validate)
+validate_records "$TMP" hostile/report.json unknown/report.json
 
 echo "html: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

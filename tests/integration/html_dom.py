@@ -245,7 +245,7 @@ EXTRACT_JS = r"""
     rules: rules,
     plots: plots,
     figures: q('figure.plot').length,
-    bands: q('svg.plot-svg g.band').map(g => ({name: attr(g, 'data-band'), lo: attr(g, 'data-lo'), hi: attr(g, 'data-hi')})),
+    bands: q('svg.plot-svg g.band').map(g => ({name: attr(g, 'data-band'), channel: attr(g, 'data-channel'), lo: attr(g, 'data-lo'), hi: attr(g, 'data-hi')})),
     strayBands: q('g.band').filter(g => !g.closest('svg.plot-svg')).length,
     evs: q('svg.plot-svg g.ev').map(g => {
       const s = g.closest('svg.plot-svg');
@@ -276,11 +276,8 @@ def num(s):
 
 
 def expected_overall(report):
-    """report.json's "verdict", or for a record written before it had one
-    the same rule as bn_report_json_overall."""
-    v = report.get("verdict")
-    if v is not None:
-        return v
+    """The verdict the results and status give, by the rule of
+    bn_report_json_overall: never the record's own "verdict" on trust."""
     results = report.get("results", [])
     n_pass = sum(r.get("verdict") == "pass" for r in results)
     n_fail = sum(r.get("verdict") == "fail" and r.get("severity") != "warning" for r in results)
@@ -306,6 +303,40 @@ def check_verdict(f, fails, want, allowed):
         fails.append("#verdict data-verdict %r is not one of %s" % (got["verdict"], ", ".join(allowed)))
     elif want is not None and got["verdict"] != want:
         fails.append("#verdict says %r, the record %r" % (got["verdict"], want))
+
+
+# Which channel a BC-1.2 band belongs on: the data-line levels on D+ or
+# D-, the currents on IBUS, the VBUS levels on VBUS.
+BAND_CHANNELS = {
+    "VDAT_REF": ("DP", "DM"), "VLGC": ("DP", "DM"), "VDP_SRC": ("DP",), "VDM_SRC": ("DM",),
+    "IUNIT": ("IBUS",), "ISUSP": ("IBUS",), "IDEV_CHG": ("IBUS",), "ICFG_MAX": ("IBUS",),
+    "VDCP_SHTDWN": ("VBUS",), "VOTG_SESS_VLD": ("VBUS",), "DROOP_THRESHOLD": ("VBUS",),
+}
+
+
+def close(a, b):
+    return a is None and b is None or (a is not None and b is not None and abs(a - b) <= 1e-9 + 1e-6 * abs(b))
+
+
+def check_band_values(f, fails, report):
+    """A band named as a limit has that limit's value in the record (its
+    "limits", or the device's declared droop threshold), on its channel."""
+    lims = report.get("limits") or {}
+    droop = (report.get("dut") or {}).get("droop_threshold_v")
+    for b in f["bands"]:
+        name = b["name"]
+        want = None
+        if name == "DROOP_THRESHOLD":
+            want = (droop, None)
+        elif name in lims:
+            want = (lims[name].get("min"), lims[name].get("max"))
+        if want is not None:
+            got = (num(b["lo"]), num(b["hi"]))
+            if not (close(got[0], want[0]) and close(got[1], want[1])):
+                fails.append("band %s on %s is [%s, %s], the record's limit [%s, %s]" %
+                             (name, b["channel"], b["lo"], b["hi"], want[0], want[1]))
+        if name in BAND_CHANNELS and b["channel"] not in BAND_CHANNELS[name]:
+            fails.append("band %s is drawn on %s, not on %s" % (name, b["channel"], "/".join(BAND_CHANNELS[name])))
 
 
 def check_bands(f, fails, required):
@@ -386,7 +417,11 @@ def check_report_page(f, fails, report, args):
     results = report.get("results")
     if not isinstance(results, list):
         raise Fatal("%s: no \"results\" array" % args.report)
-    want = args.verdict or expected_overall(report)
+    computed = expected_overall(report)
+    if report.get("verdict") is not None and report["verdict"] != computed:
+        fails.append("the record's \"verdict\" %r contradicts its results and status (%r)" %
+                     (report["verdict"], computed))
+    want = args.verdict or computed
     check_verdict(f, fails, want, OVERALL)
     if not f["rulesTable"]:
         fails.append('no <table id="rules">')
@@ -428,6 +463,7 @@ def check_report_page(f, fails, report, args):
             if c not in lanes:
                 fails.append("#plot-run has no lane %s (lanes: %s)" % (c, ", ".join(map(str, lanes)) or "none"))
     check_bands(f, fails, args.bands)
+    check_band_values(f, fails, report)
     check_events(f, fails, report)
     check_files(f, fails, report)
     return "%d rules, %d plots, %d bands, %d event marks" % (len(results), f["figures"], len(f["bands"]), len(f["evs"]))
