@@ -18,21 +18,12 @@ TMP=$(mktemp -d /tmp/bcbench-bcap.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
 . scripts/bench-lib.sh
-# field NAME: the number after NAME in the line on stdin
-field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 # rate_of CMD...: median samples/s over RUNS runs of a command that prints "samples N seconds S rate R"
 rate_of() {
 	: >"$TMP/r"
 	for i in $(seq "$RUNS"); do "$@" 2>/dev/null | field rate >>"$TMP/r"; done
 	median <"$TMP/r"
 }
-# secs_of CMD...: median wall seconds (from sr_peer rss) over RUNS runs
-secs_of() {
-	: >"$TMP/s"
-	for i in $(seq "$RUNS"); do "$PEER" rss -- "$@" 2>/dev/null | grep maxrss_kb | field seconds >>"$TMP/s"; done
-	median <"$TMP/s"
-}
-rss_of() { "$PEER" rss -- "$@" 2>/dev/null | grep maxrss_kb | field maxrss_kb; }
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
 msps() { echo "$1" | awk '{ printf "%.1f", $1 / 1e6 }'; }
 
@@ -48,18 +39,18 @@ echo
 echo "== replay vs libsigrok's raw read of the same file, median of $RUNS"
 sed 's/at 1kHz/at 5kHz/' scripts/scenarios/dbp.scn >"$TMP/dbp5k.scn"
 cp scripts/scenarios/dbp.scn "$TMP/dbp1k.scn"
-"$BCBENCH" run -q --out "$TMP/dbp5k" "$TMP/dbp5k.scn" >/dev/null 2>&1
-"$BCBENCH" run -q --out "$TMP/dbp1k" "$TMP/dbp1k.scn" >/dev/null 2>&1
+"$BCBENCH" run -q --no-html --out "$TMP/dbp5k" "$TMP/dbp5k.scn" >/dev/null 2>&1
+"$BCBENCH" run -q --no-html --out "$TMP/dbp1k" "$TMP/dbp1k.scn" >/dev/null 2>&1
 "$PEER" write-ours "$TMP/noisy.sr" 10400000 100000 >/dev/null 2>&1
 "$PEER" write-ours "$TMP/noisy-small.sr" 2080000 100000 >/dev/null 2>&1
 printf '%-30s %12s %12s %12s %8s\n' capture samples "replay M/s" "libsigrok M/s" ratio
 for c in dbp5k noisy; do
 	if [ "$c" = noisy ]; then
 		file=$TMP/noisy.sr
-		set -- "$BCBENCH" replay -q --port dcp --dut phone --out "$TMP/r-$c" "$file"
+		set -- "$BCBENCH" replay -q --no-html --port dcp --dut phone --out "$TMP/r-$c" "$file"
 	else
 		file=$TMP/$c/capture.sr
-		set -- "$BCBENCH" replay -q --events "$TMP/$c/events.json" --out "$TMP/r-$c" "$file"
+		set -- "$BCBENCH" replay -q --no-html --events "$TMP/$c/events.json" --out "$TMP/r-$c" "$file"
 	fi
 	n=$("$PEER" read-sigrok "$file" 2>/dev/null | field samples)
 	secs=$(secs_of "$@")
@@ -75,12 +66,12 @@ printf '%-40s %12s %12s\n' what small large
 printf '%-40s %12s %12s\n' "write 2.08 M vs 10.4 M frames (5 ch)" \
 	"$(rss_of "$PEER" write-ours "$TMP/x.sr" 2080000 100000)" "$(rss_of "$PEER" write-ours "$TMP/x.sr" 10400000 100000)"
 printf '%-40s %12s %12s\n' "bcbench run dbp, 1 kHz vs 5 kHz" \
-	"$(rss_of "$BCBENCH" run -q --out "$TMP/x1" "$TMP/dbp1k.scn")" "$(rss_of "$BCBENCH" run -q --out "$TMP/x5" "$TMP/dbp5k.scn")"
+	"$(rss_of "$BCBENCH" run -q --no-html --out "$TMP/x1" "$TMP/dbp1k.scn")" "$(rss_of "$BCBENCH" run -q --out "$TMP/x5" "$TMP/dbp5k.scn")"
 printf '%-40s %12s %12s\n' "bcbench replay dbp, 1 kHz vs 5 kHz" \
-	"$(rss_of "$BCBENCH" replay -q --events "$TMP/dbp1k/events.json" --out "$TMP/y1" "$TMP/dbp1k/capture.sr")" \
-	"$(rss_of "$BCBENCH" replay -q --events "$TMP/dbp5k/events.json" --out "$TMP/y5" "$TMP/dbp5k/capture.sr")"
+	"$(rss_of "$BCBENCH" replay -q --no-html --events "$TMP/dbp1k/events.json" --out "$TMP/y1" "$TMP/dbp1k/capture.sr")" \
+	"$(rss_of "$BCBENCH" replay -q --no-html --events "$TMP/dbp5k/events.json" --out "$TMP/y5" "$TMP/dbp5k/capture.sr")"
 printf '%-40s %12s %12s\n' "bcbench replay noisy, 10 M vs 52 M samples" \
-	"$(rss_of "$BCBENCH" replay -q --port dcp --dut phone --out "$TMP/z1" "$TMP/noisy-small.sr")" \
-	"$(rss_of "$BCBENCH" replay -q --port dcp --dut phone --out "$TMP/z5" "$TMP/noisy.sr")"
+	"$(rss_of "$BCBENCH" replay -q --no-html --port dcp --dut phone --out "$TMP/z1" "$TMP/noisy-small.sr")" \
+	"$(rss_of "$BCBENCH" replay -q --no-html --port dcp --dut phone --out "$TMP/z5" "$TMP/noisy.sr")"
 printf '%-40s %12s %12s\n' "libsigrok read dbp (peer), 1 vs 5 kHz" \
 	"$(rss_of "$PEER" read-sigrok "$TMP/dbp1k/capture.sr")" "$(rss_of "$PEER" read-sigrok "$TMP/dbp5k/capture.sr")"

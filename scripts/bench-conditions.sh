@@ -34,10 +34,10 @@ echo "conditions: each scenario under ideal and realistic measurement, median of
 printf '%-22s %10s %12s %10s\n' scenario ideal_s realistic_s ratio
 for scn in scripts/scenarios/*.scn; do
 	n=$(basename "$scn" .scn)
-	wi=$(timed "$n-i" "$BCBENCH" run -q --out "$TMP/i" "$scn")
-	wr=$(timed "$n-r" "$BCBENCH" run -q --conditions realistic --out "$TMP/r" "$scn")
+	wi=$(timed "$n-i" "$BCBENCH" run -q --no-html --out "$TMP/i" "$scn")
+	wr=$(timed "$n-r" "$BCBENCH" run -q --no-html --conditions realistic --out "$TMP/r" "$scn")
 	echo "$n $wi $wr" | awk '{ printf "%-22s %10.4f %12.4f %9.2fx\n", $1, $2, $3, $3 / $2 }'
 done
-ws=$(timed suite "$BCBENCH" suite -q -j 2 --fwdir "$FWDIR" --out "$TMP/s" scripts/suites/conditions.suite)
+ws=$(timed suite "$BCBENCH" suite -q --no-html -j 2 --fwdir "$FWDIR" --out "$TMP/s" scripts/suites/conditions.suite)
 n=$(grep -m1 '^		"entries":' "$TMP/s/suite.json" | sed 's/.*:[[:space:]]*\([0-9]*\).*/\1/')
 echo "$ws $n" | awk '{ printf "conditions.suite -j 2: %.3f s for %d entries (%.1f entries/s)\n", $1, $2, $2 / $1 }'

@@ -18,13 +18,6 @@ TMP=$(mktemp -d /tmp/bcbench-bhtml.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
 . scripts/bench-lib.sh
-field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
-secs_of() {
-	: >"$TMP/s"
-	for i in $(seq "$RUNS"); do "$PEER" rss -- "$@" 2>/dev/null | grep maxrss_kb | field seconds >>"$TMP/s"; done
-	median <"$TMP/s"
-}
-rss_of() { "$PEER" rss -- "$@" 2>/dev/null | grep maxrss_kb | field maxrss_kb; }
 
 for k in 1 5 10; do
 	sed "s/at 1kHz/at ${k}kHz/" scripts/scenarios/dbp.scn >"$TMP/dbp$k.scn"

@@ -108,7 +108,7 @@ fail=0
 for n in $SIZES; do
 	gen "$n"
 	t0=$(date +%s.%N)
-	vmhwm "$BCBENCH" suite -q -j 2 --fwdir "$FWDIR" --out "$TMP/out$n" \
+	vmhwm "$BCBENCH" suite -q --no-html -j 2 --fwdir "$FWDIR" --out "$TMP/out$n" \
 		--junit "$TMP/out$n/junit.xml" "$TMP/$n.suite" >"$TMP/suite$n.log" 2>&1 \
 		3>"$TMP/rss$n"
 	rc=$?

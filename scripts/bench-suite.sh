@@ -18,12 +18,12 @@ echo
 echo "suite: $SUITE on $(nproc) CPUs, median of $RUNS (after one warm-up run each)"
 # Interleaved, -j 1 then -j 2, so a slow spell of the machine hits both.
 for j in 1 2; do
-	"$BCBENCH" suite -q -j "$j" --fwdir "$FWDIR" --out "$TMP/j$j" "$SUITE" >/dev/null 2>&1
+	"$BCBENCH" suite -q --no-html -j "$j" --fwdir "$FWDIR" --out "$TMP/j$j" "$SUITE" >/dev/null 2>&1
 done
 for i in $(seq "$RUNS"); do
 for j in 1 2; do
 	t0=$(now)
-	"$BCBENCH" suite -q -j "$j" --fwdir "$FWDIR" --out "$TMP/j$j" "$SUITE" >/dev/null 2>&1
+	"$BCBENCH" suite -q --no-html -j "$j" --fwdir "$FWDIR" --out "$TMP/j$j" "$SUITE" >/dev/null 2>&1
 	rc=$?
 	t1=$(now)
 	[ $rc -eq 0 ] || echo "bench-suite: -j $j exited $rc" >&2

@@ -17,7 +17,7 @@ for scn in scripts/scenarios/*.scn; do
 	: >"$TMP/walls"
 	for i in $(seq "$RUNS"); do
 		t0=$(now)
-		"$BCBENCH" run -q --out "$TMP/$name" "$scn" >/dev/null 2>&1
+		"$BCBENCH" run -q --no-html --out "$TMP/$name" "$scn" >/dev/null 2>&1
 		t1=$(now)
 		echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }' >>"$TMP/walls"
 	done

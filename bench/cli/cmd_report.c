@@ -76,9 +76,9 @@ static void result_from_json(const cJSON *o, struct bn_result *r)
 	r->t0_us = r->t1_us = -1;
 	bn_str_copy(r->id, sizeof(r->id), bn_jstr(o, "id") ? bn_jstr(o, "id") : "");
 	bn_str_copy(r->kind, sizeof(r->kind), bn_jstr(o, "kind") ? bn_jstr(o, "kind") : "");
-	for (int i = 0; i < BN_VERDICT_COUNT; i++)
-		if (v && !strcmp(v, bn_verdict_name(i)))
-			r->verdict = i;
+	/* (the record's verdicts are checked before: bn_report_json_verdict) */
+	if (bn_verdict_parse(v) >= 0)
+		r->verdict = bn_verdict_parse(v);
 	bn_str_copy(r->text, sizeof(r->text), bn_jstr(o, "text") ? bn_jstr(o, "text") : "");
 	if (cJSON_IsNumber(m)) {
 		r->has_measured = true;

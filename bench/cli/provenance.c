@@ -29,6 +29,17 @@ const char *bn_cli_operator(const char *opt, char *buf, size_t len)
 	return "unknown";
 }
 
+/* What an instrument says it is, else its backend's name. */
+static const char *identity_of(void (*identity)(void *, char *, size_t), void *priv,
+			       const char *name, char *buf, size_t len)
+{
+	if (identity)
+		identity(priv, buf, len);
+	else
+		bn_str_copy(buf, len, name);
+	return buf;
+}
+
 static void add_instrument(cJSON *list, const char *role, const char *spec, const char *identity)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -62,11 +73,9 @@ void bn_cli_provenance_begin(struct bn_report *rep, const char *operator_name,
 		char sha[65] = "";
 		struct bn_err e = { 0 };
 
-		if (hw->fixture.ops->identity)
-			hw->fixture.ops->identity(hw->fixture.priv, id, sizeof(id));
-		else
-			bn_str_copy(id, sizeof(id), hw->fixture.ops->name);
-		add_instrument(rep->instruments, "fixture", conf->fixture, id);
+		add_instrument(rep->instruments, "fixture", conf->fixture,
+			       identity_of(hw->fixture.ops->identity, hw->fixture.priv,
+					   hw->fixture.ops->name, id, sizeof(id)));
 		o = cJSON_GetArrayItem(rep->instruments, cJSON_GetArraySize(rep->instruments) - 1);
 		if (hw->fixture_file[0]) {
 			cJSON_AddStringToObject(o, "file", hw->fixture_file);
@@ -77,20 +86,14 @@ void bn_cli_provenance_begin(struct bn_report *rep, const char *operator_name,
 		add_instrument(rep->instruments, "fixture", "sim",
 			       real ? "simulated (nothing it does reaches a verdict)" : "simulated");
 	}
-	if (hw && hw->load.ops) {
-		if (hw->load.ops->identity)
-			hw->load.ops->identity(hw->load.priv, id, sizeof(id));
-		else
-			bn_str_copy(id, sizeof(id), hw->load.ops->name);
-		add_instrument(rep->instruments, "load", conf->load, id);
-	}
-	if (hw && hw->supply.ops) {
-		if (hw->supply.ops->identity)
-			hw->supply.ops->identity(hw->supply.priv, id, sizeof(id));
-		else
-			bn_str_copy(id, sizeof(id), hw->supply.ops->name);
-		add_instrument(rep->instruments, "supply", conf->supply, id);
-	}
+	if (hw && hw->load.ops)
+		add_instrument(rep->instruments, "load", conf->load,
+			       identity_of(hw->load.ops->identity, hw->load.priv, hw->load.ops->name, id,
+					   sizeof(id)));
+	if (hw && hw->supply.ops)
+		add_instrument(rep->instruments, "supply", conf->supply,
+			       identity_of(hw->supply.ops->identity, hw->supply.priv, hw->supply.ops->name,
+					   id, sizeof(id)));
 	if (conf->capture_driver[0]) {
 		snprintf(id, sizeof(id), "sigrok:%s%s%.300s", conf->capture_driver,
 			 conf->capture_conn[0] ? " conn=" : "", conf->capture_conn);

@@ -417,7 +417,7 @@ char *bn_json_print_line(cJSON *root)
 
 const cJSON *bn_jget(const cJSON *o, const char *key)
 {
-	return o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 }
 
 const char *bn_jstr(const cJSON *o, const char *key)

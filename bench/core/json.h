@@ -52,8 +52,8 @@ void bn_json_set(cJSON *obj, const char *key, cJSON *item);
 
 /* Lenient reading of a record for display (a renderer shows what is
  * there): the member of exactly that key, its string (NULL when it is
- * not one), its number (NAN when it is not one). A NULL object gives
- * NULL and NAN. */
+ * not one), its number (NAN when it is not one). What is not an object
+ * (NULL too) gives NULL and NAN. */
 const cJSON *bn_jget(const cJSON *o, const char *key);
 const char *bn_jstr(const cJSON *o, const char *key);
 double bn_jnum(const cJSON *o, const char *key);

@@ -85,14 +85,6 @@ static const char *get_str(const cJSON *o, const char *key)
 	return cJSON_IsString(it) ? it->valuestring : NULL;
 }
 
-static int verdict_parse(const char *name)
-{
-	for (int v = 0; name && v < BN_VERDICT_COUNT; v++)
-		if (!strcmp(name, bn_verdict_name(v)))
-			return v;
-	return -1;
-}
-
 static bool is_warning(const cJSON *res)
 {
 	const char *sev = get_str(res, "severity");
@@ -120,7 +112,7 @@ static int check_report(const cJSON *doc, const char *what, struct bn_err *err)
 
 		if (!id || !id[0])
 			return bn_err_set(err, BN_ERR_DATA, "%s: results[%d]: no \"id\"", what, i);
-		if (verdict_parse(get_str(res, "verdict")) < 0)
+		if (bn_verdict_parse(get_str(res, "verdict")) < 0)
 			return bn_err_set(err, BN_ERR_DATA, "%s: results[%d] \"%s\": no known "
 					  "\"verdict\"", what, i, id);
 		i++;
@@ -220,7 +212,7 @@ static int add_rows(struct side *s, struct entry *en, struct bn_err *err)
 		else
 			snprintf(r->rule, sizeof(r->rule), "%s", id);
 		r->res = res;
-		r->verdict = verdict_parse(get_str(res, "verdict"));
+		r->verdict = bn_verdict_parse(get_str(res, "verdict"));
 		r->warning = is_warning(res);
 		s->n_rows++;
 		en->n++;

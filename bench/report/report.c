@@ -27,7 +27,7 @@ const char *bn_verdict_name(enum bn_verdict v)
 	return (unsigned)v < BN_VERDICT_COUNT ? verdict_names[v] : "?";
 }
 
-static int verdict_parse(const char *name)
+int bn_verdict_parse(const char *name)
 {
 	for (int v = 0; name && v < BN_VERDICT_COUNT; v++)
 		if (!strcmp(name, verdict_names[v]))
@@ -45,7 +45,7 @@ int bn_report_json_verdict(const cJSON *report, const char *path, int totals[BN_
 	memset(totals, 0, sizeof(int) * BN_VERDICT_COUNT);
 	cJSON_ArrayForEach(res, results) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
-		int k = cJSON_IsString(v) ? verdict_parse(v->valuestring) : -1;
+		int k = cJSON_IsString(v) ? bn_verdict_parse(v->valuestring) : -1;
 
 		if (k < 0)
 			return bn_err_set(err, BN_ERR_DATA, "%s: results[%d]: \"verdict\" is not one of "
@@ -265,7 +265,7 @@ int bn_report_json_overall(const cJSON *report)
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
 		const cJSON *sev = cJSON_GetObjectItemCaseSensitive(res, "severity");
 
-		if (!cJSON_IsString(v) || verdict_parse(v->valuestring) < 0)
+		if (!cJSON_IsString(v) || bn_verdict_parse(v->valuestring) < 0)
 			return -1;
 		n_pass += !strcmp(v->valuestring, "pass");
 		n_fail += !strcmp(v->valuestring, "fail") &&

@@ -31,6 +31,8 @@ enum bn_verdict {
 };
 
 const char *bn_verdict_name(enum bn_verdict v);
+/* "fail" -> BN_VERDICT_FAIL; -1 for anything else (NULL too). */
+int bn_verdict_parse(const char *name);
 
 struct bn_result {
 	char id[64];

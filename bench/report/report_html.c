@@ -398,7 +398,7 @@ static int collect_events(const struct page *p, bool with_telemetry, struct bn_p
 	return n;
 }
 
-static void plot_figure(struct page *p, const char *fig_id, const char *svg_id, int win,
+static void plot_figure(struct page *p, const char *svg_id, int win,
 			const char *lanes, const struct bn_plot_band *bands, int n_bands,
 			bool with_telemetry, const cJSON *hl_result, int width_px)
 {
@@ -425,7 +425,6 @@ static void plot_figure(struct page *p, const char *fig_id, const char *svg_id, 
 	spec.events = ev;
 	if (hl_result && result_window(hl_result, &spec.hl_t0_s, &spec.hl_t1_s))
 		spec.has_hl = true;
-	(void)fig_id;
 	bn_plot_svg(p->s, p->red, &spec);
 	free(ev);
 }
@@ -648,7 +647,7 @@ static void run_plot(struct page *p)
 		bn_str_copy(lanes, sizeof(lanes), "VBUS,IBUS");
 	g_string_append(p->s, "<figure class=\"plot\" id=\"plot-run\"><figcaption>The whole run");
 	g_string_append(p->s, "</figcaption>\n");
-	plot_figure(p, "plot-run", "svg-run", 0, lanes, NULL, 0, false, NULL, RUN_WIDTH_PX);
+	plot_figure(p, "svg-run", 0, lanes, NULL, 0, false, NULL, RUN_WIDTH_PX);
 	g_string_append(p->s, "</figure>\n");
 }
 
@@ -748,7 +747,7 @@ static void zoom_plot(struct page *p, int i)
 		bn_html_esc(p->s, bn_jstr(r, "title") ? bn_jstr(r, "title") : bn_jstr(r, "text"));
 	}
 	g_string_append_printf(p->s, " <a href=\"#r-%d\">(to the result)</a></figcaption>\n", i);
-	plot_figure(p, fig, svg, p->win_of[i], lanes, bands, n_bands, true, r, ZOOM_WIDTH_PX);
+	plot_figure(p, svg, p->win_of[i], lanes, bands, n_bands, true, r, ZOOM_WIDTH_PX);
 	/* how the rule judged the window: beside the window it judged */
 	if (bn_jstr(r, "persistence") || bn_jstr(r, "reason")) {
 		g_string_append(p->s, "<p class=\"how\">");

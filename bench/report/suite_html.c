@@ -15,6 +15,7 @@
 
 #include "checks/check.h"
 #include "core/file.h"
+#include "core/json.h"
 #include "core/text.h"
 #include "core/units.h"
 #include "report/diff.h"
@@ -74,72 +75,35 @@ struct page {
 	int n_compliant;
 };
 
-static const cJSON *get(const cJSON *o, const char *key)
-{
-	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
-}
-
-static const char *get_str(const cJSON *o, const char *key)
-{
-	const cJSON *it = get(o, key);
-
-	return cJSON_IsString(it) ? it->valuestring : NULL;
-}
-
 static bool streq(const char *a, const char *b)
 {
 	return a && b && !strcmp(a, b);
 }
 
-/* Escaped, with broken UTF-8 repaired first: ids, causes and reasons come
- * from files and from devices. */
-static void esc(GString *s, const char *text)
-{
-	char *fixed;
-
-	if (!text)
-		return;
-	if (bn_utf8_valid(text, strlen(text))) {
-		bn_html_esc(s, text);
-		return;
-	}
-	fixed = bn_utf8_sanitize(text, strlen(text));
-	bn_html_esc(s, fixed ? fixed : "?");
-	free(fixed);
-}
-
 static const char *entry_id(const cJSON *e)
 {
-	const char *id = get_str(e, "id");
+	const char *id = bn_jstr(e, "id");
 
 	return id ? id : "?";
 }
 
 static bool is_warning(const cJSON *res)
 {
-	return cJSON_IsTrue(get(res, "warning")) || streq(get_str(res, "severity"), "warning");
+	return cJSON_IsTrue(bn_jget(res, "warning")) || streq(bn_jstr(res, "severity"), "warning");
 }
 
 /* The entry lists rule as one it expects to fail (xfail RULE...): its
  * "expect": {"outcome": "fail", "rules": [...]}, as the suite judges. */
 static bool expects_fail(const cJSON *entry, const char *rule)
 {
-	const cJSON *ex = get(entry, "expect"), *r;
+	const cJSON *ex = bn_jget(entry, "expect"), *r;
 
-	if (!streq(get_str(ex, "outcome"), "fail"))
+	if (!streq(bn_jstr(ex, "outcome"), "fail"))
 		return false;
-	cJSON_ArrayForEach(r, get(ex, "rules"))
+	cJSON_ArrayForEach(r, bn_jget(ex, "rules"))
 		if (cJSON_IsString(r) && streq(r->valuestring, rule))
 			return true;
 	return false;
-}
-
-static int verdict_parse(const char *name)
-{
-	for (int v = 0; name && v < BN_VERDICT_COUNT; v++)
-		if (!strcmp(name, bn_verdict_name(v)))
-			return v;
-	return -1;
 }
 
 /* A report the page can be drawn from: its schema, results with ids and
@@ -147,7 +111,7 @@ static int verdict_parse(const char *name)
 static int check_report(const cJSON *rep, const cJSON *entry, const char *suite_path,
 			struct bn_err *err)
 {
-	const char *schema = get_str(rep, "schema");
+	const char *schema = bn_jstr(rep, "schema");
 	const cJSON *res;
 	char path[4096];
 	bool has;
@@ -159,23 +123,23 @@ static int check_report(const cJSON *rep, const cJSON *entry, const char *suite_
 		return bn_err_set(err, BN_ERR_DATA, "%s: entry \"%s\": report %s: schema %s, expected "
 				  "\"%s\"", suite_path, entry_id(entry), path,
 				  schema ? schema : "missing", BN_REPORT_SCHEMA);
-	if (!cJSON_IsArray(get(rep, "results")))
+	if (!cJSON_IsArray(bn_jget(rep, "results")))
 		return bn_err_set(err, BN_ERR_DATA, "%s: entry \"%s\": report %s: \"results\" is "
 				  "not an array", suite_path, entry_id(entry), path);
-	cJSON_ArrayForEach(res, get(rep, "results")) {
-		const char *id = get_str(res, "id");
+	cJSON_ArrayForEach(res, bn_jget(rep, "results")) {
+		const char *id = bn_jstr(res, "id");
 
 		if (!id || !id[0])
 			return bn_err_set(err, BN_ERR_DATA, "%s: entry \"%s\": report %s: "
 					  "results[%d]: no \"id\"", suite_path, entry_id(entry),
 					  path, i);
-		if (verdict_parse(get_str(res, "verdict")) < 0)
+		if (bn_verdict_parse(bn_jstr(res, "verdict")) < 0)
 			return bn_err_set(err, BN_ERR_DATA, "%s: entry \"%s\": report %s: "
 					  "results[%d] \"%s\": no known \"verdict\"", suite_path,
 					  entry_id(entry), path, i, id);
 		i++;
 	}
-	if (!get_str(get(rep, "status"), "state"))
+	if (!bn_jstr(bn_jget(rep, "status"), "state"))
 		return bn_err_set(err, BN_ERR_DATA, "%s: entry \"%s\": report %s: no \"status\": "
 				  "{\"state\"}", suite_path, entry_id(entry), path);
 	return BN_OK;
@@ -203,16 +167,16 @@ static int entry_overall(const cJSON *entry, const cJSON *rep, struct bn_err *er
 	cJSON *view = cJSON_CreateObject(), *arr = cJSON_CreateArray();
 	const cJSON *res;
 	bool ok = view && arr &&
-		  cJSON_AddItemReferenceToObject(view, "status", (cJSON *)get(rep, "status"));
+		  cJSON_AddItemReferenceToObject(view, "status", (cJSON *)bn_jget(rep, "status"));
 	int ov;
 
-	cJSON_ArrayForEach(res, get(rep, "results")) {
+	cJSON_ArrayForEach(res, bn_jget(rep, "results")) {
 		cJSON *met;
 
 		if (!ok)
 			break;
-		if (!streq(get_str(res, "verdict"), "fail") ||
-		    !expects_fail(entry, get_str(res, "id"))) {
+		if (!streq(bn_jstr(res, "verdict"), "fail") ||
+		    !expects_fail(entry, bn_jstr(res, "id"))) {
 			ok = cJSON_AddItemReferenceToArray(arr, (cJSON *)res);
 			continue;
 		}
@@ -283,7 +247,7 @@ static int collect(struct page *p, struct bn_err *err)
 
 	for (int i = 0, n = bn_rules_count(); i < n; i++)
 		g_hash_table_insert(p->order, (gpointer)bn_rule_at(i)->id, GINT_TO_POINTER(i + 1));
-	cJSON_ArrayForEach(e, get(p->doc, "entries")) {
+	cJSON_ArrayForEach(e, bn_jget(p->doc, "entries")) {
 		cJSON *rep = NULL;
 		const cJSON *res;
 		int ov;
@@ -295,8 +259,8 @@ static int collect(struct page *p, struct bn_err *err)
 			p->n_not_demonstrated++;
 			continue;
 		}
-		cJSON_ArrayForEach(res, get(rep, "results")) {
-			const char *id = get_str(res, "id"), *title = get_str(res, "title");
+		cJSON_ArrayForEach(res, bn_jget(rep, "results")) {
+			const char *id = bn_jstr(res, "id"), *title = bn_jstr(res, "title");
 			const char *had = g_hash_table_lookup(p->seen, id);
 
 			if (!had) {
@@ -331,7 +295,7 @@ static enum bn_overall suite_overall(const struct page *p)
 
 static void put_count(GString *s, const cJSON *o, const char *key)
 {
-	const cJSON *n = get(o, key);
+	const cJSON *n = bn_jget(o, key);
 
 	if (cJSON_IsNumber(n))
 		g_string_append_printf(s, "%d", n->valueint);
@@ -344,12 +308,12 @@ static void meta_row(GString *s, const char *dt, const char *dd, const char *sha
 	if (!dd)
 		return;
 	g_string_append(s, "<dt>");
-	esc(s, dt);
+	bn_html_esc(s, dt);
 	g_string_append(s, "</dt><dd>");
-	esc(s, dd);
+	bn_html_esc(s, dd);
 	if (sha) {
 		g_string_append(s, " <span class=\"mono\">sha256 ");
-		esc(s, sha);
+		bn_html_esc(s, sha);
 		g_string_append(s, "</span>");
 	}
 	g_string_append(s, "</dd>\n");
@@ -357,14 +321,14 @@ static void meta_row(GString *s, const char *dt, const char *dd, const char *sha
 
 static void header(GString *s, const struct page *p, const char *baseline_path)
 {
-	const cJSON *doc = p->doc, *suite = get(doc, "suite"), *tool = get(doc, "tool");
-	const cJSON *shard = get(doc, "shard"), *lim = get(doc, "limits");
+	const cJSON *doc = p->doc, *suite = bn_jget(doc, "suite"), *tool = bn_jget(doc, "tool");
+	const cJSON *shard = bn_jget(doc, "shard"), *lim = bn_jget(doc, "limits");
 	enum bn_overall ov = suite_overall(p);
-	const char *name = get_str(suite, "name");
+	const char *name = bn_jstr(suite, "name");
 	char buf[160];
 
 	g_string_append(s, "<h1>Suite: ");
-	esc(s, name ? name : get_str(suite, "path"));
+	bn_html_esc(s, name ? name : bn_jstr(suite, "path"));
 	g_string_append(s, "</h1>\n");
 	g_string_append_printf(s, "<div id=\"verdict\" data-verdict=\"%s\" class=\"banner verdict %s\">"
 			       "Overall: %s</div>\n", bn_overall_id(ov),
@@ -386,26 +350,26 @@ static void header(GString *s, const struct page *p, const char *baseline_path)
 				"or failed where the suite expects it to.");
 	g_string_append(s, "</p>\n<dl class=\"meta\">\n");
 	meta_row(s, "Suite", name, NULL);
-	meta_row(s, "Suite file", get_str(suite, "path"), get_str(suite, "sha256"));
+	meta_row(s, "Suite file", bn_jstr(suite, "path"), bn_jstr(suite, "sha256"));
 	/* its name, not the path it was rendered from: the same bytes anywhere */
 	{
 		const char *base = strrchr(p->suite_path, '/');
 
 		meta_row(s, "Record", base ? base + 1 : p->suite_path, NULL);
 	}
-	if (get_str(tool, "name")) {
-		snprintf(buf, sizeof(buf), "%s %s", get_str(tool, "name"),
-			 get_str(tool, "version") ? get_str(tool, "version") : "");
+	if (bn_jstr(tool, "name")) {
+		snprintf(buf, sizeof(buf), "%s %s", bn_jstr(tool, "name"),
+			 bn_jstr(tool, "version") ? bn_jstr(tool, "version") : "");
 		meta_row(s, "Tool", buf, NULL);
 	}
-	meta_row(s, "Bench", get_str(get(doc, "bench"), "backend"), NULL);
-	meta_row(s, "Limits", get_str(lim, "path"), get_str(lim, "sha256"));
-	if (cJSON_IsNumber(get(shard, "index")) && cJSON_IsNumber(get(shard, "count"))) {
-		snprintf(buf, sizeof(buf), "%d of %d", get(shard, "index")->valueint,
-			 get(shard, "count")->valueint);
+	meta_row(s, "Bench", bn_jstr(bn_jget(doc, "bench"), "backend"), NULL);
+	meta_row(s, "Limits", bn_jstr(lim, "path"), bn_jstr(lim, "sha256"));
+	if (cJSON_IsNumber(bn_jget(shard, "index")) && cJSON_IsNumber(bn_jget(shard, "count"))) {
+		snprintf(buf, sizeof(buf), "%d of %d", bn_jget(shard, "index")->valueint,
+			 bn_jget(shard, "count")->valueint);
 		meta_row(s, "Shard", buf, NULL);
 	}
-	meta_row(s, "Filter", get_str(doc, "filter"), NULL);
+	meta_row(s, "Filter", bn_jstr(doc, "filter"), NULL);
 	meta_row(s, "Baseline", baseline_path, NULL);
 	g_string_append(s, "</dl>\n");
 }
@@ -419,7 +383,7 @@ static void totals(GString *s, const cJSON *doc)
 		{ "fail", "Fail" }, { "xpass", "Xpass" }, { "error", "Error" },
 		{ "unexpected", "Not as expected" },
 	};
-	const cJSON *t = get(doc, "totals"), *r = get(t, "rules");
+	const cJSON *t = bn_jget(doc, "totals"), *r = bn_jget(t, "rules");
 
 	g_string_append(s, "<h2>Totals</h2>\n<table id=\"totals\">\n<tr>");
 	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
@@ -490,9 +454,9 @@ static void href_of(GString *s, const char *report_path)
 /* "measured 960 mA; limit >= 0.9 A; margin ...; reason" for a cell's title. */
 static void result_detail(GString *s, const cJSON *res)
 {
-	const cJSON *m = get(res, "measured"), *lim = get(res, "limit");
-	const cJSON *mn = get(lim, "min"), *mx = get(lim, "max"), *mg = get(res, "margin");
-	const char *unit = get_str(res, "unit"), *reason = get_str(res, "reason");
+	const cJSON *m = bn_jget(res, "measured"), *lim = bn_jget(res, "limit");
+	const cJSON *mn = bn_jget(lim, "min"), *mx = bn_jget(lim, "max"), *mg = bn_jget(res, "margin");
+	const char *unit = bn_jstr(res, "unit"), *reason = bn_jstr(res, "reason");
 	char buf[200];
 	const char *sep = "";
 
@@ -501,35 +465,35 @@ static void result_detail(GString *s, const cJSON *res)
 	if (cJSON_IsNumber(m)) {
 		bn_qty_format(m->valuedouble, unit, buf, sizeof(buf));
 		g_string_append(s, "measured ");
-		esc(s, buf);
+		bn_html_esc(s, buf);
 		sep = "; ";
 	} else if (cJSON_IsString(m)) {
 		g_string_append(s, "measured ");
-		esc(s, m->valuestring);
+		bn_html_esc(s, m->valuestring);
 		sep = "; ";
 	}
-	bn_limit_format(get_str(lim, "name"), cJSON_IsNumber(mn) ? mn->valuedouble : NAN,
+	bn_limit_format(bn_jstr(lim, "name"), cJSON_IsNumber(mn) ? mn->valuedouble : NAN,
 			cJSON_IsNumber(mx) ? mx->valuedouble : NAN, unit, buf, sizeof(buf));
 	if (buf[0]) {
 		g_string_append_printf(s, "%slimit ", sep);
-		esc(s, buf);
+		bn_html_esc(s, buf);
 		sep = "; ";
 	}
 	if (cJSON_IsNumber(mg)) {
 		bn_qty_format(mg->valuedouble, unit, buf, sizeof(buf));
 		g_string_append_printf(s, "%smargin ", sep);
-		esc(s, buf);
+		bn_html_esc(s, buf);
 		sep = "; ";
 	}
 	if (reason && reason[0]) {
 		g_string_append(s, sep);
-		esc(s, reason);
+		bn_html_esc(s, reason);
 	}
 }
 
 static enum cell cell_of(const cJSON *res)
 {
-	switch (verdict_parse(get_str(res, "verdict"))) {
+	switch (bn_verdict_parse(bn_jstr(res, "verdict"))) {
 	case BN_VERDICT_PASS: return CELL_PASS;
 	case BN_VERDICT_FAIL: return is_warning(res) ? CELL_WARN : CELL_FAIL;
 	case BN_VERDICT_INCONCLUSIVE: return CELL_INCONCLUSIVE;
@@ -541,7 +505,7 @@ static enum cell cell_of(const cJSON *res)
 
 static void outcome_cell(GString *s, const cJSON *e)
 {
-	const char *oc = get_str(e, "outcome");
+	const char *oc = bn_jstr(e, "outcome");
 	bool known = bn_outcome_parse(oc) >= 0;
 
 	g_string_append_printf(s, "<td class=\"outcome %s\" data-outcome=\"%s\">",
@@ -552,7 +516,7 @@ static void outcome_cell(GString *s, const cJSON *e)
 	} else {
 		g_string_append(s, "?");
 	}
-	if (cJSON_IsFalse(get(e, "as_expected")))
+	if (cJSON_IsFalse(bn_jget(e, "as_expected")))
 		g_string_append(s, " <span class=\"unexpected\">(not as expected)</span>");
 	g_string_append(s, "</td>");
 }
@@ -560,44 +524,44 @@ static void outcome_cell(GString *s, const cJSON *e)
 /* One row: the entry, its outcome, a cell per column. */
 static void entry_row(GString *s, const struct page *p, const cJSON *e, const cJSON *rep)
 {
-	const char *id = entry_id(e), *oc = get_str(e, "outcome");
-	const char *rpath = get_str(get(e, "report"), "path");
+	const char *id = entry_id(e), *oc = bn_jstr(e, "outcome");
+	const char *rpath = bn_jstr(bn_jget(e, "report"), "path");
 	GHashTable *worst = g_hash_table_new(g_str_hash, g_str_equal);
 	const cJSON *res;
 	guint n_cols = p->cols->len ? p->cols->len : 1;
 
 	g_string_append(s, "<tr class=\"entry\" data-entry=\"");
-	esc(s, id);
+	bn_html_esc(s, id);
 	g_string_append_printf(s, "\" data-outcome=\"%s\" data-as-expected=\"%s\">",
 			       bn_outcome_parse(oc) >= 0 ? oc : "",
-			       cJSON_IsFalse(get(e, "as_expected")) ? "false" : "true");
+			       cJSON_IsFalse(bn_jget(e, "as_expected")) ? "false" : "true");
 	g_string_append(s, "<td class=\"id\">");
 	if (rep && rpath) {
 		g_string_append(s, "<a href=\"");
 		href_of(s, rpath);
 		g_string_append(s, "\">");
-		esc(s, id);
+		bn_html_esc(s, id);
 		g_string_append(s, "</a>");
 	} else {
-		esc(s, id);
+		bn_html_esc(s, id);
 	}
 	g_string_append(s, "</td>");
 	outcome_cell(s, e);
 	if (!rep) {
-		const char *cause = get_str(e, "cause");
+		const char *cause = bn_jstr(e, "cause");
 
 		g_string_append_printf(s, "<td class=\"noreport %s\" colspan=\"%u\">no report",
 				       bn_html_verdict_class(oc), n_cols);
 		if (cause && cause[0]) {
 			g_string_append(s, ": ");
-			esc(s, cause);
+			bn_html_esc(s, cause);
 		}
 		g_string_append(s, "</td></tr>\n");
 		g_hash_table_destroy(worst);
 		return;
 	}
-	cJSON_ArrayForEach(res, get(rep, "results")) {
-		const char *rid = get_str(res, "id");
+	cJSON_ArrayForEach(res, bn_jget(rep, "results")) {
+		const char *rid = bn_jstr(res, "id");
 		const cJSON *had = g_hash_table_lookup(worst, rid);
 
 		if (!had || cell_of(res) > cell_of(had))
@@ -611,13 +575,13 @@ static void entry_row(GString *s, const struct page *p, const cJSON *e, const cJ
 		if ((k == CELL_FAIL || k == CELL_WARN) && expects_fail(e, rule))
 			k = CELL_XFAIL;
 		g_string_append_printf(s, "<td class=\"cell v-%s\" data-rule=\"", cells[k].verdict);
-		esc(s, rule);
+		bn_html_esc(s, rule);
 		g_string_append_printf(s, "\" data-verdict=\"%s\"%s", cells[k].verdict,
 				       k == CELL_WARN || (k == CELL_XFAIL && is_warning(r))
 					   ? " data-warning=\"true\"" : "");
 		if (r) {
 			g_string_append(s, " title=\"");
-			esc(s, get_str(r, "verdict"));
+			bn_html_esc(s, bn_jstr(r, "verdict"));
 			g_string_append(s, ": ");
 			result_detail(s, r);
 			g_string_append(s, "\"");
@@ -646,20 +610,20 @@ static int matrix(GString *s, const struct page *p, struct bn_err *err)
 		const char *title = g_hash_table_lookup(p->seen, rule);
 
 		g_string_append(s, "<th class=\"rule\" data-rule=\"");
-		esc(s, rule);
+		bn_html_esc(s, rule);
 		g_string_append(s, "\" style=\"writing-mode:vertical-rl;vertical-align:bottom;white-space:nowrap");
 		if (title && title[0]) {
 			g_string_append(s, "\" title=\"");
-			esc(s, title);
+			bn_html_esc(s, title);
 		}
 		g_string_append(s, "\"><code>");
-		esc(s, rule);
+		bn_html_esc(s, rule);
 		g_string_append(s, "</code></th>");
 	}
 	if (!p->cols->len)
 		g_string_append(s, "<th>Rules</th>");
 	g_string_append(s, "</tr></thead>\n<tbody>\n");
-	cJSON_ArrayForEach(e, get(p->doc, "entries")) {
+	cJSON_ArrayForEach(e, bn_jget(p->doc, "entries")) {
 		cJSON *rep = NULL;
 
 		if (load(p, e, &rep, err) < 0)
@@ -677,30 +641,30 @@ static void unexpected(GString *s, const cJSON *doc)
 	int n = 0;
 
 	g_string_append(s, "<section id=\"unexpected\">\n<h2>Not as expected</h2>\n");
-	cJSON_ArrayForEach(e, get(doc, "entries")) {
+	cJSON_ArrayForEach(e, bn_jget(doc, "entries")) {
 		const cJSON *line;
-		const char *cause = get_str(e, "cause"), *oc = get_str(e, "outcome");
+		const char *cause = bn_jstr(e, "cause"), *oc = bn_jstr(e, "outcome");
 
-		if (!cJSON_IsFalse(get(e, "as_expected")))
+		if (!cJSON_IsFalse(bn_jget(e, "as_expected")))
 			continue;
 		g_string_append(s, n++ ? "" : "<ul>\n");
 		g_string_append(s, "<li data-entry=\"");
-		esc(s, entry_id(e));
+		bn_html_esc(s, entry_id(e));
 		g_string_append(s, "\"><b>");
-		esc(s, entry_id(e));
+		bn_html_esc(s, entry_id(e));
 		g_string_append_printf(s, "</b> <span class=\"verdict %s\">%s</span>",
 				       bn_html_verdict_class(oc), bn_outcome_parse(oc) >= 0 ? oc : "?");
 		if (cause && cause[0]) {
 			g_string_append(s, ": ");
-			esc(s, cause);
+			bn_html_esc(s, cause);
 		}
-		if (cJSON_GetArraySize(get(e, "unexpected")) > 0) {
+		if (cJSON_GetArraySize(bn_jget(e, "unexpected")) > 0) {
 			g_string_append(s, "<ul>");
-			cJSON_ArrayForEach(line, get(e, "unexpected")) {
+			cJSON_ArrayForEach(line, bn_jget(e, "unexpected")) {
 				if (!cJSON_IsString(line))
 					continue;
 				g_string_append(s, "<li>");
-				esc(s, line->valuestring);
+				bn_html_esc(s, line->valuestring);
 				g_string_append(s, "</li>");
 			}
 			g_string_append(s, "</ul>");
@@ -743,7 +707,7 @@ static void diff_text_html(GString *s, const char *text)
 				open = true;
 			}
 			g_string_append(s, "<li>");
-			esc(s, l + 2);
+			bn_html_esc(s, l + 2);
 			g_string_append(s, "</li>\n");
 			continue;
 		}
@@ -753,13 +717,13 @@ static void diff_text_html(GString *s, const char *text)
 		c = diff_cat_of(l);
 		if (c < 0) {
 			g_string_append(s, "<p class=\"note\">");
-			esc(s, l);
+			bn_html_esc(s, l);
 			g_string_append(s, "</p>\n");
 			continue;
 		}
 		g_string_append_printf(s, "<h3 class=\"%s\">", bn_diff_cat_is_regression(c) ?
 				       "regression" : "change");
-		esc(s, l);
+		bn_html_esc(s, l);
 		g_string_append_printf(s, "</h3>\n<ul class=\"diff\" data-cat=\"%s\">\n",
 				       diff_cat_ids[c]);
 		open = true;
@@ -796,14 +760,14 @@ static int diff_section(GString *s, const struct page *p, const cJSON *base, con
 	if (rc == BN_OK) {
 		g_string_append(s, "<section id=\"diff\">\n<h2>Against the baseline</h2>\n"
 				   "<p>Baseline: <span class=\"mono\">");
-		esc(s, base_path);
+		bn_html_esc(s, base_path);
 		g_string_append_printf(s, "</span>; a margin counts as shrunk when it is down "
 				       "by more than %g%% of its limit's span.</p>\n"
 				       "<p class=\"diff-totals\" data-regressions=\"%d\" "
 				       "data-fixed=\"%d\">",
 				       BN_SUITE_HTML_MARGIN_DROP_PCT, counts.regressions,
 				       counts.n[BN_DIFF_FIXED]);
-		esc(s, g_strstrip(tot));
+		bn_html_esc(s, g_strstrip(tot));
 		g_string_append(s, "</p>\n");
 		diff_text_html(s, text);
 		g_string_append(s, "</section>\n");
@@ -825,7 +789,7 @@ char *bn_suite_html_render(const cJSON *suite_doc, const char *suite_path,
 		.cols = g_ptr_array_new(),
 	};
 	GString *s = g_string_sized_new(16384), *diff = g_string_new("");
-	const char *name = get_str(get(suite_doc, "suite"), "name");
+	const char *name = bn_jstr(bn_jget(suite_doc, "suite"), "name");
 	char *title = NULL, *out = NULL;
 	int rc;
 
