@@ -67,6 +67,9 @@ static const char usage_main[] =
 	"                   processes were killed: capture.sr, events.json, report\n"
 	"  report FORMAT FILE...\n"
 	"                   render a record again: html, junit, text or markdown\n"
+	"  curve sweep|import\n"
+	"                   measure a charger's V-I curve with the load, or derive it\n"
+	"                   from a capture; write a charger profile\n"
 	"  help [COMMAND]   show help\n"
 	"  version          show the version\n"
 	"\n"
@@ -896,6 +899,9 @@ static int dispatch(int argc, char **argv)
 			{ "merge", bn_cli_merge_usage },
 			{ "salvage", bn_cli_salvage_usage },
 			{ "report", bn_cli_report_usage },
+			{ "curve", bn_cli_curve_usage },
+			{ "curve-sweep", bn_cli_curve_sweep_usage },
+			{ "curve-import", bn_cli_curve_import_usage },
 			{ "help", usage_main },
 			{ "version", usage_version },
 		};
@@ -934,6 +940,8 @@ static int dispatch(int argc, char **argv)
 		return bn_cli_salvage(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return bn_cli_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "curve"))
+		return bn_cli_curve(argc - 1, argv + 1);
 	fprintf(stderr, "bcbench: unknown command \"%s\"\n%s", cmd, usage_main);
 	return 2;
 }

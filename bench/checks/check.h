@@ -31,6 +31,19 @@
 #define BN_TASK_HOST_CHOICE "3-obey-host-choice"
 #define BN_TASK_CURRENT "4-current-within-range"
 #define BN_TASK_DBP "5-dead-battery"
+/* The charging port's duties (the compliance plan's DCP and CDP tests):
+ * rules judging the port, not the device (bn_rule.side). */
+#define BN_TASK_PORT_OUTPUT "p1-port-output"
+#define BN_TASK_PORT_LINES "p2-port-data-lines"
+#define BN_TASK_PORT_HANDSHAKE "p3-port-handshake"
+#define BN_TASK_PORT_RATING "p4-port-rating"
+
+/* Whom a rule judges: the device under test (every rule of the five
+ * device tasks) or the charging port in front of it. A port's failure
+ * never makes a device non-compliant; it makes the device rules that
+ * depend on the port inconclusive, naming the port. */
+enum bn_side { BN_SIDE_DEVICE = 0, BN_SIDE_PORT };
+const char *bn_side_name(enum bn_side s); /* "device", "port" */
 
 /* Declarations a rule may need (bits of bn_rule.needs_decl / excludes_decl). */
 enum bn_decl_bit {
@@ -112,6 +125,7 @@ double bn_ctx_u_edge(const struct bn_check_ctx *ctx, enum bn_chan ch, double sle
 struct bn_rule {
 	const char *id;       /* stable: "bc12.<family>.<rule>" */
 	const char *task;     /* BN_TASK_* */
+	enum bn_side side;    /* zero: the device */
 	const char *title;
 	const char *clause;   /* compliance plan clause or tester tag, NULL if none */
 	const char *limit;    /* the limits-file name judged against, NULL if none */

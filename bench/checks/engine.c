@@ -22,6 +22,11 @@ const char *bn_acceptance_name(enum bn_acceptance a)
 	return a == BN_ACCEPT_SIMPLE ? "simple" : "guarded";
 }
 
+const char *bn_side_name(enum bn_side s)
+{
+	return s == BN_SIDE_PORT ? "port" : "device";
+}
+
 /* ---- uncertainty of a channel ---- */
 
 double bn_ctx_u_level(const struct bn_check_ctx *ctx, enum bn_chan ch, double v, long n)
@@ -578,6 +583,7 @@ static void rule_meta(const struct bn_checks *c, const struct rule_inst *ri, str
 	snprintf(res->id, sizeof(res->id), "%s", r->id);
 	snprintf(res->kind, sizeof(res->kind), "check");
 	snprintf(res->task, sizeof(res->task), "%s", r->task);
+	snprintf(res->side, sizeof(res->side), "%s", bn_side_name(r->side));
 	snprintf(res->title, sizeof(res->title), "%s", r->title);
 	snprintf(res->text, sizeof(res->text), "%s", r->title);
 	if (r->clause)

@@ -8,6 +8,7 @@
 
 static const struct bn_rule *const *const families[] = {
 	bn_rules_detection, bn_rules_aca_otg, bn_rules_advertise, bn_rules_host_choice, bn_rules_current, bn_rules_dbp,
+	bn_rules_port,
 };
 
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
@@ -41,7 +42,7 @@ const struct bn_rule *bn_rule_find(const char *id)
 /* The families, by id prefix: a check step may name one. */
 static const char *const family_prefixes[] = {
 	"bc12", "bc12.dcd", "bc12.det", "bc12.aca", "bc12.otg", "bc12.adv", "bc12.host", "bc12.cur",
-	"bc12.dbp", NULL,
+	"bc12.dbp", "bc12.port", NULL,
 };
 
 bool bn_rule_name_known(const char *name)

@@ -10,5 +10,6 @@ extern const struct bn_rule *const bn_rules_advertise[];
 extern const struct bn_rule *const bn_rules_host_choice[];
 extern const struct bn_rule *const bn_rules_current[];
 extern const struct bn_rule *const bn_rules_dbp[];
+extern const struct bn_rule *const bn_rules_port[];
 
 #endif

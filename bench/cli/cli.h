@@ -17,6 +17,9 @@ int bn_cli_diff(int argc, char **argv);    /* cmd_diff.c */
 int bn_cli_merge(int argc, char **argv);   /* cmd_merge.c */
 int bn_cli_salvage(int argc, char **argv); /* cmd_salvage.c */
 int bn_cli_report(int argc, char **argv);  /* cmd_report.c */
+int bn_cli_curve(int argc, char **argv);   /* cmd_curve.c: dispatches to the two below */
+int bn_cli_curve_sweep(int argc, char **argv);  /* cmd_curve_sweep.c */
+int bn_cli_curve_import(int argc, char **argv); /* cmd_curve_import.c */
 extern const char bn_cli_devices_usage[];
 extern const char bn_cli_selftest_usage[];
 extern const char bn_cli_suite_usage[];
@@ -24,6 +27,9 @@ extern const char bn_cli_diff_usage[];
 extern const char bn_cli_merge_usage[];
 extern const char bn_cli_salvage_usage[];
 extern const char bn_cli_report_usage[];
+extern const char bn_cli_curve_usage[];
+extern const char bn_cli_curve_sweep_usage[];
+extern const char bn_cli_curve_import_usage[];
 
 /* A suite's entry names its suite here (the suite's pid) for the entry's
  * run to stop when the suite is gone; read once and unset by bcbench run. */

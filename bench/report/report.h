@@ -38,6 +38,7 @@ struct bn_result {
 	char id[64];
 	char kind[16];        /* "expect", "check", "bench" */
 	char task[32];        /* the BC-1.2 device task judged (README.md, "Compliance rules"), "" if none */
+	char side[8];         /* whom a check judges: "device" or "port"; "" for expectations */
 	enum bn_verdict verdict;
 	char text[320];       /* what was judged, as written */
 	int line;             /* scenario line, 0 if none */
