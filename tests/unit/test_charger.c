@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdio.h>
@@ -561,9 +562,10 @@ static void test_charger__v2_keys(void **state)
 	assert_near(c.vbus_t.r_out_ohm, 0.15, 1e-15);
 	assert_string_equal(c.vbus_t.file, "");
 
-	/* v1 profiles: compliance not stated, nothing in time */
+	/* a v1 profile with the v2 meta keys, nothing in time */
 	load_ok("profiles/chargers/dcp-weak-cap.json", &c);
-	assert_int_equal(c.n_breaks, 0);
+	assert_int_equal(c.compliant, 0);
+	assert_int_equal(c.n_breaks, 1);
 	assert_false(c.has_measured || c.has_transient || c.has_power_up);
 	assert_int_equal(c.n_phases + c.vbus_t.n, 0);
 	rm_scratch(dir);
@@ -719,6 +721,38 @@ static void test_charger__v2_rejects_broken(void **state)
 	rm_scratch(dir);
 }
 
+/* Every shipped charger says whether it is meant to pass the port rules,
+ * and a faulty one names what it breaks. */
+static void test_charger__shipped_state_compliance(void **state)
+{
+	char dir[512], path[1024];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	bn_test_path("profiles/chargers", dir, sizeof(dir));
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		static struct bn_charger c;
+		size_t len = strlen(e->d_name);
+
+		if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		load_at(path, &c);
+		if (c.compliant < 0)
+			fail_msg("%s: does not state \"compliant\"", path);
+		if (c.compliant == 0 && c.n_breaks == 0)
+			fail_msg("%s: not compliant but \"breaks\" names no port rule", path);
+		if (!strcmp(c.name, "dcp-shutdown-1a2"))
+			assert_string_equal(c.breaks[0], "bc12.port.shutdown");
+		n++;
+	}
+	closedir(d);
+	assert_int_equal(n, 8);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -749,6 +783,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_charger__write_round_trip_shipped),
 		cmocka_unit_test(test_charger__vbus_t_csv),
 		cmocka_unit_test(test_charger__v2_rejects_broken),
+		cmocka_unit_test(test_charger__shipped_state_compliance),
 	};
 
 	if (argc > 1)
