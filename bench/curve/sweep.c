@@ -239,6 +239,16 @@ static int dwell(struct run *r, double set_a, bn_time_us *collapse_t, struct bn_
 	return rc;
 }
 
+/* A mean to the nano-unit, far below any instrument's resolution: a
+ * decimal of at most 15 digits, which a JSON file (cJSON prints 15
+ * significant digits when they compare equal within its epsilon) gives
+ * back as the same double; the profile's curve then holds exactly the
+ * swept currents. */
+static double nano(double x)
+{
+	return round(x * 1e9) / 1e9;
+}
+
 static int add_point(struct run *r, double set_a, bn_time_us t_step, struct bn_err *err)
 {
 	struct bn_sweep_result *res = r->res;
@@ -254,7 +264,9 @@ static int add_point(struct run *r, double set_a, bn_time_us t_step, struct bn_e
 		return rc;
 	for (int k = 0; k < r->nbuf; k++)
 		vs += r->src[k];
-	p->v_src_v = r->cfg->sense2 ? vs / r->nbuf : NAN;
+	p->v_src_v = r->cfg->sense2 ? nano(vs / r->nbuf) : NAN;
+	p->i_a = nano(p->i_a);
+	p->v_v = nano(p->v_v);
 	p->set_a = set_a;
 	p->n = r->nbuf;
 	p->t_s = bn_time_to_s(t_step - r->t0);

@@ -66,6 +66,10 @@ int bn_sweep_charger(const struct bn_sweep_result *r, const struct bn_sweep_cfg 
 
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", m->name);
+	snprintf(out->description, sizeof(out->description), "Measured by bcbench curve sweep%s%s: "
+		 "see \"measured\".", m->charger_swept ? " of the simulated charger " : " on bench ",
+		 m->charger_swept ? m->charger_swept : m->bench_name ? m->bench_name : "?");
+	out->compliant = -1; /* a sweep measures; the port rules judge */
 	bn_sweep_cable(r, m, &ohm, &u_ohm, &from);
 	/* currents strictly ascending, as a profile's curve must be: a
 	 * reading at or below the last one (a load at its resolution) adds
@@ -222,47 +226,23 @@ void bn_sweep_partial_path(const char *path, char *buf, size_t len)
 		snprintf(buf, len, "%s.partial.json", path);
 }
 
-static cJSON *qty(double x, const char *unit)
-{
-	char b[64];
-
-	snprintf(b, sizeof(b), "%.6g%s", x, unit);
-	return cJSON_CreateString(b);
-}
-
 int bn_sweep_write(const char *path, const struct bn_charger *c, bool has_curve,
 		   const cJSON *measured, struct bn_err *err)
 {
-	cJSON *root = cJSON_CreateObject(), *curve, *sd;
+	cJSON *root;
 	char *text;
 	int rc;
 
+	if (has_curve)
+		return bn_charger_write(path, c, measured, err);
+	/* no curve, no charger: the measured block alone, never loadable */
+	root = cJSON_CreateObject();
 	if (!root)
 		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
 	cJSON_AddStringToObject(root, "schema", "bcbench-charger/2");
 	cJSON_AddStringToObject(root, "name", c->name);
-	cJSON_AddStringToObject(root, "description", has_curve ?
-				"Measured by bcbench curve sweep: see \"measured\"." :
-				"A sweep cut short: no curve; see \"measured\".");
-	if (has_curve) {
-		curve = cJSON_AddArrayToObject(root, "curve");
-		for (int k = 0; k < c->n_points; k++) {
-			cJSON *p = cJSON_CreateArray();
-
-			cJSON_AddItemToArray(p, cJSON_CreateNumber(c->i_a[k]));
-			cJSON_AddItemToArray(p, cJSON_CreateNumber(c->v_v[k]));
-			cJSON_AddItemToArray(curve, p);
-		}
-		cJSON_AddItemToObject(root, "cable", qty(c->cable_ohm, "ohm"));
-		if (c->rated_a > 0.0)
-			cJSON_AddItemToObject(root, "rated", qty(c->rated_a, "A"));
-		if (c->has_shutdown) {
-			sd = cJSON_AddObjectToObject(root, "shutdown");
-			cJSON_AddItemToObject(sd, "above", qty(c->shutdown_above_a, "A"));
-			cJSON_AddItemToObject(sd, "after", qty(bn_time_to_s(c->shutdown_after_us), "s"));
-			cJSON_AddItemToObject(sd, "recover", qty(bn_time_to_s(c->recover_us), "s"));
-		}
-	}
+	cJSON_AddStringToObject(root, "description", "A sweep cut short before it read a curve: "
+				"see \"measured\".");
 	if (measured)
 		cJSON_AddItemToObject(root, "measured", cJSON_Duplicate(measured, true));
 	text = bn_json_print(root);

@@ -52,9 +52,10 @@ cJSON *bn_sweep_measured(const struct bn_sweep_result *r, const struct bn_sweep_
 /* PROFILE.json -> PROFILE.partial.json (any other name: NAME.partial.json). */
 void bn_sweep_partial_path(const char *path, char *buf, size_t len);
 
-/* Write the profile (atomic). A sweep with fewer than 2 points has no
- * curve: the file then holds the measured block alone (a partial
- * profile, never loadable as a charger). */
+/* Write the profile (atomic): bn_charger_write with the measured block.
+ * A sweep with fewer than 2 points has no curve: the file then holds
+ * the measured block alone (a partial profile, never loadable as a
+ * charger). */
 int bn_sweep_write(const char *path, const struct bn_charger *c, bool has_curve,
 		   const cJSON *measured, struct bn_err *err);
 
