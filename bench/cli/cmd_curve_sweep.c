@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "core/conf.h"
+#include "core/file.h"
 #include "core/json.h"
 #include "core/limits.h"
 #include "core/log.h"
@@ -297,7 +298,21 @@ static int write_out(const struct sweep_opts *o, const struct bn_sweep_result *r
 		bn_sweep_partial_path(o->out, partial, sizeof(partial));
 		path = partial;
 	}
-	rc = bn_sweep_write(path, &ch, has_curve, meas, &err);
+	{
+		char dir[1200];
+		char *slash;
+
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			rc = bn_mkdir_p(dir, &err);
+		} else {
+			rc = BN_OK;
+		}
+	}
+	if (rc == BN_OK)
+		rc = bn_sweep_write(path, &ch, has_curve, meas, &err);
 	cJSON_Delete(meas);
 	if (rc < 0) {
 		bn_term_printf(stderr, "bcbench curve sweep: cannot write %s: %s\n", path, err.msg);
@@ -305,9 +320,12 @@ static int write_out(const struct sweep_opts *o, const struct bn_sweep_result *r
 	}
 	if (!o->quiet)
 		print_result(r, m, &o->cfg, path);
-	if (!complete)
-		bn_term_printf(stderr, "bcbench curve sweep: cut short, bench in safe state: %s\n"
-			       "  partial profile: %s\n", serr->msg, path);
+	if (!complete) {
+		bn_term_printf(stderr, "bcbench curve sweep: cut short: %s\n", serr->msg);
+		bn_term_printf(stderr, "  %s\n", r->safe_confirmed ? "bench in safe state" :
+			       "safe state sent to every instrument, NOT CONFIRMED by all (see above)");
+		bn_term_printf(stderr, "  partial profile: %s\n", path);
+	}
 	return code;
 }
 

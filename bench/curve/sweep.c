@@ -208,6 +208,16 @@ static int probe(struct run *r, bn_time_us t_collapse, struct bn_err *err)
 	return BN_OK;
 }
 
+/* A mean to the nano-unit, far below any instrument's resolution: a
+ * decimal of at most 15 digits, which a JSON file (cJSON prints 15
+ * significant digits when they compare equal within its epsilon) gives
+ * back as the same double; the profile's curve then holds exactly the
+ * swept currents. */
+static double nano(double x)
+{
+	return round(x * 1e9) / 1e9;
+}
+
 /* One step: readings every poll for the dwell, those after settle kept.
  * *collapse_t is set (else -1) when VBUS fell below valid. */
 static int dwell(struct run *r, double set_a, bn_time_us *collapse_t, struct bn_err *err)
@@ -229,6 +239,7 @@ static int dwell(struct run *r, double set_a, bn_time_us *collapse_t, struct bn_
 		t = now(r);
 		if (v < c->valid_v) {
 			*collapse_t = t;
+			r->res->collapse_v = nano(v);
 			r->res->collapse_after_s = bn_time_to_s(t - t_start);
 			bn_info("VBUS %.3f V at %.3f A: collapsed", v, set_a);
 			return BN_OK;
@@ -237,16 +248,6 @@ static int dwell(struct run *r, double set_a, bn_time_us *collapse_t, struct bn_
 			rc = push(r, i, v, vs, t);
 	}
 	return rc;
-}
-
-/* A mean to the nano-unit, far below any instrument's resolution: a
- * decimal of at most 15 digits, which a JSON file (cJSON prints 15
- * significant digits when they compare equal within its epsilon) gives
- * back as the same double; the profile's curve then holds exactly the
- * swept currents. */
-static double nano(double x)
-{
-	return round(x * 1e9) / 1e9;
 }
 
 static int add_point(struct run *r, double set_a, bn_time_us t_step, struct bn_err *err)
@@ -380,6 +381,7 @@ int bn_sweep_run(const struct bn_sweep_cfg *cfg, struct bn_sweep_bench *b,
 	memset(res, 0, sizeof(*res));
 	res->recover_s = NAN;
 	res->collapse_a = NAN;
+	res->collapse_v = NAN;
 	res->shutdown_above_a = NAN;
 	res->collapse_after_s = NAN;
 	utc_now(res->utc_start, sizeof(res->utc_start));
@@ -417,6 +419,7 @@ int bn_sweep_run(const struct bn_sweep_cfg *cfg, struct bn_sweep_bench *b,
 		snprintf(res->end, sizeof(res->end), "%s", err->msg);
 	}
 	rs = safe_all(b, rc < 0 ? &e2 : err);
+	res->safe_confirmed = rs == BN_OK;
 	if (rs < 0 && rc < 0) {
 		bn_err_log("SAFE STATE NOT CONFIRMED after the sweep: %s", e2.msg);
 		snprintf(res->end + strlen(res->end), sizeof(res->end) - strlen(res->end),

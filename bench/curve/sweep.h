@@ -73,8 +73,10 @@ struct bn_sweep_result {
 	bool complete;             /* ended as the settings say, not cut short */
 	char end[BN_ERR_MSG_LEN + 160]; /* how it ended, or why it was cut short */
 	int cut_code;              /* cut short: the error code (BN_ERR_*) */
+	bool safe_confirmed;       /* every instrument answered its safe state */
 	bool collapsed;
 	double collapse_a;         /* the setpoint at which VBUS collapsed */
+	double collapse_v;         /* the reading that saw it (below valid) */
 	double collapse_after_s;   /* from that step's start to the collapse seen */
 	bool shutdown;             /* stayed off after the release */
 	double shutdown_above_a;   /* the last setpoint it held */

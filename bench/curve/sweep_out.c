@@ -83,6 +83,15 @@ int bn_sweep_charger(const struct bn_sweep_result *r, const struct bn_sweep_cfg 
 		v[n] = r->pts[k].v_v + ohm * a;
 		n++;
 	}
+	/* a fold-back: the reading that saw VBUS go is where the curve falls
+	 * to (past it the profile gives 0 V); a shutdown's is its off state,
+	 * which "shutdown" says */
+	if (r->collapsed && !r->shutdown && n && r->collapse_a > i[n - 1] && n < BN_SWEEP_MAX_STEPS &&
+	    !isnan(r->collapse_v)) {
+		i[n] = r->collapse_a;
+		v[n] = r->collapse_v + ohm * r->collapse_a;
+		n++;
+	}
 	if (n < 2)
 		return bn_err_set(err, BN_ERR_DATA, "the sweep read %d point(s) at distinct currents: "
 				  "a curve needs 2 or more", n);
@@ -163,6 +172,7 @@ cJSON *bn_sweep_measured(const struct bn_sweep_result *r, const struct bn_sweep_
 	add_str(o, "utc_end", r->utc_end);
 	cJSON_AddBoolToObject(o, "complete", r->complete);
 	add_str(o, r->complete ? "end" : "why", r->end);
+	cJSON_AddBoolToObject(o, "safe_confirmed", r->safe_confirmed);
 	b = cJSON_AddObjectToObject(o, "bench");
 	add_str(b, "name", m->bench_name);
 	add_str(b, "conf", m->conf_path);
@@ -197,6 +207,7 @@ cJSON *bn_sweep_measured(const struct bn_sweep_result *r, const struct bn_sweep_
 	if (r->collapsed) {
 		x = cJSON_AddObjectToObject(o, "collapse");
 		add_num(x, "at_a", r->collapse_a);
+		add_num(x, "v", r->collapse_v);
 		add_num(x, "after_s", r->collapse_after_s);
 		cJSON_AddBoolToObject(x, "recovered", r->recovered);
 		add_num(x, "back_after_s", r->recover_s);
