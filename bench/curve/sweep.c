@@ -239,10 +239,17 @@ static int dwell(struct run *r, double set_a, bn_time_us *collapse_t, struct bn_
 		t = now(r);
 		if (v < c->valid_v) {
 			*collapse_t = t;
-			r->res->collapse_v = nano(v);
 			r->res->collapse_after_s = bn_time_to_s(t - t_start);
 			bn_info("VBUS %.3f V at %.3f A: collapsed", v, set_a);
-			return BN_OK;
+			/* held for settle: where a fold-back sits at this current,
+			 * once an output capacitance has let go */
+			while (rc == BN_OK && now(r) - t < c->settle_us) {
+				rc = wait_for(r, c->poll_us, err);
+				if (rc == BN_OK)
+					rc = read_once(r, &v, &i, &vs, err);
+			}
+			r->res->collapse_v = nano(v);
+			return rc;
 		}
 		if (t - t_start >= c->settle_us)
 			rc = push(r, i, v, vs, t);
