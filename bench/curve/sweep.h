@@ -9,9 +9,11 @@
  * setpoint, dwell; readings every poll, those after settle averaged.
  * It stops at --to, on a collapse (VBUS below VBUS valid: the charger
  * folded back or shut down), or below the floor. After a collapse the
- * load is released and VBUS watched up to recover_wait: back at once is
- * a fold-back, still off after settle is a shutdown, and the time it
- * takes to come back is its recovery. The bench ends in its safe state
+ * load is held for settle (its last reading is where a fold-back sits at
+ * that current, once an output capacitance has let go), then released
+ * and VBUS watched up to recover_wait: back at once is a fold-back,
+ * still off after settle is a shutdown, and the time from the collapse
+ * to its return is its recovery. The bench ends in its safe state
  * (load, supply, fixture) whatever happens. */
 #ifndef BN_CURVE_SWEEP_H
 #define BN_CURVE_SWEEP_H
