@@ -373,6 +373,7 @@ int bn_cli_curve_sweep(int argc, char **argv)
 	m.simulated = !real;
 	m.to_asked_a = o.to_a;
 	m.vchg_min_v = bn_limits_min(&lim, "VCHG");
+	m.vchg_max_v = bn_limits_max(&lim, "VCHG");
 	m.limits_path = lim_path;
 	m.cable_given_ohm = o.cable_ohm;
 	m.rated_a = o.rated_a;

@@ -154,6 +154,7 @@ static cJSON *settings(const struct bn_sweep_cfg *c, const struct bn_sweep_meta 
 	add_num(s, "rated_given_a", m->rated_a > 0.0 ? m->rated_a : NAN);
 	cJSON_AddBoolToObject(s, "sense2", c->sense2);
 	add_num(s, "vchg_min_v", m->vchg_min_v);
+	add_num(s, "vchg_max_v", m->vchg_max_v);
 	add_str(s, "limits", m->limits_path);
 	return s;
 }

@@ -23,6 +23,7 @@ struct bn_sweep_meta {
 	double to_asked_a;         /* --to as given */
 	const char *to_capped_by;  /* "max_load in bench.conf", ...; NULL: not capped */
 	double vchg_min_v;         /* the knee's level (VCHG min from the limits) */
+	double vchg_max_v;         /* VCHG max, for a reader's plot */
 	const char *limits_path;
 	double cable_given_ohm;    /* --cable; NAN: not given */
 	double rated_a;            /* --rated; 0: not given */

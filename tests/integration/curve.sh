@@ -48,8 +48,14 @@ check "dcp-weak folds back: no shutdown" "$TMP/sim/dcp-weak.json" \
 check "the settings and the swept charger are recorded" "$TMP/sim/dcp-1a.json" \
 	"d['measured']['settings']['step_a'] == 0.05 and d['measured']['settings']['port'] == 'dcp' and d['measured']['bench']['simulated'] is True and d['measured']['bench']['charger'].endswith('dcp-1a.json') and d['compliant'] is None if 'compliant' in d else True"
 # the swept profile is a charger a run can use
-expect_exit "a run takes the swept profile as its charger" 0 "$BCBENCH" run -q --no-html \
+expect_exit "a run takes the swept profile as its charger" 0 "$BCBENCH" run -q \
 	--charger "$TMP/sim/dcp-1a.json" --out "$TMP/run" scripts/scenarios/dcp.scn
+has "report.html draws the swept curve" "$TMP/run/report.html" '<figure class="plot curve" id="charger-curve" data-profile="dcp-1a" data-by="sweep" data-complete="true">'
+has "with the knee" "$TMP/run/report.html" '<g class="knee" data-a="1.10'
+expect_exit "a run on the shipped dcp-1a" 0 "$BCBENCH" run -q --charger dcp-1a --out "$TMP/run0" \
+	scripts/scenarios/dcp.scn
+if grep -q 'charger-curve' "$TMP/run0/report.html"; then bad "a profile nobody measured is drawn"; else
+	ok "a profile nobody measured has no curve figure"; fi
 
 expect_exit "no --out" 2 "$BCBENCH" curve sweep --charger dcp-1a
 expect_err "no --out says so" "--out PROFILE.json is required"

@@ -25,6 +25,7 @@
 #include "curve/sweep.h"
 #include "curve/sweep_out.h"
 #include "curve/sweep_sim.h"
+#include "report/curve_html.h"
 #include "hil/guard.h"
 #include "sim/charger.h"
 #include "sim/world.h"
@@ -534,6 +535,69 @@ static void test_guard_refuses(void **state)
 	bn_sweep_result_free(&s.res);
 }
 
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* report.html's figure of a swept profile: a point (with its u) per
+ * swept point, the VCHG band from the limits, the knee and the
+ * shutdown; nothing for a profile nobody measured or no file. */
+static void test_curve_html(void **state)
+{
+	char path[512], dir[] = "/tmp/bn-sweep-XXXXXX", out[600], want[128];
+	struct bn_sweep_meta m = { 0 };
+	struct bn_charger prof;
+	struct bn_err err = { 0 };
+	struct swept s;
+	GString *g = g_string_new("");
+	cJSON *meas;
+
+	assert_non_null(mkdtemp(dir));
+	bn_test_path("profiles/chargers/dcp-shutdown-1a2.json", path, sizeof(path));
+	sweep_sim(path, 2.0, NULL, NULL, NULL, &s);
+	m.name = "sd";
+	m.vchg_min_v = bn_limits_min(&bn_test_lim, "VCHG");
+	m.vchg_max_v = bn_limits_max(&bn_test_lim, "VCHG");
+	m.cable_given_ohm = NAN;
+	assert_int_equal(bn_sweep_charger(&s.res, &s.cfg, &m, &prof, &err), BN_OK);
+	meas = bn_sweep_measured(&s.res, &s.cfg, &m);
+	snprintf(out, sizeof(out), "%s/sd.json", dir);
+	assert_int_equal(bn_sweep_write(out, &prof, true, meas, &err), BN_OK);
+	cJSON_Delete(meas);
+	assert_int_equal(bn_curve_html(g, out), 1);
+	assert_int_equal(count(g->str, "<g class=\"pt\""), s.res.n);
+	assert_non_null(strstr(g->str, "data-band=\"VCHG\" data-lo=\"4.75\" data-hi=\"5.25\""));
+	snprintf(want, sizeof(want), "<g class=\"knee\" data-a=\"%.6g\"",
+		 bn_sweep_knee(&s.res, m.vchg_min_v, s.cfg.valid_v));
+	assert_non_null(strstr(g->str, want));
+	snprintf(want, sizeof(want), "<g class=\"shutdown\" data-above-a=\"%.6g\" data-recover-s=\"%.6g\"",
+		 s.res.shutdown_above_a, s.res.recover_s);
+	assert_non_null(strstr(g->str, want));
+	assert_non_null(strstr(g->str, "data-complete=\"true\""));
+	/* the same profile, the same bytes */
+	{
+		GString *g2 = g_string_new("");
+
+		bn_curve_html(g2, out);
+		assert_string_equal(g->str, g2->str);
+		g_string_free(g2, TRUE);
+	}
+	g_string_truncate(g, 0);
+	assert_int_equal(bn_curve_html(g, path), 0); /* the shipped one: not measured */
+	assert_int_equal(bn_curve_html(g, "/nonexistent/x.json"), 0);
+	assert_int_equal(bn_curve_html(g, NULL), 0);
+	assert_int_equal((int)g->len, 0);
+	g_string_free(g, TRUE);
+	unlink(out);
+	rmdir(dir);
+	bn_sweep_result_free(&s.res);
+}
+
 static void test_cfg_check(void **state)
 {
 	struct bn_sweep_cfg c;
@@ -582,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_load_stalls),
 		cmocka_unit_test(test_interrupted),
 		cmocka_unit_test(test_guard_refuses),
+		cmocka_unit_test(test_curve_html),
 	};
 
 	return cmocka_run_group_tests(tests, bn_test_setup_limits, bn_test_teardown_limits);
