@@ -318,7 +318,7 @@ static double expected_knee(const struct bn_charger *c, double vchg_min)
 static void check_against(const struct swept *s, const char *name)
 {
 	struct bn_charger_state st;
-	double vchg = bn_limits_min(&bn_test_lim, "VCHG"), knee;
+	double vchg = bn_limits_min(&bn_test_lim, "VCHG"), knee, worst = 0.0;
 
 	bn_charger_state_init(&st);
 	if (s->rc != BN_OK)
@@ -329,12 +329,16 @@ static void check_against(const struct swept *s, const char *name)
 		const struct bn_sweep_point *p = &s->res.pts[k];
 		double want = bn_charger_vbus(&s->orig, &st, p->set_a);
 
+		worst = fmax(worst, fabs(p->v_v - want));
 		if (!(fabs(p->v_v - want) <= TOL_V))
 			fail_msg("%s: at %.3f A VBUS %.5f V, the profile says %.5f V (+-%g)", name,
 				 p->set_a, p->v_v, want, TOL_V);
 		assert_true(p->n >= 70);
 	}
 	knee = bn_sweep_knee(&s->res, vchg, s->cfg.valid_v);
+	/* the figures docs/power-curves.md quotes */
+	print_message("%-18s %3d points, worst |V - profile| %.2g V, knee %.4f A (profile's %.4f A)\n",
+		      name, s->res.n, worst, knee, expected_knee(&s->orig, vchg));
 	if (!(fabs(knee - expected_knee(&s->orig, vchg)) <= STEP_A))
 		fail_msg("%s: knee %.4f A, the profile's %.4f A (+-%g)", name, knee,
 			 expected_knee(&s->orig, vchg), STEP_A);
@@ -412,6 +416,8 @@ static void test_shutdown_charger(void **state)
 	assert_near(s.res.shutdown_above_a, 1.2, STEP_A);
 	assert_true(s.res.recovered);
 	assert_near(s.res.recover_s, 1.0, TOL_RECOVER_S);
+	print_message("dcp-shutdown-1a2: shutdown above %.3f A, recovery %.4f s\n",
+		      s.res.shutdown_above_a, s.res.recover_s);
 	bn_sweep_result_free(&s.res);
 	/* a fold-back is not a shutdown: dcp-weak is back at once */
 	bn_test_path("profiles/chargers/dcp-weak.json", path, sizeof(path));
