@@ -256,7 +256,9 @@ static void print_result(const struct bn_sweep_result *r, const struct bn_sweep_
 			       r->pts[k].i_a, r->pts[k].v_v, r->pts[k].u_v_v, r->pts[k].n);
 	bn_term_printf(stdout, "%s: %s\n", r->complete ? "swept" : "CUT SHORT", r->end);
 	if (!isnan(knee))
-		bn_term_printf(stdout, "knee: %.4f A (VBUS >= VCHG min %.3f V)\n", knee, m->vchg_min_v);
+		bn_term_printf(stdout, "knee: %s%.4f A (VBUS >= VCHG min %.3f V%s)\n",
+			       r->pts[r->n - 1].v_v >= m->vchg_min_v ? ">= " : "", knee, m->vchg_min_v,
+			       r->pts[r->n - 1].v_v >= m->vchg_min_v ? " up to the last step" : "");
 	if (r->shutdown)
 		bn_term_printf(stdout, "shutdown: above %.4f A (off at %.4f A after %.4f s), %s %.4f s\n",
 			       r->shutdown_above_a, r->collapse_a, r->collapse_after_s,
@@ -342,6 +344,7 @@ int bn_cli_curve_sweep(int argc, char **argv)
 	struct bn_bench_hw hw;
 	struct bn_lock lock = { .fd = -1 };
 	struct bn_charger chg;
+	struct bn_guard sim_guard;
 	char dd_buf[1200], lim_path[1400], path[1400], name[64], bench_name[128];
 	const char *dd;
 	bool real;
@@ -410,6 +413,7 @@ int bn_cli_curve_sweep(int argc, char **argv)
 			return 2;
 		}
 	}
+	sim_guard = (struct bn_guard){ conf.max_load_a, conf.max_vbus_v, conf.max_power_w, "bench.conf" };
 	bn_cli_catch_signals();
 	if (!real) {
 		if (!o.charger) {
@@ -444,6 +448,9 @@ int bn_cli_curve_sweep(int argc, char **argv)
 			return bn_err_exit_code(rc);
 		}
 		bn_sweep_sim_bench(&sim, &b);
+		/* the simulated bench keeps bench.conf's hard limits too: a sweep
+		 * tried there first is refused where the real one would be */
+		o.cfg.guard = &sim_guard;
 		rc = bn_sweep_run(&o.cfg, &b, &res, &err);
 		bn_sweep_sim_close(&sim);
 	} else {

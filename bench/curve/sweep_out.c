@@ -205,6 +205,8 @@ cJSON *bn_sweep_measured(const struct bn_sweep_result *r, const struct bn_sweep_
 	add_num(x, "a", knee);
 	add_num(x, "v", m->vchg_min_v);
 	cJSON_AddStringToObject(x, "limit", "VCHG min");
+	/* VBUS never went below VCHG min: the knee lies beyond the last step */
+	cJSON_AddBoolToObject(x, "at_least", r->n && r->pts[r->n - 1].v_v >= m->vchg_min_v);
 	if (r->collapsed) {
 		x = cJSON_AddObjectToObject(o, "collapse");
 		add_num(x, "at_a", r->collapse_a);
