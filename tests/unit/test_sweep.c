@@ -541,6 +541,84 @@ static void test_guard_refuses(void **state)
 	bn_sweep_result_free(&s.res);
 }
 
+/* A second sense point at the charger's output: a supply whose meter
+ * reads the charger's own voltage at the current the world's load sinks
+ * (what a supply playing the charger, or a meter at its end of the
+ * cable, reads), 3 mV above the load's meter. */
+struct src_meter {
+	struct bn_world *w;
+	const struct bn_charger *c;
+};
+
+static int src_measure(void *p, double *v, double *i, struct bn_err *e)
+{
+	struct src_meter *m = p;
+
+	*i = bn_world_load_a(m->w);
+	*v = bn_charger_v_out(m->c, *i) + 0.003;
+	return BN_OK;
+}
+
+static const struct bn_supply_ops src_ops = { .name = "src-meter", .measure = src_measure };
+
+/* --sense2: the cable's 0.1 ohm from the two sense points, the profile's
+ * curve at the charger's output (the original's own points) and its
+ * cable 0.1 ohm, so the receptacle reads as swept. */
+static void test_sense2_cable(void **state)
+{
+	struct bn_sweep_sim sim;
+	struct bn_sweep_bench b;
+	struct bn_sweep_cfg cfg;
+	struct bn_sweep_result res;
+	struct bn_sweep_meta m = { 0 };
+	struct bn_charger orig, prof;
+	struct bn_charger_state st;
+	struct bn_err err = { 0 };
+	struct src_meter sm;
+	struct bn_supply sp;
+	double ohm, u;
+	const char *from;
+	char path[512], port[512];
+
+	bn_test_path("profiles/chargers/dcp-1a.json", path, sizeof(path));
+	bn_test_path("profiles/ports/dcp.json", port, sizeof(port));
+	assert_int_equal(bn_charger_load(path, &orig, &err), BN_OK);
+	assert_int_equal(bn_sweep_sim_open(&sim, &bn_test_lim, port, &orig, NULL, &err), BN_OK);
+	bn_sweep_sim_bench(&sim, &b);
+	sm = (struct src_meter){ sim.w, &sim.charger };
+	sp = (struct bn_supply){ &src_ops, &sm };
+	b.sp = &sp;
+	cfg_default(&cfg, 1.5);
+	cfg.sense2 = true;
+	assert_int_equal(bn_sweep_run(&cfg, &b, &res, &err), BN_OK);
+	bn_sweep_sim_close(&sim);
+	m.name = "s2";
+	m.vchg_min_v = 4.75;
+	m.cable_given_ohm = NAN;
+	bn_sweep_cable(&res, &m, &ohm, &u, &from);
+	assert_string_equal(from, "two sense points");
+	assert_near(ohm, orig.cable_ohm, 1e-6);
+	assert_int_equal(bn_sweep_charger(&res, &cfg, &m, &prof, &err), BN_OK);
+	assert_near(prof.cable_ohm, orig.cable_ohm, 1e-6);
+	bn_charger_state_init(&st);
+	for (int k = 0; k < res.n; k++)
+		assert_near(bn_charger_vbus(&prof, &st, res.pts[k].i_a), res.pts[k].v_v, TOL_V);
+	/* --cable wins over the sense points */
+	m.cable_given_ohm = 0.25;
+	bn_sweep_cable(&res, &m, &ohm, &u, &from);
+	assert_string_equal(from, "given");
+	assert_near(ohm, 0.25, 0.0);
+	bn_sweep_result_free(&res);
+	/* without a supply that measures, a second sense point is refused */
+	assert_int_equal(bn_sweep_sim_open(&sim, &bn_test_lim, port, &orig, NULL, &err), BN_OK);
+	bn_sweep_sim_bench(&sim, &b);
+	bn_err_clear(&err);
+	assert_int_equal(bn_sweep_run(&cfg, &b, &res, &err), BN_ERR_ARG);
+	assert_msg_has(&err, "second sense point");
+	bn_sweep_sim_close(&sim);
+	bn_sweep_result_free(&res);
+}
+
 static int count(const char *hay, const char *needle)
 {
 	int n = 0;
@@ -653,6 +731,7 @@ int main(void)
 		cmocka_unit_test(test_interrupted),
 		cmocka_unit_test(test_guard_refuses),
 		cmocka_unit_test(test_curve_html),
+		cmocka_unit_test(test_sense2_cable),
 	};
 
 	return cmocka_run_group_tests(tests, bn_test_setup_limits, bn_test_teardown_limits);
