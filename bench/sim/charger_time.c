@@ -372,12 +372,13 @@ static bool series_at(const struct bn_charger_vbus_t *vt, bn_time_us rel_us, int
 	else if (rel_us >= un)
 		return false; /* at its end the static curve takes over */
 	t = (double)rel_us / 1e6;
-	/* the last sample with t_k <= t */
+	/* the last sample at or before rel_us, on the whole microseconds the
+	 * world replans at (series_next): a segment starts where its replan is */
 	lo = 0, hi = vt->n - 1;
 	while (lo < hi) {
 		int mid = (lo + hi + 1) / 2;
 
-		if (vt->t_s[mid] <= t)
+		if (us_of(vt->t_s[mid]) <= rel_us)
 			lo = mid;
 		else
 			hi = mid - 1;
