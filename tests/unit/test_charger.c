@@ -721,6 +721,98 @@ static void test_charger__v2_rejects_broken(void **state)
 	rm_scratch(dir);
 }
 
+/* ---- time behaviour, at the charger ---- */
+
+static void test_charger__time_offset(void **state)
+{
+	struct bn_charger c;
+	struct bn_charger_state s;
+
+	small_curve(&c);
+	assert_false(bn_charger_timed(&c));
+	c.has_transient = true;
+	c.transient_r_ohm = 0.8;
+	c.transient_tau_s = 0.015;
+	c.has_power_up = true;
+	c.power_up_peak_v = 6.3;
+	c.power_up_tau_s = 0.002;
+	assert_true(bn_charger_timed(&c));
+	bn_charger_state_init(&s);
+	/* off: the plain curve, nothing to replan */
+	assert_near(bn_charger_vbus_at(&c, &s, 5000, 0.5), bn_charger_vbus(&c, NULL, 0.5), 0.0);
+	assert_int_equal(bn_charger_next_change(&c, &s, 5000, true), BN_TIME_NEVER);
+	bn_charger_output(&c, &s, true, 1000);
+	assert_near(bn_charger_vbus_at(&c, &s, 1000, 0.0), 6.3, 1e-12);
+	assert_near(bn_charger_vbus_at(&c, &s, 3000, 0.0), 5.0 + 1.3 * exp(-1.0), 1e-12);
+	/* turning on again changes nothing; a step of the draw at 3 ms:
+	 * what is left of the overshoot, less r dI, relaxing with 15 ms */
+	bn_charger_output(&c, &s, true, 2000);
+	bn_charger_draw(&c, &s, 3000, 0.5);
+	assert_near(s.offset_v, 1.3 * exp(-1.0) - 0.4, 1e-12);
+	assert_near(bn_charger_offset_v(&c, &s, 18000, 0.5), (1.3 * exp(-1.0) - 0.4) * exp(-1.0),
+		    1e-12);
+	assert_near(bn_charger_vbus_at(&c, &s, 18000, 0.5),
+		    bn_charger_vbus(&c, NULL, 0.5) + (1.3 * exp(-1.0) - 0.4) * exp(-1.0), 1e-12);
+	/* held by a caller: a tenth of tau (1.5 ms) at a time */
+	assert_int_equal(bn_charger_next_change(&c, &s, 18000, true), 19500);
+	assert_int_equal(bn_charger_next_change(&c, &s, 18000, false), BN_TIME_NEVER);
+	/* settled within a microvolt: exactly the curve */
+	assert_near(bn_charger_offset_v(&c, &s, 3000 + 300000, 0.5), 0.0, 0.0);
+	assert_int_equal(bn_charger_next_change(&c, &s, 303000, true), BN_TIME_NEVER);
+	bn_charger_output(&c, &s, false, 400000);
+	assert_int_equal(s.on_since_us, BN_TIME_NEVER);
+	assert_near(bn_charger_offset_v(&c, &s, 400000, 1.0), 0.0, 0.0);
+}
+
+static void test_charger__time_schedule_and_series(void **state)
+{
+	static struct bn_charger c, eff;
+	struct bn_charger_state s;
+
+	small_curve(&c);
+	c.n_phases = 1;
+	c.phases[0] = (struct bn_charger_phase){
+		.from_us = 30000, .n_points = 2, .i_a = { 0.0, 1.0 }, .v_v = { 4.9, 4.5 },
+	};
+	/* samples off the microsecond grid: 10.4 us and 20.6 us replan at 10
+	 * and 21, and a segment starts where its replan is */
+	c.vbus_t.n = 3;
+	c.vbus_t.t_s[0] = 0.0, c.vbus_t.v_v[0] = 5.0, c.vbus_t.i_a[0] = 0.0;
+	c.vbus_t.t_s[1] = 10.4e-6, c.vbus_t.v_v[1] = 4.0, c.vbus_t.i_a[1] = 1.0;
+	c.vbus_t.t_s[2] = 20.6e-6, c.vbus_t.v_v[2] = 4.5, c.vbus_t.i_a[2] = 0.5;
+	c.vbus_t.has_i = true;
+	c.vbus_t.r_out_ohm = 0.5;
+	bn_charger_state_init(&s);
+	bn_charger_output(&c, &s, true, 1000);
+	assert_int_equal(bn_charger_next_change(&c, &s, 1000, false), 1010);
+	assert_int_equal(bn_charger_next_change(&c, &s, 1010, false), 1021);
+	assert_int_equal(bn_charger_next_change(&c, &s, 1021, false), 31000);
+	assert_int_equal(bn_charger_next_change(&c, &s, 31000, false), BN_TIME_NEVER);
+	/* at 5 us: v 4.519, i 0.481; a draw of 1 A sees 0.5 ohm x 0.519 less */
+	assert_near(bn_charger_vbus_at(&c, &s, 1005, 1.0),
+		    5.0 - 5.0 / 10.4 - 0.5 * (1.0 - 5.0 / 10.4), 1e-9);
+	assert_near(bn_charger_vbus_slope(&c, &s, 1005, 1.0), -1.0 / 10.4e-6 + 0.5 / 10.4e-6, 1e-3);
+	/* the series' segment 1 from its replan on */
+	assert_near(bn_charger_vbus_slope(&c, &s, 1010, 1.0),
+		    (0.5 - 0.5 * 0.5) / 10.2e-6, 1e-3);
+	bn_charger_curve_now(&c, &s, 1005, &eff);
+	assert_int_equal(eff.n_points, 2);
+	assert_near(eff.v_v[0] - 1.0 * c.cable_ohm - (eff.v_v[0] - eff.v_v[1]) / eff.i_a[1] * 1.0,
+		    bn_charger_vbus_at(&c, &s, 1005, 1.0), 1e-9);
+	/* after the series: the static curve, then the schedule's */
+	assert_near(bn_charger_vbus_at(&c, &s, 1021, 0.5), bn_charger_vbus(&c, NULL, 0.5), 1e-12);
+	assert_near(bn_charger_vbus_slope(&c, &s, 1021, 0.5), 0.0, 0.0);
+	assert_near(bn_charger_vbus_at(&c, &s, 31000, 0.5), 4.7 - 0.1, 1e-12);
+	assert_near(bn_charger_vbus_at(&c, &s, 31000, 1.1), 0.0, 0.0); /* past its last point */
+	bn_charger_curve_now(&c, &s, 31000, &eff);
+	assert_near(eff.v_v[1], 4.5, 0.0);
+	/* repeated: the series again from its first sample, 21 us a period */
+	c.vbus_t.repeat = true;
+	assert_int_equal(bn_charger_next_change(&c, &s, 1021, false), 1031);
+	assert_near(bn_charger_vbus_at(&c, &s, 1021 + 5, 1.0),
+		    bn_charger_vbus_at(&c, &s, 1005, 1.0), 1e-9);
+}
+
 /* Every shipped charger says whether it is meant to pass the port rules,
  * and a faulty one names what it breaks. */
 static void test_charger__shipped_state_compliance(void **state)
@@ -784,6 +876,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_charger__vbus_t_csv),
 		cmocka_unit_test(test_charger__v2_rejects_broken),
 		cmocka_unit_test(test_charger__shipped_state_compliance),
+		cmocka_unit_test(test_charger__time_offset),
+		cmocka_unit_test(test_charger__time_schedule_and_series),
 	};
 
 	if (argc > 1)
