@@ -66,7 +66,9 @@ int bn_sweep_sim_open(struct bn_sweep_sim *s, const struct bn_limits *lim, const
 	snprintf(s->dut.name, sizeof(s->dut.name), "none (the sweep's load alone)");
 	snprintf(s->dut.firmware, sizeof(s->dut.firmware), "%s", idle_fw.name);
 	bn_dut_phy_defaults(lim, &s->dut.phy);
-	s->dut.vbus_bleed_ohm = 100e3;
+	/* no device: nothing bleeds the node an output capacitance makes
+	 * (a device's 100 kohm would read as 50 uA drawn behind the curve) */
+	s->dut.vbus_bleed_ohm = 1e9;
 	wc.lim = lim;
 	wc.port = &s->port;
 	wc.charger = &s->charger;
