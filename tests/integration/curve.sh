@@ -71,8 +71,9 @@ expect_exit "a bad quantity" 2 "$BCBENCH" curve sweep --datadir . --charger dcp-
 	--out "$TMP/x.json"
 [ ! -e "$TMP/x.json" ] && ok "no profile from bad input" || bad "a profile from bad input"
 
-# SIGINT: a long sweep (8000 s of virtual time, a reading every ms) stopped
-"$BCBENCH" curve sweep -q --datadir . --charger ideal-5a --step 10mA --to 4A --dwell 20s \
+# SIGINT: a long sweep (240000 s of virtual time, a reading every ms: some
+# seconds of the machine's) stopped after half a second
+"$BCBENCH" curve sweep -q --datadir . --charger ideal-5a --step 10mA --to 4A --dwell 600s \
 	--out "$TMP/int.json" >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 sleep 0.5
