@@ -248,7 +248,25 @@ static double hist_sigma(const struct hist *h)
 	return 0.0;
 }
 
-#define RING 64
+/* The port's current held: a run of samples all within 2 tol of each
+ * other; held() is how many samples the run has before k. */
+struct run {
+	bool in;
+	int64_t start;
+	double lo, hi;
+};
+
+static void run_step(struct run *u, int64_t k, double i, double tol_a)
+{
+	if (!u->in || fmax(u->hi, i) - fmin(u->lo, i) > 2.0 * tol_a) {
+		u->in = true;
+		u->start = k;
+		u->lo = u->hi = i;
+	} else {
+		u->lo = fmin(u->lo, i);
+		u->hi = fmax(u->hi, i);
+	}
+}
 
 struct p0 {
 	struct bn_import *r;
@@ -256,32 +274,7 @@ struct p0 {
 	double prev_v, prev_ib;
 	bool have_prev;
 	bool on_seen;
-	/* collapse tracking */
-	int state;                 /* 0 below valid (never or after recovery), 1 valid, 2 collapsed */
-	bn_time_us t_leave;        /* last valid sample */
-	double ring[RING];         /* port current of the last valid samples */
-	int ring_n, ring_i, ring_len;
-	double before_a;
-	double load_at_leave;
-	bool bench_off_in;         /* the bench turned VBUS off during it */
-	bool released;             /* the e-load's setpoint dropped during it */
-	int cap_col;
 };
-
-static int add_collapse(struct bn_import *r, int *cap, const struct bn_import_collapse *c)
-{
-	if (r->n_collapses == *cap) {
-		int nc = *cap ? *cap * 2 : 8;
-		void *p = realloc(r->col, sizeof(*r->col) * (size_t)nc);
-
-		if (!p)
-			return BN_ERR_NOMEM;
-		r->col = p;
-		*cap = nc;
-	}
-	r->col[r->n_collapses++] = *c;
-	return BN_OK;
-}
 
 static int p0_frame(void *user, int64_t k, bn_time_us t, double v, double i, double ib,
 		    const struct bench_state *b)
@@ -303,110 +296,122 @@ static int p0_frame(void *user, int64_t k, bn_time_us t, double v, double i, dou
 		p->on_seen = true;
 		r->t_on_s = (double)t / 1e6;
 	}
-	switch (p->state) {
-	case 0:
-	case 1:
-		if (v >= r->v_valid_v) {
-			p->state = 1;
-			p->t_leave = t;
-			p->ring[p->ring_i] = i;
-			p->ring_i = (p->ring_i + 1) % p->ring_len;
-			if (p->ring_n < p->ring_len)
-				p->ring_n++;
-			p->load_at_leave = b->load_a;
-			p->bench_off_in = !b->vbus_on;
-			p->released = false;
-		} else if (p->state == 1 && v < r->v_off_v) {
-			double s = 0.0;
-
-			for (int j = 0; j < p->ring_n; j++)
-				s += p->ring[j];
-			p->before_a = p->ring_n ? s / p->ring_n : 0.0;
-			p->state = 2;
-		} else if (p->state == 1 && !b->vbus_on) {
-			p->bench_off_in = true;
-		}
-		break;
-	case 2:
-		if (!b->vbus_on)
-			p->bench_off_in = true;
-		if (b->load_a < p->load_at_leave - 1e-6)
-			p->released = true;
-		if (v >= r->v_valid_v) {
-			struct bn_import_collapse c = { 0 };
-
-			c.t_s = (double)p->t_leave / 1e6;
-			c.before_a = p->before_a;
-			c.held_s = -1.0;
-			c.recover_s = (double)(t - p->t_leave) / 1e6;
-			if (add_collapse(r, &p->cap_col, &c) < 0)
-				return BN_ERR_NOMEM;
-			p->state = 1;
-			p->ring_n = 0;
-			p->t_leave = t;
-			p->load_at_leave = b->load_a;
-			p->bench_off_in = !b->vbus_on;
-			p->released = false;
-		}
-		break;
-	}
 	return BN_OK;
 }
 
-/* ---- the collapse classification, done as each one ends ---- */
+/* ---- the collapses ---- */
 
-static void classify(struct bn_import_collapse *c, bool bench_off, bool released, double tol_a)
-{
-	if (bench_off) {
-		c->shutdown = false;
-		snprintf(c->why, sizeof(c->why), "the bench turned VBUS off");
-	} else if (!(c->before_a > tol_a)) {
-		c->shutdown = false;
-		snprintf(c->why, sizeof(c->why), "nothing was drawn before it (%.3f A)", c->before_a);
-	} else if (released) {
-		c->shutdown = false;
-		snprintf(c->why, sizeof(c->why),
-			 "it came back only when the e-load was released: the curve's fold-back");
-	} else {
-		c->shutdown = true;
-		c->why[0] = '\0';
-	}
-}
+#define RING 64
 
-/* Pass 0 again as a small state machine that also classifies: simpler
- * to keep the flags per collapse than to re-derive them. */
-struct p0c {
-	struct p0 base;
-	unsigned char *flags;      /* per collapse: bit 0 bench off, bit 1 released */
-	int cap_flags;
-	bool open_bench_off, open_released;
+struct pc {
+	struct bn_import *r;
+	struct run run;
+	int cap_col;
+	int state;                 /* 0 never valid, 1 valid or sagging, 2 collapsed */
+	int64_t k_leave;           /* the last valid sample */
+	bn_time_us t_leave;
+	int64_t held_n;            /* samples the current was held at k_leave */
+	double ring_i[RING], ring_v[RING]; /* the last valid samples */
+	int ring_n, ring_i0, ring_len;
+	bool bench_off;            /* the bench turned VBUS off since k_leave */
+	double last_i;             /* the port's current at k_leave */
+	double leave_i;            /* and at the sample after it */
 };
 
-static int p0c_frame(void *user, int64_t k, bn_time_us t, double v, double i, double ib,
-		     const struct bench_state *b)
+static int add_collapse(struct bn_import *r, int *cap, const struct bn_import_collapse *c)
 {
-	struct p0c *p = user;
-	int before = p->base.r->n_collapses, rc;
-	bool off = p->base.bench_off_in, rel = p->base.released;
-	double load_before = p->base.load_at_leave;
+	if (r->n_collapses == *cap) {
+		int nc = *cap ? *cap * 2 : 8;
+		void *p = realloc(r->col, sizeof(*r->col) * (size_t)nc);
 
-	rc = p0_frame(&p->base, k, t, v, i, ib, b);
-	if (rc < 0)
-		return rc;
-	if (p->base.r->n_collapses > before) {
-		if (p->cap_flags < p->base.r->n_collapses) {
-			int nc = p->base.cap_col;
-			void *q = realloc(p->flags, (size_t)nc);
+		if (!p)
+			return BN_ERR_NOMEM;
+		r->col = p;
+		*cap = nc;
+	}
+	r->col[r->n_collapses++] = *c;
+	return BN_OK;
+}
 
-			if (!q)
-				return BN_ERR_NOMEM;
-			p->flags = q;
-			p->cap_flags = nc;
+/* A shutdown: the bench did not cause it, current was drawn, that
+ * current had been held (at least 1 ms, 2 samples) with VBUS steady, so
+ * neither a step of the draw past the curve's end (the fold-back) nor a
+ * sag sliding down explains it. */
+static int pc_close(struct pc *p, double recover_s)
+{
+	struct bn_import *r = p->r;
+	struct bn_import_collapse c = { 0 };
+	double si = 0.0, vlo = INFINITY, vhi = -INFINITY;
+	int64_t min_held = (int64_t)fmax(2.0, ceil(r->rate_hz * 1e-3));
+
+	for (int j = 0; j < p->ring_n; j++) {
+		si += p->ring_i[j];
+		vlo = fmin(vlo, p->ring_v[j]);
+		vhi = fmax(vhi, p->ring_v[j]);
+	}
+	c.t_s = (double)p->t_leave / 1e6;
+	c.before_a = p->ring_n ? si / p->ring_n : 0.0;
+	c.held_s = (double)p->held_n / r->rate_hz;
+	c.recover_s = recover_s;
+	if (p->bench_off)
+		snprintf(c.why, sizeof(c.why), "the bench turned VBUS off");
+	else if (!(c.before_a > r->tol_a))
+		snprintf(c.why, sizeof(c.why), "nothing was drawn before it (%.3f A)", c.before_a);
+	else if (p->leave_i > p->last_i + r->tol_a)
+		snprintf(c.why, sizeof(c.why),
+			 "it came with a step up of the current (%.3f A to %.3f A): the curve's "
+			 "fold-back", p->last_i, p->leave_i);
+	else if (p->held_n < min_held)
+		snprintf(c.why, sizeof(c.why), "the current had not been held before it");
+	else if (p->ring_n < 2 || vhi - vlo > fmax(0.05, 6.0 * r->sigma_v))
+		snprintf(c.why, sizeof(c.why), "VBUS was sliding down before it (%.3f V in %d samples)",
+			 vhi - vlo, p->ring_n);
+	else
+		c.shutdown = true;
+	return add_collapse(r, &p->cap_col, &c);
+}
+
+static int pc_frame(void *user, int64_t k, bn_time_us t, double v, double i, double ib,
+		    const struct bench_state *b)
+{
+	struct pc *p = user;
+	struct bn_import *r = p->r;
+	int64_t held_before = p->run.in ? k - p->run.start : 0;
+
+	(void)ib;
+	run_step(&p->run, k, i, r->tol_a);
+	if (!b->vbus_on)
+		p->bench_off = true;
+	if (p->state == 2) {
+		if (v >= r->v_valid_v) {
+			int rc = pc_close(p, (double)(t - p->t_leave) / 1e6);
+
+			if (rc < 0)
+				return rc;
+			p->state = 1;
+			p->ring_n = 0;
+		} else {
+			return BN_OK;
 		}
-		/* the state as it was during the collapse, with this sample's */
-		p->flags[p->base.r->n_collapses - 1] =
-			(unsigned char)((off || !b->vbus_on ? 1 : 0) |
-					(rel || b->load_a < load_before - 1e-6 ? 2 : 0));
+	}
+	if (v >= r->v_valid_v) {
+		p->state = 1;
+		p->k_leave = k;
+		p->t_leave = t;
+		p->held_n = held_before;
+		p->last_i = i;
+		p->leave_i = i;
+		p->bench_off = !b->vbus_on;
+		p->ring_i[p->ring_i0] = i;
+		p->ring_v[p->ring_i0] = v;
+		p->ring_i0 = (p->ring_i0 + 1) % p->ring_len;
+		if (p->ring_n < p->ring_len)
+			p->ring_n++;
+	} else if (p->state == 1) {
+		if (k == p->k_leave + 1)
+			p->leave_i = i;
+		if (v < r->v_off_v)
+			p->state = 2;
 	}
 	return BN_OK;
 }
@@ -426,13 +431,9 @@ struct p1 {
 	struct bin *bins;
 	int n_bins;
 	long settle_n;
-	int64_t run_start;
-	double run_lo, run_hi;
-	bool in_run;
+	struct run run;
 	int next_col;              /* the next collapse (shutdowns are excluded) */
-	bool excluding;
-	long reached_n;            /* per bin: drawn at all (steady or not) */
-	long *drawn;
+	long *drawn;               /* per bin: drawn at all (steady or not) */
 };
 
 static bool excluded(struct p1 *p, bn_time_us t)
@@ -460,37 +461,24 @@ static int p1_frame(void *user, int64_t k, bn_time_us t, double v, double i, dou
 	struct bn_import *r = p->r;
 	int bi;
 
-	bool ex = excluded(p, t);
-
 	(void)ib;
-	/* A shutdown's current: how long it was held before VBUS went. */
-	if (p->next_col < r->n_collapses) {
-		struct bn_import_collapse *c = &r->col[p->next_col];
-
-		if (c->shutdown && c->held_s < 0 && p->in_run && fabs((double)t / 1e6 - c->t_s) < 0.5e-6)
-			c->held_s = (double)(k - p->run_start) / r->rate_hz;
-	}
-	/* No output and nothing drawn: VBUS is off, no point of any curve. */
-	if (!b->vbus_on || (v < r->v_off_v && fabs(i) <= r->tol_a) || ex) {
-		p->in_run = false;
+	/* No output and nothing drawn (VBUS off), or a shutdown: no point
+	 * of the static curve. */
+	if (!b->vbus_on || (v < r->v_off_v && fabs(i) <= r->tol_a) || excluded(p, t)) {
+		p->run.in = false;
 		return BN_OK;
 	}
-	if (!p->in_run || fmax(p->run_hi, i) - fmin(p->run_lo, i) > 2.0 * r->tol_a) {
-		p->in_run = true;
-		p->run_start = k;
-		p->run_lo = p->run_hi = i;
-	} else {
-		p->run_lo = fmin(p->run_lo, i);
-		p->run_hi = fmax(p->run_hi, i);
-	}
+	run_step(&p->run, k, i, r->tol_a);
 	/* held for the settle time, and a current a charger delivers */
-	if (i < 0)
+	if (i < -p->o->bin_a / 2)
 		return BN_OK;
-	bi = (int)floor(i / p->o->bin_a);
+	/* bins centred on multiples of the width: a staircase of such
+	 * steps lands mid-bin, not on an edge its rounding flips */
+	bi = (int)floor(i / p->o->bin_a + 0.5);
 	if (bi >= p->n_bins)
 		return BN_OK;
 	p->drawn[bi]++;
-	if (k - p->run_start >= p->settle_n) {
+	if (k - p->run.start >= p->settle_n) {
 		struct bin *q = &p->bins[bi];
 		double d = v - q->mv;
 
@@ -589,7 +577,13 @@ static int p2_frame(void *user, int64_t k, bn_time_us t, double v, double i, dou
 		p->run = 0;
 	} else {
 		vf = bn_import_v_fit(r, i, &sd);
-		off = !isnan(vf) && fabs(v - vf) > p->o->resid_factor * sd + p->tol_v;
+		if (!isnan(vf)) {
+			/* the current's own noise moves the fit on a steep piece */
+			double d = bn_import_v_fit(r, i + r->sigma_a, NULL), slope_v;
+
+			slope_v = isnan(d) ? 0.0 : fabs(d - vf);
+			off = fabs(v - vf) > p->o->resid_factor * sqrt(sd * sd + slope_v * slope_v) + p->tol_v;
+		}
 	}
 	if (off) {
 		if (p->run < RESID_RUN) {
@@ -694,10 +688,10 @@ static int make_points(struct bn_import *r, const struct bn_import_opts *o, cons
 		q->v_fit_v = q->v_v;
 	}
 	/* Uncovered: every bin from 0 up to to_a that is not a point. */
-	for (int b = 0; b < n_bins && b * o->bin_a < r->to_a - 1e-12; b++) {
+	for (int b = 0; b < n_bins && (b - 0.5) * o->bin_a < r->to_a - 1e-12; b++) {
 		bool covered = bins[b].n >= o->min_samples;
 		bool reached = drawn[b] > 0;
-		double lo = b * o->bin_a, hi = fmin((b + 1) * o->bin_a, r->to_a);
+		double lo = fmax(0.0, (b - 0.5) * o->bin_a), hi = fmin((b + 0.5) * o->bin_a, r->to_a);
 
 		if (covered)
 			continue;
@@ -836,12 +830,13 @@ static void make_knee(struct bn_import *r)
 	}
 }
 
-/* The shutdown rule the profile states, from the shutdowns seen: over
- * the highest current it held without one, for as long as the shortest
- * hold before one, off for the longest recovery seen. */
+/* The profile's shutdown rule, from the shutdowns seen: over the
+ * highest current it held without one, for as long as the shortest hold
+ * before one, off for the shortest recovery seen (a longer one may hide
+ * a trip again at once, too short for a sample to show it on). */
 static void make_shutdown(struct bn_import *r)
 {
-	double before = INFINITY, held = INFINITY, rec = 0.0, sustained = 0.0;
+	double before = INFINITY, held = INFINITY, rec = INFINITY, sustained = 0.0;
 	int n_sd = 0;
 
 	for (int k = 0; k < r->n_collapses; k++) {
@@ -853,7 +848,7 @@ static void make_shutdown(struct bn_import *r)
 		before = fmin(before, c->before_a);
 		if (c->held_s >= 0)
 			held = fmin(held, c->held_s);
-		if (c->recover_s > rec)
+		if (c->recover_s >= 0 && c->recover_s < rec)
 			rec = c->recover_s;
 	}
 	if (!n_sd)
@@ -864,6 +859,11 @@ static void make_shutdown(struct bn_import *r)
 	r->ch.has_shutdown = true;
 	r->ch.shutdown_above_a = sustained > 0 ? sustained : before - r->tol_a;
 	r->ch.shutdown_after_us = isfinite(held) ? (bn_time_us)llround(held * 1e6) : 0;
+	/* never back within the capture: at least as long as it stayed off */
+	if (!isfinite(rec))
+		for (int k = 0; k < r->n_collapses; k++)
+			if (r->col[k].shutdown)
+				rec = (double)r->n_frames / r->rate_hz - r->col[k].t_s;
 	r->ch.recover_us = (bn_time_us)llround(rec * 1e6);
 }
 
@@ -954,7 +954,8 @@ int bn_curve_import(const struct bn_import_opts *o, struct bn_import *r, struct 
 {
 	struct src s = { .o = o };
 	struct bn_limits lim = { 0 };
-	struct p0c p0 = { 0 };
+	struct p0 p0 = { 0 };
+	struct pc pc = { 0 };
 	struct p1 p1 = { 0 };
 	struct p2 p2 = { 0 };
 	struct bin *bins = NULL;
@@ -1025,35 +1026,15 @@ int bn_curve_import(const struct bn_import_opts *o, struct bn_import *r, struct 
 		}
 	}
 
-	/* pass 0 */
-	p0.base.r = r;
-	p0.base.ring_len = (int)fmin(RING, fmax(1.0, r->rate_hz * 1e-3));
+	/* pass 0: noise, range, VBUS on */
+	p0.r = r;
 	r->t_on_s = NAN;
-	rc = pass(&s, r, p0c_frame, &p0, err);
+	rc = pass(&s, r, p0_frame, &p0, err);
 	if (rc < 0)
 		goto out;
-	if (p0.base.state == 2) {
-		/* collapsed at the end, not back */
-		struct bn_import_collapse c = { 0 };
-
-		c.t_s = (double)p0.base.t_leave / 1e6;
-		c.before_a = p0.base.before_a;
-		c.held_s = -1.0;
-		c.recover_s = -1.0;
-		if (add_collapse(r, &p0.base.cap_col, &c) < 0 ||
-		    (p0.cap_flags < r->n_collapses &&
-		     !(p0.flags = realloc(p0.flags, (size_t)(p0.cap_flags = p0.base.cap_col))))) {
-			rc = bn_err_set(err, BN_ERR_NOMEM, "out of memory");
-			goto out;
-		}
-		p0.flags[r->n_collapses - 1] =
-			(unsigned char)((p0.base.bench_off_in ? 1 : 0) | (p0.base.released ? 2 : 0));
-	}
-	r->sigma_v = hist_sigma(&p0.base.hv);
-	r->sigma_a = hist_sigma(&p0.base.hi);
+	r->sigma_v = hist_sigma(&p0.hv);
+	r->sigma_a = hist_sigma(&p0.hi);
 	r->tol_a = fmax(o->bin_a / 4.0, 4.0 * r->sigma_a);
-	for (int k = 0; k < r->n_collapses; k++)
-		classify(&r->col[k], p0.flags[k] & 1, p0.flags[k] & 2, r->tol_a);
 	if (isnan(r->t_on_s)) {
 		rc = bn_err_set(err, BN_ERR_DATA,
 				"%s: error: VBUS never reaches VBUS valid (%g V): no charger output to "
@@ -1061,8 +1042,18 @@ int bn_curve_import(const struct bn_import_opts *o, struct bn_import *r, struct 
 				o->capture_path, r->v_valid_v, r->chan_src[0]);
 		goto out;
 	}
+	/* the collapses */
+	pc.r = r;
+	pc.ring_len = (int)fmin(RING, fmax(2.0, ceil(r->rate_hz * 1e-3)));
+	rc = pass(&s, r, pc_frame, &pc, err);
+	if (rc < 0)
+		goto out;
+	if (pc.state == 2 && pc_close(&pc, -1.0) < 0) {
+		rc = bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	r->to_a = o->to_a > 0 ? o->to_a : o->rated_a > 0 ? fmax(o->rated_a, r->max_seen_a) : r->max_seen_a;
-	n_bins = (int)floor(fmax(r->to_a, r->max_seen_a) / o->bin_a) + 1;
+	n_bins = (int)floor(fmax(r->to_a, r->max_seen_a) / o->bin_a + 0.5) + 1;
 	if (n_bins > BN_IMPORT_MAX_BINS) {
 		rc = bn_err_set(err, BN_ERR_DATA,
 				"%s: error: %d bins of %g mA to %.3f A: more than %d (give a larger --bin)",
@@ -1115,7 +1106,6 @@ out:
 		bn_evrec_free(&s.ev);
 	free(s.col[0]);
 	free(s.col[1]);
-	free(p0.flags);
 	free(bins);
 	free(drawn);
 	free(p2.t);

@@ -205,6 +205,7 @@ static const char *const chargers[] = { "cdp-1a5", "dcp-1a", "dcp-shutdown-1a2",
 static void check_shutdown(const struct bn_import *r, bool want)
 {
 	int n_sd = 0;
+	double first = INFINITY;
 
 	for (int k = 0; k < r->n_collapses; k++) {
 		const struct bn_import_collapse *c = &r->col[k];
@@ -212,10 +213,17 @@ static void check_shutdown(const struct bn_import *r, bool want)
 		if (!c->shutdown)
 			continue;
 		n_sd++;
-		if (!(c->before_a > 1.2 && c->before_a <= 1.2 + RAMP_STEP_A + STEP_A + 0.003))
+		/* never at or below the threshold; again and again above it as
+		 * the staircase climbs during the second it is off */
+		if (!(c->before_a > 1.2))
 			fail_msg("shutdown at %.3f s: %.4f A before it", c->t_s, c->before_a);
-		if (c->recover_s >= 0)
-			assert_near(c->recover_s, 1.0, 0.002);
+		first = fmin(first, c->before_a);
+		/* off for 1 s, or a whole number of them: back into the
+		 * overload it may trip again before a sample sees it on */
+		if (c->recover_s >= 0 &&
+		    !(fabs(c->recover_s - round(c->recover_s)) < 0.002 + 0.006 * round(c->recover_s) &&
+		      c->recover_s > 0.998))
+			fail_msg("shutdown at %.3f s: back after %.4f s", c->t_s, c->recover_s);
 	}
 	if (!want) {
 		assert_int_equal(n_sd, 0);
@@ -223,6 +231,8 @@ static void check_shutdown(const struct bn_import *r, bool want)
 		return;
 	}
 	assert_true(n_sd >= 1);
+	if (!(first <= 1.2 + RAMP_STEP_A + STEP_A + 0.003))
+		fail_msg("the lowest current a shutdown came at: %.4f A", first);
 	assert_true(r->ch.has_shutdown);
 	assert_true(r->ch.shutdown_above_a <= 1.2 + 1e-6 && r->ch.shutdown_above_a >= 1.1);
 	assert_near((double)r->ch.recover_us / 1e6, 1.0, 0.002);
@@ -440,7 +450,8 @@ static void test_import__bad_input_names_the_file_and_what_is_missing(void **sta
 	bn_err_clear(&err);
 	snprintf(path, sizeof(path), "%s/two.sr", tmpdir);
 	write_sr(path, 2, both, 10000, gen_two_levels);
-	assert_int_equal(import_file(path, &r, &err), BN_OK);
+	if (import_file(path, &r, &err) != BN_OK)
+		fail_msg("%s", err.msg);
 	assert_false(r.used_load);
 	assert_int_equal(r.n_points, 2);
 	assert_near(r.pt[0].i_a, 0.2, 1e-6);
