@@ -630,23 +630,31 @@ double bn_import_v_fit(const struct bn_import *r, double i_a, double *sd_v)
 		*sd_v = 0.0;
 	if (n <= 0 || isnan(i_a))
 		return NAN;
-	/* Half a bin past the last covered point still belongs to it. */
-	if (i_a > r->pt[n - 1].i_a + r->tol_a)
+	/* Beyond the last covered current (by more than the steady
+	 * tolerance) nothing is known. */
+	if (i_a > r->pt[n - 1].i_hi_a + r->tol_a)
 		return NAN;
-	if (i_a <= r->pt[0].i_a) {
-		if (sd_v)
-			*sd_v = r->pt[0].sd_v;
-		return r->pt[0].v_fit_v;
-	}
-	for (int k = 1; k < n; k++)
-		if (i_a <= r->pt[k].i_a) {
-			const struct bn_import_point *a = &r->pt[k - 1], *b = &r->pt[k];
-			double f = (i_a - a->i_a) / (b->i_a - a->i_a);
+	/* A point holds over the currents its bin held (a bin's mean of a
+	 * curve that drops at once inside it is no value between), and the
+	 * fit is linear between those plateaus. */
+	for (int k = 0; k < n; k++) {
+		const struct bn_import_point *b = &r->pt[k];
 
+		if (i_a <= b->i_hi_a) {
+			const struct bn_import_point *a = k ? &r->pt[k - 1] : NULL;
+			double f;
+
+			if (i_a >= b->i_lo_a || !a) {
+				if (sd_v)
+					*sd_v = b->sd_v;
+				return b->v_fit_v;
+			}
+			f = b->i_lo_a > a->i_hi_a ? (i_a - a->i_hi_a) / (b->i_lo_a - a->i_hi_a) : 1.0;
 			if (sd_v)
 				*sd_v = fmax(a->sd_v, b->sd_v);
 			return a->v_fit_v + f * (b->v_fit_v - a->v_fit_v);
 		}
+	}
 	if (sd_v)
 		*sd_v = r->pt[n - 1].sd_v;
 	return r->pt[n - 1].v_fit_v;

@@ -147,9 +147,9 @@ struct bn_import {
 int bn_curve_import(const struct bn_import_opts *o, struct bn_import *r, struct bn_err *err);
 void bn_import_free(struct bn_import *r);
 
-/* VBUS on the fit at current i_a (receptacle), linear between the
- * points, flat below the first; NAN beyond the last (not covered). sd:
- * the spread there (may be NULL). */
+/* VBUS on the fit at current i_a (receptacle): a point's value over the
+ * currents its bin held, linear between them, flat below the first; NAN
+ * beyond the last (not covered). sd: the spread there (may be NULL). */
 double bn_import_v_fit(const struct bn_import *r, double i_a, double *sd_v);
 
 /* ---- the numerics (import_fit.c) ---- */

@@ -182,10 +182,19 @@ static void compare(const char *name, const struct bn_import *r, const struct bn
 	if (r->knee_reached) {
 		double span = r->knee_hi_a - r->knee_lo_a;
 
+		double tol = span + STEP_A;
+
+		/* a VBUS error moves the knee by itself over the slope there */
+		if (realistic) {
+			double slope = (bn_charger_vbus(c, NULL, knee - 0.01) -
+					bn_charger_vbus(c, NULL, knee + 0.01)) / 0.02;
+
+			tol += 0.045 / fmax(fabs(slope), 1e-3);
+		}
 		fig->knee_err_a = r->knee_a - knee;
-		if (fabs(r->knee_a - knee) > span + STEP_A)
-			fail_msg("%s: knee %.4f A (between %.4f and %.4f), original %.4f A", name,
-				 r->knee_a, r->knee_lo_a, r->knee_hi_a, knee);
+		if (fabs(r->knee_a - knee) > tol)
+			fail_msg("%s: knee %.4f A (between %.4f and %.4f), original %.4f A (+-%.3f A)",
+				 name, r->knee_a, r->knee_lo_a, r->knee_hi_a, knee, tol);
 		/* the staircase covers the knee closely */
 		assert_true(span <= 3 * STEP_A + (realistic ? 0.02 : 0));
 	} else {
@@ -385,11 +394,12 @@ static void gen_flat(long k, double *v)
 	v[1] = 0.5;
 }
 
-/* A current that never holds: a new level every sample. */
+/* A current that never holds: it climbs 0.1 mA every sample, a quarter
+ * bin in 6.25 ms, less than the settle time. */
 static void gen_jumpy(long k, double *v)
 {
-	v[0] = 5.0 - 0.1 * (double)(k % 17) / 17.0;
-	v[1] = 0.1 + 0.9 * (double)((k * 7919) % 101) / 101.0;
+	v[1] = 0.1 + 1e-4 * (double)k;
+	v[0] = 5.0 - 0.1 * v[1];
 }
 
 static void gen_two_levels(long k, double *v)
@@ -459,7 +469,7 @@ static void test_import__bad_input_names_the_file_and_what_is_missing(void **sta
 	/* 25 mA bins up to 0.8 A: all but the two held are uncovered, not reached */
 	assert_int_equal(r.n_uncovered, 2);
 	assert_near(r.unc[0].from_a, 0.0, 1e-9);
-	assert_near(r.unc[0].to_a, 0.2, 1e-9);
+	assert_near(r.unc[0].to_a, 0.1875, 1e-9); /* bins centred on multiples of 25 mA */
 	assert_false(r.unc[0].reached);
 	/* 4.9 V at 0.8 A is above VCHG min: the knee is not reached */
 	assert_false(r.knee_reached);
