@@ -753,6 +753,13 @@ static int make_points(struct bn_import *r, const struct bn_import_opts *o, cons
 	return BN_OK;
 }
 
+/* To the nano-unit: a JSON number of 15 digits reads back exactly (cJSON
+ * prints 15 when they read back within an epsilon, not to the bit). */
+static double nano(double x)
+{
+	return round(x * 1e9) / 1e9;
+}
+
 /* The profile's curve: the fit at the charger's output (VBUS + R*I with
  * a cable given), simplified to BN_CHARGER_MAX_POINTS by RDP. */
 static int make_curve(struct bn_import *r, const struct bn_import_opts *o, struct bn_err *err)
@@ -789,13 +796,14 @@ static int make_curve(struct bn_import *r, const struct bn_import_opts *o, struc
 		tol *= 1.5;
 	}
 	memset(&r->ch, 0, sizeof(r->ch));
+	r->ch.compliant = -1; /* a capture does not say what the charger was meant to be */
 	snprintf(r->ch.name, sizeof(r->ch.name), "%s", o->name ? o->name : "imported");
 	r->ch.cable_ohm = cable;
 	r->ch.rated_a = o->rated_a;
 	for (int k = 0; k < n; k++)
 		if (keep[k]) {
-			r->ch.i_a[r->ch.n_points] = x[k];
-			r->ch.v_v[r->ch.n_points] = y[k];
+			r->ch.i_a[r->ch.n_points] = nano(x[k]);
+			r->ch.v_v[r->ch.n_points] = nano(y[k]);
 			r->ch.n_points++;
 		}
 	/* how far the written curve is from the fit */
@@ -918,12 +926,21 @@ static int make_series(struct bn_import *r, struct p2 *p, const struct bn_import
 	}
 	for (long j = 0; j < n; j++)
 		if (keep[j]) {
-			s->t_s[s->n] = p->t[j] - r->t_on_s;
-			s->v_v[s->n] = p->v[j];
-			s->i_a[s->n] = p->i[j];
+			/* a charger's output is never below 0: noise at 0 V is */
+			s->t_s[s->n] = nano(p->t[j] - r->t_on_s);
+			s->v_v[s->n] = nano(fmax(0.0, p->v[j]));
+			s->i_a[s->n] = nano(p->i[j]);
+			if (s->n && !(s->t_s[s->n] > s->t_s[s->n - 1]))
+				continue;
 			s->n++;
 		}
 	free(keep);
+	r->ch.vbus_t.n = (int)s->n;
+	r->ch.vbus_t.has_i = true;
+	r->ch.vbus_t.repeat = false;
+	memcpy(r->ch.vbus_t.t_s, s->t_s, sizeof(double) * (size_t)s->n);
+	memcpy(r->ch.vbus_t.v_v, s->v_v, sizeof(double) * (size_t)s->n);
+	memcpy(r->ch.vbus_t.i_a, s->i_a, sizeof(double) * (size_t)s->n);
 	/* the output's resistance where the series draws: the fit's slope
 	 * around the median current of the series */
 	{
@@ -949,6 +966,9 @@ static int make_series(struct bn_import *r, struct p2 *p, const struct bn_import
 		}
 		s->r_out_ohm = fmax(0.0, -(bn_import_v_fit(r, hi, NULL) - bn_import_v_fit(r, lo, NULL)) /
 						 (hi - lo));
+		if (!isfinite(s->r_out_ohm))
+			s->r_out_ohm = 0.0;
+		r->ch.vbus_t.r_out_ohm = nano(s->r_out_ohm);
 	}
 	return BN_OK;
 }

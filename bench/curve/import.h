@@ -47,11 +47,11 @@ struct cJSON;
 /* Bins beyond this many are refused (bin too small for the range). */
 #define BN_IMPORT_MAX_BINS 8192
 /* A series this long or shorter goes inline in the profile, else in a
- * CSV file beside it. */
+ * CSV file beside it (STEM.vbus_t.csv). */
 #define BN_IMPORT_INLINE_MAX 2000
 /* The series never has more points than this: the tolerance is doubled
  * until it fits (and the profile says which was used). */
-#define BN_IMPORT_SERIES_MAX 200000
+#define BN_IMPORT_SERIES_MAX BN_CHARGER_MAX_VBUS_T
 /* Samples held for the series before decimation; beyond, pairs are
  * averaged (the profile says so). */
 #define BN_IMPORT_RAW_MAX 2000000L
@@ -140,7 +140,8 @@ struct bn_import {
 	int n_collapses;
 	struct bn_import_collapse *col;
 	struct bn_import_series series;
-	struct bn_charger ch;      /* curve (<= BN_CHARGER_MAX_POINTS), cable, rated, shutdown */
+	struct bn_charger ch;      /* curve (<= BN_CHARGER_MAX_POINTS), cable, rated,
+				    * shutdown, vbus_t (the series) */
 	double curve_dev_v;        /* the written curve's largest deviation from the fit */
 };
 
@@ -170,9 +171,9 @@ long bn_import_rdp(const double *x, const double *const *y, const double *tol, i
  * knee, collapses. NULL when out of memory. */
 struct cJSON *bn_import_measured(const struct bn_import *r, const struct bn_import_opts *o,
 				 const char *utc);
-/* Write the charger profile (bcbench-charger/2) to path, atomically; a
- * series too long to go inline is written first as STEM.vbus_t.csv beside
- * it (t_s,v_V,i_A). */
+/* Write the charger profile (bcbench-charger/2) to path with
+ * bn_charger_write, atomically; a series longer than
+ * BN_IMPORT_INLINE_MAX goes beside it as STEM.vbus_t.csv (t_s,v_V,i_A). */
 int bn_import_write(const char *path, const struct bn_import *r, const struct bn_import_opts *o,
 		    struct bn_err *err);
 

@@ -14,8 +14,6 @@
 #include "core/json.h"
 #include "report/report.h"
 
-#define CHARGER_SCHEMA "bcbench-charger/2"
-
 /* A number rounded to what it means (1 uV, 1 uA, 1 us), for a diff-able file. */
 static double r6(double x)
 {
@@ -25,14 +23,6 @@ static double r6(double x)
 static cJSON *num_or_null(double x)
 {
 	return isfinite(x) ? cJSON_CreateNumber(r6(x)) : cJSON_CreateNull();
-}
-
-static void add_qty(cJSON *o, const char *key, double x, const char *unit)
-{
-	char buf[48];
-
-	snprintf(buf, sizeof(buf), "%.6g%s", x, unit);
-	cJSON_AddStringToObject(o, key, buf);
 }
 
 static cJSON *settings(const struct bn_import_opts *o, const struct bn_import *r)
@@ -231,101 +221,43 @@ cJSON *bn_import_measured(const struct bn_import *r, const struct bn_import_opts
 	return m;
 }
 
-static int write_csv(const char *path, const struct bn_import_series *s, struct bn_err *err)
-{
-	struct bn_afile a;
-	int rc = bn_afile_open(&a, path, err);
-
-	if (rc < 0)
-		return rc;
-	fprintf(a.f, "t_s,v_V,i_A\n");
-	for (long k = 0; k < s->n; k++)
-		fprintf(a.f, "%.7f,%.6f,%.6f\n", s->t_s[k], s->v_v[k], s->i_a[k]);
-	return bn_afile_commit(&a, err);
-}
-
 int bn_import_write(const char *path, const struct bn_import *r, const struct bn_import_opts *o,
 		    struct bn_err *err)
 {
-	cJSON *root = cJSON_CreateObject(), *curve, *measured;
-	char utc[40], desc[400], *text;
+	struct bn_charger *c = malloc(sizeof(*c));
+	cJSON *measured;
+	char utc[40];
 	int rc;
 
-	if (!root)
+	if (!c)
 		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	*c = r->ch;
 	bn_report_utc_now(utc, sizeof(utc));
-	cJSON_AddStringToObject(root, "schema", CHARGER_SCHEMA);
-	cJSON_AddStringToObject(root, "name", r->ch.name);
-	snprintf(desc, sizeof(desc),
+	snprintf(c->description, sizeof(c->description),
 		 "Imported from %s by bcbench curve import (%s): %d steady points from %.3f A to "
 		 "%.3f A at the %s.",
 		 o->capture_path, utc, r->n_points, r->pt[0].i_a, r->pt[r->n_points - 1].i_a,
-		 isnan(o->cable_ohm) ? "receptacle" : "charger's output");
-	cJSON_AddStringToObject(root, "description", desc);
-	curve = cJSON_AddArrayToObject(root, "curve");
-	for (int k = 0; k < r->ch.n_points; k++) {
-		cJSON *p = cJSON_CreateArray();
+		 isnan(o->cable_ohm) ? "receptacle (cable 0)" : "charger's output");
+	c->vbus_t.file[0] = '\0';
+	if (c->vbus_t.n > BN_IMPORT_INLINE_MAX) {
+		char base[512], *dot;
 
-		cJSON_AddItemToArray(p, cJSON_CreateNumber(r6(r->ch.i_a[k])));
-		cJSON_AddItemToArray(p, cJSON_CreateNumber(r6(r->ch.v_v[k])));
-		cJSON_AddItemToArray(curve, p);
-	}
-	add_qty(root, "cable", r->ch.cable_ohm, "ohm");
-	if (r->ch.rated_a > 0)
-		add_qty(root, "rated", r->ch.rated_a, "A");
-	if (r->ch.has_shutdown) {
-		cJSON *s = cJSON_AddObjectToObject(root, "shutdown");
-
-		add_qty(s, "above", r6(r->ch.shutdown_above_a), "A");
-		add_qty(s, "after", (double)r->ch.shutdown_after_us / 1e3, "ms");
-		add_qty(s, "recover", (double)r->ch.recover_us / 1e6, "s");
-	}
-	if (r->series.n) {
-		cJSON *v = cJSON_AddObjectToObject(root, "vbus_t");
-
-		if (r->series.n <= BN_IMPORT_INLINE_MAX) {
-			cJSON *a = cJSON_AddArrayToObject(v, "samples");
-
-			for (long k = 0; k < r->series.n; k++) {
-				cJSON *p = cJSON_CreateArray();
-
-				cJSON_AddItemToArray(p, cJSON_CreateNumber(round(r->series.t_s[k] * 1e7) / 1e7));
-				cJSON_AddItemToArray(p, cJSON_CreateNumber(r6(r->series.v_v[k])));
-				cJSON_AddItemToArray(p, cJSON_CreateNumber(r6(r->series.i_a[k])));
-				cJSON_AddItemToArray(a, p);
-			}
-		} else {
-			char dir[1024], base[512], csv[1600], *dot;
-
-			snprintf(dir, sizeof(dir), "%s", path);
-			snprintf(base, sizeof(base), "%s", path);
-			snprintf(base, sizeof(base), "%s", basename(base));
-			dot = strrchr(base, '.');
-			if (dot && !strcmp(dot, ".json"))
-				*dot = '\0';
-			snprintf(csv, sizeof(csv), "%s/%s.vbus_t.csv", dirname(dir), base);
-			rc = write_csv(csv, &r->series, err);
-			if (rc < 0) {
-				cJSON_Delete(root);
-				return rc;
-			}
-			snprintf(csv, sizeof(csv), "%s.vbus_t.csv", base);
-			cJSON_AddStringToObject(v, "file", csv);
-		}
-		add_qty(v, "r_out", r6(r->series.r_out_ohm), "ohm");
-		cJSON_AddBoolToObject(v, "repeat", false);
+		snprintf(base, sizeof(base), "%s", path);
+		snprintf(base, sizeof(base), "%s", basename(base));
+		dot = strrchr(base, '.');
+		if (dot && !strcmp(dot, ".json"))
+			*dot = '\0';
+		if ((size_t)snprintf(c->vbus_t.file, sizeof(c->vbus_t.file), "%s.vbus_t.csv", base) >=
+		    sizeof(c->vbus_t.file))
+			snprintf(c->vbus_t.file, sizeof(c->vbus_t.file), "vbus_t.csv");
 	}
 	measured = bn_import_measured(r, o, utc);
 	if (!measured) {
-		cJSON_Delete(root);
+		free(c);
 		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
 	}
-	cJSON_AddItemToObject(root, "measured", measured);
-	text = bn_json_print(root);
-	cJSON_Delete(root);
-	if (!text)
-		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
-	rc = bn_file_write_atomic(path, text, strlen(text), err);
-	free(text);
+	rc = bn_charger_write(path, c, measured, err);
+	cJSON_Delete(measured);
+	free(c);
 	return rc;
 }

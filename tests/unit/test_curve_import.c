@@ -208,6 +208,46 @@ static void compare(const char *name, const struct bn_import *r, const struct bn
 		      r->series.n);
 }
 
+/* The profile as written reads back as the import's charger, with its
+ * measured block. */
+static void write_and_load(const char *name, const struct bn_import *r)
+{
+	struct bn_import_opts o;
+	struct bn_charger *c = malloc(sizeof(*c));
+	struct bn_err err = { 0 };
+	char path[600], lim[1024];
+	cJSON *m = NULL;
+
+	assert_non_null(c);
+	bn_import_opts_default(&o);
+	bn_test_path("profiles/limits/bc12.json", lim, sizeof(lim));
+	o.capture_path = "capture.sr";
+	o.limits_path = lim;
+	snprintf(path, sizeof(path), "%s/%s.json", tmpdir, name);
+	if (bn_import_write(path, r, &o, &err) != BN_OK)
+		fail_msg("%s", err.msg);
+	if (bn_charger_load(path, c, &err) != BN_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(c->n_points, r->ch.n_points);
+	for (int k = 0; k < c->n_points; k++) {
+		if (c->i_a[k] != r->ch.i_a[k] || c->v_v[k] != r->ch.v_v[k])
+			fail_msg("%s: point %d: %.17g %.17g read back as %.17g %.17g", name, k,
+				 r->ch.i_a[k], r->ch.v_v[k], c->i_a[k], c->v_v[k]);
+	}
+	assert_int_equal(c->has_shutdown, r->ch.has_shutdown);
+	assert_int_equal(c->vbus_t.n, r->ch.vbus_t.n);
+	assert_int_equal(c->compliant, -1);
+	assert_true(c->has_measured);
+	assert_int_equal(bn_charger_load_measured(path, &m, &err), BN_OK);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(m, "by")->valuestring, "import");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "points")),
+			 r->n_points);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "uncovered")),
+			 r->n_uncovered);
+	cJSON_Delete(m);
+	free(c);
+}
+
 static const char *const chargers[] = { "cdp-1a5", "dcp-1a", "dcp-shutdown-1a2", "dcp-soft-fold",
 					"dcp-weak", "dcp-weak-cap", "host-500ma", "ideal-5a" };
 
@@ -266,6 +306,7 @@ static void test_import__every_shipped_charger(void **state)
 		assert_true(r.used_load);
 		compare(chargers[i], &r, &c, false, &fig);
 		check_shutdown(&r, !strcmp(chargers[i], "dcp-shutdown-1a2"));
+		write_and_load(chargers[i], &r);
 		/* the clean static model leaves nothing unexplained but shutdowns */
 		if (strcmp(chargers[i], "dcp-shutdown-1a2") && strcmp(chargers[i], "dcp-weak-cap"))
 			assert_int_equal(r.series.n, 0);
@@ -296,6 +337,7 @@ static void test_import__realistic_measurement(void **state)
 		compare(dir, &r, &c, true, &fig);
 		if (!strcmp(chargers[i], "dcp-shutdown-1a2"))
 			check_shutdown(&r, true);
+		write_and_load(dir, &r);
 		/* noise alone is not something the curve fails to explain */
 		if (!strcmp(chargers[i], "dcp-1a") || !strcmp(chargers[i], "ideal-5a"))
 			assert_int_equal(r.series.n, 0);
