@@ -873,7 +873,7 @@ static void make_shutdown(struct bn_import *r)
 		if (r->pt[k].i_a < before - r->tol_a && r->pt[k].i_a > sustained)
 			sustained = r->pt[k].i_a;
 	r->ch.has_shutdown = true;
-	r->ch.shutdown_above_a = sustained > 0 ? sustained : before - r->tol_a;
+	r->ch.shutdown_above_a = nano(sustained > 0 ? sustained : before - r->tol_a);
 	r->ch.shutdown_after_us = isfinite(held) ? (bn_time_us)llround(held * 1e6) : 0;
 	/* never back within the capture: at least as long as it stayed off */
 	if (!isfinite(rec))
