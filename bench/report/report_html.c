@@ -1,4 +1,5 @@
 #include "report/report_html.h"
+#include "report/curve_html.h"
 
 #include <libgen.h>
 #include <math.h>
@@ -524,6 +525,7 @@ static void header(struct page *p)
 	}
 	meta_row(s, "Decision rule", bn_jstr(bn_jget(rep, "measurement"), "decision_rule"));
 	g_string_append(s, "</dl>\n</header>\n");
+	bn_curve_html(s, (f = file_of_role(rep, "charger")) ? bn_jstr(f, "path") : NULL); /* measured profile */
 }
 
 static void qty_cell(GString *s, double v, const char *unit)
