@@ -117,16 +117,24 @@ expect_err "says so" "nothing steady"
 expect_exit "help" 0 "$BCBENCH" help curve-import
 expect_out "lists the options" "--min-samples"
 
-# The round trip, where the build has curve sweep: sweep dcp-weak ->
-# profile -> a staircase on that profile -> capture -> import. Each imported
-# point lies within the swept curve's range over its bin (+-12.5 mA) +-5 mV.
+# The round trip, where the build has curve sweep: sweep -> profile -> a
+# staircase on that profile -> capture -> import, for four chargers. Each
+# imported point lies within the swept curve's range over its bin
+# (+-12.5 mA) +-5 mV, and the knees agree within one bin (25 mA).
 if "$BCBENCH" curve sweep --help >/dev/null 2>&1; then
-	expect_exit "sweep dcp-weak" 0 "$BCBENCH" curve sweep -q --charger dcp-weak --step 25mA --to 1.2A \
-		--out "$TMP/p/swept.json"
-	staircase "$TMP/p/swept.json" 1.0 >"$TMP/rt.scn"
-	expect_exit "a staircase on the swept profile" 0 "$BCBENCH" run -q --no-html --out "$TMP/rt" "$TMP/rt.scn"
-	expect_exit "import it" 0 "$BCBENCH" curve import -q --out "$TMP/p/rt.json" "$TMP/rt/capture.sr"
-	/usr/bin/python3 - "$TMP/p/swept.json" "$TMP/p/rt.json" >"$TMP/rt.out" <<'PY'
+	for ct in dcp-1a:1.3 dcp-weak:1.0 cdp-1a5:1.8 host-500ma:0.7; do
+		c=${ct%%:*}
+		top=${ct#*:}
+		expect_exit "sweep $c" 0 "$BCBENCH" curve sweep -q --charger "$c" --step 25mA --to "$top"A \
+			--out "$TMP/p/swept-$c.json"
+		staircase "$TMP/p/swept-$c.json" "$top" >"$TMP/rt-$c.scn"
+		# (the e-load drags VBUS down under the device: its rules may
+		# fail; the capture is what is wanted)
+		"$BCBENCH" run -q --no-html --out "$TMP/rt-$c" "$TMP/rt-$c.scn" >"$TMP/out" 2>"$TMP/err"
+		[ $? -le 1 ] && [ -s "$TMP/rt-$c/capture.sr" ] && ok "a staircase on the swept $c" ||
+			bad "a staircase on the swept $c: $(cat "$TMP/err")"
+		expect_exit "import it" 0 "$BCBENCH" curve import -q --out "$TMP/p/rt-$c.json" "$TMP/rt-$c/capture.sr"
+		/usr/bin/python3 - "$TMP/p/swept-$c.json" "$TMP/p/rt-$c.json" >"$TMP/rt.out" <<'PY'
 import json, sys
 sw = json.load(open(sys.argv[1]))
 im = json.load(open(sys.argv[2]))
@@ -151,12 +159,13 @@ for p in im["measured"]["points"]:
     if d > 0.005:
         bad.append((p["a"], p["v_fit"], min(vs), max(vs)))
 ks, ki = sw["measured"]["knee"], im["measured"]["knee"]
-print("points %d, worst %.1f mV outside the swept curve's range, knee swept %s imported %.4f" %
-      (len(im["measured"]["points"]), worst * 1e3, ks.get("a"), ki["a"]))
-print("OK" if not bad and abs(ks["a"] - ki["a"]) <= 0.05 else "BAD %s" % bad[:3])
+print("%d points, worst %.1f mV outside the swept curve's range, knee swept %.4f A, imported %.4f A" %
+      (len(im["measured"]["points"]), worst * 1e3, ks["a"], ki["a"]))
+print("OK" if not bad and abs(ks["a"] - ki["a"]) <= 0.025 else "BAD %s" % bad[:3])
 PY
-	if tail -1 "$TMP/rt.out" | grep -q '^OK'; then ok "round trip: $(head -1 "$TMP/rt.out")"; else
-		bad "round trip: $(cat "$TMP/rt.out")"; fi
+		if tail -1 "$TMP/rt.out" | grep -q '^OK'; then ok "round trip $c: $(head -1 "$TMP/rt.out")"; else
+			bad "round trip $c: $(cat "$TMP/rt.out")"; fi
+	done
 else
 	echo "skip round trip: this build has no curve sweep"
 fi
