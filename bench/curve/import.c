@@ -431,6 +431,8 @@ struct p1 {
 	struct bin *bins;
 	int n_bins;
 	long settle_n;
+	double *vring;             /* VBUS of the last settle_n + 1 samples */
+	double vtol;               /* how far VBUS may move over settle_n when settled */
 	struct run run;
 	int next_col;              /* the next collapse (shutdowns are excluded) */
 	long *drawn;               /* per bin: drawn at all (steady or not) */
@@ -459,6 +461,7 @@ static int p1_frame(void *user, int64_t k, bn_time_us t, double v, double i, dou
 {
 	struct p1 *p = user;
 	struct bn_import *r = p->r;
+	double v_then;
 	int bi;
 
 	(void)ib;
@@ -469,7 +472,13 @@ static int p1_frame(void *user, int64_t k, bn_time_us t, double v, double i, dou
 		return BN_OK;
 	}
 	run_step(&p->run, k, i, r->tol_a);
-	/* held for the settle time, and a current a charger delivers */
+	{
+		long slot = (long)(k % (p->settle_n + 1));
+
+		v_then = p->vring[slot];
+		p->vring[slot] = v;
+	}
+	/* a current a charger delivers */
 	if (i < -p->o->bin_a / 2)
 		return BN_OK;
 	/* bins centred on multiples of the width: a staircase of such
@@ -478,7 +487,12 @@ static int p1_frame(void *user, int64_t k, bn_time_us t, double v, double i, dou
 	if (bi >= p->n_bins)
 		return BN_OK;
 	p->drawn[bi]++;
-	if (k - p->run.start >= p->settle_n) {
+	/* Settled: the current held for the settle time, and VBUS no
+	 * further over it than its noise allows (a slow regulation loop or
+	 * an output capacitance still moving it is not the static curve). */
+	if (k - p->run.start < p->settle_n || fabs(v - v_then) > p->vtol)
+		return BN_OK;
+	{
 		struct bin *q = &p->bins[bi];
 		double d = v - q->mv;
 
@@ -1103,6 +1117,13 @@ int bn_curve_import(const struct bn_import_opts *o, struct bn_import *r, struct 
 	p1.drawn = drawn;
 	p1.n_bins = n_bins;
 	p1.settle_n = (long)ceil(o->settle_s * r->rate_hz);
+	r->settled_tol_v = fmax(o->series_tol_v, 3.0 * sqrt(2.0) * r->sigma_v);
+	p1.vtol = r->settled_tol_v;
+	p1.vring = calloc((size_t)p1.settle_n + 1, sizeof(double));
+	if (!p1.vring) {
+		rc = bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	rc = pass(&s, r, p1_frame, &p1, err);
 	if (rc < 0)
 		goto out;
@@ -1136,6 +1157,7 @@ out:
 	free(s.col[1]);
 	free(bins);
 	free(drawn);
+	free(p1.vring);
 	free(p2.t);
 	free(p2.v);
 	free(p2.i);

@@ -6,7 +6,8 @@
  * capture's events.json has load events (the e-load sits on the port's
  * side of the IBUS sense). A sample is steady when that current has
  * stayed within +-tol (the larger of a quarter bin and 4 sigma of the
- * IBUS noise) for the settle time. Steady samples are binned over the
+ * IBUS noise) for the settle time, and VBUS has moved no more than 5 mV
+ * (or 3 sqrt 2 sigma of its noise) over it. Steady samples are binned over the
  * current; per bin: the mean current and VBUS, their count n, the
  * spread sd and the standard uncertainty of the mean u. A bin with fewer
  * than min_samples is left out. VBUS is made non-increasing in the
@@ -124,6 +125,7 @@ struct bn_import {
 	double t_on_s;             /* VBUS on: the series' zero */
 	double sigma_v, sigma_a;   /* noise estimates */
 	double tol_a;              /* steady tolerance used */
+	double settled_tol_v;      /* VBUS's movement over the settle time allowed */
 	long n_steady;
 	double vchg_min_v, v_valid_v, v_off_v;
 	int n_points;

@@ -33,9 +33,11 @@ static cJSON *settings(const struct bn_import_opts *o, const struct bn_import *r
 	cJSON_AddNumberToObject(s, "min_samples", o->min_samples);
 	cJSON_AddNumberToObject(s, "settle_s", r6(o->settle_s));
 	cJSON_AddNumberToObject(s, "steady_tol_a", r6(r->tol_a));
+	cJSON_AddNumberToObject(s, "settled_tol_v", r6(r->settled_tol_v));
 	cJSON_AddStringToObject(s, "steady",
 				"the port's current within +-steady_tol_a (a quarter bin, or 4 sigma of "
-				"IBUS's noise if more) for settle_s");
+				"IBUS's noise if more) for settle_s, and VBUS within settled_tol_v of "
+				"where it was settle_s before");
 	cJSON_AddBoolToObject(s, "monotone", o->monotone);
 	cJSON_AddStringToObject(s, "fit",
 				o->monotone ? "VBUS non-increasing in the current (pool-adjacent-"

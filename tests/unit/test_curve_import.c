@@ -72,20 +72,22 @@ static void load_charger(const char *name, struct bn_charger *c)
 /* A capture of charger name into dir: the reference firmware on a DCP
  * ramps, then the e-load steps up by STEP_A every 60 ms to past the
  * curve's last point and back down. */
-static void capture(const char *name, const struct bn_conditions *cond, const char *dir)
+static void capture_file(const char *chg_path, const struct bn_conditions *cond, const char *dir)
 {
 	char scn[512], chg[1024];
 	struct bn_charger c;
 	struct bn_report rep;
 	struct bn_err err = { 0 };
 	struct bn_run_opts o = { 0 };
+	const char *name = chg_path;
 	FILE *f;
 	int top;
 
-	load_charger(name, &c);
+	if (bn_charger_load(chg_path, &c, &err) < 0)
+		fail_msg("%s", err.msg);
 	top = (int)ceil((c.i_a[c.n_points - 1] + 0.1) / STEP_A);
 	snprintf(scn, sizeof(scn), "%s/%s.scn", tmpdir, dir);
-	snprintf(chg, sizeof(chg), "%s/profiles/chargers/%s.json", bn_test_srcdir(), name);
+	snprintf(chg, sizeof(chg), "%s", chg_path);
 	f = fopen(scn, "w");
 	assert_non_null(f);
 	fprintf(f, "name \"import %s\"\nport dcp\ncharger \"%s\"\ncapture vbus ibus at 10kHz\n"
@@ -106,6 +108,14 @@ static void capture(const char *name, const struct bn_conditions *cond, const ch
 		fail_msg("%s: %s", name, err.msg);
 	assert_int_equal(rep.status, BN_RUN_COMPLETED);
 	bn_report_free(&rep);
+}
+
+static void capture(const char *name, const struct bn_conditions *cond, const char *dir)
+{
+	char chg[1024];
+
+	snprintf(chg, sizeof(chg), "%s/profiles/chargers/%s.json", bn_test_srcdir(), name);
+	capture_file(chg, cond, dir);
 }
 
 static void import_dir(const char *dir, const char *map, const char *capname, struct bn_import *r)
@@ -145,8 +155,8 @@ struct figures {
 	double knee_err_a;
 };
 
-static void compare(const char *name, const struct bn_import *r, const struct bn_charger *c,
-		    bool realistic, struct figures *fig)
+static void compare_tol(const char *name, const struct bn_import *r, const struct bn_charger *c,
+			bool realistic, double clean_tol_v, struct figures *fig)
 {
 	double v_knee = 4.75, knee = bn_charger_i_at_v(c, v_knee);
 
@@ -161,7 +171,7 @@ static void compare(const char *name, const struct bn_import *r, const struct bn
 			hi = hi * (1 + 0.006) + 0.002;
 			tol = 0.045 + 3 * p->u_v;
 		} else {
-			tol = 0.002;
+			tol = clean_tol_v;
 		}
 		orig_range(c, fmax(lo, 0), hi, &vmin, &vmax);
 		d = fmax(vmin - p->v_fit_v, p->v_fit_v - vmax);
@@ -248,6 +258,12 @@ static void write_and_load(const char *name, const struct bn_import *r)
 	free(c);
 }
 
+static void compare(const char *name, const struct bn_import *r, const struct bn_charger *c,
+		    bool realistic, struct figures *fig)
+{
+	compare_tol(name, r, c, realistic, 0.002, fig);
+}
+
 static const char *const chargers[] = { "cdp-1a5", "dcp-1a", "dcp-shutdown-1a2", "dcp-soft-fold",
 					"dcp-weak", "dcp-weak-cap", "host-500ma", "ideal-5a" };
 
@@ -312,6 +328,38 @@ static void test_import__every_shipped_charger(void **state)
 			assert_int_equal(r.series.n, 0);
 		bn_import_free(&r);
 	}
+}
+
+/* A charger whose regulation loop is slow (dcp-1a with a 0.8 ohm, 15 ms
+ * transient): VBUS still moving after a step is not the static curve
+ * (a sample counts once VBUS moved no more than 5 mV over the settle
+ * time: what remains of the transient then is 5 mV / (1 - e^(-20/15)),
+ * under 7 mV), and the transients are what the curve cannot explain. */
+static void test_import__slow_regulation_loop(void **state)
+{
+	char path[600];
+	struct bn_charger c;
+	struct bn_import r;
+	struct figures fig;
+	FILE *f;
+
+	(void)state;
+	load_charger("dcp-1a", &c);
+	snprintf(path, sizeof(path), "%s/dcp-1a-slow.json", tmpdir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "{ \"schema\": \"bcbench-charger/2\", \"name\": \"dcp-1a-slow\", \"curve\": [");
+	for (int k = 0; k < c.n_points; k++)
+		fprintf(f, "%s[%.17g, %.17g]", k ? ", " : "", c.i_a[k], c.v_v[k]);
+	fprintf(f, "], \"cable\": \"0.1ohm\", \"transient\": { \"r\": \"0.8ohm\", \"tau\": \"15ms\" } }\n");
+	fclose(f);
+	capture_file(path, NULL, "slow");
+	import_dir("slow", NULL, "capture.sr", &r);
+	compare_tol("dcp-1a-slow", &r, &c, false, 0.007, &fig);
+	check_shutdown(&r, false);
+	assert_true(r.series.n >= 2);
+	assert_true(r.series.unexplained > 1000);
+	bn_import_free(&r);
 }
 
 static void test_import__realistic_measurement(void **state)
@@ -556,6 +604,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_import__rdp),
 		cmocka_unit_test(test_import__bad_input_names_the_file_and_what_is_missing),
 		cmocka_unit_test(test_import__every_shipped_charger),
+		cmocka_unit_test(test_import__slow_regulation_loop),
 		cmocka_unit_test(test_import__realistic_measurement),
 		cmocka_unit_test(test_import__lab_capture_through_a_map),
 	};
