@@ -203,6 +203,9 @@ static int pass(struct src *s, struct bn_import *r, frame_fn f, void *user, stru
 			double ib = s->col[1][j] * s->gain[1];
 
 			bench_advance(s, &b, t);
+			/* a sample the instrument did not give (NaN, infinity) is a gap */
+			if (!isfinite(v) || !isfinite(ib))
+				continue;
 			rc = f(user, k, t, v, ib + (r->used_load ? b.load_a : 0.0), ib, &b);
 			if (rc < 0)
 				return rc;
@@ -211,7 +214,7 @@ static int pass(struct src *s, struct bn_import *r, frame_fn f, void *user, stru
 	return n < 0 ? (int)n : BN_OK;
 }
 
-/* ---- pass 0: noise, range, VBUS on, collapses ---- */
+/* ---- pass 0: noise, range, VBUS on ---- */
 
 struct hist {
 	long c[HIST_BINS];
@@ -249,7 +252,7 @@ static double hist_sigma(const struct hist *h)
 }
 
 /* The port's current held: a run of samples all within 2 tol of each
- * other; held() is how many samples the run has before k. */
+ * other, since start. */
 struct run {
 	bool in;
 	int64_t start;
@@ -483,9 +486,9 @@ static int p1_frame(void *user, int64_t k, bn_time_us t, double v, double i, dou
 		return BN_OK;
 	/* bins centred on multiples of the width: a staircase of such
 	 * steps lands mid-bin, not on an edge its rounding flips */
-	bi = (int)floor(i / p->o->bin_a + 0.5);
-	if (bi >= p->n_bins)
+	if (floor(i / p->o->bin_a + 0.5) >= p->n_bins)
 		return BN_OK;
+	bi = (int)floor(i / p->o->bin_a + 0.5);
 	p->drawn[bi]++;
 	/* Settled: the current held for the settle time, and VBUS no
 	 * further over it than its noise allows (a slow regulation loop or
@@ -1095,14 +1098,18 @@ int bn_curve_import(const struct bn_import_opts *o, struct bn_import *r, struct 
 		goto out;
 	}
 	r->to_a = o->to_a > 0 ? o->to_a : o->rated_a > 0 ? fmax(o->rated_a, r->max_seen_a) : r->max_seen_a;
-	n_bins = (int)floor(fmax(r->to_a, r->max_seen_a) / o->bin_a + 0.5) + 1;
-	if (n_bins > BN_IMPORT_MAX_BINS) {
+	if (!(fmax(r->to_a, r->max_seen_a) / o->bin_a < BN_IMPORT_MAX_BINS - 1)) {
 		rc = bn_err_set(err, BN_ERR_DATA,
-				"%s: error: %d bins of %g mA to %.3f A: more than %d (give a larger --bin)",
-				o->capture_path, n_bins, o->bin_a * 1e3, fmax(r->to_a, r->max_seen_a),
+				"%s: error: bins of %g mA up to %.6g A (the largest current %s) are "
+				"more than %d (give a larger --bin)",
+				o->capture_path, o->bin_a * 1e3, fmax(r->to_a, r->max_seen_a),
+				r->to_a > r->max_seen_a ? "asked for by --to or --rated"
+							: "the capture draws",
 				BN_IMPORT_MAX_BINS);
 		goto out;
 	}
+
+	n_bins = (int)floor(fmax(r->to_a, r->max_seen_a) / o->bin_a + 0.5) + 1;
 
 	/* pass 1 */
 	bins = calloc((size_t)n_bins, sizeof(*bins));

@@ -147,7 +147,8 @@ static cJSON *collapses(const struct bn_import *r)
 	return a;
 }
 
-cJSON *bn_import_measured(const struct bn_import *r, const struct bn_import_opts *o, const char *utc)
+cJSON *bn_import_measured(const struct bn_import *r, const struct bn_import_opts *o,
+			  const char *utc)
 {
 	cJSON *m = cJSON_CreateObject(), *src = cJSON_CreateObject();
 	char cur[200];

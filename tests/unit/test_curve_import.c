@@ -164,7 +164,7 @@ static void compare_tol(const char *name, const struct bn_import *r, const struc
 	assert_true(r->n_points >= 5);
 	for (int k = 0; k < r->n_points; k++) {
 		const struct bn_import_point *p = &r->pt[k];
-		double lo = p->i_lo_a, hi = p->i_hi_a, vmin, vmax, tol, d, dc;
+		double lo = p->i_lo_a, hi = p->i_hi_a, vmin, vmax, tol, d, dc, vw;
 
 		if (realistic) {
 			lo = lo * (1 - 0.006) - 0.002;
@@ -175,7 +175,8 @@ static void compare_tol(const char *name, const struct bn_import *r, const struc
 		}
 		orig_range(c, fmax(lo, 0), hi, &vmin, &vmax);
 		d = fmax(vmin - p->v_fit_v, p->v_fit_v - vmax);
-		dc = fmax(vmin - bn_charger_vbus(&r->ch, NULL, p->i_a), bn_charger_vbus(&r->ch, NULL, p->i_a) - vmax);
+		vw = bn_charger_vbus(&r->ch, NULL, p->i_a);
+		dc = fmax(vmin - vw, vw - vmax);
 		fig->worst_v = fmax(fig->worst_v, d);
 		if (d > tol || dc > tol + r->curve_dev_v)
 			fail_msg("%s: point %d at %.4f A (%.4f..%.4f A, n %ld): fit %.4f V, written %.4f V, "
@@ -351,7 +352,8 @@ static void test_import__slow_regulation_loop(void **state)
 	fprintf(f, "{ \"schema\": \"bcbench-charger/2\", \"name\": \"dcp-1a-slow\", \"curve\": [");
 	for (int k = 0; k < c.n_points; k++)
 		fprintf(f, "%s[%.17g, %.17g]", k ? ", " : "", c.i_a[k], c.v_v[k]);
-	fprintf(f, "], \"cable\": \"0.1ohm\", \"transient\": { \"r\": \"0.8ohm\", \"tau\": \"15ms\" } }\n");
+	fprintf(f, "], \"cable\": \"0.1ohm\",\n"
+		   "\"transient\": { \"r\": \"0.8ohm\", \"tau\": \"15ms\" } }\n");
 	fclose(f);
 	capture_file(path, NULL, "slow");
 	import_dir("slow", NULL, "capture.sr", &r);
@@ -498,6 +500,22 @@ static void gen_two_levels(long k, double *v)
 	v[1] = k < 5000 ? 0.2 : 0.8;
 }
 
+/* two levels with a gap the instrument left (NaN) */
+static void gen_two_levels_gap(long k, double *v)
+{
+	gen_two_levels(k, v);
+	if (k == 2500)
+		v[0] = v[1] = NAN;
+}
+
+/* two levels and one absurd reading of the current */
+static void gen_two_levels_spike(long k, double *v)
+{
+	gen_two_levels(k, v);
+	if (k == 2500)
+		v[1] = 1e9;
+}
+
 static int import_file(const char *path, struct bn_import *r, struct bn_err *err)
 {
 	struct bn_import_opts o;
@@ -564,6 +582,23 @@ static void test_import__bad_input_names_the_file_and_what_is_missing(void **sta
 	/* 4.9 V at 0.8 A is above VCHG min: the knee is not reached */
 	assert_false(r.knee_reached);
 	bn_import_free(&r);
+
+	/* a gap in the samples is skipped, not a point */
+	snprintf(path, sizeof(path), "%s/gap.sr", tmpdir);
+	write_sr(path, 2, both, 10000, gen_two_levels_gap);
+	if (import_file(path, &r, &err) != BN_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(r.n_points, 2);
+	assert_near(r.pt[0].v_v, 5.0, 1e-6);
+	bn_import_free(&r);
+
+	/* one absurd current: refused, saying where the bins would go */
+	bn_err_clear(&err);
+	snprintf(path, sizeof(path), "%s/spike.sr", tmpdir);
+	write_sr(path, 2, both, 10000, gen_two_levels_spike);
+	assert_int_equal(import_file(path, &r, &err), BN_ERR_DATA);
+	assert_msg_has(&err, "spike.sr");
+	assert_msg_has(&err, "the largest current the capture draws");
 }
 
 static void test_import__pava(void **state)
