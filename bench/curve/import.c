@@ -43,6 +43,7 @@ void bn_import_opts_default(struct bn_import_opts *o)
 	o->resid_factor = 4.0;
 	o->series_tol_v = 0.005;
 	o->series_tol_a = 0.005;
+	o->inline_max = BN_IMPORT_INLINE_MAX;
 }
 
 /* ---- reading the capture: VBUS and IBUS in SI, with the port's current ---- */

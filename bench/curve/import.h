@@ -73,6 +73,7 @@ struct bn_import_opts {
 	double resid_factor;       /* 4 */
 	double series_tol_v;       /* 5 mV (raised to 3 sigma of VBUS noise) */
 	double series_tol_a;       /* 5 mA (raised to 3 sigma of IBUS noise) */
+	int inline_max;            /* a longer series goes to a CSV file: BN_IMPORT_INLINE_MAX */
 	volatile const sig_atomic_t *stop_flag;
 };
 
@@ -174,8 +175,8 @@ long bn_import_rdp(const double *x, const double *const *y, const double *tol, i
 struct cJSON *bn_import_measured(const struct bn_import *r, const struct bn_import_opts *o,
 				 const char *utc);
 /* Write the charger profile (bcbench-charger/2) to path with
- * bn_charger_write, atomically; a series longer than
- * BN_IMPORT_INLINE_MAX goes beside it as STEM.vbus_t.csv (t_s,v_V,i_A). */
+ * bn_charger_write, atomically; a series longer than o->inline_max goes
+ * beside it as STEM.vbus_t.csv (t_s,v_V,i_A). */
 int bn_import_write(const char *path, const struct bn_import *r, const struct bn_import_opts *o,
 		    struct bn_err *err);
 

@@ -242,7 +242,7 @@ int bn_import_write(const char *path, const struct bn_import *r, const struct bn
 		 o->capture_path, utc, r->n_points, r->pt[0].i_a, r->pt[r->n_points - 1].i_a,
 		 isnan(o->cable_ohm) ? "receptacle (cable 0)" : "charger's output");
 	c->vbus_t.file[0] = '\0';
-	if (c->vbus_t.n > BN_IMPORT_INLINE_MAX) {
+	if (c->vbus_t.n > o->inline_max) {
 		char base[512], *dot;
 
 		snprintf(base, sizeof(base), "%s", path);

@@ -361,6 +361,36 @@ static void test_import__slow_regulation_loop(void **state)
 	check_shutdown(&r, false);
 	assert_true(r.series.n >= 2);
 	assert_true(r.series.unexplained > 1000);
+	/* the series in a CSV file beside the profile, read back whole */
+	{
+		struct bn_import_opts o;
+		struct bn_charger *back = malloc(sizeof(*back));
+		struct bn_err err = { 0 };
+		char lim[1024], csv[700];
+
+		assert_non_null(back);
+		bn_import_opts_default(&o);
+		bn_test_path("profiles/limits/bc12.json", lim, sizeof(lim));
+		o.capture_path = "capture.sr";
+		o.limits_path = lim;
+		o.inline_max = 10;
+		snprintf(path, sizeof(path), "%s/slow-imported.json", tmpdir);
+		snprintf(csv, sizeof(csv), "%s/slow-imported.vbus_t.csv", tmpdir);
+		if (bn_import_write(path, &r, &o, &err) != BN_OK)
+			fail_msg("%s", err.msg);
+		assert_int_equal(access(csv, R_OK), 0);
+		if (bn_charger_load(path, back, &err) != BN_OK)
+			fail_msg("%s", err.msg);
+		assert_string_equal(back->vbus_t.file, "slow-imported.vbus_t.csv");
+		assert_int_equal(back->vbus_t.n, r.ch.vbus_t.n);
+		for (int k = 0; k < back->vbus_t.n; k++) {
+			assert_true(back->vbus_t.t_s[k] == r.ch.vbus_t.t_s[k]);
+			assert_true(back->vbus_t.v_v[k] == r.ch.vbus_t.v_v[k]);
+			assert_true(back->vbus_t.i_a[k] == r.ch.vbus_t.i_a[k]);
+		}
+		assert_true(back->vbus_t.r_out_ohm == r.ch.vbus_t.r_out_ohm);
+		free(back);
+	}
 	bn_import_free(&r);
 }
 
