@@ -19,6 +19,7 @@ const char bn_cli_curve_import_usage[] =
 	"                            [--map MAP] [--bin CURRENT] [--min-samples N] [--settle TIME]\n"
 	"                            [--to CURRENT] [--rated CURRENT] [--cable OHMS] [--no-monotone]\n"
 	"                            [--residual-factor K] [--series-tol VOLTAGE] [--name NAME]\n"
+	"                            [--uncertainty vbus=SPEC]\n"
 	"                            [--limits FILE] [--conf FILE] [--datadir DIR] [-q]\n"
 	"Derive a charger profile (bcbench-charger/2) from a capture with VBUS and IBUS: the\n"
 	"static V-I curve from the samples where the current is steady, binned over the\n"
@@ -49,6 +50,11 @@ const char bn_cli_curve_import_usage[] =
 	"      --series-tol V      vbus_t's decimation tolerance (default 5mV; at least 3 sigma\n"
 	"                          of the VBUS noise)\n"
 	"      --name NAME         the profile's name (default the capture's)\n"
+	"      --uncertainty vbus=SPEC\n"
+	"                          the VBUS instrument's accuracy, e.g.\n"
+	"                          vbus=offset=10mV,gain=0.5%,bits=12,range=0V..25V: its offset,\n"
+	"                          gain and step enter each point's u (default: the record's;\n"
+	"                          else u is the mean's statistical part only, and says so)\n"
 	"  -l, --limits FILE, -c, --conf FILE, -d, --datadir DIR, -q: as for run\n"
 	"\n"
 	"Exit codes: 0 written, 2 bad input (no VBUS or IBUS, too short, nothing steady),\n"
@@ -101,6 +107,7 @@ int bn_cli_curve_import(int argc, char **argv)
 		{ "residual-factor", required_argument, NULL, 'k' },
 		{ "series-tol", required_argument, NULL, 'T' },
 		{ "name", required_argument, NULL, 'a' },
+		{ "uncertainty", required_argument, NULL, 'U' },
 		{ "limits", required_argument, NULL, 'l' },
 		{ "conf", required_argument, NULL, 'c' },
 		{ "datadir", required_argument, NULL, 'd' },
@@ -167,6 +174,22 @@ int bn_cli_curve_import(int argc, char **argv)
 				return 2;
 			break;
 		case 'a': o.name = optarg; break;
+		case 'U': {
+			struct bn_meas meas[BN_CH_COUNT];
+			unsigned given = 0;
+
+			if (bn_cli_parse_uncertainty("curve import", "--uncertainty", optarg, &given,
+						     meas))
+				return 2;
+			if (given & ~(1u << BN_CH_VBUS)) {
+				fprintf(stderr, "bcbench curve import: --uncertainty: only vbus enters "
+						"the curve's u (got \"%s\")\n", optarg);
+				return 2;
+			}
+			o.vbus_meas = meas[BN_CH_VBUS];
+			o.vbus_meas_given = true;
+			break;
+		}
 		case 'l': o.limits_path = optarg; break;
 		case 'c': conf_path = optarg; break;
 		case 'd': datadir = optarg; break;

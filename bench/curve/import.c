@@ -1072,6 +1072,11 @@ int bn_curve_import(const struct bn_import_opts *o, struct bn_import *r, struct 
 		}
 	}
 
+	if (o->vbus_meas_given) {
+		mv = bn_meas_is_ideal(&o->vbus_meas) ? NULL : &o->vbus_meas;
+		r->inst_known = true;
+	}
+
 	/* pass 0: noise, range, VBUS on */
 	p0.r = r;
 	r->t_on_s = NAN;

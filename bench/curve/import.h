@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "core/meas.h"
 #include "sim/charger.h"
 
 struct cJSON;
@@ -74,6 +75,10 @@ struct bn_import_opts {
 	double series_tol_v;       /* 5 mV (raised to 3 sigma of VBUS noise) */
 	double series_tol_a;       /* 5 mA (raised to 3 sigma of IBUS noise) */
 	int inline_max;            /* a longer series goes to a CSV file: BN_IMPORT_INLINE_MAX */
+	/* --uncertainty vbus=SPEC: the VBUS instrument's accuracy (wins over
+	 * the record's); its offset, gain and step enter each point's u. */
+	bool vbus_meas_given;
+	struct bn_meas vbus_meas;
 	volatile const sig_atomic_t *stop_flag;
 };
 
