@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "checks/check.h"
+#include "checks/rules.h"
 #include "report/report.h"
 
 /* ---- the fake rules ---- */
@@ -295,6 +296,46 @@ static void test_port_deps__record_and_exit_code(void **state)
 	bn_report_free(&rep);
 }
 
+/* The real tables (checks/rules.h, not through the registry): every
+ * dependency a device rule names is a port rule of the contract's list,
+ * and one the port family has is a port rule; the rules that judge the
+ * device on weak chargers rest on nothing (docs/port-dependencies.md). */
+static void test_port_deps__the_real_tables(void **state)
+{
+	static const char *const port_ids[] = {
+		"bc12.port.vchg", "bc12.port.overshoot", "bc12.port.undershoot", "bc12.port.shutdown",
+		"bc12.port.recovery", "bc12.port.rdcp_dat", "bc12.port.leakage", "bc12.port.vdm_src",
+		"bc12.port.tvdmsrc_en", "bc12.port.tvdmsrc_dis", "bc12.port.rating", NULL,
+	};
+	const struct bn_rule *const *const fams[] = { bn_rules_detection, bn_rules_aca_otg,
+						      bn_rules_advertise, bn_rules_host_choice,
+						      bn_rules_current, bn_rules_dbp };
+	int n_deps = 0;
+
+	(void)state;
+	for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++)
+		for (int i = 0; fams[f][i]; i++) {
+			const struct bn_rule *r = fams[f][i];
+
+			assert_int_equal(r->side, BN_SIDE_DEVICE);
+			if (!strcmp(r->id, "bc12.cur.droop") || !strcmp(r->id, "bc12.cur.vdcp_shtdwn") ||
+			    !strcmp(r->id, "bc12.cur.idev_chg"))
+				assert_null(r->port_deps);
+			for (int k = 0; r->port_deps && r->port_deps[k]; k++, n_deps++) {
+				bool listed = false;
+
+				for (int j = 0; port_ids[j]; j++)
+					listed = listed || !strcmp(port_ids[j], r->port_deps[k]);
+				if (!listed)
+					fail_msg("%s rests on %s, not a port rule", r->id, r->port_deps[k]);
+				for (int j = 0; bn_rules_port[j]; j++)
+					if (!strcmp(bn_rules_port[j]->id, r->port_deps[k]))
+						assert_int_equal(bn_rules_port[j]->side, BN_SIDE_PORT);
+			}
+		}
+	assert_true(n_deps >= 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_port_deps__pass_stays_and_good_port_excuses_nothing),
 		cmocka_unit_test(test_port_deps__per_session),
 		cmocka_unit_test(test_port_deps__record_and_exit_code),
+		cmocka_unit_test(test_port_deps__the_real_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
