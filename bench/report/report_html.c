@@ -59,6 +59,14 @@ static const struct rule_view rule_views[] = {
 	{ "bc12.otg.", "VBUS,IBUS", "VBUS:VOTG_SESS_VLD", false },
 	{ "bc12.aca.", "VBUS,DP,ID", "DP:VLGC", false },
 	{ "bc12.adv.", "VBUS,IBUS", "", true },
+	/* the charging port's rules: its answer on the data lines, its short
+	 * and leakage there; its output on VBUS under the draw */
+	{ "bc12.port.vdm_src", "DP,DM", "DP:VDP_SRC,DM:VDM_SRC", false },
+	{ "bc12.port.tvdmsrc_", "DP,DM", "DP:VDP_SRC,DM:VDM_SRC", false },
+	{ "bc12.port.rdcp_dat", "DP,DM", "DP:VDAT_REF", false },
+	{ "bc12.port.leakage", "DP,DM", "", false },
+	{ "bc12.port.shutdown", "VBUS,IBUS", "VBUS:VDCP_SHTDWN", false },
+	{ "bc12.port.", "VBUS,IBUS", "", false },
 	{ "", "VBUS,IBUS", "", false },
 };
 
