@@ -409,6 +409,13 @@ expect_exit "not a record" 2 "$BCBENCH" report html tests/data/html/suite-broken
 expect_exit "--out with two files" 2 "$BCBENCH" report html --out x.html "$R/pass/report.json" "$R/fail/report.json"
 
 for s in $SHOTS; do echo "     screenshot: $s"; done
+# The validator checks what a schema cannot: a /3 record's verdicts agree
+# with its results (the lying record says compliant over a failure).
+mkdir -p "$TMP/lie-only" && cp "$TMP/lie/report.json" "$TMP/lie-only/"
+expect_exit "validate_records refuses a record whose verdicts its results contradict" 1 \
+	/usr/bin/python3 tests/integration/validate_records.py "$TMP/lie-only"
+expect_out "naming the side" "verdicts/device: says 'compliant', its results give 'not-compliant'"
+rm -r "$TMP/lie-only"
 # (the records made hostile on purpose above are not records to validate)
 validate_records "$TMP" hostile/report.json unknown/report.json lie/report.json
 
