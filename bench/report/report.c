@@ -345,6 +345,31 @@ int bn_report_json_overall_side(const cJSON *report, const char *side, bool *jud
 	return overall_of(!strcmp(state->valuestring, "completed"), n_pass, n_fail, n_open);
 }
 
+void bn_report_json_set_verdicts(cJSON *report)
+{
+	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(report, "schema");
+	int o = bn_report_json_overall(report);
+	cJSON *vs;
+
+	if (o < 0)
+		return;
+	bn_json_set(report, "verdict", cJSON_CreateString(bn_overall_id(o)));
+	if (!cJSON_IsString(schema) || strcmp(schema->valuestring, BN_REPORT_SCHEMA))
+		return;
+	vs = cJSON_CreateObject();
+	for (int k = 0; vs && k < 2; k++) {
+		const char *side = k ? BN_SIDE_NAME_PORT : BN_SIDE_NAME_DEVICE;
+		bool judged = false;
+		int so = bn_report_json_overall_side(report, side, &judged);
+
+		if (judged || !strcmp(side, bn_report_json_judges(report)))
+			cJSON_AddStringToObject(vs, side, bn_overall_id(so));
+		else
+			cJSON_AddNullToObject(vs, side);
+	}
+	bn_json_set(report, "verdicts", vs);
+}
+
 int bn_report_json_overall(const cJSON *report)
 {
 	return bn_report_json_overall_side(report, bn_report_json_judges(report), NULL);

@@ -202,6 +202,10 @@ int bn_report_json_overall(const cJSON *report);
 const char *bn_report_json_judges(const cJSON *report);
 /* One side's verdict from a document, -1 when it is not a report. */
 int bn_report_json_overall_side(const cJSON *report, const char *side, bool *judged);
+/* Set a document's "verdict" and, for a bcbench-report/3 one, "verdicts"
+ * to what its results and status give (a record finished elsewhere, e.g.
+ * salvaged). Nothing when it is not a report. */
+void bn_report_json_set_verdicts(cJSON *report);
 /* The overall verdict of a report.json read to be shown: computed from
  * its results and status (never taken on trust), with the count of each
  * verdict into totals. BN_ERR_DATA naming path when a result's verdict is

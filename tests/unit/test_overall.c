@@ -266,6 +266,31 @@ static void test_overall__records_before_sides(void **state)
 	assert_string_equal(bn_result_side_in("check", "port", "device"), "port");
 }
 
+/* A record finished elsewhere (salvaged) gets the verdicts its results
+ * give, both sides. */
+static void test_overall__set_verdicts(void **state)
+{
+	const struct side_spec rs[] = { { "check", "device", BN_VERDICT_PASS, false },
+					{ "check", "port", BN_VERDICT_PASS, false } };
+	struct bn_report r;
+	cJSON *doc, *res;
+	int totals[BN_VERDICT_COUNT];
+	struct bn_err err = { 0 };
+
+	(void)state;
+	build_sides(&r, "device", rs, 2);
+	doc = bn_report_to_json(&r);
+	res = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "results"), 1);
+	cJSON_ReplaceItemInObjectCaseSensitive(res, "verdict", cJSON_CreateString("fail"));
+	assert_int_equal(bn_report_json_verdict(doc, "r.json", totals, &err), BN_ERR_DATA);
+	bn_report_json_set_verdicts(doc);
+	assert_int_equal(bn_report_json_verdict(doc, "r.json", totals, &err), BN_OVERALL_COMPLIANT);
+	assert_string_equal(jstr(cJSON_GetObjectItemCaseSensitive(doc, "verdicts"), "port"),
+			    "not-compliant");
+	cJSON_Delete(doc);
+	bn_report_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_overall__a_side_that_judged_nothing_is_null),
 		cmocka_unit_test(test_overall__a_port_run_judges_the_port),
 		cmocka_unit_test(test_overall__records_before_sides),
+		cmocka_unit_test(test_overall__set_verdicts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
