@@ -305,9 +305,7 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 					cJSON_AddStringToObject(sums, a->string, sha);
 			}
 			bn_json_set(root, "artifacts_sha256", sums);
-			if (bn_report_json_overall(root) >= 0)
-				bn_json_set(root, "verdict",
-					    cJSON_CreateString(bn_overall_id(bn_report_json_overall(root))));
+			bn_report_json_set_verdicts(root);
 		}
 		text = bn_json_print(root);
 		cJSON_Delete(root);
