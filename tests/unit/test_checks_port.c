@@ -234,11 +234,240 @@ static void test_checks_port__tvdmsrc_en_value(void **state)
 	assert_non_null(strstr(r.reason, "the port (cdp)"));
 }
 
+/* ==== the port's output ==== */
+
+/* A DCP behind a 0.1 ohm cable: the port's own VBUS is v0 - rs * I; a load
+ * step dI moves it by -r_tr * dI relaxing with tau (undershoot on a step
+ * up, overshoot on a release); at power-up it peaks pk above, relaxing in
+ * 2 ms. The e-load's plan (its BN_CEV_LOAD events, LOADS below): 0 A at
+ * 0.1 s, 0.25, 0.5, 0.75, 1 A every 0.3 s from 0.4 s, off at 1.6 s. */
+struct pmodel {
+	double v0, rs, r_tr, tau, pk;
+	double off_t, off_v, back_t;  /* output off at off_t (after VBUS off_v just before), back at back_t */
+	double fold_t, fold_v;        /* from fold_t until off_t, the port folds to fold_v */
+	double step_t, step_a;        /* an extra load step (to step_a at step_t; 0: none) */
+	double rs_off_t, rs_off_dur;  /* an unloaded restart: off for rs_off_dur from rs_off_t */
+};
+
+#define CABLE_OHM 0.1
+
+static double load_at(const struct pmodel *m, double t, double *t_step, double *di)
+{
+	static const double ts[] = { 0.1, 0.4, 0.7, 1.0, 1.3, 1.6 };
+	static const double ia[] = { 0.0, 0.25, 0.5, 0.75, 1.0, 0.0 };
+	double i = 0, prev = 0;
+
+	*t_step = -1;
+	*di = 0;
+	for (int k = 0; k < 6; k++)
+		if (t >= ts[k]) {
+			prev = i;
+			i = ia[k];
+			*t_step = ts[k];
+			*di = i - prev;
+		}
+	if (m->step_a > 0 && t >= m->step_t) {
+		*di = m->step_a - i;
+		*t_step = m->step_t;
+		i = m->step_a;
+	}
+	return i;
+}
+
+static void out_model(double t, struct bn_sample *s, const struct pmodel *m)
+{
+	double ts, di, i = load_at(m, t, &ts, &di), v;
+
+	v = m->v0 - m->rs * i + m->pk * exp(-t / 0.002);
+	if (ts >= 0 && m->tau > 0)
+		v -= m->r_tr * di * exp(-(t - ts) / m->tau);
+	if (m->fold_t > 0 && t >= m->fold_t)
+		v = m->fold_v;
+	if ((m->off_t > 0 && t >= m->off_t && (m->back_t <= 0 || t < m->back_t)) ||
+	    (m->rs_off_t > 0 && t >= m->rs_off_t && t < m->rs_off_t + m->rs_off_dur)) {
+		v = 0;
+		i = 0;
+	}
+	s->v[BN_CH_VBUS] = v - i * CABLE_OHM;
+	s->v[BN_CH_IBUS] = 0.0;  /* the bench's probe draws nothing: the e-load is on the port's side */
+	s->v[BN_CH_DP] = s->v[BN_CH_DM] = 0.0;
+}
+
+#define PM(name, ...) \
+	static void name(double t, struct bn_sample *s) \
+	{ \
+		static const struct pmodel m = { .v0 = 5.05, .rs = 0.05, .r_tr = 0.4, .tau = 0.001, __VA_ARGS__ }; \
+		out_model(t, s, &m); \
+	}
+
+#define PMX(name, ...) \
+	static void name(double t, struct bn_sample *s) \
+	{ \
+		static const struct pmodel m = { __VA_ARGS__ }; \
+		out_model(t, s, &m); \
+	}
+
+PM(g_out_ok)
+PMX(g_out_low, .v0 = 5.0, .rs = 0.4, .r_tr = 0.4, .tau = 0.001)                 /* 4.6 V at 1 A */
+PMX(g_out_high, .v0 = 5.45, .rs = 0.05, .r_tr = 0.4, .tau = 0.001)              /* 5.4 V */
+PMX(g_out_ovr, .v0 = 5.05, .rs = 0.05, .r_tr = 1.4, .tau = 0.001)               /* 6.4 V on the release */
+PMX(g_out_pwrup, .v0 = 5.05, .rs = 0.05, .r_tr = 0.4, .tau = 0.001, .pk = 1.3)  /* 6.35 V at power-up */
+PMX(g_out_dip, .v0 = 5.05, .rs = 0.05, .r_tr = 8.0, .tau = 0.001)               /* 2 V dip on 0.25 A: 3.0 V */
+PMX(g_out_slow, .v0 = 5.05, .rs = 0.05, .r_tr = 2.0, .tau = 0.025)              /* 0.5 V dip relaxing in 25 ms */
+/* shuts down at 1.31 s (1 A, 4.95 V at the port), back at 1.5 s */
+PM(g_out_shut, .off_t = 1.31, .back_t = 1.5)
+/* the same, never back before the capture ends */
+PM(g_out_shut_cut, .off_t = 1.31)
+/* an extra step to 1.5 A at 1.45 s: folds to 1.5 V, off 8 ms later, back at 1.55 s (compliant) */
+PM(g_out_fold_shut, .step_t = 1.45, .step_a = 1.5, .fold_t = 1.45, .fold_v = 1.5, .off_t = 1.458, .back_t = 1.55)
+/* a DCP's auto mode: discharges and restarts once with no load (at 0.2 s for 50 ms) */
+PM(g_out_restart, .rs_off_t = 0.2, .rs_off_dur = 0.05)
+
+static void g_out_ok_long(double t, struct bn_sample *s) { g_out_ok(t, s); }
+
+/* ... shut down at 1.31 s, back after 125 s (TSHTDWN_REC max: 2 min) */
+PM(g_out_shut_slow, .off_t = 1.31, .back_t = 126.31)
+
+static void known_charger(struct bn_check_ctx *ctx)
+{
+	ctx->charger_name = "test-dcp";
+	ctx->charger_rated_a = 1.0;
+	ctx->cable_ohm = CABLE_OHM;
+	ctx->cable_u_ohm = 0.002;
+}
+
+static void unrated_charger(struct bn_check_ctx *ctx)
+{
+	known_charger(ctx);
+	ctx->charger_rated_a = 0;
+}
+
+static void half_amp_charger(struct bn_check_ctx *ctx)
+{
+	known_charger(ctx);
+	ctx->charger_rated_a = 0.5;
+}
+
+static void unknown_cable(struct bn_check_ctx *ctx)
+{
+	known_charger(ctx);
+	ctx->cable_ohm = NAN;
+}
+
+#define LOADS .ev = { { BN_CEV_LOAD, 0.1, 0.0 }, { BN_CEV_LOAD, 0.4, 0.25 }, { BN_CEV_LOAD, 0.7, 0.5 }, \
+		      { BN_CEV_LOAD, 1.0, 0.75 }, { BN_CEV_LOAD, 1.3, 1.0 }, { BN_CEV_LOAD, 1.6, 0.0 } }
+#define LOADS_X(t, a) .ev = { { BN_CEV_LOAD, 0.1, 0.0 }, { BN_CEV_LOAD, 0.4, 0.25 }, { BN_CEV_LOAD, 0.7, 0.5 }, \
+		      { BN_CEV_LOAD, 1.0, 0.75 }, { BN_CEV_LOAD, 1.3, 1.0 }, { BN_CEV_LOAD, t, a }, \
+		      { BN_CEV_LOAD, 1.6, 0.0 } }
+#define OUT(r, n, g, v, ...) { .rule = r, .name = n, .port = BN_PORT_DCP, .gen = g, .dur_s = 1.9, .expect = v, \
+			       .tweak = known_charger, LOADS, __VA_ARGS__ }
+#define OUTT(r, n, g, v, tw, ...) { .rule = r, .name = n, .port = BN_PORT_DCP, .gen = g, .dur_s = 1.9, \
+				    .expect = v, .tweak = tw, LOADS, __VA_ARGS__ }
+#define LOAD_EV (BN_CEV_BIT(BN_CEV_LOAD))
+
+static const struct pcase out_cases[] = {
+	OUT("bc12.port.vchg", "reference", g_out_ok, BN_VERDICT_PASS),
+	OUT("bc12.port.vchg", "4.6 V at 1 A", g_out_low, BN_VERDICT_FAIL),
+	OUT("bc12.port.vchg", "5.4 V", g_out_high, BN_VERDICT_FAIL),
+	OUTT("bc12.port.vchg", "4.6 V at 1 A, no rating: judged to IDCP min", g_out_low, BN_VERDICT_PASS,
+	     unrated_charger),
+	OUTT("bc12.port.vchg", "4.6 V at 1 A, rated 0.5 A", g_out_low, BN_VERDICT_PASS, half_amp_charger),
+	OUTT("bc12.port.vchg", "reference, cable unknown", g_out_ok, BN_VERDICT_INCONCLUSIVE, unknown_cable),
+	OUTT("bc12.port.vchg", "5.4 V, cable unknown", g_out_high, BN_VERDICT_FAIL, unknown_cable),
+	OUT("bc12.port.vchg", "no ibus channel", g_out_low, BN_VERDICT_INCONCLUSIVE, NO_CH(BN_CH_IBUS)),
+	OUT("bc12.port.vchg", "no load events", g_out_low, BN_VERDICT_INCONCLUSIVE, .drop_events = LOAD_EV),
+	OUT("bc12.port.vchg", "an unloaded restart", g_out_restart, BN_VERDICT_PASS),
+	OUT("bc12.port.vchg", "realistic: reference", g_out_ok, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.vchg", "realistic: 4.6 V at 1 A", g_out_low, BN_VERDICT_FAIL, REAL),
+	OUT("bc12.port.vchg", "realistic: an unloaded restart", g_out_restart, BN_VERDICT_PASS, REAL),
+
+	OUT("bc12.port.overshoot", "reference", g_out_ok, BN_VERDICT_PASS),
+	OUT("bc12.port.overshoot", "6.4 V on the release", g_out_ovr, BN_VERDICT_FAIL),
+	OUT("bc12.port.overshoot", "6.35 V at power-up", g_out_pwrup, BN_VERDICT_FAIL),
+	OUTT("bc12.port.overshoot", "6.4 V, cable unknown", g_out_ovr, BN_VERDICT_FAIL, unknown_cable),
+	OUT("bc12.port.overshoot", "no vbus channel", g_out_ovr, BN_VERDICT_INCONCLUSIVE, NO_CH(BN_CH_VBUS)),
+	OUT("bc12.port.overshoot", "realistic: reference", g_out_ok, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.overshoot", "realistic: an unloaded restart", g_out_restart, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.overshoot", "realistic: 6.4 V on the release", g_out_ovr, BN_VERDICT_FAIL, REAL),
+
+	OUT("bc12.port.undershoot", "reference", g_out_ok, BN_VERDICT_PASS),
+	OUT("bc12.port.undershoot", "3.0 V dip", g_out_dip, BN_VERDICT_FAIL),
+	OUT("bc12.port.undershoot", "out of VCHG for 17 ms", g_out_slow, BN_VERDICT_FAIL),
+	OUT("bc12.port.undershoot", "shut down under load", g_out_shut, BN_VERDICT_PASS),
+	OUT("bc12.port.undershoot", "weak port (never in VCHG at 1 A)", g_out_low, BN_VERDICT_PASS),
+	OUT("bc12.port.undershoot", "no load events", g_out_dip, BN_VERDICT_INCONCLUSIVE, .drop_events = LOAD_EV),
+	OUT("bc12.port.undershoot", "realistic: reference", g_out_ok, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.undershoot", "realistic: 3.0 V dip", g_out_dip, BN_VERDICT_FAIL, REAL),
+	OUT("bc12.port.undershoot", "realistic: out of VCHG for 17 ms", g_out_slow, BN_VERDICT_FAIL, REAL),
+
+	OUT("bc12.port.shutdown", "reference", g_out_ok, BN_VERDICT_PASS),
+	OUT("bc12.port.shutdown", "off at 1 A from 4.85 V", g_out_shut, BN_VERDICT_FAIL),
+	{ .rule = "bc12.port.shutdown", .name = "folds to 1.5 V, then off", .port = BN_PORT_DCP, .gen = g_out_fold_shut,
+	  .dur_s = 1.9, .expect = BN_VERDICT_PASS, .tweak = known_charger, LOADS_X(1.45, 1.5) },
+	OUT("bc12.port.shutdown", "an unloaded restart", g_out_restart, BN_VERDICT_PASS),
+	OUTT("bc12.port.shutdown", "off at 1 A, cable unknown", g_out_shut, BN_VERDICT_FAIL, unknown_cable),
+	OUT("bc12.port.shutdown", "no session events", g_out_shut, BN_VERDICT_INCONCLUSIVE,
+	    .drop_events = BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF)),
+	OUT("bc12.port.shutdown", "realistic: reference", g_out_ok, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.shutdown", "realistic: an unloaded restart", g_out_restart, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.shutdown", "realistic: off at 1 A", g_out_shut, BN_VERDICT_FAIL, REAL),
+	{ .rule = "bc12.port.shutdown", .name = "realistic: folds to 1.5 V, then off", .port = BN_PORT_DCP,
+	  .gen = g_out_fold_shut, .dur_s = 1.9, .expect = BN_VERDICT_PASS, .tweak = known_charger, LOADS_X(1.45, 1.5),
+	  REAL },
+
+	OUT("bc12.port.recovery", "back after 0.19 s", g_out_shut, BN_VERDICT_PASS),
+	OUT("bc12.port.recovery", "not back when the capture ends", g_out_shut_cut, BN_VERDICT_INCONCLUSIVE),
+	OUT("bc12.port.recovery", "never shut down", g_out_ok, BN_VERDICT_INCONCLUSIVE),
+	OUT("bc12.port.recovery", "an unloaded restart", g_out_restart, BN_VERDICT_INCONCLUSIVE),
+	{ .rule = "bc12.port.recovery", .name = "back after 125 s", .port = BN_PORT_DCP, .gen = g_out_shut_slow,
+	  .dur_s = 127.0, .rate_hz = 1000.0, .expect = BN_VERDICT_FAIL, .tweak = known_charger, LOADS },
+	{ .rule = "bc12.port.recovery", .name = "not back after 125 s", .port = BN_PORT_DCP, .gen = g_out_shut_cut,
+	  .dur_s = 126.0, .rate_hz = 1000.0, .expect = BN_VERDICT_FAIL, .tweak = known_charger, LOADS },
+	OUT("bc12.port.recovery", "realistic: back after 0.19 s", g_out_shut, BN_VERDICT_PASS, REAL),
+
+	{ .rule = "bc12.port.vchg", .name = "on an SDP", .port = BN_PORT_SDP, .gen = g_out_low, .dur_s = 1.9,
+	  .expect = BN_VERDICT_SKIPPED, .tweak = known_charger, LOADS },
+	{ .rule = "bc12.port.vchg", .name = "on a CDP (cap ICDP min)", .port = BN_PORT_CDP, .gen = g_out_low,
+	  .dur_s = 1.9, .expect = BN_VERDICT_FAIL, .tweak = unrated_charger, LOADS },
+};
+
+static void test_checks_port__output(void **state)
+{
+	(void)state;
+	(void)g_out_ok_long;
+	assert_int_equal(run_pcases(out_cases, sizeof(out_cases) / sizeof(out_cases[0])), 0);
+}
+
+/* The measured values are the generated ones: the port's voltage referred
+ * back through the cable, the undershoot's time, VBUS before the shutdown. */
+static void test_checks_port__output_values(void **state)
+{
+	const struct pcase low = OUT("bc12.port.vchg", "4.6 V at 1 A", g_out_low, BN_VERDICT_FAIL);
+	const struct pcase slow = OUT("bc12.port.undershoot", "17 ms", g_out_slow, BN_VERDICT_FAIL);
+	const struct pcase shut = OUT("bc12.port.shutdown", "off at 1 A", g_out_shut, BN_VERDICT_FAIL);
+	const struct pcase ovr = OUT("bc12.port.overshoot", "6.4 V", g_out_ovr, BN_VERDICT_FAIL);
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcase(&low, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 4.6, 1e-6);       /* 4.5 V at the receptacle + 1 A x 0.1 ohm */
+	assert_string_equal(r.side, "port");
+	assert_true(r.t0_us >= bn_time_from_s(1.3) && r.t1_us <= bn_time_from_s(1.6));
+	assert_int_equal(run_pcase(&slow, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 0.025 * log(0.5 / (5.0 - 4.75)), 2e-4);
+	assert_int_equal(run_pcase(&shut, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 5.0, 1e-4);
+	assert_int_equal(run_pcase(&ovr, &r), BN_VERDICT_FAIL);
+	assert_true(r.measured > 6.0 && r.measured < 5.05 + 1.4);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checks_port__cdp),
 		cmocka_unit_test(test_checks_port__tvdmsrc_en_value),
+		cmocka_unit_test(test_checks_port__output),
+		cmocka_unit_test(test_checks_port__output_values),
 	};
 
 	if (argc > 1)
