@@ -9,8 +9,11 @@ const struct bn_rule *const bn_rules_port[] = {
 	&bn_port_undershoot,
 	&bn_port_shutdown,
 	&bn_port_recovery,
+	&bn_port_rdcp_dat,
+	&bn_port_leakage,
 	&bn_port_vdm_src,
 	&bn_port_tvdmsrc_en,
 	&bn_port_tvdmsrc_dis,
+	&bn_port_rating,
 	NULL,
 };

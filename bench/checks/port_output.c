@@ -855,7 +855,7 @@ const struct bn_rule bn_port_shutdown = {
 	.task = BN_TASK_PORT_OUTPUT,
 	.side = BN_SIDE_PORT,
 	.title = "the port turns its output off under load only once VBUS is below VDCP_SHTDWN max",
-	.clause = "CP 7.2, 8.2",
+	.clause = NULL,
 	.limit = "VDCP_SHTDWN",
 	.persistence = "off: VBUS below VOTG_SESS_VLD min for >= 1 ms while the bench applies it; before: "
 		       "the lower of the two 1 ms block means ending 1 ms before it, drawing > ISUSP + U "

@@ -72,8 +72,16 @@ static enum bn_verdict run_pcase(const struct pcase *pc, struct bn_result *out)
 		struct bn_sample s = { { 0 } };
 
 		while (next < ne && pc->ev[next].t_s <= t) {
+			static const char *const states[] = { "idle", "dcd", "primary", "release", "secondary",
+							       "done" };
 			struct bn_cev e = { .kind = pc->ev[next].kind, .t_us = bn_time_from_s(pc->ev[next].t_s),
 					    .num = pc->ev[next].num };
+
+			/* the probe's telemetry: num is the index of its state */
+			if (e.kind == BN_CEV_TELEMETRY) {
+				e.key = "state";
+				e.text = states[(int)e.num];
+			}
 
 			if (ctx.events & BN_CEV_BIT(e.kind))
 				bn_checks_event(c, &e);
@@ -461,6 +469,173 @@ static void test_checks_port__output_values(void **state)
 	assert_true(r.measured > 6.0 && r.measured < 5.05 + 1.4);
 }
 
+/* ==== the DCP's data lines ==== */
+
+/* The bench's probe on a DCP (its telemetry "state" as events, below):
+ * idle 0-50 ms, data contact (IDP_SRC 10 uA into D+, RDM_DWN 19.5 kohm on
+ * D-) 50-70 ms, primary (VDP_SRC 0.6 V on D+, IDM_SINK 100 uA from D-)
+ * 70-170 ms, release, secondary (VDM_SRC on D-, IDP_SINK 100 uA from D+)
+ * 270-320 ms, done. The port: a short r_short between the lines, both
+ * together leaking to v_th through r_th. */
+struct lmodel {
+	double r_short, v_th, r_th;
+};
+
+#define I_SRC 10e-6
+#define R_DWN 19.5e3
+#define I_SINK 100e-6
+
+static void lines_model(double t, struct bn_sample *s, const struct lmodel *m)
+{
+	double dp = m->v_th, dm;
+
+	if (t >= 0.05 && t < 0.07)
+		dp = (m->v_th / m->r_th + I_SRC) / (1.0 / m->r_th + 1.0 / R_DWN);
+	dm = dp;
+	if (t >= 0.07 && t < 0.17) {
+		dp = 0.6;
+		dm = 0.6 - (I_SINK + 0.6 / m->r_th) * m->r_short;
+	}
+	if (t >= 0.27 && t < 0.32) {
+		dm = 0.6;
+		dp = 0.6 - I_SINK * m->r_short;
+	}
+	s->v[BN_CH_VBUS] = 5.0;
+	s->v[BN_CH_IBUS] = 0.0;
+	s->v[BN_CH_DP] = dp;
+	s->v[BN_CH_DM] = dm;
+}
+
+#define LM(name, ...) \
+	static void name(double t, struct bn_sample *s) \
+	{ \
+		static const struct lmodel m = { __VA_ARGS__ }; \
+		lines_model(t, s, &m); \
+	}
+
+LM(g_dcp_ok, .r_short = 125, .v_th = 0, .r_th = 500e3)
+LM(g_dcp_short_300, .r_short = 300, .v_th = 0, .r_th = 500e3)
+LM(g_dcp_short_1k5, .r_short = 1500, .v_th = 0, .r_th = 500e3)
+LM(g_dcp_leaky, .r_short = 125, .v_th = 2.0 * 300.0 / 450.0, .r_th = 50e3)  /* 2 V through 150k, 300k to ground, each line */
+LM(g_dcp_lkg_high, .r_short = 125, .v_th = 4.0, .r_th = 1e6)              /* the lines idle at 4 V */
+
+static void probe_dcp(struct bn_check_ctx *ctx)
+{
+	ctx->probe.present = true;
+	ctx->probe.idp_src_a = I_SRC;
+	ctx->probe.vdp_src_v = 0.6;
+	ctx->probe.idm_sink_a = I_SINK;
+	ctx->probe.vdm_src_v = 0.6;
+	ctx->probe.idp_sink_a = I_SINK;
+	ctx->probe.rdm_dwn_ohm = R_DWN;
+	ctx->probe.i_u_rel = 0.005;
+	ctx->probe.sec_after_s = 0.1;
+}
+
+#define PROBE_STATES .ev = { { BN_CEV_TELEMETRY, 1e-6, 0 }, { BN_CEV_TELEMETRY, 0.05, 1 }, \
+			     { BN_CEV_TELEMETRY, 0.07, 2 }, { BN_CEV_TELEMETRY, 0.17, 3 }, \
+			     { BN_CEV_TELEMETRY, 0.27, 4 }, { BN_CEV_TELEMETRY, 0.32, 5 } }
+#define LN(r, n, g, v, ...) { .rule = r, .name = n, .port = BN_PORT_DCP, .gen = g, .dur_s = 0.5, .expect = v, \
+			      .tweak = probe_dcp, PROBE_STATES, __VA_ARGS__ }
+#define LND(r, n, g, v, ...) { .rule = r, .name = n, .port = BN_PORT_DCP, .gen = g, .dur_s = 0.5, .expect = v, \
+			       PROBE_STATES, __VA_ARGS__ }
+#define TEL_EV BN_CEV_BIT(BN_CEV_TELEMETRY)
+
+static const struct pcase line_cases[] = {
+	LN("bc12.port.rdcp_dat", "125 ohm", g_dcp_ok, BN_VERDICT_PASS),
+	LN("bc12.port.rdcp_dat", "300 ohm", g_dcp_short_300, BN_VERDICT_FAIL),
+	LN("bc12.port.rdcp_dat", "realistic: 125 ohm", g_dcp_ok, BN_VERDICT_PASS, REAL),
+	LN("bc12.port.rdcp_dat", "realistic: 300 ohm", g_dcp_short_300, BN_VERDICT_FAIL, REAL),
+	LN("bc12.port.rdcp_dat", "realistic: leaky lines, 125 ohm", g_dcp_leaky, BN_VERDICT_PASS, REAL),
+	LN("bc12.port.rdcp_dat", "no dm channel", g_dcp_short_300, BN_VERDICT_INCONCLUSIVE, NO_CH(BN_CH_DM)),
+	LND("bc12.port.rdcp_dat", "device run: 125 ohm", g_dcp_ok, BN_VERDICT_INCONCLUSIVE),
+	LND("bc12.port.rdcp_dat", "device run: 300 ohm", g_dcp_short_300, BN_VERDICT_INCONCLUSIVE),
+	LND("bc12.port.rdcp_dat", "device run: 1.5 kohm", g_dcp_short_1k5, BN_VERDICT_FAIL),
+
+	LN("bc12.port.leakage", "500 kohm to ground", g_dcp_ok, BN_VERDICT_PASS),
+	LN("bc12.port.leakage", "150 kohm to 2 V", g_dcp_leaky, BN_VERDICT_FAIL),
+	LN("bc12.port.leakage", "idle at 4 V", g_dcp_lkg_high, BN_VERDICT_FAIL),
+	LN("bc12.port.leakage", "realistic: 500 kohm to ground", g_dcp_ok, BN_VERDICT_PASS, REAL),
+	LN("bc12.port.leakage", "realistic: 150 kohm to 2 V", g_dcp_leaky, BN_VERDICT_FAIL, REAL),
+	LN("bc12.port.leakage", "realistic: 300 ohm short", g_dcp_short_300, BN_VERDICT_PASS, REAL),
+	LND("bc12.port.leakage", "device run", g_dcp_leaky, BN_VERDICT_INCONCLUSIVE),
+	LN("bc12.port.leakage", "no probe states", g_dcp_leaky, BN_VERDICT_INCONCLUSIVE, .drop_events = TEL_EV),
+	LN("bc12.port.leakage", "no dp channel", g_dcp_leaky, BN_VERDICT_INCONCLUSIVE, NO_CH(BN_CH_DP)),
+	{ .rule = "bc12.port.leakage", .name = "on a CDP", .port = BN_PORT_CDP, .gen = g_dcp_leaky, .dur_s = 0.5,
+	  .expect = BN_VERDICT_SKIPPED, .tweak = probe_dcp, PROBE_STATES },
+};
+
+static void test_checks_port__lines(void **state)
+{
+	(void)state;
+	assert_int_equal(run_pcases(line_cases, sizeof(line_cases) / sizeof(line_cases[0])), 0);
+}
+
+/* The short and the leakage measured are the generated ones. */
+static void test_checks_port__lines_values(void **state)
+{
+	const struct pcase sh = LN("bc12.port.rdcp_dat", "300 ohm", g_dcp_short_300, BN_VERDICT_FAIL);
+	const struct pcase ok = LN("bc12.port.leakage", "500 kohm", g_dcp_ok, BN_VERDICT_PASS);
+	const struct pcase lk = LN("bc12.port.leakage", "leaky", g_dcp_leaky, BN_VERDICT_FAIL);
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcase(&sh, &r), BN_VERDICT_FAIL);
+	/* the lower bound: 300 ohm x 100 uA over 100 uA + the leakage allowed to D- */
+	assert_true(r.measured > 290 && r.measured <= 300);
+	assert_int_equal(run_pcase(&ok, &r), BN_VERDICT_PASS);
+	assert_near(r.measured, 500e3, 1e3);
+	assert_int_equal(run_pcase(&lk, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 2 * 50e3, 1e3);   /* twice both lines together */
+}
+
+/* ==== the rating ==== */
+
+static void rated_0a4(struct bn_check_ctx *ctx)
+{
+	known_charger(ctx);
+	ctx->charger_rated_a = 0.4;
+}
+
+static void rated_1a5(struct bn_check_ctx *ctx)
+{
+	known_charger(ctx);
+	ctx->charger_rated_a = 1.5;
+}
+
+static void no_charger(struct bn_check_ctx *ctx)
+{
+	ctx->charger_name = NULL;
+	ctx->charger_rated_a = 2.0; /* not known without its charger: ignored */
+}
+
+#define RT(n, port_, tw, v) { .rule = "bc12.port.rating", .name = n, .port = port_, .gen = g_out_ok, .dur_s = 0.1, \
+			      .expect = v, .tweak = tw }
+
+static const struct pcase rating_cases[] = {
+	RT("DCP rated 1 A", BN_PORT_DCP, known_charger, BN_VERDICT_PASS),
+	RT("DCP rated 0.4 A", BN_PORT_DCP, rated_0a4, BN_VERDICT_FAIL),
+	RT("DCP, no rating", BN_PORT_DCP, unrated_charger, BN_VERDICT_INCONCLUSIVE),
+	RT("DCP, no charger", BN_PORT_DCP, no_charger, BN_VERDICT_INCONCLUSIVE),
+	RT("CDP rated 1 A", BN_PORT_CDP, known_charger, BN_VERDICT_FAIL),
+	RT("CDP rated 1.5 A", BN_PORT_CDP, rated_1a5, BN_VERDICT_PASS),
+	RT("SDP", BN_PORT_SDP, known_charger, BN_VERDICT_SKIPPED),
+};
+
+static void test_checks_port__rating(void **state)
+{
+	const struct pcase cdp = RT("CDP rated 1 A", BN_PORT_CDP, known_charger, BN_VERDICT_FAIL);
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcases(rating_cases, sizeof(rating_cases) / sizeof(rating_cases[0])), 0);
+	assert_int_equal(run_pcase(&cdp, &r), BN_VERDICT_FAIL);
+	assert_string_equal(r.limit, "ICDP");
+	assert_near(r.limit_min, 1.5, 1e-12);
+	assert_near(r.margin, -0.5, 1e-12);
+	assert_false(r.has_u);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +643,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_port__tvdmsrc_en_value),
 		cmocka_unit_test(test_checks_port__output),
 		cmocka_unit_test(test_checks_port__output_values),
+		cmocka_unit_test(test_checks_port__lines),
+		cmocka_unit_test(test_checks_port__lines_values),
+		cmocka_unit_test(test_checks_port__rating),
 	};
 
 	if (argc > 1)
