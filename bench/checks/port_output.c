@@ -70,6 +70,7 @@ static void ext_min(struct ext *e, double v, double i, long n, bn_time_us t0, bn
  * bound (lo) and an upper bound (hi); lo == hi with a known cable. */
 struct range {
 	struct ext lo_min, hi_min, lo_max, hi_max;
+	struct ext ub_max;     /* the highest lo whose hi is not bounded */
 	long n;
 	bool unbounded;        /* some hi was infinite: the cable is not known */
 };
@@ -82,6 +83,7 @@ static void range_put(struct range *r, double lo, double hi, double i, long n, b
 	ext_max(&r->lo_max, lo, i, n, t0, t1);
 	if (isinf(hi)) {
 		r->unbounded = true;
+		ext_max(&r->ub_max, lo, i, n, t0, t1);
 		return;
 	}
 	ext_min(&r->hi_min, hi, i, n, t0, t1);
@@ -102,6 +104,7 @@ static void range_merge(struct range *d, const struct range *r)
 	ext_merge(&d->hi_min, &r->hi_min, false);
 	ext_merge(&d->lo_max, &r->lo_max, true);
 	ext_merge(&d->hi_max, &r->hi_max, true);
+	ext_merge(&d->ub_max, &r->ub_max, true);
 }
 
 /* One load step: when, to what, and the undershoot after it. */
@@ -529,12 +532,12 @@ static void range_judge(const struct out_priv *p, const struct range *r, struct 
 		goto judge;
 	}
 	if (r->unbounded && !isnan(max)) {
-		e = &r->lo_max;
+		e = &r->ub_max;
 		u = u_port(p, e->v, e->i, e->n);
 		bn_result_measured(res, e->v, "V");
-		bn_result_inconclusive(res, "%s: the receptacle's VBUS, highest %.3f V (U = %.3f V) at %.3f A, "
-				       "is a lower bound of the port's: the cable's resistance is not known "
-				       "(a charger profile or --charger gives it)", what, e->v, u, e->i);
+		bn_result_inconclusive(res, "%s: under load the receptacle's VBUS (highest %.3f V, U = %.3f V, at "
+				       "%.3f A) is only a lower bound of the port's: the cable's resistance is not "
+				       "known (a charger profile or --charger gives it)", what, e->v, u, e->i);
 		bn_result_window(res, e->t0, e->t1);
 		return;
 	}
