@@ -40,6 +40,8 @@
  * of the window's first block (or this fraction of it). */
 #define OUT_PLATEAU_A 0.02
 #define OUT_PLATEAU_REL 0.02
+/* Two 1 ms block means of VBUS this close are a held level, not a fall. */
+#define OUT_STEADY_V 0.05
 #define OUT_KS BN_PERSIST_MIN_SAMPLES /* samples an instantaneous excursion needs */
 #define OUT_MAX_STEPS 32
 
@@ -127,6 +129,7 @@ struct off_ep {
 	double v_before, i_before;
 	long n_before;
 	bool loaded, loaded_known;
+	bool at_step;      /* it fell with a load step or was falling: the load pulled it down */
 	bool back;
 	bn_time_us t_back;
 	bool cut;          /* the bench removed VBUS or the capture ended first */
@@ -147,8 +150,10 @@ struct out_priv {
 	struct bn_persist up, down;    /* VBUS above VOTG_SESS_VLD max / below its min */
 	/* 1 ms blocks of VBUS and the port's current */
 	struct bn_block b;
-	double blk_v[3], blk_i[3];     /* the last blocks, newest first */
-	long blk_n[3];
+	double blk_v[4], blk_i[4];     /* the last blocks, newest first */
+	long blk_n[4];
+	bn_time_us blk_t0[4];
+	bn_time_us t_step;             /* the last load step (or VBUS on) */
 	int n_blk;
 	/* the current TVBUS_AVG window */
 	bool w_on;
@@ -173,6 +178,7 @@ struct out_priv {
 	int n_off;
 	long n_off_all;
 	bool off_open;
+	bool in_shutdown;              /* a judged shutdown, until the output is back */
 };
 
 static double lim_s(const struct bn_limits *l, const char *name)
@@ -272,9 +278,11 @@ static void out_event(void *priv, const struct bn_cev *ev)
 	switch (ev->kind) {
 	case BN_CEV_VBUS_ON:
 		off_cut(p, ev->t_us);
+		p->in_shutdown = false;
 		p->on = true;
 		p->seen_on = false;
 		p->w_on = false;
+		p->t_step = ev->t_us;
 		bn_persist_init(&p->up, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
 		bn_persist_init(&p->down, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
 		break;
@@ -287,6 +295,7 @@ static void out_event(void *priv, const struct bn_cev *ev)
 	case BN_CEV_LOAD:
 		p->load_a = ev->num > 0 ? ev->num : 0.0;
 		steps_close(p, ev->t_us);
+		p->t_step = ev->t_us;
 		p->n_st_all++;
 		if (p->n_st < OUT_MAX_STEPS) {
 			struct step *s = &p->st[p->n_st++];
@@ -323,7 +332,8 @@ static void win_close(struct out_priv *p, bn_time_us t1)
 		struct step *s = &p->st[p->n_st - 1];
 
 		port_v(p, v, i, &lo, &hi);
-		if (!s->settled_known && p->w_t0 >= s->t && !s->t_end) {
+		/* the plateau's last window says where it settled */
+		if (p->w_t0 >= s->t && !s->t_end) {
 			s->settled_known = true;
 			s->settled_in = lo >= p->vchg_lo && hi <= p->vchg_hi;
 		}
@@ -343,15 +353,17 @@ static void out_blk(void *user, const struct bn_block *b)
 
 	if (!bn_block_full(b))
 		return;
-	for (int k = 2; k > 0; k--) {
+	for (int k = 3; k > 0; k--) {
 		p->blk_v[k] = p->blk_v[k - 1];
 		p->blk_i[k] = p->blk_i[k - 1];
 		p->blk_n[k] = p->blk_n[k - 1];
+		p->blk_t0[k] = p->blk_t0[k - 1];
 	}
 	p->blk_v[0] = v;
 	p->blk_i[0] = i;
 	p->blk_n[0] = b->n;
-	if (p->n_blk < 3)
+	p->blk_t0[0] = b->t0;
+	if (p->n_blk < 4)
 		p->n_blk++;
 	if (i > p->max_i && p->on && v > p->sess_hi)
 		p->max_i = i;
@@ -365,8 +377,13 @@ static void out_blk(void *user, const struct bn_block *b)
 			s->judged = fmax(i, before) <= p->i_cap;
 		}
 	}
-	/* the VCHG window: on a plateau, VBUS up, after a step's undershoot */
-	if (!p->on || v < p->shut_hi || b->t0 < p->w_from) {
+	/* the VCHG window: on a plateau, after a step's undershoot; an
+	 * output off with no load (a DCP's restart), or turned off after
+	 * holding its level (a shutdown: bc12.port.shutdown judges it), is
+	 * not judged; one pulled down by a load within the cap is: the port
+	 * did not hold VCHG at a load it must carry */
+	if (!p->on || p->in_shutdown || b->t0 < p->w_from ||
+	    (v < p->shut_hi && !(i > p->isusp + 2.0 * u_i(p, i, b->n)))) {
 		p->w_on = false;
 		return;
 	}
@@ -451,6 +468,11 @@ static void out_one(struct out_priv *p, bn_time_us t, double v, double ibus)
 			o->back = true;
 			o->t_back = tc;
 			p->off_open = false;
+			if (p->in_shutdown) {
+				p->in_shutdown = false;
+				p->w_on = false;
+				p->w_from = tc + p->und_us;
+			}
 		}
 	}
 	if (bn_persist_feed(&p->down, p->on && v < p->sess_lo, t, t, 1, &tc) && p->down.state &&
@@ -462,16 +484,36 @@ static void out_one(struct out_priv *p, bn_time_us t, double v, double ibus)
 			o = &p->off[p->n_off++];
 			memset(o, 0, sizeof(*o));
 			o->t_off = tc;
-			/* VBUS just before: the lower of the two full blocks before
-			 * the one it fell in (a slower discharge reads lower: never
-			 * a false fail), the current then */
-			if (p->n_blk >= 3) {
-				int k = p->blk_v[1] < p->blk_v[2] ? 1 : 2;
+			/* VBUS just before: the lower of the two newest full
+			 * blocks that ended before its first sample below (a
+			 * slower discharge reads lower: never a false fail), both
+			 * at the load in force then, and the current then; none
+			 * such: the load step itself pulled it down */
+			int a = -1, b2 = -1;
+
+			for (int k = 0; k < p->n_blk; k++) {
+				if (p->blk_t0[k] + p->blk_us > tc || p->blk_t0[k] < p->t_step)
+					continue;
+				if (a < 0)
+					a = k;
+				else if (b2 < 0)
+					b2 = k;
+			}
+			/* and steady: a level still falling was being pulled
+			 * down by the load, wherever it would have ended */
+			if (a >= 0 && b2 == a + 1 && fabs(p->blk_v[a] - p->blk_v[b2]) <= OUT_STEADY_V) {
+				int k = p->blk_v[a] < p->blk_v[b2] ? a : b2;
 
 				o->v_before = p->blk_v[k];
-				o->i_before = fmin(p->blk_i[1], p->blk_i[2]);
+				o->i_before = fmin(p->blk_i[a], p->blk_i[b2]);
 				o->n_before = p->blk_n[k];
 				o->loaded_known = true;
+				/* its window is the shutdown rule's */
+				p->in_shutdown = o->i_before > p->isusp;
+				if (p->in_shutdown)
+					p->w_on = false;
+			} else {
+				o->at_step = true;
 			}
 			p->off_open = true;
 			p->seen_on = false;
@@ -675,7 +717,7 @@ static void und_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 	out_end_common(p, t_end_us);
 	for (int k = 0; k < p->n_st; k++)
-		if (p->st[k].judged && !p->st[k].went_off && p->st[k].und.n)
+		if (p->st[k].judged && !p->st[k].went_off && p->st[k].und.n && p->st[k].settled_in)
 			range_merge(&und, &p->st[k].und);
 	if (!und.n) {
 		bn_result_inconclusive(res, "no load step within the cap %.3f A (BN_CEV_LOAD) with the output up "
@@ -798,15 +840,17 @@ static void shut_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct out_priv *p = priv;
 	const struct off_ep *worst = NULL;
-	int loaded = 0, unloaded = 0;
+	int loaded = 0, unloaded = 0, folds = 0;
 	double lo, hi, u;
 
 	out_end_common(p, t_end_us);
 	for (int k = 0; k < p->n_off; k++) {
 		const struct off_ep *o = &p->off[k];
 
-		if (!o->loaded_known)
+		if (!o->loaded_known) {
+			folds += o->at_step; /* pulled down by a load step: a fold, not a shutdown */
 			continue;
+		}
 		if (!(o->i_before > p->isusp + 2.0 * u_i(p, o->i_before, o->n_before))) {
 			unloaded++;  /* a restart with no load (a DCP's auto mode): not a shutdown */
 			continue;
@@ -822,6 +866,7 @@ static void shut_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 			res->verdict = BN_VERDICT_PASS;
 			snprintf(res->measured_str, sizeof(res->measured_str), "no shutdown under load");
 			bn_result_figure(res, "restarts_unloaded", unloaded, "");
+			bn_result_figure(res, "pulled_down_by_a_step", folds, "");
 			bn_result_figure(res, "max_port_current", p->max_i, "A");
 			bn_result_window(res, 0, t_end_us);
 			return;

@@ -1573,36 +1573,22 @@ static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 
 static unsigned real_events(const struct run_ctx *c);
 
-/* The charger and the bench's probe, for the port rules (bc12.port.*):
- * the sim's cable is the profile's, exactly; a real bench's cable is its
- * own (not known), though its supply plays the profile's rating. */
+/* The charger behind the port, for the port rules (bc12.port.*): the
+ * sim's cable is the profile's, exactly; a real bench's cable is its own
+ * (not known), though its supply plays the profile's rating. (The
+ * bench's probe network, ctx->probe, is the port scenario's to fill.) */
 static void checks_charger(const struct run_ctx *c, struct bn_check_ctx *ctx)
 {
-	bool probe = c->fw.fw && !c->fw.dl && !strcmp(c->fw.fw->name, "probe");
-
 	ctx->cable_ohm = NAN;
 	ctx->charger_compliant = -1;
-	if (c->have_charger) {
-		ctx->charger_name = c->charger.name;
-		ctx->charger_rated_a = c->charger.rated_a;
-		if (!c->o->real_bench) {
-			ctx->cable_ohm = c->charger.cable_ohm;
-			ctx->cable_u_ohm = 0;
-		}
-	}
-	if (!probe)
+	if (!c->have_charger)
 		return;
-	ctx->probe.present = true;
-	ctx->probe.sec_after_s = NAN; /* the probe's release gap, once its timing is public */
-	if (c->o->real_bench)
-		return; /* the fixture's networks: not declared yet */
-	ctx->probe.idp_src_a = c->dut.phy.idp_src_a;
-	ctx->probe.vdp_src_v = c->dut.phy.vdp_src_v;
-	ctx->probe.idm_sink_a = c->dut.phy.idm_sink_a;
-	ctx->probe.vdm_src_v = c->dut.phy.vdm_src_v;
-	ctx->probe.idp_sink_a = c->dut.phy.idp_sink_a;
-	ctx->probe.rdm_dwn_ohm = c->dut.phy.rdm_dwn_ohm;
-	ctx->probe.i_u_rel = 0;
+	ctx->charger_name = c->charger.name;
+	ctx->charger_rated_a = c->charger.rated_a;
+	if (!c->o->real_bench) {
+		ctx->cable_ohm = c->charger.cable_ohm;
+		ctx->cable_u_ohm = 0;
+	}
 }
 
 static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct bn_err *err)

@@ -331,7 +331,18 @@ PM(g_out_fold_shut, .step_t = 1.45, .step_a = 1.5, .fold_t = 1.45, .fold_v = 1.5
 /* a DCP's auto mode: discharges and restarts once with no load (at 0.2 s for 50 ms) */
 PM(g_out_restart, .rs_off_t = 0.2, .rs_off_dur = 0.05)
 
-static void g_out_ok_long(double t, struct bn_sample *s) { g_out_ok(t, s); }
+/* the 1 A step (within its 1 A rating) pulls it to 0 V at once until the release */
+PM(g_out_fold_in_cap, .fold_t = 1.3, .fold_v = 0.0, .off_t = 1.3, .back_t = 1.6)
+
+/* the 1 A step pulls it down over 6 ms (its output capacitance), off until the release */
+static void g_out_pulled(double t, struct bn_sample *s)
+{
+	g_out_ok(t, s);
+	if (t >= 1.3 && t < 1.306)
+		s->v[BN_CH_VBUS] = 4.9 * (1.306 - t) / 0.006;
+	else if (t >= 1.306 && t < 1.6)
+		s->v[BN_CH_VBUS] = 0.0;
+}
 
 /* ... shut down at 1.31 s, back after 125 s (TSHTDWN_REC max: 2 min) */
 PM(g_out_shut_slow, .off_t = 1.31, .back_t = 126.31)
@@ -388,6 +399,10 @@ static const struct pcase out_cases[] = {
 	OUT("bc12.port.vchg", "realistic: reference", g_out_ok, BN_VERDICT_PASS, REAL),
 	OUT("bc12.port.vchg", "realistic: 4.6 V at 1 A", g_out_low, BN_VERDICT_FAIL, REAL),
 	OUT("bc12.port.vchg", "realistic: an unloaded restart", g_out_restart, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.vchg", "pulled to 0 V by the 1 A step", g_out_fold_in_cap, BN_VERDICT_FAIL),
+	OUT("bc12.port.vchg", "pulled down over 6 ms by the 1 A step", g_out_pulled, BN_VERDICT_FAIL),
+	OUT("bc12.port.vchg", "shut down at 1 A (the shutdown rule's)", g_out_shut, BN_VERDICT_PASS),
+	OUT("bc12.port.vchg", "realistic: shut down at 1 A", g_out_shut, BN_VERDICT_PASS, REAL),
 
 	OUT("bc12.port.overshoot", "reference", g_out_ok, BN_VERDICT_PASS),
 	OUT("bc12.port.overshoot", "6.4 V on the release", g_out_ovr, BN_VERDICT_FAIL),
@@ -403,6 +418,7 @@ static const struct pcase out_cases[] = {
 	OUT("bc12.port.undershoot", "out of VCHG for 17 ms", g_out_slow, BN_VERDICT_FAIL),
 	OUT("bc12.port.undershoot", "shut down under load", g_out_shut, BN_VERDICT_PASS),
 	OUT("bc12.port.undershoot", "weak port (never in VCHG at 1 A)", g_out_low, BN_VERDICT_PASS),
+	OUT("bc12.port.undershoot", "pulled to 0 V by the 1 A step", g_out_fold_in_cap, BN_VERDICT_PASS),
 	OUT("bc12.port.undershoot", "no load events", g_out_dip, BN_VERDICT_INCONCLUSIVE, .drop_events = LOAD_EV),
 	OUT("bc12.port.undershoot", "realistic: reference", g_out_ok, BN_VERDICT_PASS, REAL),
 	OUT("bc12.port.undershoot", "realistic: 3.0 V dip", g_out_dip, BN_VERDICT_FAIL, REAL),
@@ -413,6 +429,9 @@ static const struct pcase out_cases[] = {
 	{ .rule = "bc12.port.shutdown", .name = "folds to 1.5 V, then off", .port = BN_PORT_DCP, .gen = g_out_fold_shut,
 	  .dur_s = 1.9, .expect = BN_VERDICT_PASS, .tweak = known_charger, LOADS_X(1.45, 1.5) },
 	OUT("bc12.port.shutdown", "an unloaded restart", g_out_restart, BN_VERDICT_PASS),
+	OUT("bc12.port.shutdown", "pulled to 0 V by the 1 A step", g_out_fold_in_cap, BN_VERDICT_PASS),
+	OUT("bc12.port.shutdown", "pulled down over 6 ms by the 1 A step", g_out_pulled, BN_VERDICT_PASS),
+	OUT("bc12.port.shutdown", "realistic: pulled down over 6 ms", g_out_pulled, BN_VERDICT_PASS, REAL),
 	OUTT("bc12.port.shutdown", "off at 1 A, cable unknown", g_out_shut, BN_VERDICT_FAIL, unknown_cable),
 	OUT("bc12.port.shutdown", "no session events", g_out_shut, BN_VERDICT_INCONCLUSIVE,
 	    .drop_events = BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF)),
@@ -442,7 +461,6 @@ static const struct pcase out_cases[] = {
 static void test_checks_port__output(void **state)
 {
 	(void)state;
-	(void)g_out_ok_long;
 	assert_int_equal(run_pcases(out_cases, sizeof(out_cases) / sizeof(out_cases[0])), 0);
 }
 
