@@ -86,6 +86,7 @@ int bn_evlog_salvage(const char *path, bn_time_us t_end_us, int64_t frames, cons
 struct bn_evrec {
 	struct bn_check_ctx ctx;  /* lim NULL; channels/rate as recorded */
 	char port_profile[64];
+	char charger_name[64];    /* ctx.charger_name points here (NULL: no charger recorded) */
 	char dut_name[64];
 	char scenario[200];
 	bn_time_us t_end_us;      /* -1 when the file does not say */

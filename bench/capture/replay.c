@@ -364,9 +364,9 @@ static int map_channels(struct replay *r, struct bn_report *rep, struct bn_err *
 	return bn_srr_select(r->srr, r->n_sel, r->sel_src, err);
 }
 
-/* The charger behind the port (--charger), for the port rules: its
- * rating and its cable as the profile states them. Without it the port
- * rules know no charger (a capture's sidecar does not record one). */
+/* The charger behind the port, for the port rules: as the capture's
+ * sidecar recorded it, or --charger's profile (its rating and cable).
+ * Neither: the port rules know no charger. */
 static int load_charger(struct replay *r, struct bn_report *rep, struct bn_err *err)
 {
 	struct bn_charger *ch;
@@ -374,9 +374,12 @@ static int load_charger(struct replay *r, struct bn_report *rep, struct bn_err *
 	char path[1200];
 	int rc;
 
-	r->ctx.charger_name = NULL;
-	r->ctx.cable_ohm = NAN;
-	r->ctx.charger_compliant = -1;
+	/* the sidecar's record stands unless --charger says otherwise */
+	if (!r->have_evrec) {
+		r->ctx.charger_name = NULL;
+		r->ctx.cable_ohm = NAN;
+		r->ctx.charger_compliant = -1;
+	}
 	if (!r->o->charger)
 		return BN_OK;
 	resolve(r->o, "chargers", r->o->charger, path, sizeof(path));
