@@ -133,23 +133,31 @@ static void add_port(cJSON *parent, const char *profile, const struct bn_check_c
 	cJSON_AddNumberToObject(port, "dp_dm_short_ohm", ctx->dp_dm_short_ohm);
 }
 
-/* The charger behind the port and the bench's probe network, as the port
- * rules knew them (absent when not known). */
+/* The charger behind the port, as the port rules knew it (absent when
+ * not known). */
+static void add_charger(cJSON *parent, const struct bn_check_ctx *ctx)
+{
+	cJSON *o;
+
+	if (!ctx->charger_name)
+		return;
+	o = cJSON_AddObjectToObject(parent, "charger");
+	cJSON_AddStringToObject(o, "name", ctx->charger_name);
+	cJSON_AddNumberToObject(o, "rated_a", ctx->charger_rated_a);
+	if (!isnan(ctx->cable_ohm))
+		cJSON_AddNumberToObject(o, "cable_ohm", ctx->cable_ohm);
+	cJSON_AddNumberToObject(o, "cable_u_ohm", ctx->cable_u_ohm);
+	if (ctx->charger_compliant >= 0)
+		cJSON_AddBoolToObject(o, "compliant", ctx->charger_compliant == 1);
+}
+
+/* ... and the bench's probe network (a port scenario's). */
 static void add_charger_probe(cJSON *root, const struct bn_check_ctx *ctx)
 {
 	const struct bn_probe *p = &ctx->probe;
 	cJSON *o;
 
-	if (ctx->charger_name) {
-		o = cJSON_AddObjectToObject(root, "charger");
-		cJSON_AddStringToObject(o, "name", ctx->charger_name);
-		cJSON_AddNumberToObject(o, "rated_a", ctx->charger_rated_a);
-		if (!isnan(ctx->cable_ohm))
-			cJSON_AddNumberToObject(o, "cable_ohm", ctx->cable_ohm);
-		cJSON_AddNumberToObject(o, "cable_u_ohm", ctx->cable_u_ohm);
-		if (ctx->charger_compliant >= 0)
-			cJSON_AddBoolToObject(o, "compliant", ctx->charger_compliant == 1);
-	}
+	add_charger(root, ctx);
 	if (!p->present)
 		return;
 	o = cJSON_AddObjectToObject(root, "probe");
@@ -294,6 +302,7 @@ void bn_evlog_move(struct bn_evlog *l, bn_time_us t_us, const struct bn_check_ct
 	cJSON_AddNumberToObject(o, "t_us", (double)t_us);
 	cJSON_AddStringToObject(o, "kind", "move");
 	add_port(o, next->port_name, next);
+	add_charger(o, next);
 	write_line(l, o);
 }
 
@@ -521,35 +530,50 @@ static int load_port(const cJSON *root, struct bn_evrec *r, const char *path, st
 	return BN_OK;
 }
 
-static int load_charger_probe(const cJSON *root, struct bn_evrec *r, const char *path, struct bn_err *err)
+/* A "charger" object of parent into ctx (its name into name[64]); none:
+ * no charger known. */
+static int load_charger(const cJSON *parent, struct bn_check_ctx *ctx, char *name, const char *what_in,
+			struct bn_err *err)
 {
 	static const char *const ckeys[] = { "name", "rated_a", "cable_ohm", "cable_u_ohm", "compliant", NULL };
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(parent, "charger"), *it;
+	char what[700];
+	int rc;
+
+	ctx->charger_name = NULL;
+	ctx->charger_rated_a = 0;
+	ctx->cable_ohm = NAN;
+	ctx->cable_u_ohm = 0;
+	ctx->charger_compliant = -1;
+	if (!c)
+		return BN_OK;
+	snprintf(what, sizeof(what), "%s: charger", what_in);
+	if ((rc = bn_json_check_keys(c, ckeys, what, err)) < 0 ||
+	    (rc = bn_json_str(c, "name", true, name, 64, what, err)) < 0 ||
+	    (rc = bn_json_num(c, "rated_a", false, &ctx->charger_rated_a, what, err)) < 0 ||
+	    (rc = bn_json_num(c, "cable_ohm", false, &ctx->cable_ohm, what, err)) < 0 ||
+	    (rc = bn_json_num(c, "cable_u_ohm", false, &ctx->cable_u_ohm, what, err)) < 0)
+		return rc;
+	it = cJSON_GetObjectItemCaseSensitive(c, "compliant");
+	if (it && !cJSON_IsBool(it))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"compliant\": expected true or false", what);
+	if (it)
+		ctx->charger_compliant = cJSON_IsTrue(it) ? 1 : 0;
+	ctx->charger_name = name;
+	return BN_OK;
+}
+
+static int load_charger_probe(const cJSON *root, struct bn_evrec *r, const char *path, struct bn_err *err)
+{
 	static const char *const pkeys[] = { "idp_src_a", "vdp_src_v", "idm_sink_a", "vdm_src_v", "idp_sink_a",
 					     "rdm_dwn_ohm", "i_u_rel", "sec_after_s", NULL };
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "charger");
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "probe"), *it;
 	struct bn_probe *pr = &r->ctx.probe;
 	char what[600];
 	int rc;
 
-	r->ctx.charger_name = NULL;
-	r->ctx.cable_ohm = NAN;
-	r->ctx.charger_compliant = -1;
-	if (c) {
-		snprintf(what, sizeof(what), "%s: charger", path);
-		if ((rc = bn_json_check_keys(c, ckeys, what, err)) < 0 ||
-		    (rc = bn_json_str(c, "name", true, r->charger_name, sizeof(r->charger_name), what, err)) < 0 ||
-		    (rc = bn_json_num(c, "rated_a", false, &r->ctx.charger_rated_a, what, err)) < 0 ||
-		    (rc = bn_json_num(c, "cable_ohm", false, &r->ctx.cable_ohm, what, err)) < 0 ||
-		    (rc = bn_json_num(c, "cable_u_ohm", false, &r->ctx.cable_u_ohm, what, err)) < 0)
-			return rc;
-		it = cJSON_GetObjectItemCaseSensitive(c, "compliant");
-		if (it && !cJSON_IsBool(it))
-			return bn_err_set(err, BN_ERR_DATA, "%s: key \"compliant\": expected true or false", what);
-		if (it)
-			r->ctx.charger_compliant = cJSON_IsTrue(it) ? 1 : 0;
-		r->ctx.charger_name = r->charger_name;
-	}
+	if ((rc = load_charger(root, &r->ctx, r->charger_name, path, err)) < 0)
+		return rc;
 	if (!p)
 		return BN_OK;
 	snprintf(what, sizeof(what), "%s: probe", path);
@@ -740,7 +764,8 @@ static int load_move(const cJSON *it, double t, struct bn_evrec *r, const char *
 	    (rc = bn_json_str(port, "type", true, type, sizeof(type), w2, err)) < 0 ||
 	    (rc = bn_json_num(port, "dp_pulldown_ohm", false, &m->port.dp_pulldown_ohm, w2, err)) < 0 ||
 	    (rc = bn_json_num(port, "dm_pulldown_ohm", false, &m->port.dm_pulldown_ohm, w2, err)) < 0 ||
-	    (rc = bn_json_num(port, "dp_dm_short_ohm", false, &m->port.dp_dm_short_ohm, w2, err)) < 0)
+	    (rc = bn_json_num(port, "dp_dm_short_ohm", false, &m->port.dp_dm_short_ohm, w2, err)) < 0 ||
+	    (rc = load_charger(it, &m->port, m->charger_name, what, err)) < 0)
 		return rc;
 	pt = (int)bn_port_from_name(type);
 	if (pt == (int)BN_PORT_UNKNOWN)
@@ -756,8 +781,8 @@ static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *
 		      struct bn_err *err)
 {
 	static const char *const keys[] = { "t_us", "kind", "origin", "value", "max_power_a",
-					    "load_a", "made", "key", "text", "line", "port", "window_s",
-					    "before_s", NULL };
+					    "load_a", "made", "key", "text", "line", "port", "charger",
+					    "window_s", "before_s", NULL };
 	struct bn_cev *ev = &r->ev[r->n];
 	char what[600], kind[32];
 	const cJSON *v;

@@ -106,7 +106,10 @@ struct bn_evrec {
 		bn_time_us t_us;
 		int n_before;
 		char port_profile[64];
-		struct bn_check_ctx port; /* port, port_name (-> port_profile), network */
+		char charger_name[64];
+		/* port, port_name (-> port_profile), network; the charger the
+		 * move names (its name in charger_name; "": the same) */
+		struct bn_check_ctx port;
 	} *moves;
 	char **strings;
 	int n_strings;

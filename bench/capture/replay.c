@@ -700,6 +700,15 @@ static bn_time_us replay_moves(struct replay *r, bn_time_us t, int *next_ev)
 		next.dp_pulldown_ohm = m->port.dp_pulldown_ohm;
 		next.dm_pulldown_ohm = m->port.dm_pulldown_ohm;
 		next.dp_dm_short_ohm = m->port.dp_dm_short_ohm;
+		/* the move's own name (its ctx's pointer does not survive the
+		 * loader's realloc) */
+		if (m->charger_name[0] && !r->o->charger) {
+			next.charger_name = m->charger_name;
+			next.charger_rated_a = m->port.charger_rated_a;
+			next.cable_ohm = m->port.cable_ohm;
+			next.cable_u_ohm = m->port.cable_u_ohm;
+			next.charger_compliant = m->port.charger_compliant;
+		}
 		if (bn_checks_move(r->checks, m->t_us, &next, &e) < 0)
 			bn_err_log("replay: move at %.6f s: %s", bn_time_to_s(m->t_us), e.msg);
 	}

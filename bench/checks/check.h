@@ -242,8 +242,9 @@ void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev);
 /* The device moved to another port (a scenario's move step; it was
  * unplugged first): every rule's judgement so far ends as one session, and
  * fresh instances judge the next session against next's port (its port,
- * port_unknown, port_name and network are taken; the rest stays). A rule's
- * result is its worst session's, naming the session and its port. */
+ * port_unknown, port_name, network and charger are taken; the rest
+ * stays). A rule's result is its worst session's, naming the session and
+ * its port. */
 int bn_checks_move(struct bn_checks *c, bn_time_us t_us, const struct bn_check_ctx *next,
 		   struct bn_err *err);
 /* The configurations the device advertises, learnt during the run (a

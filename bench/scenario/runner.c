@@ -1434,6 +1434,8 @@ static int run_wait(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
 	return bn_world_run_until(c->world, bn_world_now(c->world) + dur, err);
 }
 
+static void checks_charger(const struct run_ctx *c, const struct bn_charger *ch, struct bn_check_ctx *ctx);
+
 /* Unplug, carry the device over for TVBUS_REAPP min (VBUS off that long
  * forces a renegotiation), plug into the next port (charger, host) with
  * its contact timing: the rules judge the run in sessions, one per port. */
@@ -1460,6 +1462,8 @@ static int run_move(struct run_ctx *c, const struct bn_step *st, struct bn_err *
 	next.dp_pulldown_ohm = m->port.dp_pulldown_ohm;
 	next.dm_pulldown_ohm = m->port.dm_pulldown_ohm;
 	next.dp_dm_short_ohm = m->port.dp_dm_short_ohm;
+	if (m->has_charger)
+		checks_charger(c, &m->charger, &next);
 	if (c->checks && (rc = bn_checks_move(c->checks, bn_world_now(c->world), &next, err)) < 0)
 		return rc;
 	bn_evlog_move(c->evlog, bn_world_now(c->world), &next);
@@ -1577,18 +1581,20 @@ static unsigned real_events(const struct run_ctx *c);
  * sim's cable is the profile's, exactly; a real bench's cable is its own
  * (not known), though its supply plays the profile's rating. (The
  * bench's probe network, ctx->probe, is the port scenario's to fill.) */
-static void checks_charger(const struct run_ctx *c, struct bn_check_ctx *ctx)
+static void checks_charger(const struct run_ctx *c, const struct bn_charger *ch,
+			   struct bn_check_ctx *ctx)
 {
+	ctx->charger_name = NULL;
+	ctx->charger_rated_a = 0;
 	ctx->cable_ohm = NAN;
+	ctx->cable_u_ohm = 0;
 	ctx->charger_compliant = -1;
-	if (!c->have_charger)
+	if (!ch)
 		return;
-	ctx->charger_name = c->charger.name;
-	ctx->charger_rated_a = c->charger.rated_a;
-	if (!c->o->real_bench) {
-		ctx->cable_ohm = c->charger.cable_ohm;
-		ctx->cable_u_ohm = 0;
-	}
+	ctx->charger_name = ch->name;
+	ctx->charger_rated_a = ch->rated_a;
+	if (!c->o->real_bench)
+		ctx->cable_ohm = ch->cable_ohm;
 }
 
 static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct bn_err *err)
@@ -1641,7 +1647,7 @@ static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct
 		ctx.config_max_power_a[i] = usb->cfg[i].max_power_ma / 1000.0;
 	}
 	ctx.n_configs = n < 8 ? n : 8;
-	checks_charger(c, &ctx);
+	checks_charger(c, c->have_charger ? &c->charger : NULL, &ctx);
 	c->cctx = ctx;
 	return bn_checks_new(&ctx, &c->checks, err);
 }
