@@ -717,7 +717,7 @@ static void und_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 	out_end_common(p, t_end_us);
 	for (int k = 0; k < p->n_st; k++)
-		if (p->st[k].judged && !p->st[k].went_off && p->st[k].und.n && p->st[k].settled_in)
+		if (p->st[k].judged && !p->st[k].went_off && p->st[k].und.n)
 			range_merge(&und, &p->st[k].und);
 	if (!und.n) {
 		bn_result_inconclusive(res, "no load step within the cap %.3f A (BN_CEV_LOAD) with the output up "

@@ -1579,8 +1579,7 @@ static unsigned real_events(const struct run_ctx *c);
 
 /* The charger behind the port, for the port rules (bc12.port.*): the
  * sim's cable is the profile's, exactly; a real bench's cable is its own
- * (not known), though its supply plays the profile's rating. (The
- * bench's probe network, ctx->probe, is the port scenario's to fill.) */
+ * (not known), though its supply plays the profile's rating. */
 static void checks_charger(const struct run_ctx *c, const struct bn_charger *ch,
 			   struct bn_check_ctx *ctx)
 {
@@ -1595,6 +1594,30 @@ static void checks_charger(const struct run_ctx *c, const struct bn_charger *ch,
 	ctx->charger_rated_a = ch->rated_a;
 	if (!c->o->real_bench)
 		ctx->cable_ohm = ch->cable_ohm;
+}
+
+/* The bench's own device-side network when its built-in probe plays the
+ * device (a port scenario): the simulated dut's PHY values, exact in the
+ * sim; a real fixture does not declare its own yet. When the probe
+ * applies its own VDM_SRC after primary (sec_after_s) is the probe
+ * firmware's release time: NAN (not known) until it is set here. */
+static void checks_probe(const struct run_ctx *c, struct bn_check_ctx *ctx)
+{
+	bool probe = c->fw.fw && !c->fw.dl && !strcmp(c->fw.fw->name, "probe");
+
+	if (!probe)
+		return;
+	ctx->probe.present = true;
+	ctx->probe.sec_after_s = NAN;
+	if (c->o->real_bench)
+		return;
+	ctx->probe.idp_src_a = c->dut.phy.idp_src_a;
+	ctx->probe.vdp_src_v = c->dut.phy.vdp_src_v;
+	ctx->probe.idm_sink_a = c->dut.phy.idm_sink_a;
+	ctx->probe.vdm_src_v = c->dut.phy.vdm_src_v;
+	ctx->probe.idp_sink_a = c->dut.phy.idp_sink_a;
+	ctx->probe.rdm_dwn_ohm = c->dut.phy.rdm_dwn_ohm;
+	ctx->probe.i_u_rel = 0;
 }
 
 static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct bn_err *err)
@@ -1648,6 +1671,7 @@ static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct
 	}
 	ctx.n_configs = n < 8 ? n : 8;
 	checks_charger(c, c->have_charger ? &c->charger : NULL, &ctx);
+	checks_probe(c, &ctx);
 	c->cctx = ctx;
 	return bn_checks_new(&ctx, &c->checks, err);
 }

@@ -334,6 +334,10 @@ PM(g_out_restart, .rs_off_t = 0.2, .rs_off_dur = 0.05)
 /* the 1 A step (within its 1 A rating) pulls it to 0 V at once until the release */
 PM(g_out_fold_in_cap, .fold_t = 1.3, .fold_v = 0.0, .off_t = 1.3, .back_t = 1.6)
 
+/* the 1 A step (within its rating) folds it to 3 V until the release:
+ * below VCHG_UNDSHT min, as a tester's comparator sees it */
+PM(g_out_fold3v, .fold_t = 1.3, .fold_v = 3.0, .off_t = 1.6, .back_t = 1.6)
+
 /* the 1 A step pulls it down over 6 ms (its output capacitance), off until the release */
 static void g_out_pulled(double t, struct bn_sample *s)
 {
@@ -417,8 +421,10 @@ static const struct pcase out_cases[] = {
 	OUT("bc12.port.undershoot", "3.0 V dip", g_out_dip, BN_VERDICT_FAIL),
 	OUT("bc12.port.undershoot", "out of VCHG for 17 ms", g_out_slow, BN_VERDICT_FAIL),
 	OUT("bc12.port.undershoot", "shut down under load", g_out_shut, BN_VERDICT_PASS),
-	OUT("bc12.port.undershoot", "weak port (never in VCHG at 1 A)", g_out_low, BN_VERDICT_PASS),
+	OUT("bc12.port.undershoot", "weak port (4.6 V at 1 A: never in VCHG, above VCHG_UNDSHT)", g_out_low,
+	    BN_VERDICT_PASS),
 	OUT("bc12.port.undershoot", "pulled to 0 V by the 1 A step", g_out_fold_in_cap, BN_VERDICT_PASS),
+	OUT("bc12.port.undershoot", "folds to 3 V at the 1 A step", g_out_fold3v, BN_VERDICT_FAIL),
 	OUT("bc12.port.undershoot", "no load events", g_out_dip, BN_VERDICT_INCONCLUSIVE, .drop_events = LOAD_EV),
 	OUT("bc12.port.undershoot", "realistic: reference", g_out_ok, BN_VERDICT_PASS, REAL),
 	OUT("bc12.port.undershoot", "realistic: 3.0 V dip", g_out_dip, BN_VERDICT_FAIL, REAL),
