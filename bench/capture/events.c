@@ -133,6 +133,47 @@ static void add_port(cJSON *parent, const char *profile, const struct bn_check_c
 	cJSON_AddNumberToObject(port, "dp_dm_short_ohm", ctx->dp_dm_short_ohm);
 }
 
+/* The charger behind the port, as the port rules knew it (absent when
+ * not known). */
+static void add_charger(cJSON *parent, const struct bn_check_ctx *ctx)
+{
+	cJSON *o;
+
+	if (!ctx->charger_name)
+		return;
+	o = cJSON_AddObjectToObject(parent, "charger");
+	cJSON_AddStringToObject(o, "name", ctx->charger_name);
+	cJSON_AddNumberToObject(o, "rated_a", ctx->charger_rated_a);
+	if (!isnan(ctx->cable_ohm))
+		cJSON_AddNumberToObject(o, "cable_ohm", ctx->cable_ohm);
+	cJSON_AddNumberToObject(o, "cable_u_ohm", ctx->cable_u_ohm);
+	if (ctx->charger_compliant >= 0)
+		cJSON_AddBoolToObject(o, "compliant", ctx->charger_compliant == 1);
+}
+
+/* ... and the bench's probe network (a port scenario's). */
+static void add_charger_probe(cJSON *root, const struct bn_check_ctx *ctx)
+{
+	const struct bn_probe *p = &ctx->probe;
+	cJSON *o;
+
+	add_charger(root, ctx);
+	if (!p->present)
+		return;
+	o = cJSON_AddObjectToObject(root, "probe");
+	cJSON_AddNumberToObject(o, "idp_src_a", p->idp_src_a);
+	cJSON_AddNumberToObject(o, "vdp_src_v", p->vdp_src_v);
+	cJSON_AddNumberToObject(o, "idm_sink_a", p->idm_sink_a);
+	cJSON_AddNumberToObject(o, "vdm_src_v", p->vdm_src_v);
+	cJSON_AddNumberToObject(o, "idp_sink_a", p->idp_sink_a);
+	cJSON_AddNumberToObject(o, "rdm_dwn_ohm", p->rdm_dwn_ohm);
+	cJSON_AddNumberToObject(o, "i_u_rel", p->i_u_rel);
+	if (isinf(p->sec_after_s))
+		cJSON_AddStringToObject(o, "sec_after_s", "never");
+	else if (!isnan(p->sec_after_s))
+		cJSON_AddNumberToObject(o, "sec_after_s", p->sec_after_s);
+}
+
 static cJSON *header_json(const struct bn_check_ctx *ctx, const struct bn_evlog_meta *m)
 {
 	cJSON *root = cJSON_CreateObject(), *o, *a, *dut;
@@ -169,6 +210,7 @@ static cJSON *header_json(const struct bn_check_ctx *ctx, const struct bn_evlog_
 		cJSON_AddItemToArray(a, c);
 	}
 	add_port(root, m->port_profile, ctx);
+	add_charger_probe(root, ctx);
 	dut = cJSON_AddObjectToObject(root, "dut");
 	cJSON_AddStringToObject(dut, "name", m->dut_name ? m->dut_name : "");
 	a = cJSON_AddArrayToObject(dut, "declares");
@@ -260,6 +302,7 @@ void bn_evlog_move(struct bn_evlog *l, bn_time_us t_us, const struct bn_check_ct
 	cJSON_AddNumberToObject(o, "t_us", (double)t_us);
 	cJSON_AddStringToObject(o, "kind", "move");
 	add_port(o, next->port_name, next);
+	add_charger(o, next);
 	write_line(l, o);
 }
 
@@ -487,6 +530,72 @@ static int load_port(const cJSON *root, struct bn_evrec *r, const char *path, st
 	return BN_OK;
 }
 
+/* A "charger" object of parent into ctx (its name into name[64]); none:
+ * no charger known. */
+static int load_charger(const cJSON *parent, struct bn_check_ctx *ctx, char *name, const char *what_in,
+			struct bn_err *err)
+{
+	static const char *const ckeys[] = { "name", "rated_a", "cable_ohm", "cable_u_ohm", "compliant", NULL };
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(parent, "charger"), *it;
+	char what[700];
+	int rc;
+
+	ctx->charger_name = NULL;
+	ctx->charger_rated_a = 0;
+	ctx->cable_ohm = NAN;
+	ctx->cable_u_ohm = 0;
+	ctx->charger_compliant = -1;
+	if (!c)
+		return BN_OK;
+	snprintf(what, sizeof(what), "%s: charger", what_in);
+	if ((rc = bn_json_check_keys(c, ckeys, what, err)) < 0 ||
+	    (rc = bn_json_str(c, "name", true, name, 64, what, err)) < 0 ||
+	    (rc = bn_json_num(c, "rated_a", false, &ctx->charger_rated_a, what, err)) < 0 ||
+	    (rc = bn_json_num(c, "cable_ohm", false, &ctx->cable_ohm, what, err)) < 0 ||
+	    (rc = bn_json_num(c, "cable_u_ohm", false, &ctx->cable_u_ohm, what, err)) < 0)
+		return rc;
+	it = cJSON_GetObjectItemCaseSensitive(c, "compliant");
+	if (it && !cJSON_IsBool(it))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"compliant\": expected true or false", what);
+	if (it)
+		ctx->charger_compliant = cJSON_IsTrue(it) ? 1 : 0;
+	ctx->charger_name = name;
+	return BN_OK;
+}
+
+static int load_charger_probe(const cJSON *root, struct bn_evrec *r, const char *path, struct bn_err *err)
+{
+	static const char *const pkeys[] = { "idp_src_a", "vdp_src_v", "idm_sink_a", "vdm_src_v", "idp_sink_a",
+					     "rdm_dwn_ohm", "i_u_rel", "sec_after_s", NULL };
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "probe"), *it;
+	struct bn_probe *pr = &r->ctx.probe;
+	char what[600];
+	int rc;
+
+	if ((rc = load_charger(root, &r->ctx, r->charger_name, path, err)) < 0)
+		return rc;
+	if (!p)
+		return BN_OK;
+	snprintf(what, sizeof(what), "%s: probe", path);
+	pr->present = true;
+	pr->sec_after_s = NAN;
+	if ((rc = bn_json_check_keys(p, pkeys, what, err)) < 0 ||
+	    (rc = bn_json_num(p, "idp_src_a", false, &pr->idp_src_a, what, err)) < 0 ||
+	    (rc = bn_json_num(p, "vdp_src_v", false, &pr->vdp_src_v, what, err)) < 0 ||
+	    (rc = bn_json_num(p, "idm_sink_a", false, &pr->idm_sink_a, what, err)) < 0 ||
+	    (rc = bn_json_num(p, "vdm_src_v", false, &pr->vdm_src_v, what, err)) < 0 ||
+	    (rc = bn_json_num(p, "idp_sink_a", false, &pr->idp_sink_a, what, err)) < 0 ||
+	    (rc = bn_json_num(p, "rdm_dwn_ohm", false, &pr->rdm_dwn_ohm, what, err)) < 0 ||
+	    (rc = bn_json_num(p, "i_u_rel", false, &pr->i_u_rel, what, err)) < 0)
+		return rc;
+	it = cJSON_GetObjectItemCaseSensitive(p, "sec_after_s");
+	if (cJSON_IsString(it) && !strcmp(it->valuestring, "never"))
+		pr->sec_after_s = INFINITY;
+	else if (it && (rc = bn_json_num(p, "sec_after_s", false, &pr->sec_after_s, what, err)) < 0)
+		return rc;
+	return BN_OK;
+}
+
 static int load_dut(const cJSON *root, struct bn_evrec *r, const char *path, struct bn_err *err)
 {
 	static const char *const keys[] = { "name", "declares", "droop_threshold_v", "otg_rating_a",
@@ -655,7 +764,8 @@ static int load_move(const cJSON *it, double t, struct bn_evrec *r, const char *
 	    (rc = bn_json_str(port, "type", true, type, sizeof(type), w2, err)) < 0 ||
 	    (rc = bn_json_num(port, "dp_pulldown_ohm", false, &m->port.dp_pulldown_ohm, w2, err)) < 0 ||
 	    (rc = bn_json_num(port, "dm_pulldown_ohm", false, &m->port.dm_pulldown_ohm, w2, err)) < 0 ||
-	    (rc = bn_json_num(port, "dp_dm_short_ohm", false, &m->port.dp_dm_short_ohm, w2, err)) < 0)
+	    (rc = bn_json_num(port, "dp_dm_short_ohm", false, &m->port.dp_dm_short_ohm, w2, err)) < 0 ||
+	    (rc = load_charger(it, &m->port, m->charger_name, what, err)) < 0)
 		return rc;
 	pt = (int)bn_port_from_name(type);
 	if (pt == (int)BN_PORT_UNKNOWN)
@@ -671,8 +781,8 @@ static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *
 		      struct bn_err *err)
 {
 	static const char *const keys[] = { "t_us", "kind", "origin", "value", "max_power_a",
-					    "load_a", "made", "key", "text", "line", "port", "window_s",
-					    "before_s", NULL };
+					    "load_a", "made", "key", "text", "line", "port", "charger",
+					    "window_s", "before_s", NULL };
 	struct bn_cev *ev = &r->ev[r->n];
 	char what[600], kind[32];
 	const cJSON *v;
@@ -767,8 +877,8 @@ static int load_event(const cJSON *it, int idx, struct bn_evrec *r, const char *
 
 int bn_evrec_load(const char *path, struct bn_evrec *r, struct bn_err *err)
 {
-	static const char *const keys[] = { "schema", "scenario", "capture", "port", "dut", "known",
-					    "events", "enumerated", "t_end_us", "frames", "status", NULL };
+	static const char *const keys[] = { "schema", "scenario", "capture", "port", "charger", "probe", "dut",
+					    "known", "events", "enumerated", "t_end_us", "frames", "status", NULL };
 	cJSON *root = NULL;
 	const cJSON *a, *it;
 	double t_end = -1;
@@ -784,7 +894,7 @@ int bn_evrec_load(const char *path, struct bn_evrec *r, struct bn_err *err)
 	    (rc = bn_json_num(root, "t_end_us", false, &t_end, path, err)) < 0 ||
 	    (rc = bn_json_str(root, "status", false, r->status, sizeof(r->status), path, err)) < 0 ||
 	    (rc = load_capture(root, r, path, err)) < 0 || (rc = load_port(root, r, path, err)) < 0 ||
-	    (rc = load_dut(root, r, path, err)) < 0)
+	    (rc = load_charger_probe(root, r, path, err)) < 0 || (rc = load_dut(root, r, path, err)) < 0)
 		goto out;
 	r->t_end_us = t_end >= 0 ? (bn_time_us)llround(t_end) : -1;
 	a = cJSON_GetObjectItemCaseSensitive(root, "events");

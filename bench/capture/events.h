@@ -86,6 +86,7 @@ int bn_evlog_salvage(const char *path, bn_time_us t_end_us, int64_t frames, cons
 struct bn_evrec {
 	struct bn_check_ctx ctx;  /* lim NULL; channels/rate as recorded */
 	char port_profile[64];
+	char charger_name[64];    /* ctx.charger_name points here (NULL: no charger recorded) */
 	char dut_name[64];
 	char scenario[200];
 	bn_time_us t_end_us;      /* -1 when the file does not say */
@@ -105,7 +106,10 @@ struct bn_evrec {
 		bn_time_us t_us;
 		int n_before;
 		char port_profile[64];
-		struct bn_check_ctx port; /* port, port_name (-> port_profile), network */
+		char charger_name[64];
+		/* port, port_name (-> port_profile), network; the charger the
+		 * move names (its name in charger_name; "": the same) */
+		struct bn_check_ctx port;
 	} *moves;
 	char **strings;
 	int n_strings;

@@ -22,6 +22,7 @@
 #include "scenario/scenario.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "sim/charger.h"
 #include "sim/dut.h"
 #include "sim/port.h"
 #include "core/text.h"
@@ -233,6 +234,7 @@ struct replay {
 	bool ring_on;
 	int next_mv;              /* the record's next move */
 	char port_name[64];
+	char charger_name[64];
 };
 
 static double now_wall_s(void)
@@ -360,6 +362,45 @@ static int map_channels(struct replay *r, struct bn_report *rep, struct bn_err *
 											      : "IBUS or DP",
 				  have);
 	return bn_srr_select(r->srr, r->n_sel, r->sel_src, err);
+}
+
+/* The charger behind the port, for the port rules: as the capture's
+ * sidecar recorded it, or --charger's profile (its rating and cable).
+ * Neither: the port rules know no charger. */
+static int load_charger(struct replay *r, struct bn_report *rep, struct bn_err *err)
+{
+	struct bn_charger *ch;
+	struct bn_err e2 = { 0 };
+	char path[1200];
+	int rc;
+
+	/* the sidecar's record stands unless --charger says otherwise */
+	if (!r->have_evrec) {
+		r->ctx.charger_name = NULL;
+		r->ctx.cable_ohm = NAN;
+		r->ctx.charger_compliant = -1;
+	}
+	if (!r->o->charger)
+		return BN_OK;
+	resolve(r->o, "chargers", r->o->charger, path, sizeof(path));
+	if (access(path, R_OK) != 0)
+		return bn_err_set(err, BN_ERR_IO, "--charger %s: cannot open %s", r->o->charger, path);
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	rc = bn_charger_load(path, ch, &e2);
+	if (rc < 0) {
+		free(ch);
+		return bn_err_set(err, rc, "%s", e2.msg);
+	}
+	snprintf(r->charger_name, sizeof(r->charger_name), "%s", ch->name);
+	r->ctx.charger_name = r->charger_name;
+	r->ctx.charger_rated_a = ch->rated_a;
+	r->ctx.cable_ohm = ch->cable_ohm;
+	r->ctx.cable_u_ohm = 0;
+	bn_report_add_file(rep, "charger", path, ch->name);
+	free(ch);
+	return BN_OK;
 }
 
 static int load_context(struct replay *r, struct bn_report *rep, struct bn_err *err)
@@ -659,6 +700,15 @@ static bn_time_us replay_moves(struct replay *r, bn_time_us t, int *next_ev)
 		next.dp_pulldown_ohm = m->port.dp_pulldown_ohm;
 		next.dm_pulldown_ohm = m->port.dm_pulldown_ohm;
 		next.dp_dm_short_ohm = m->port.dp_dm_short_ohm;
+		/* the move's own name (its ctx's pointer does not survive the
+		 * loader's realloc) */
+		if (m->charger_name[0] && !r->o->charger) {
+			next.charger_name = m->charger_name;
+			next.charger_rated_a = m->port.charger_rated_a;
+			next.cable_ohm = m->port.cable_ohm;
+			next.cable_u_ohm = m->port.cable_u_ohm;
+			next.charger_compliant = m->port.charger_compliant;
+		}
 		if (bn_checks_move(r->checks, m->t_us, &next, &e) < 0)
 			bn_err_log("replay: move at %.6f s: %s", bn_time_to_s(m->t_us), e.msg);
 	}
@@ -879,6 +929,9 @@ int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_e
 	if (rc < 0)
 		goto out;
 	rc = load_context(r, rep, err);
+	if (rc < 0)
+		goto out;
+	rc = load_charger(r, rep, err);
 	if (rc < 0)
 		goto out;
 	rc = bn_checks_new(&r->ctx, &r->checks, err);

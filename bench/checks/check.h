@@ -134,6 +134,7 @@ struct bn_check_ctx {
 		double idm_sink_a;      /* sunk from D- in primary detection (0: not known) */
 		double vdm_src_v;       /* D- source in secondary detection (0: not known) */
 		double idp_sink_a;      /* sunk from D+ in secondary detection (0: not known) */
+		double rdm_dwn_ohm;     /* its D- pull-down during data contact (0: not known) */
 		double i_u_rel;         /* relative standard uncertainty of those currents */
 		/* From releasing VDP_SRC to applying VDM_SRC (secondary
 		 * detection): D- is the port's alone before it. INFINITY: the
@@ -247,8 +248,9 @@ void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev);
 /* The device moved to another port (a scenario's move step; it was
  * unplugged first): every rule's judgement so far ends as one session, and
  * fresh instances judge the next session against next's port (its port,
- * port_unknown, port_name and network are taken; the rest stays). A rule's
- * result is its worst session's, naming the session and its port. */
+ * port_unknown, port_name, network and charger are taken; the rest
+ * stays). A rule's result is its worst session's, naming the session and
+ * its port. */
 int bn_checks_move(struct bn_checks *c, bn_time_us t_us, const struct bn_check_ctx *next,
 		   struct bn_err *err);
 /* The configurations the device advertises, learnt during the run (a

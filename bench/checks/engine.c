@@ -794,6 +794,12 @@ int bn_checks_move(struct bn_checks *c, bn_time_us t_us, const struct bn_check_c
 	c->ctx.dp_pulldown_ohm = next->dp_pulldown_ohm;
 	c->ctx.dm_pulldown_ohm = next->dm_pulldown_ohm;
 	c->ctx.dp_dm_short_ohm = next->dp_dm_short_ohm;
+	/* the charger behind the next port (the port rules') */
+	c->ctx.charger_name = next->charger_name;
+	c->ctx.charger_rated_a = next->charger_rated_a;
+	c->ctx.cable_ohm = next->cable_ohm;
+	c->ctx.cable_u_ohm = next->cable_u_ohm;
+	c->ctx.charger_compliant = next->charger_compliant;
 	c->session++;
 	return start_rules(c, err);
 }

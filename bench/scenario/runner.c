@@ -1434,6 +1434,8 @@ static int run_wait(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
 	return bn_world_run_until(c->world, bn_world_now(c->world) + dur, err);
 }
 
+static void checks_charger(const struct run_ctx *c, const struct bn_charger *ch, struct bn_check_ctx *ctx);
+
 /* Unplug, carry the device over for TVBUS_REAPP min (VBUS off that long
  * forces a renegotiation), plug into the next port (charger, host) with
  * its contact timing: the rules judge the run in sessions, one per port. */
@@ -1460,6 +1462,8 @@ static int run_move(struct run_ctx *c, const struct bn_step *st, struct bn_err *
 	next.dp_pulldown_ohm = m->port.dp_pulldown_ohm;
 	next.dm_pulldown_ohm = m->port.dm_pulldown_ohm;
 	next.dp_dm_short_ohm = m->port.dp_dm_short_ohm;
+	if (m->has_charger)
+		checks_charger(c, &m->charger, &next);
 	if (c->checks && (rc = bn_checks_move(c->checks, bn_world_now(c->world), &next, err)) < 0)
 		return rc;
 	bn_evlog_move(c->evlog, bn_world_now(c->world), &next);
@@ -1573,6 +1577,49 @@ static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 
 static unsigned real_events(const struct run_ctx *c);
 
+/* The charger behind the port, for the port rules (bc12.port.*): the
+ * sim's cable is the profile's, exactly; a real bench's cable is its own
+ * (not known), though its supply plays the profile's rating. */
+static void checks_charger(const struct run_ctx *c, const struct bn_charger *ch,
+			   struct bn_check_ctx *ctx)
+{
+	ctx->charger_name = NULL;
+	ctx->charger_rated_a = 0;
+	ctx->cable_ohm = NAN;
+	ctx->cable_u_ohm = 0;
+	ctx->charger_compliant = -1;
+	if (!ch)
+		return;
+	ctx->charger_name = ch->name;
+	ctx->charger_rated_a = ch->rated_a;
+	if (!c->o->real_bench)
+		ctx->cable_ohm = ch->cable_ohm;
+}
+
+/* The bench's own device-side network when its built-in probe plays the
+ * device (a port scenario): the simulated dut's PHY values, exact in the
+ * sim; a real fixture does not declare its own yet. When the probe
+ * applies its own VDM_SRC after primary (sec_after_s) is the probe
+ * firmware's release time: NAN (not known) until it is set here. */
+static void checks_probe(const struct run_ctx *c, struct bn_check_ctx *ctx)
+{
+	bool probe = c->fw.fw && !c->fw.dl && !strcmp(c->fw.fw->name, "probe");
+
+	if (!probe)
+		return;
+	ctx->probe.present = true;
+	ctx->probe.sec_after_s = NAN;
+	if (c->o->real_bench)
+		return;
+	ctx->probe.idp_src_a = c->dut.phy.idp_src_a;
+	ctx->probe.vdp_src_v = c->dut.phy.vdp_src_v;
+	ctx->probe.idm_sink_a = c->dut.phy.idm_sink_a;
+	ctx->probe.vdm_src_v = c->dut.phy.vdm_src_v;
+	ctx->probe.idp_sink_a = c->dut.phy.idp_sink_a;
+	ctx->probe.rdm_dwn_ohm = c->dut.phy.rdm_dwn_ohm;
+	ctx->probe.i_u_rel = 0;
+}
+
 static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct bn_err *err)
 {
 	struct bn_check_ctx ctx = {
@@ -1623,6 +1670,8 @@ static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct
 		ctx.config_max_power_a[i] = usb->cfg[i].max_power_ma / 1000.0;
 	}
 	ctx.n_configs = n < 8 ? n : 8;
+	checks_charger(c, c->have_charger ? &c->charger : NULL, &ctx);
+	checks_probe(c, &ctx);
 	c->cctx = ctx;
 	return bn_checks_new(&ctx, &c->checks, err);
 }
