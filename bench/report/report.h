@@ -83,6 +83,7 @@ enum bn_run_status { BN_RUN_COMPLETED, BN_RUN_ABORTED, BN_RUN_ERROR };
 struct bn_report {
 	char backend[16];
 	char scenario_name[160];
+	char judges[8];       /* "device" or "port" (a run whose dut is the bench's probe) */
 	char fw_name[64], fw_version[32];
 	char port_name[48], port_expect[16];
 	int n_files;

@@ -1554,6 +1554,16 @@ static void report_configs(struct bn_report *rep, const struct bn_usb_desc *usb)
 	}
 }
 
+/* The side the record judges: a run whose dut runs the bench's built-in
+ * probe (profiles/duts/bench-probe.json) drives the port, so it judges
+ * the port; any other run judges the device. */
+static void set_judges(struct run_ctx *c)
+{
+	bool probe = c->fw.fw && !c->fw.dl && !strcmp(c->fw.fw->name, "probe");
+
+	snprintf(c->rep->judges, sizeof(c->rep->judges), "%s", probe ? "port" : "device");
+}
+
 static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 {
 	struct bn_report *rep = c->rep;
@@ -1569,6 +1579,7 @@ static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 	rep->rate_hz = c->rate_hz;
 	rep->channel_mask = c->chan_mask;
 	report_configs(rep, usb);
+	set_judges(c);
 }
 
 static unsigned real_events(const struct run_ctx *c);
