@@ -94,7 +94,6 @@ struct bn_report {
 	char judges[8];
 	char backend[16];
 	char scenario_name[160];
-	char judges[8];       /* "device" or "port" (a run whose dut is the bench's probe) */
 	char fw_name[64], fw_version[32];
 	char port_name[48], port_expect[16];
 	int n_files;
