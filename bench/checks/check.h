@@ -67,6 +67,23 @@ enum bn_acceptance { BN_ACCEPT_GUARDED = 0, BN_ACCEPT_SIMPLE };
 
 const char *bn_acceptance_name(enum bn_acceptance a);
 
+/* The bench's own device-side networks when it plays the device (a port
+ * scenario's probe: firmware/probe_fw.h, profiles/duts/bench-probe.json),
+ * at their known values, for the port rules that measure the port through
+ * them (the DCP's short from VDP_SRC and IDM_SINK, the leakage from
+ * IDP_SRC and RDM_DWN). The probe reports each phase as telemetry "state"
+ * (idle dcd primary release secondary done) and holds each for the time
+ * given here. present false: a device, not the bench, is on the port. */
+struct bn_probe_net {
+	bool present;
+	double idp_src_a, rdm_dwn_ohm;       /* data contact detect */
+	double vdp_src_v, idm_sink_a;        /* primary detection */
+	double vdm_src_v, idp_sink_a;        /* secondary detection */
+	double src_r_ohm;                    /* VDP_SRC's and VDM_SRC's output resistance */
+	double rdp_up_ohm, pullup_v;         /* the pull-up on a CDP */
+	double idle_s, primary_s, release_s, secondary_s; /* phase lengths */
+};
+
 /* What a check knows before the first sample. */
 struct bn_check_ctx {
 	const struct bn_limits *lim;
@@ -113,6 +130,8 @@ struct bn_check_ctx {
 	const char *chan_why[BN_CH_COUNT];
 	const char *event_why[BN_CEV_COUNT];
 	const char *rate_why;
+	/* The bench's probe on the port (a port scenario), else present false. */
+	struct bn_probe_net probe;
 };
 
 /* Standard uncertainties of a channel's level (one sample, or the average
