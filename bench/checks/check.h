@@ -67,23 +67,6 @@ enum bn_acceptance { BN_ACCEPT_GUARDED = 0, BN_ACCEPT_SIMPLE };
 
 const char *bn_acceptance_name(enum bn_acceptance a);
 
-/* The bench's own device-side networks when it plays the device (a port
- * scenario's probe: firmware/probe_fw.h, profiles/duts/bench-probe.json),
- * at their known values, for the port rules that measure the port through
- * them (the DCP's short from VDP_SRC and IDM_SINK, the leakage from
- * IDP_SRC and RDM_DWN). The probe reports each phase as telemetry "state"
- * (idle dcd primary release secondary done) and holds each for the time
- * given here. present false: a device, not the bench, is on the port. */
-struct bn_probe_net {
-	bool present;
-	double idp_src_a, rdm_dwn_ohm;       /* data contact detect */
-	double vdp_src_v, idm_sink_a;        /* primary detection */
-	double vdm_src_v, idp_sink_a;        /* secondary detection */
-	double src_r_ohm;                    /* VDP_SRC's and VDM_SRC's output resistance */
-	double rdp_up_ohm, pullup_v;         /* the pull-up on a CDP */
-	double idle_s, primary_s, release_s, secondary_s; /* phase lengths */
-};
-
 /* What a check knows before the first sample. */
 struct bn_check_ctx {
 	const struct bn_limits *lim;
@@ -130,8 +113,33 @@ struct bn_check_ctx {
 	const char *chan_why[BN_CH_COUNT];
 	const char *event_why[BN_CEV_COUNT];
 	const char *rate_why;
-	/* The bench's probe on the port (a port scenario), else present false. */
-	struct bn_probe_net probe;
+	/* The charger behind the port (the port rules', bc12.port.*): filled
+	 * by the runner from the scenario's charger, by a replay from the
+	 * report or --charger. Known only with charger_name set: a context
+	 * built without it (zeroed) knows no charger, whatever the numbers. */
+	const char *charger_name;   /* NULL: not known */
+	double charger_rated_a;     /* its declared rating; 0: not declared */
+	double cable_ohm;           /* round-trip VBUS+GND cable resistance; NAN: not known */
+	double cable_u_ohm;         /* its standard uncertainty (0: exact, as in the sim) */
+	int charger_compliant;      /* -1 not known, 0 meant to fail a port rule, 1 meant to pass */
+	/* The bench's own device-side network, when the bench plays the
+	 * device (a port scenario: the built-in "probe" firmware). Port rules
+	 * that compute a resistance or a release time from the lines need a
+	 * current and a timing they know; on a device run they know only the
+	 * device's limits. */
+	struct bn_probe {
+		bool present;           /* the bench, not a device, drives D+/D- */
+		double idp_src_a;       /* sourced into D+ for data contact (0: not known) */
+		double vdp_src_v;       /* D+ source in primary detection (0: not known) */
+		double idm_sink_a;      /* sunk from D- in primary detection (0: not known) */
+		double vdm_src_v;       /* D- source in secondary detection (0: not known) */
+		double idp_sink_a;      /* sunk from D+ in secondary detection (0: not known) */
+		double i_u_rel;         /* relative standard uncertainty of those currents */
+		/* From releasing VDP_SRC to applying VDM_SRC (secondary
+		 * detection): D- is the port's alone before it. INFINITY: the
+		 * probe does no secondary detection; NAN: not known. */
+		double sec_after_s;
+	} probe;
 };
 
 /* Standard uncertainties of a channel's level (one sample, or the average

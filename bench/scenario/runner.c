@@ -1585,24 +1585,24 @@ static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 
 static unsigned real_events(const struct run_ctx *c);
 
-/* The probe's networks are the simulated dut's PHY values (a real bench's
- * fixture does not declare its own yet: absent there) and its timing. */
+/* The probe's networks are the simulated dut's PHY values, exact in the
+ * sim (a real bench's fixture does not declare its own yet: absent
+ * there); between releasing VDP_SRC and applying VDM_SRC the probe leaves
+ * the lines to the port for its release time. */
 static void set_probe_net(const struct run_ctx *c, struct bn_check_ctx *ctx)
 {
 	const struct bn_dut_phy *p = &c->dut.phy;
-	const struct probe_fw_timing *t = &probe_fw_timing;
 
 	if (c->o->real_bench || strcmp(c->rep->judges, "port"))
 		return;
-	ctx->probe = (struct bn_probe_net){
-		.present = true,
-		.idp_src_a = p->idp_src_a, .rdm_dwn_ohm = p->rdm_dwn_ohm,
-		.vdp_src_v = p->vdp_src_v, .idm_sink_a = p->idm_sink_a,
-		.vdm_src_v = p->vdm_src_v, .idp_sink_a = p->idp_sink_a,
-		.src_r_ohm = p->src_r_ohm, .rdp_up_ohm = p->rdp_up_ohm, .pullup_v = p->pullup_v,
-		.idle_s = t->idle_us / 1e6, .primary_s = t->primary_us / 1e6,
-		.release_s = t->release_us / 1e6, .secondary_s = t->secondary_us / 1e6,
-	};
+	ctx->probe.present = true;
+	ctx->probe.idp_src_a = p->idp_src_a;
+	ctx->probe.vdp_src_v = p->vdp_src_v;
+	ctx->probe.idm_sink_a = p->idm_sink_a;
+	ctx->probe.vdm_src_v = p->vdm_src_v;
+	ctx->probe.idp_sink_a = p->idp_sink_a;
+	ctx->probe.i_u_rel = 0.0;
+	ctx->probe.sec_after_s = probe_fw_timing.release_us / 1e6;
 }
 
 static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct bn_err *err)

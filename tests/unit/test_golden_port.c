@@ -360,7 +360,8 @@ static void test_golden_port__cdp_answer_as_probed(void **state)
 	assert_string_equal(found, "sdp");
 	/* on time, but D- above VDM_SRC max */
 	assert_near(answer_ms("cdp-vdm-high", &dm_v, &found), en_ms, 0.02);
-	assert_true(dm_v > lim_max("VDM_SRC") + 0.05);
+	assert_true(dm_v > lim_max("VDM_SRC") + 0.04);
+	assert_true(dm_v < lim_min("VLGC") - 0.04);
 	assert_string_equal(found, "cdp");
 }
 
@@ -730,6 +731,14 @@ static void test_golden_port__matrix_covers_every_profile(void **state)
 	closedir(d);
 }
 
+static bool port_rules_in_build(void)
+{
+	for (int i = 0, n = bn_rules_count(); i < n; i++)
+		if (!strncmp(bn_rule_at(i)->id, "bc12.port.", 10))
+			return true;
+	return false;
+}
+
 /* Each row: the port rules that FAIL are exactly the row's. */
 static void test_golden_port__matrix_both_ways(void **state)
 {
@@ -738,12 +747,15 @@ static void test_golden_port__matrix_both_ways(void **state)
 
 	(void)state;
 	load_pmatrix(&m);
-	if (m.n_unknown) {
-		print_message("port matrix skipped: %d rule id(s) in %s unknown to this build "
-			      "(first: %s): the port rules are not in yet\n",
-			      m.n_unknown, m.file, m.unknown);
+	if (!port_rules_in_build()) {
+		print_message("port matrix skipped: no port rule in this build\n");
 		skip();
 	}
+	/* A row's rule this build lacks is not asked to fail; every rule the
+	 * build has is held to the row both ways. */
+	if (m.n_unknown)
+		print_message("port matrix: %d row rule(s) not in this build yet (first: %s): "
+			      "judged on the rules that are\n", m.n_unknown, m.unknown);
 	for (int i = 0; i < m.n; i++) {
 		const struct prow *r = &m.rows[i];
 		const char *scn = port_scenario(r->port);
@@ -776,7 +788,7 @@ static void test_golden_port__matrix_both_ways(void **state)
 			}
 		}
 		for (int j = 0; j < r->n_rules; j++) {
-			bool present = false;
+			bool present = !bn_rule_find(r->rules[j]);
 
 			for (int k = 0; k < rep.n_results; k++)
 				present |= !strcmp(rep.results[k].id, r->rules[j]);
