@@ -9,25 +9,28 @@
 
 #include "core/json.h"
 
-double bn_charger_v_out(const struct bn_charger *c, double i_a)
+double bn_charger_curve_v(const double *i_pts, const double *v_pts, int n, double i_a)
 {
-	int n = c->n_points;
-
 	if (n <= 0)
 		return 0.0;
-	if (i_a <= c->i_a[0])
-		return c->v_v[0];
-	if (i_a > c->i_a[n - 1])
+	if (i_a <= i_pts[0])
+		return v_pts[0];
+	if (i_a > i_pts[n - 1])
 		return 0.0;
 	for (int k = 1; k < n; k++) {
-		if (i_a <= c->i_a[k]) {
-			double i0 = c->i_a[k - 1], i1 = c->i_a[k];
+		if (i_a <= i_pts[k]) {
+			double i0 = i_pts[k - 1], i1 = i_pts[k];
 			double f = (i_a - i0) / (i1 - i0);
 
-			return c->v_v[k - 1] + f * (c->v_v[k] - c->v_v[k - 1]);
+			return v_pts[k - 1] + f * (v_pts[k] - v_pts[k - 1]);
 		}
 	}
-	return c->v_v[n - 1];
+	return v_pts[n - 1];
+}
+
+double bn_charger_v_out(const struct bn_charger *c, double i_a)
+{
+	return bn_charger_curve_v(c->i_a, c->v_v, c->n_points, i_a);
 }
 
 double bn_charger_vbus(const struct bn_charger *c, const struct bn_charger_state *s,
@@ -157,17 +160,33 @@ double bn_charger_i_src(const struct bn_charger *c, double v)
 	return (p.g_v - v) / p.s_ohm;
 }
 
-int bn_charger_check_falling(const struct bn_charger *c, struct bn_err *err)
+static int check_falling(const struct bn_charger *c, const double *i_a, const double *v_v, int n,
+			 const char *which, struct bn_err *err)
 {
-	for (int k = 1; k < c->n_points; k++)
-		if (rx_v(c, c->i_a[k]) > rx_v(c, c->i_a[k - 1]))
+	for (int k = 1; k < n; k++)
+		if (bn_charger_curve_v(i_a, v_v, n, i_a[k]) - i_a[k] * c->cable_ohm >
+		    bn_charger_curve_v(i_a, v_v, n, i_a[k - 1]) - i_a[k - 1] * c->cable_ohm)
 			return bn_err_set(err, BN_ERR_DATA,
-					  "charger %s: the receptacle voltage rises from [%g A, %g V] to "
+					  "charger %s%s: the receptacle voltage rises from [%g A, %g V] to "
 					  "[%g A, %g V] (the curve less the cable's %g ohm): a VBUS "
 					  "capacitance needs a curve that does not rise",
-					  c->name, c->i_a[k - 1], c->v_v[k - 1], c->i_a[k], c->v_v[k],
+					  c->name, which, i_a[k - 1], v_v[k - 1], i_a[k], v_v[k],
 					  c->cable_ohm);
 	return BN_OK;
+}
+
+int bn_charger_check_falling(const struct bn_charger *c, struct bn_err *err)
+{
+	int rc = check_falling(c, c->i_a, c->v_v, c->n_points, "", err);
+
+	for (int k = 0; !rc && k < c->n_phases; k++) {
+		char which[32];
+
+		snprintf(which, sizeof(which), " (schedule[%d])", k);
+		rc = check_falling(c, c->phases[k].i_a, c->phases[k].v_v, c->phases[k].n_points, which,
+				   err);
+	}
+	return rc;
 }
 
 void bn_charger_state_init(struct bn_charger_state *s)
@@ -175,6 +194,11 @@ void bn_charger_state_init(struct bn_charger_state *s)
 	s->off = false;
 	s->off_until_us = BN_TIME_NEVER;
 	s->over_since_us = BN_TIME_NEVER;
+	s->on_since_us = BN_TIME_NEVER;
+	s->offset_t_us = 0;
+	s->offset_v = 0.0;
+	s->offset_tau_s = 0.0;
+	s->i_last_a = 0.0;
 }
 
 /* The draw i_a is taken as the current at 'now', held since the previous

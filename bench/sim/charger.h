@@ -104,6 +104,12 @@ struct bn_charger_state {
 	bool off;                /* shut down */
 	bn_time_us off_until_us; /* when it recovers */
 	bn_time_us over_since_us;/* BN_TIME_NEVER when not over the threshold */
+	/* time behaviour (charger_time.c) */
+	bn_time_us on_since_us;  /* the output turned on; BN_TIME_NEVER while off */
+	bn_time_us offset_t_us;  /* offset_v is the regulation loop's offset then */
+	double offset_v;
+	double offset_tau_s;     /* it relaxes with this */
+	double i_last_a;         /* the draw the loop last saw */
 };
 
 /* v1 and v2 files. compliant is -1 when the file does not state it. */
@@ -121,6 +127,8 @@ int bn_charger_load_measured(const char *path, cJSON **out, struct bn_err *err);
 int bn_charger_write(const char *path, const struct bn_charger *c, const cJSON *measured,
 		     struct bn_err *err);
 
+/* A curve's voltage at i_a (as bn_charger_v_out, for any [A, V] arrays). */
+double bn_charger_curve_v(const double *i_pts, const double *v_pts, int n, double i_a);
 /* Charger output voltage at current i_a, from the curve (linear between
  * points; i below the first point uses the first point's voltage; past the
  * last point: 0). */
@@ -182,5 +190,50 @@ bool bn_charger_update(const struct bn_charger *c, struct bn_charger_state *s,
  * recovery), BN_TIME_NEVER if none. */
 bn_time_us bn_charger_next_event(const struct bn_charger *c,
 				 const struct bn_charger_state *s, double i_a);
+
+/* ---- time behaviour (charger_time.c) ----
+ * Time runs from the output turning on (bn_charger_output). A series
+ * (vbus_t) in force replaces the curve and holds the charger's own
+ * dynamics: transient and power_up act only outside it. transient and
+ * power_up share one offset of the whole curve, relaxing exponentially
+ * with one time constant: a load change during the power-up overshoot
+ * carries what is left of it on with the transient's tau. An offset
+ * within BN_CHARGER_SETTLE_V of 0 is 0 (settled). */
+#define BN_CHARGER_SETTLE_V 1e-6
+
+/* The profile has time behaviour (transient, power_up, schedule, vbus_t):
+ * without it none of the functions below change anything. */
+bool bn_charger_timed(const struct bn_charger *c);
+/* The output is on (the bench applies it and it is not shut down) at t:
+ * turning on starts the clock and the power-up overshoot. */
+void bn_charger_output(const struct bn_charger *c, struct bn_charger_state *s, bool on,
+		       bn_time_us t);
+/* The regulation loop's offset at t if the draw is i_a (its step from the
+ * draw it last saw included). */
+double bn_charger_offset_v(const struct bn_charger *c, const struct bn_charger_state *s,
+			   bn_time_us t, double i_a);
+/* The draw is i_a from t on: the loop takes its step. */
+void bn_charger_draw(const struct bn_charger *c, struct bn_charger_state *s, bn_time_us t,
+		     double i_a);
+/* Receptacle VBUS at t for a total draw i_a, everything included (the
+ * curve in force or the series, the offset, shutdown): the static model. */
+double bn_charger_vbus_at(const struct bn_charger *c, const struct bn_charger_state *s,
+			  bn_time_us t, double i_a);
+/* dVBUS/dt at t at a constant draw i_a where the series is in force
+ * (linear between its samples), else 0. */
+double bn_charger_vbus_slope(const struct bn_charger *c, const struct bn_charger_state *s,
+			     bn_time_us t, double i_a);
+/* The next time after t the curve changes: a schedule boundary, a series
+ * sample (or its end); with held, also the next step of an offset that a
+ * caller holds constant between replans (a tenth of its time constant).
+ * BN_TIME_NEVER if none. */
+bn_time_us bn_charger_next_change(const struct bn_charger *c, const struct bn_charger_state *s,
+				  bn_time_us t, bool held);
+/* eff's curve (n_points, i_a, v_v; nothing else) := the charger's output
+ * curve in force at t: a schedule entry, the base curve, or the series as
+ * a line (v(t) + r_out i(t) less (r_out - cable) per ampere, up to the
+ * curve's last current). The offset is not in it. */
+void bn_charger_curve_now(const struct bn_charger *c, const struct bn_charger_state *s,
+			  bn_time_us t, struct bn_charger *eff);
 
 #endif

@@ -321,3 +321,279 @@ int bn_charger_parse_time(const cJSON *root, struct bn_charger *c, const char *p
 		rc = parse_vbus_t(root, c, path, err);
 	return rc;
 }
+
+/* ---- evaluation in time ---- */
+
+bool bn_charger_timed(const struct bn_charger *c)
+{
+	return c->has_transient || c->has_power_up || c->n_phases > 0 || c->vbus_t.n > 0;
+}
+
+/* The phase in force rel_us after the output turned on; -1: the base curve. */
+static int phase_at(const struct bn_charger *c, bn_time_us rel_us)
+{
+	int k = -1;
+
+	while (k + 1 < c->n_phases && c->phases[k + 1].from_us <= rel_us)
+		k++;
+	return k;
+}
+
+static void curve_of(const struct bn_charger *c, int phase, const double **i_a,
+		     const double **v_v, int *n)
+{
+	if (phase < 0) {
+		*i_a = c->i_a, *v_v = c->v_v, *n = c->n_points;
+	} else {
+		*i_a = c->phases[phase].i_a, *v_v = c->phases[phase].v_v;
+		*n = c->phases[phase].n_points;
+	}
+}
+
+static bn_time_us us_of(double t_s)
+{
+	return (bn_time_us)llround(t_s * 1e6);
+}
+
+/* Where the series stands rel_us after the output turned on: false when
+ * it is not in force; else the segment k (t_k <= t < t_k+1, or the last
+ * sample) and the time in seconds on the series' own axis. */
+static bool series_at(const struct bn_charger_vbus_t *vt, bn_time_us rel_us, int *k, double *t_s)
+{
+	bn_time_us u0, un;
+	double t;
+	int lo, hi;
+
+	if (vt->n < 2 || rel_us < (u0 = us_of(vt->t_s[0])))
+		return false;
+	un = us_of(vt->t_s[vt->n - 1]);
+	if (vt->repeat && un > u0)
+		rel_us = u0 + (rel_us - u0) % (un - u0);
+	else if (rel_us >= un)
+		return false; /* at its end the static curve takes over */
+	t = (double)rel_us / 1e6;
+	/* the last sample with t_k <= t */
+	lo = 0, hi = vt->n - 1;
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+
+		if (vt->t_s[mid] <= t)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	*k = lo;
+	*t_s = t;
+	return true;
+}
+
+/* The series' v and i at t_s in segment k (linear between samples). */
+static void series_vi(const struct bn_charger_vbus_t *vt, int k, double t_s, double *v,
+		      double *i)
+{
+	double f;
+
+	if (k >= vt->n - 1) {
+		*v = vt->v_v[vt->n - 1], *i = vt->i_a[vt->n - 1];
+		return;
+	}
+	f = (t_s - vt->t_s[k]) / (vt->t_s[k + 1] - vt->t_s[k]);
+	*v = vt->v_v[k] + f * (vt->v_v[k + 1] - vt->v_v[k]);
+	*i = vt->i_a[k] + f * (vt->i_a[k + 1] - vt->i_a[k]);
+}
+
+static bn_time_us rel_of(const struct bn_charger_state *s, bn_time_us t)
+{
+	return s->on_since_us == BN_TIME_NEVER || t < s->on_since_us ? 0 : t - s->on_since_us;
+}
+
+static bool series_on(const struct bn_charger *c, const struct bn_charger_state *s, bn_time_us t)
+{
+	int k;
+	double t_s;
+
+	return s->on_since_us != BN_TIME_NEVER && series_at(&c->vbus_t, rel_of(s, t), &k, &t_s);
+}
+
+void bn_charger_output(const struct bn_charger *c, struct bn_charger_state *s, bool on,
+		       bn_time_us t)
+{
+	if (!on) {
+		s->on_since_us = BN_TIME_NEVER;
+		s->offset_v = 0.0;
+		s->i_last_a = 0.0;
+		return;
+	}
+	if (s->on_since_us != BN_TIME_NEVER)
+		return;
+	s->on_since_us = t;
+	s->offset_t_us = t;
+	s->offset_v = 0.0;
+	s->i_last_a = 0.0;
+	if (c->has_power_up && !series_on(c, s, t)) {
+		const double *i_a, *v_v;
+		int n;
+
+		/* the output starts at the peak, its open-circuit voltage
+		 * being the curve's first point */
+		curve_of(c, phase_at(c, 0), &i_a, &v_v, &n);
+		s->offset_v = c->power_up_peak_v - v_v[0];
+		s->offset_tau_s = c->power_up_tau_s;
+	}
+}
+
+double bn_charger_offset_v(const struct bn_charger *c, const struct bn_charger_state *s,
+			   bn_time_us t, double i_a)
+{
+	double d = s->offset_v;
+
+	if (s->on_since_us == BN_TIME_NEVER || series_on(c, s, t))
+		return 0.0;
+	if (d != 0.0 && t > s->offset_t_us)
+		d *= exp(-(double)(t - s->offset_t_us) / 1e6 / s->offset_tau_s);
+	if (fabs(d) <= BN_CHARGER_SETTLE_V)
+		d = 0.0;
+	if (c->has_transient)
+		d -= c->transient_r_ohm * (fmax(i_a, 0.0) - s->i_last_a);
+	return d;
+}
+
+void bn_charger_draw(const struct bn_charger *c, struct bn_charger_state *s, bn_time_us t,
+		     double i_a)
+{
+	i_a = fmax(i_a, 0.0);
+	if (s->on_since_us == BN_TIME_NEVER)
+		return;
+	s->offset_v = bn_charger_offset_v(c, s, t, i_a);
+	s->offset_t_us = t;
+	if (c->has_transient && i_a != s->i_last_a)
+		s->offset_tau_s = c->transient_tau_s;
+	s->i_last_a = i_a;
+}
+
+double bn_charger_vbus_at(const struct bn_charger *c, const struct bn_charger_state *s,
+			  bn_time_us t, double i_a)
+{
+	bn_time_us rel = rel_of(s, t);
+	const double *ip, *vp;
+	double v, t_s;
+	int n, k;
+
+	if (s->off)
+		return 0.0;
+	curve_of(c, phase_at(c, rel), &ip, &vp, &n);
+	if (n <= 0 || i_a > ip[n - 1])
+		return 0.0;
+	if (i_a < 0.0)
+		i_a = 0.0; /* the charger cannot sink */
+	if (s->on_since_us != BN_TIME_NEVER && series_at(&c->vbus_t, rel, &k, &t_s)) {
+		double vs, is;
+
+		series_vi(&c->vbus_t, k, t_s, &vs, &is);
+		v = vs - c->vbus_t.r_out_ohm * (i_a - is);
+	} else {
+		v = bn_charger_curve_v(ip, vp, n, i_a) - i_a * c->cable_ohm +
+		    bn_charger_offset_v(c, s, t, i_a);
+	}
+	return v > 0.0 ? v : 0.0;
+}
+
+double bn_charger_vbus_slope(const struct bn_charger *c, const struct bn_charger_state *s,
+			     bn_time_us t, double i_a)
+{
+	const struct bn_charger_vbus_t *vt = &c->vbus_t;
+	double t_s, dt;
+	int k;
+
+	if (s->off || s->on_since_us == BN_TIME_NEVER || !series_at(vt, rel_of(s, t), &k, &t_s) ||
+	    k >= vt->n - 1)
+		return 0.0;
+	dt = vt->t_s[k + 1] - vt->t_s[k];
+	return (vt->v_v[k + 1] - vt->v_v[k]) / dt + vt->r_out_ohm * (vt->i_a[k + 1] - vt->i_a[k]) / dt;
+}
+
+/* The first series sample (or its end) after rel_us, relative. */
+static bn_time_us series_next(const struct bn_charger_vbus_t *vt, bn_time_us rel_us)
+{
+	bn_time_us u0, un, base = 0;
+	int lo, hi;
+
+	if (vt->n < 2)
+		return BN_TIME_NEVER;
+	u0 = us_of(vt->t_s[0]);
+	un = us_of(vt->t_s[vt->n - 1]);
+	if (rel_us < u0)
+		return u0;
+	if (vt->repeat && un > u0) {
+		base = (rel_us - u0) / (un - u0) * (un - u0);
+		rel_us -= base;
+	} else if (rel_us >= un) {
+		return BN_TIME_NEVER;
+	}
+	/* the first sample strictly after rel_us (one exists: rel_us < un) */
+	lo = 0, hi = vt->n - 1;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+
+		if (us_of(vt->t_s[mid]) > rel_us)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return base + us_of(vt->t_s[lo]);
+}
+
+bn_time_us bn_charger_next_change(const struct bn_charger *c, const struct bn_charger_state *s,
+				  bn_time_us t, bool held)
+{
+	bn_time_us rel, next = BN_TIME_NEVER;
+	int k = -1;
+
+	if (s->off || s->on_since_us == BN_TIME_NEVER)
+		return BN_TIME_NEVER;
+	rel = rel_of(s, t);
+	k = phase_at(c, rel);
+	if (k + 1 < c->n_phases)
+		next = c->phases[k + 1].from_us;
+	if (c->vbus_t.n > 0) {
+		bn_time_us sn = series_next(&c->vbus_t, rel);
+
+		next = sn < next ? sn : next;
+	}
+	if (next != BN_TIME_NEVER)
+		next += s->on_since_us;
+	if (held && bn_charger_offset_v(c, s, t, s->i_last_a) != 0.0) {
+		bn_time_us step = (bn_time_us)ceil(s->offset_tau_s * 1e5);
+		bn_time_us th = t + (step > 0 ? step : 1);
+
+		next = th < next ? th : next;
+	}
+	return next;
+}
+
+void bn_charger_curve_now(const struct bn_charger *c, const struct bn_charger_state *s,
+			  bn_time_us t, struct bn_charger *eff)
+{
+	bn_time_us rel = rel_of(s, t);
+	const double *ip, *vp;
+	double t_s;
+	int n, k;
+
+	curve_of(c, phase_at(c, rel), &ip, &vp, &n);
+	if (s->on_since_us != BN_TIME_NEVER && series_at(&c->vbus_t, rel, &k, &t_s)) {
+		const struct bn_charger_vbus_t *vt = &c->vbus_t;
+		double vs, is, a, i_max = ip[n - 1];
+
+		series_vi(vt, k, t_s, &vs, &is);
+		a = vs + vt->r_out_ohm * is;
+		eff->n_points = 2;
+		eff->i_a[0] = 0.0;
+		eff->v_v[0] = fmax(a, 0.0);
+		eff->i_a[1] = i_max > 0.0 ? i_max : 1e-3;
+		eff->v_v[1] = fmax(a - (vt->r_out_ohm - c->cable_ohm) * eff->i_a[1], 0.0);
+		return;
+	}
+	eff->n_points = n;
+	memcpy(eff->i_a, ip, sizeof(*ip) * (size_t)n);
+	memcpy(eff->v_v, vp, sizeof(*vp) * (size_t)n);
+}
