@@ -414,81 +414,142 @@ static void load_plan(struct rig *g, const double *steps_a, int n, double *v_avg
 	}
 }
 
+/* port-dcp.scn's plan to the overload, and port-cdp.scn's. */
+static const double dcp_plan[] = { 0.0, 0.5, 1.0, 0.0, 1.5, 0.0 };
+static const double cdp_plan[] = { 0.0, 0.5, 1.0, 1.5, 0.0 };
+
+/* The extremes of VBUS over [t0, t1). */
+static void vbus_range(const struct rec *r, bn_time_us t0, bn_time_us t1, double *lo, double *hi)
+{
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (int k = 0; k < r->n; k++)
+		if (r->t[k] >= t0 && r->t[k] < t1) {
+			*lo = fmin(*lo, r->s[k].v[BN_CH_VBUS]);
+			*hi = fmax(*hi, r->s[k].v[BN_CH_VBUS]);
+		}
+}
+
 static void test_golden_port__charger_vchg_as_loaded(void **state)
 {
-	static const double dcp_steps[] = { 0.0, 0.25, 0.5, 0.75, 1.0 };
-	static const double cdp_steps[] = { 0.0, 0.5, 1.0, 1.5 };
-	double lo = lim_min("VCHG"), hi = lim_max("VCHG"), v[8];
+	double lo = lim_min("VCHG"), hi = lim_max("VCHG"), v[8], vmin, vmax;
 	bn_time_us ts[8];
 	struct rig g;
 
 	(void)state;
-	/* compliant: every plateau up to the rating inside VCHG */
+	/* compliant: every plateau up to the rating inside VCHG, and no
+	 * excursion out of it at any step inside the rating */
 	rig_init(&g, "dcp", "dcp-1a", 10e3);
-	load_plan(&g, dcp_steps, 5, v, ts);
-	for (int i = 0; i < 5; i++)
-		if (!(v[i] >= lo && v[i] <= hi))
-			fail_msg("dcp-1a at %g A: %g V outside VCHG", dcp_steps[i], v[i]);
-	rig_free(&g);
-	rig_init(&g, "cdp", "cdp-1a5", 10e3);
-	load_plan(&g, cdp_steps, 4, v, ts);
+	load_plan(&g, dcp_plan, 4, v, ts);
 	for (int i = 0; i < 4; i++)
 		if (!(v[i] >= lo && v[i] <= hi))
-			fail_msg("cdp-1a5 at %g A: %g V outside VCHG", cdp_steps[i], v[i]);
+			fail_msg("dcp-1a at %g A: %g V outside VCHG", dcp_plan[i], v[i]);
+	vbus_range(&g.rec, MS(100), ts[3] + MS(300), &vmin, &vmax);
+	assert_true(vmin >= lo && vmax <= hi);
+	rig_free(&g);
+	rig_init(&g, "cdp", "cdp-1a5", 10e3);
+	load_plan(&g, cdp_plan, 5, v, ts);
+	for (int i = 0; i < 5; i++)
+		if (!(v[i] >= lo && v[i] <= hi))
+			fail_msg("cdp-1a5 at %g A: %g V outside VCHG", cdp_plan[i], v[i]);
 	rig_free(&g);
 	/* cdp-vchg-low: inside VCHG to 1 A, under it at its 1.5 A rating */
 	rig_init(&g, "cdp", "cdp-vchg-low", 10e3);
 	assert_near(g.charger.rated_a, 1.5, 1e-12);
-	load_plan(&g, cdp_steps, 4, v, ts);
+	load_plan(&g, cdp_plan, 4, v, ts);
 	for (int i = 0; i < 3; i++)
 		assert_true(v[i] >= lo && v[i] <= hi);
 	assert_true(v[3] < lo - 0.1);
 	/* under VCHG at the charger's own output too, not only after the cable */
 	assert_true(bn_charger_v_out(&g.charger, 1.5) < lo);
 	rig_free(&g);
+	/* dcp-sag: good at 0.5 A in its first second, under VCHG at 1 A after */
+	rig_init(&g, "dcp", "dcp-sag", 10e3);
+	load_plan(&g, dcp_plan, 4, v, ts);
+	assert_true(v[1] >= lo && v[1] <= hi && ts[2] >= MS(1000));
+	assert_true(v[2] < lo - 0.1);
+	assert_true(v[3] >= lo && v[3] <= hi);
+	rig_free(&g);
 	/* dcp-rated-0a4: a good output, a rating below IDCP min */
 	rig_init(&g, "dcp", "dcp-rated-0a4", 10e3);
 	assert_true(g.charger.rated_a < lim_min("IDCP"));
-	load_plan(&g, dcp_steps, 5, v, ts);
-	for (int i = 0; i < 5; i++)
+	load_plan(&g, dcp_plan, 4, v, ts);
+	for (int i = 0; i < 4; i++)
+		assert_true(v[i] >= lo && v[i] <= hi);
+	rig_free(&g);
+}
+
+/* Transients: dcp-overshoot turns on above VCHG_OVRSHT and settles;
+ * dcp-undershoot's 1 A step stays under VCHG min past TDCP_UNDSHT max but
+ * above VCHG_UNDSHT, its releases stay under VCHG_OVRSHT and its averages
+ * inside VCHG. */
+static void test_golden_port__transients_as_loaded(void **state)
+{
+	double lo = lim_min("VCHG"), hi = lim_max("VCHG"), ovr = lim_max("VCHG_OVRSHT");
+	double und = lim_min("VCHG_UNDSHT"), v[8], vmin, vmax;
+	bn_time_us ts[8], below_us = 0, dt = 10;
+	struct rig g;
+
+	(void)state;
+	rig_init(&g, "dcp", "dcp-overshoot", 100e3);
+	load_plan(&g, dcp_plan, 4, v, ts);
+	vbus_range(&g.rec, 0, MS(1), &vmin, &vmax);
+	assert_true(vmax > ovr + 0.3);
+	vbus_range(&g.rec, MS(20), ts[3] + MS(300), &vmin, &vmax);
+	assert_true(vmin >= lo && vmax <= hi);
+	rig_free(&g);
+
+	rig_init(&g, "dcp", "dcp-undershoot", 100e3);
+	load_plan(&g, dcp_plan, 6, v, ts);
+	vbus_range(&g.rec, ts[2], ts[2] + MS(300), &vmin, &vmax);
+	assert_true(vmin < lo - 0.1 && vmin > und + 0.3);
+	for (int k = 0; k < g.rec.n; k++)
+		if (g.rec.t[k] >= ts[2] && g.rec.t[k] < ts[2] + MS(300) &&
+		    g.rec.s[k].v[BN_CH_VBUS] < lo)
+			below_us += dt;
+	assert_true(below_us > 2 * bn_time_from_s(lim_max("TDCP_UNDSHT")));
+	vbus_range(&g.rec, MS(100), ts[5] + MS(300), &vmin, &vmax);
+	assert_true(vmax < ovr - 0.1);
+	for (int i = 0; i < 4; i++)
 		assert_true(v[i] >= lo && v[i] <= hi);
 	rig_free(&g);
 }
 
 /* A shutdown is the output going off with VBUS still high: dcp-shutdown-high
- * inside its rating (0.75 A of 1 A), dcp-shutdown-1a2 on port-dcp's
- * overload; dcp-1a on the overload folds back, VBUS below VDCP_SHTDWN
- * from the step on. */
+ * inside its rating (at the 1 A step), dcp-shutdown-1a2 on port-dcp's
+ * overload (and back within TSHTDWN_REC); dcp-1a on the overload folds
+ * back, VBUS below VDCP_SHTDWN from the step on. */
 static void test_golden_port__shutdown_as_loaded(void **state)
 {
-	static const double steps[] = { 0.0, 0.5, 0.75 };
-	static const double overload[] = { 0.0, 1.0, 1.5 };
-	double shtdwn = lim_max("VDCP_SHTDWN"), v[4];
-	bn_time_us ts[4];
+	double shtdwn = lim_max("VDCP_SHTDWN"), v[8];
+	bn_time_us ts[8];
 	struct rig g;
 
 	(void)state;
 	rig_init(&g, "dcp", "dcp-shutdown-high", 100e3);
-	assert_true(0.75 <= g.charger.rated_a);
-	load_plan(&g, steps, 3, v, ts);
+	assert_true(1.0 <= g.charger.rated_a);
+	load_plan(&g, dcp_plan, 3, v, ts);
+	assert_true(at(&g.rec, ts[1] + MS(100))->v[BN_CH_VBUS] > lim_min("VCHG"));
 	assert_true(at(&g.rec, ts[2] + MS(4))->v[BN_CH_VBUS] > lim_min("VCHG"));
 	assert_true(at(&g.rec, ts[2] + MS(6))->v[BN_CH_VBUS] < 0.1);
 	rig_free(&g);
 
 	rig_init(&g, "dcp", "dcp-shutdown-1a2", 100e3);
-	load_plan(&g, overload, 3, v, ts);
-	assert_true(at(&g.rec, ts[2] + MS(4))->v[BN_CH_VBUS] > shtdwn + 2.0);
-	assert_true(at(&g.rec, ts[2] + MS(6))->v[BN_CH_VBUS] < 0.1);
+	load_plan(&g, dcp_plan, 6, v, ts);
+	assert_true(at(&g.rec, ts[4] + MS(4))->v[BN_CH_VBUS] > shtdwn + 2.0);
+	assert_true(at(&g.rec, ts[4] + MS(6))->v[BN_CH_VBUS] < 0.1);
+	rig_run(&g, ts[4] + MS(1100));
+	assert_true(at(&g.rec, ts[4] + MS(1090))->v[BN_CH_VBUS] > lim_min("VCHG"));
+	assert_true(bn_time_from_s(1.1) < bn_time_from_s(lim_max("TSHTDWN_REC")));
 	rig_free(&g);
 
 	rig_init(&g, "dcp", "dcp-1a", 100e3);
-	load_plan(&g, overload, 3, v, ts);
-	assert_true(at(&g.rec, ts[1] + MS(100))->v[BN_CH_VBUS] > lim_min("VCHG"));
+	load_plan(&g, dcp_plan, 6, v, ts);
 	for (int k = 0; k < g.rec.n; k++)
-		if (g.rec.t[k] >= ts[2] && g.rec.t[k] < ts[2] + MS(300) &&
-		    !(g.rec.s[k].v[BN_CH_VBUS] < shtdwn))
+		if (g.rec.t[k] >= ts[4] && g.rec.t[k] < ts[5] && !(g.rec.s[k].v[BN_CH_VBUS] < shtdwn))
 			fail_msg("dcp-1a at 1.5 A: VBUS %g V at %lld us, not below VDCP_SHTDWN",
 				 g.rec.s[k].v[BN_CH_VBUS], (long long)g.rec.t[k]);
+	assert_true(at(&g.rec, ts[5] + MS(100))->v[BN_CH_VBUS] > lim_min("VCHG"));
 	rig_free(&g);
 }
 
@@ -903,6 +964,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_golden_port__cdp_answer_as_probed),
 		cmocka_unit_test(test_golden_port__cdp_release_as_probed),
 		cmocka_unit_test(test_golden_port__charger_vchg_as_loaded),
+		cmocka_unit_test(test_golden_port__transients_as_loaded),
 		cmocka_unit_test(test_golden_port__shutdown_as_loaded),
 		cmocka_unit_test(test_golden_port__scenarios_judge_the_port),
 		cmocka_unit_test(test_golden_port__matrix_covers_every_profile),
