@@ -152,9 +152,11 @@ static int load_leak(const cJSON *o, const char *path, struct bn_port_profile *p
 	rc = bn_json_check_keys(o, idle_keys, what, err);
 	if (rc)
 		return rc;
-	rc = bn_json_quantity(o, "v", true, BN_DIM_V, 1.0, &p->leak_v, what, err);
+	rc = qty(o, "v", BN_DIM_V, &p->leak_v, &present, what, err);
 	if (rc)
 		return rc;
+	if (!present)
+		return bn_err_set(err, BN_ERR_DATA, "%s: missing key \"v\"", what);
 	rc = qty(o, "r", BN_DIM_OHM, &p->leak_r_ohm, &present, what, err);
 	if (rc)
 		return rc;

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/harness.h"
 #include "checks/check.h"
@@ -320,6 +321,47 @@ static void test_golden_port__leaky_lines_idle(void **state)
 	/* the probe still finds the DCP */
 	assert_string_equal(tel_last(&g.rec, "port"), "dcp");
 	rig_free(&g);
+}
+
+/* leak_source is read with its units, and refused, naming the key,
+ * without a resistance, with one <= 0, or with a key it does not know. */
+static void test_golden_port__leak_source_key(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "{\"v\": \"2V\"}", "missing key \"r\"" },
+		{ "{\"v\": \"2V\", \"r\": \"0ohm\"}", "key \"r\"" },
+		{ "{\"v\": \"2V\", \"r\": \"1kohm\", \"i\": \"1A\"}", "\"i\"" },
+		{ "{\"v\": 2, \"r\": \"1kohm\"}", "\"v\"" },
+	};
+	char dir[] = "/tmp/bn-leak-XXXXXX", path[256];
+	struct bn_port_profile p;
+	struct bn_err err = { 0 };
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.json", dir);
+	for (int i = -1; i < (int)(sizeof(bad) / sizeof(bad[0])); i++) {
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "{\"expect\": \"dcp\", \"enumeration\": \"none\", \"leak_source\": %s}",
+			i < 0 ? "{\"v\": \"3.6V\", \"r\": \"250kohm\"}" : bad[i][0]);
+		fclose(f);
+		memset(&err, 0, sizeof(err));
+		if (i < 0) {
+			if (bn_port_load(path, &bn_test_lim, &p, &err))
+				fail_msg("%s", err.msg);
+			assert_true(p.has_leak_source);
+			assert_near(p.leak_v, 3.6, 1e-12);
+			assert_near(p.leak_r_ohm, 250e3, 1e-6);
+			continue;
+		}
+		assert_int_equal(bn_port_load(path, &bn_test_lim, &p, &err), BN_ERR_DATA);
+		assert_msg_has(&err, "leak_source");
+		assert_msg_has(&err, bad[i][1]);
+	}
+	remove(path);
+	rmdir(dir);
 }
 
 /* When D- reaches VDM_SRC min after the probe's VDP_SRC went on, in ms;
@@ -961,6 +1003,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_golden_port__probe_detects_and_draws_nothing),
 		cmocka_unit_test(test_golden_port__dcp_short_as_probed),
 		cmocka_unit_test(test_golden_port__leaky_lines_idle),
+		cmocka_unit_test(test_golden_port__leak_source_key),
 		cmocka_unit_test(test_golden_port__cdp_answer_as_probed),
 		cmocka_unit_test(test_golden_port__cdp_release_as_probed),
 		cmocka_unit_test(test_golden_port__charger_vchg_as_loaded),
