@@ -159,8 +159,8 @@ static const char usage_run[] =
 
 static const char usage_replay[] =
 	"Usage: bcbench replay FILE.sr [--events FILE | --no-events] [--events-from ORIGINS]\n"
-	"                      [--port PORT] [--dut DECL] [--map MAP] [--limits FILE]\n"
-	"                      [--uncertainty CH=SPEC]... [--perturb CH=SPEC]...\n"
+	"                      [--port PORT] [--dut DECL] [--charger CHARGER] [--map MAP]\n"
+	"                      [--limits FILE] [--uncertainty CH=SPEC]... [--perturb CH=SPEC]...\n"
 	"                      [--acceptance guarded|simple] [--operator NAME]\n"
 	"                      [--no-html] [--require-verdicts]\n"
 	"                      [--out DIR] [--conf FILE] [--datadir DIR] [-v] [-q]\n"
@@ -184,7 +184,9 @@ static const char usage_replay[] =
 	"  -p, --port PORT         the port the capture was taken on (profile name or file);\n"
 	"                          wins over the sidecar's\n"
 	"  -u, --dut DECL          the device's declaration (name or file); wins over the\n"
-	"                          sidecar's\n"
+	"                          sidecar's\n"	"      --charger CHARGER   the charger behind the port (profile name or file): its\n"
+	"                          rating and cable, for the port rules (bc12.port.*);\n"
+	"                          without it they know no charger\n"
 	"  -m, --map MAP           channel map, e.g. VBUS=A0,IBUS=A1:shunt=0.1,DP=A2\n"
 	"                          (IBUS from a shunt voltage: shunt=R, in ohms)\n"
 	"      --uncertainty CH=SPEC\n"
@@ -729,6 +731,7 @@ static int cmd_replay(int argc, char **argv)
 		{ "acceptance", required_argument, NULL, 'A' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "dut", required_argument, NULL, 'u' },
+		{ "charger", required_argument, NULL, 'C' },
 		{ "map", required_argument, NULL, 'm' },
 		{ "limits", required_argument, NULL, 'l' },
 		{ "out", required_argument, NULL, 'o' },
@@ -779,6 +782,7 @@ static int cmd_replay(int argc, char **argv)
 			break;
 		case 'p': ro.port = optarg; break;
 		case 'u': ro.dut = optarg; break;
+		case 'C': ro.charger = optarg; break;
 		case 'm': ro.map = optarg; break;
 		case 'l': ro.limits_path = optarg; break;
 		case 'o': out_dir = optarg; break;

@@ -22,6 +22,7 @@
 #include "scenario/scenario.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "sim/charger.h"
 #include "sim/dut.h"
 #include "sim/port.h"
 #include "core/text.h"
@@ -233,6 +234,7 @@ struct replay {
 	bool ring_on;
 	int next_mv;              /* the record's next move */
 	char port_name[64];
+	char charger_name[64];
 };
 
 static double now_wall_s(void)
@@ -360,6 +362,42 @@ static int map_channels(struct replay *r, struct bn_report *rep, struct bn_err *
 											      : "IBUS or DP",
 				  have);
 	return bn_srr_select(r->srr, r->n_sel, r->sel_src, err);
+}
+
+/* The charger behind the port (--charger), for the port rules: its
+ * rating and its cable as the profile states them. Without it the port
+ * rules know no charger (a capture's sidecar does not record one). */
+static int load_charger(struct replay *r, struct bn_report *rep, struct bn_err *err)
+{
+	struct bn_charger *ch;
+	struct bn_err e2 = { 0 };
+	char path[1200];
+	int rc;
+
+	r->ctx.charger_name = NULL;
+	r->ctx.cable_ohm = NAN;
+	r->ctx.charger_compliant = -1;
+	if (!r->o->charger)
+		return BN_OK;
+	resolve(r->o, "chargers", r->o->charger, path, sizeof(path));
+	if (access(path, R_OK) != 0)
+		return bn_err_set(err, BN_ERR_IO, "--charger %s: cannot open %s", r->o->charger, path);
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	rc = bn_charger_load(path, ch, &e2);
+	if (rc < 0) {
+		free(ch);
+		return bn_err_set(err, rc, "%s", e2.msg);
+	}
+	snprintf(r->charger_name, sizeof(r->charger_name), "%s", ch->name);
+	r->ctx.charger_name = r->charger_name;
+	r->ctx.charger_rated_a = ch->rated_a;
+	r->ctx.cable_ohm = ch->cable_ohm;
+	r->ctx.cable_u_ohm = 0;
+	bn_report_add_file(rep, "charger", path, ch->name);
+	free(ch);
+	return BN_OK;
 }
 
 static int load_context(struct replay *r, struct bn_report *rep, struct bn_err *err)
@@ -879,6 +917,9 @@ int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_e
 	if (rc < 0)
 		goto out;
 	rc = load_context(r, rep, err);
+	if (rc < 0)
+		goto out;
+	rc = load_charger(r, rep, err);
 	if (rc < 0)
 		goto out;
 	rc = bn_checks_new(&r->ctx, &r->checks, err);

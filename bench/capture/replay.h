@@ -28,6 +28,7 @@ struct bn_replay_opts {
 	const char *events_path;   /* NULL: infer what the samples tell */
 	const char *port;          /* port profile name or file; NULL: the sidecar's */
 	const char *dut;           /* device declaration name or file; NULL: the sidecar's */
+	const char *charger;       /* charger profile name or file (the port rules'); NULL: not known */
 	const char *map;           /* channel map (chanmap.h); NULL: by name */
 	const char *limits_path;   /* NULL: datadir/profiles/limits/bc12.json */
 	const char *datadir;

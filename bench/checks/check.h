@@ -134,6 +134,7 @@ struct bn_check_ctx {
 		double idm_sink_a;      /* sunk from D- in primary detection (0: not known) */
 		double vdm_src_v;       /* D- source in secondary detection (0: not known) */
 		double idp_sink_a;      /* sunk from D+ in secondary detection (0: not known) */
+		double rdm_dwn_ohm;     /* its D- pull-down during data contact (0: not known) */
 		double i_u_rel;         /* relative standard uncertainty of those currents */
 		/* From releasing VDP_SRC to applying VDM_SRC (secondary
 		 * detection): D- is the port's alone before it. INFINITY: the

@@ -7,6 +7,10 @@
 
 #include "checks/check.h"
 
+extern const struct bn_rule bn_port_vchg, bn_port_overshoot, bn_port_undershoot, bn_port_shutdown,
+	bn_port_recovery;
+extern const struct bn_rule bn_port_rdcp_dat, bn_port_leakage;
 extern const struct bn_rule bn_port_vdm_src, bn_port_tvdmsrc_en, bn_port_tvdmsrc_dis;
+extern const struct bn_rule bn_port_rating;
 
 #endif

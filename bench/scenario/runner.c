@@ -1585,24 +1585,38 @@ static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 
 static unsigned real_events(const struct run_ctx *c);
 
-/* The probe's networks are the simulated dut's PHY values, exact in the
- * sim (a real bench's fixture does not declare its own yet: absent
- * there); between releasing VDP_SRC and applying VDM_SRC the probe leaves
- * the lines to the port for its release time. */
-static void set_probe_net(const struct run_ctx *c, struct bn_check_ctx *ctx)
+/* The charger and the bench's probe, for the port rules (bc12.port.*):
+ * the sim's cable is the profile's, exactly; a real bench's cable is its
+ * own (not known), though its supply plays the profile's rating. */
+static void checks_charger(const struct run_ctx *c, struct bn_check_ctx *ctx)
 {
-	const struct bn_dut_phy *p = &c->dut.phy;
+	bool probe = c->fw.fw && !c->fw.dl && !strcmp(c->fw.fw->name, "probe");
 
-	if (c->o->real_bench || strcmp(c->rep->judges, "port"))
+	ctx->cable_ohm = NAN;
+	ctx->charger_compliant = -1;
+	if (c->have_charger) {
+		ctx->charger_name = c->charger.name;
+		ctx->charger_rated_a = c->charger.rated_a;
+		if (!c->o->real_bench) {
+			ctx->cable_ohm = c->charger.cable_ohm;
+			ctx->cable_u_ohm = 0;
+		}
+	}
+	if (!probe)
 		return;
 	ctx->probe.present = true;
-	ctx->probe.idp_src_a = p->idp_src_a;
-	ctx->probe.vdp_src_v = p->vdp_src_v;
-	ctx->probe.idm_sink_a = p->idm_sink_a;
-	ctx->probe.vdm_src_v = p->vdm_src_v;
-	ctx->probe.idp_sink_a = p->idp_sink_a;
-	ctx->probe.i_u_rel = 0.0;
+	ctx->probe.sec_after_s = NAN;
+	if (c->o->real_bench)
+		return; /* the fixture's networks: not declared yet */
+	/* from releasing VDP_SRC to applying VDM_SRC: the probe's release gap */
 	ctx->probe.sec_after_s = probe_fw_timing.release_us / 1e6;
+	ctx->probe.idp_src_a = c->dut.phy.idp_src_a;
+	ctx->probe.vdp_src_v = c->dut.phy.vdp_src_v;
+	ctx->probe.idm_sink_a = c->dut.phy.idm_sink_a;
+	ctx->probe.vdm_src_v = c->dut.phy.vdm_src_v;
+	ctx->probe.idp_sink_a = c->dut.phy.idp_sink_a;
+	ctx->probe.rdm_dwn_ohm = c->dut.phy.rdm_dwn_ohm;
+	ctx->probe.i_u_rel = 0;
 }
 
 static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct bn_err *err)
@@ -1655,7 +1669,7 @@ static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct
 		ctx.config_max_power_a[i] = usb->cfg[i].max_power_ma / 1000.0;
 	}
 	ctx.n_configs = n < 8 ? n : 8;
-	set_probe_net(c, &ctx);
+	checks_charger(c, &ctx);
 	c->cctx = ctx;
 	return bn_checks_new(&ctx, &c->checks, err);
 }

@@ -72,8 +72,16 @@ static enum bn_verdict run_pcase(const struct pcase *pc, struct bn_result *out)
 		struct bn_sample s = { { 0 } };
 
 		while (next < ne && pc->ev[next].t_s <= t) {
+			static const char *const states[] = { "idle", "dcd", "primary", "release", "secondary",
+							       "done" };
 			struct bn_cev e = { .kind = pc->ev[next].kind, .t_us = bn_time_from_s(pc->ev[next].t_s),
 					    .num = pc->ev[next].num };
+
+			/* the probe's telemetry: num is the index of its state */
+			if (e.kind == BN_CEV_TELEMETRY) {
+				e.key = "state";
+				e.text = states[(int)e.num];
+			}
 
 			if (ctx.events & BN_CEV_BIT(e.kind))
 				bn_checks_event(c, &e);
@@ -234,11 +242,410 @@ static void test_checks_port__tvdmsrc_en_value(void **state)
 	assert_non_null(strstr(r.reason, "the port (cdp)"));
 }
 
+/* ==== the port's output ==== */
+
+/* A DCP behind a 0.1 ohm cable: the port's own VBUS is v0 - rs * I; a load
+ * step dI moves it by -r_tr * dI relaxing with tau (undershoot on a step
+ * up, overshoot on a release); at power-up it peaks pk above, relaxing in
+ * 2 ms. The e-load's plan (its BN_CEV_LOAD events, LOADS below): 0 A at
+ * 0.1 s, 0.25, 0.5, 0.75, 1 A every 0.3 s from 0.4 s, off at 1.6 s. */
+struct pmodel {
+	double v0, rs, r_tr, tau, pk;
+	double off_t, off_v, back_t;  /* output off at off_t (after VBUS off_v just before), back at back_t */
+	double fold_t, fold_v;        /* from fold_t until off_t, the port folds to fold_v */
+	double step_t, step_a;        /* an extra load step (to step_a at step_t; 0: none) */
+	double rs_off_t, rs_off_dur;  /* an unloaded restart: off for rs_off_dur from rs_off_t */
+};
+
+#define CABLE_OHM 0.1
+
+static double load_at(const struct pmodel *m, double t, double *t_step, double *di)
+{
+	static const double ts[] = { 0.1, 0.4, 0.7, 1.0, 1.3, 1.6 };
+	static const double ia[] = { 0.0, 0.25, 0.5, 0.75, 1.0, 0.0 };
+	double i = 0, prev = 0;
+
+	*t_step = -1;
+	*di = 0;
+	for (int k = 0; k < 6; k++)
+		if (t >= ts[k]) {
+			prev = i;
+			i = ia[k];
+			*t_step = ts[k];
+			*di = i - prev;
+		}
+	if (m->step_a > 0 && t >= m->step_t) {
+		*di = m->step_a - i;
+		*t_step = m->step_t;
+		i = m->step_a;
+	}
+	return i;
+}
+
+static void out_model(double t, struct bn_sample *s, const struct pmodel *m)
+{
+	double ts, di, i = load_at(m, t, &ts, &di), v;
+
+	v = m->v0 - m->rs * i + m->pk * exp(-t / 0.002);
+	if (ts >= 0 && m->tau > 0)
+		v -= m->r_tr * di * exp(-(t - ts) / m->tau);
+	if (m->fold_t > 0 && t >= m->fold_t)
+		v = m->fold_v;
+	if ((m->off_t > 0 && t >= m->off_t && (m->back_t <= 0 || t < m->back_t)) ||
+	    (m->rs_off_t > 0 && t >= m->rs_off_t && t < m->rs_off_t + m->rs_off_dur)) {
+		v = 0;
+		i = 0;
+	}
+	s->v[BN_CH_VBUS] = v - i * CABLE_OHM;
+	s->v[BN_CH_IBUS] = 0.0;  /* the bench's probe draws nothing: the e-load is on the port's side */
+	s->v[BN_CH_DP] = s->v[BN_CH_DM] = 0.0;
+}
+
+#define PM(name, ...) \
+	static void name(double t, struct bn_sample *s) \
+	{ \
+		static const struct pmodel m = { .v0 = 5.05, .rs = 0.05, .r_tr = 0.4, .tau = 0.001, __VA_ARGS__ }; \
+		out_model(t, s, &m); \
+	}
+
+#define PMX(name, ...) \
+	static void name(double t, struct bn_sample *s) \
+	{ \
+		static const struct pmodel m = { __VA_ARGS__ }; \
+		out_model(t, s, &m); \
+	}
+
+PM(g_out_ok)
+PMX(g_out_low, .v0 = 5.0, .rs = 0.4, .r_tr = 0.4, .tau = 0.001)                 /* 4.6 V at 1 A */
+PMX(g_out_high, .v0 = 5.45, .rs = 0.05, .r_tr = 0.4, .tau = 0.001)              /* 5.4 V */
+PMX(g_out_ovr, .v0 = 5.05, .rs = 0.05, .r_tr = 1.4, .tau = 0.001)               /* 6.4 V on the release */
+PMX(g_out_pwrup, .v0 = 5.05, .rs = 0.05, .r_tr = 0.4, .tau = 0.001, .pk = 1.3)  /* 6.35 V at power-up */
+PMX(g_out_dip, .v0 = 5.05, .rs = 0.05, .r_tr = 8.0, .tau = 0.001)               /* 2 V dip on 0.25 A: 3.0 V */
+PMX(g_out_slow, .v0 = 5.05, .rs = 0.05, .r_tr = 2.0, .tau = 0.025)              /* 0.5 V dip relaxing in 25 ms */
+/* shuts down at 1.31 s (1 A, 4.95 V at the port), back at 1.5 s */
+PM(g_out_shut, .off_t = 1.31, .back_t = 1.5)
+/* the same, never back before the capture ends */
+PM(g_out_shut_cut, .off_t = 1.31)
+/* an extra step to 1.5 A at 1.45 s: folds to 1.5 V, off 8 ms later, back at 1.55 s (compliant) */
+PM(g_out_fold_shut, .step_t = 1.45, .step_a = 1.5, .fold_t = 1.45, .fold_v = 1.5, .off_t = 1.458, .back_t = 1.55)
+/* a DCP's auto mode: discharges and restarts once with no load (at 0.2 s for 50 ms) */
+PM(g_out_restart, .rs_off_t = 0.2, .rs_off_dur = 0.05)
+
+static void g_out_ok_long(double t, struct bn_sample *s) { g_out_ok(t, s); }
+
+/* ... shut down at 1.31 s, back after 125 s (TSHTDWN_REC max: 2 min) */
+PM(g_out_shut_slow, .off_t = 1.31, .back_t = 126.31)
+
+static void known_charger(struct bn_check_ctx *ctx)
+{
+	ctx->charger_name = "test-dcp";
+	ctx->charger_rated_a = 1.0;
+	ctx->cable_ohm = CABLE_OHM;
+	ctx->cable_u_ohm = 0.002;
+}
+
+static void unrated_charger(struct bn_check_ctx *ctx)
+{
+	known_charger(ctx);
+	ctx->charger_rated_a = 0;
+}
+
+static void half_amp_charger(struct bn_check_ctx *ctx)
+{
+	known_charger(ctx);
+	ctx->charger_rated_a = 0.5;
+}
+
+static void unknown_cable(struct bn_check_ctx *ctx)
+{
+	known_charger(ctx);
+	ctx->cable_ohm = NAN;
+}
+
+#define LOADS .ev = { { BN_CEV_LOAD, 0.1, 0.0 }, { BN_CEV_LOAD, 0.4, 0.25 }, { BN_CEV_LOAD, 0.7, 0.5 }, \
+		      { BN_CEV_LOAD, 1.0, 0.75 }, { BN_CEV_LOAD, 1.3, 1.0 }, { BN_CEV_LOAD, 1.6, 0.0 } }
+#define LOADS_X(t, a) .ev = { { BN_CEV_LOAD, 0.1, 0.0 }, { BN_CEV_LOAD, 0.4, 0.25 }, { BN_CEV_LOAD, 0.7, 0.5 }, \
+		      { BN_CEV_LOAD, 1.0, 0.75 }, { BN_CEV_LOAD, 1.3, 1.0 }, { BN_CEV_LOAD, t, a }, \
+		      { BN_CEV_LOAD, 1.6, 0.0 } }
+#define OUT(r, n, g, v, ...) { .rule = r, .name = n, .port = BN_PORT_DCP, .gen = g, .dur_s = 1.9, .expect = v, \
+			       .tweak = known_charger, LOADS, __VA_ARGS__ }
+#define OUTT(r, n, g, v, tw, ...) { .rule = r, .name = n, .port = BN_PORT_DCP, .gen = g, .dur_s = 1.9, \
+				    .expect = v, .tweak = tw, LOADS, __VA_ARGS__ }
+#define LOAD_EV (BN_CEV_BIT(BN_CEV_LOAD))
+
+static const struct pcase out_cases[] = {
+	OUT("bc12.port.vchg", "reference", g_out_ok, BN_VERDICT_PASS),
+	OUT("bc12.port.vchg", "4.6 V at 1 A", g_out_low, BN_VERDICT_FAIL),
+	OUT("bc12.port.vchg", "5.4 V", g_out_high, BN_VERDICT_FAIL),
+	OUTT("bc12.port.vchg", "4.6 V at 1 A, no rating: judged to IDCP min", g_out_low, BN_VERDICT_PASS,
+	     unrated_charger),
+	OUTT("bc12.port.vchg", "4.6 V at 1 A, rated 0.5 A", g_out_low, BN_VERDICT_PASS, half_amp_charger),
+	OUTT("bc12.port.vchg", "reference, cable unknown", g_out_ok, BN_VERDICT_INCONCLUSIVE, unknown_cable),
+	OUTT("bc12.port.vchg", "5.4 V, cable unknown", g_out_high, BN_VERDICT_FAIL, unknown_cable),
+	OUT("bc12.port.vchg", "no ibus channel", g_out_low, BN_VERDICT_INCONCLUSIVE, NO_CH(BN_CH_IBUS)),
+	OUT("bc12.port.vchg", "no load events", g_out_low, BN_VERDICT_INCONCLUSIVE, .drop_events = LOAD_EV),
+	OUT("bc12.port.vchg", "an unloaded restart", g_out_restart, BN_VERDICT_PASS),
+	OUT("bc12.port.vchg", "realistic: reference", g_out_ok, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.vchg", "realistic: 4.6 V at 1 A", g_out_low, BN_VERDICT_FAIL, REAL),
+	OUT("bc12.port.vchg", "realistic: an unloaded restart", g_out_restart, BN_VERDICT_PASS, REAL),
+
+	OUT("bc12.port.overshoot", "reference", g_out_ok, BN_VERDICT_PASS),
+	OUT("bc12.port.overshoot", "6.4 V on the release", g_out_ovr, BN_VERDICT_FAIL),
+	OUT("bc12.port.overshoot", "6.35 V at power-up", g_out_pwrup, BN_VERDICT_FAIL),
+	OUTT("bc12.port.overshoot", "6.4 V, cable unknown", g_out_ovr, BN_VERDICT_FAIL, unknown_cable),
+	OUT("bc12.port.overshoot", "no vbus channel", g_out_ovr, BN_VERDICT_INCONCLUSIVE, NO_CH(BN_CH_VBUS)),
+	OUT("bc12.port.overshoot", "realistic: reference", g_out_ok, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.overshoot", "realistic: an unloaded restart", g_out_restart, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.overshoot", "realistic: 6.4 V on the release", g_out_ovr, BN_VERDICT_FAIL, REAL),
+
+	OUT("bc12.port.undershoot", "reference", g_out_ok, BN_VERDICT_PASS),
+	OUT("bc12.port.undershoot", "3.0 V dip", g_out_dip, BN_VERDICT_FAIL),
+	OUT("bc12.port.undershoot", "out of VCHG for 17 ms", g_out_slow, BN_VERDICT_FAIL),
+	OUT("bc12.port.undershoot", "shut down under load", g_out_shut, BN_VERDICT_PASS),
+	OUT("bc12.port.undershoot", "weak port (never in VCHG at 1 A)", g_out_low, BN_VERDICT_PASS),
+	OUT("bc12.port.undershoot", "no load events", g_out_dip, BN_VERDICT_INCONCLUSIVE, .drop_events = LOAD_EV),
+	OUT("bc12.port.undershoot", "realistic: reference", g_out_ok, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.undershoot", "realistic: 3.0 V dip", g_out_dip, BN_VERDICT_FAIL, REAL),
+	OUT("bc12.port.undershoot", "realistic: out of VCHG for 17 ms", g_out_slow, BN_VERDICT_FAIL, REAL),
+
+	OUT("bc12.port.shutdown", "reference", g_out_ok, BN_VERDICT_PASS),
+	OUT("bc12.port.shutdown", "off at 1 A from 4.85 V", g_out_shut, BN_VERDICT_FAIL),
+	{ .rule = "bc12.port.shutdown", .name = "folds to 1.5 V, then off", .port = BN_PORT_DCP, .gen = g_out_fold_shut,
+	  .dur_s = 1.9, .expect = BN_VERDICT_PASS, .tweak = known_charger, LOADS_X(1.45, 1.5) },
+	OUT("bc12.port.shutdown", "an unloaded restart", g_out_restart, BN_VERDICT_PASS),
+	OUTT("bc12.port.shutdown", "off at 1 A, cable unknown", g_out_shut, BN_VERDICT_FAIL, unknown_cable),
+	OUT("bc12.port.shutdown", "no session events", g_out_shut, BN_VERDICT_INCONCLUSIVE,
+	    .drop_events = BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF)),
+	OUT("bc12.port.shutdown", "realistic: reference", g_out_ok, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.shutdown", "realistic: an unloaded restart", g_out_restart, BN_VERDICT_PASS, REAL),
+	OUT("bc12.port.shutdown", "realistic: off at 1 A", g_out_shut, BN_VERDICT_FAIL, REAL),
+	{ .rule = "bc12.port.shutdown", .name = "realistic: folds to 1.5 V, then off", .port = BN_PORT_DCP,
+	  .gen = g_out_fold_shut, .dur_s = 1.9, .expect = BN_VERDICT_PASS, .tweak = known_charger, LOADS_X(1.45, 1.5),
+	  REAL },
+
+	OUT("bc12.port.recovery", "back after 0.19 s", g_out_shut, BN_VERDICT_PASS),
+	OUT("bc12.port.recovery", "not back when the capture ends", g_out_shut_cut, BN_VERDICT_INCONCLUSIVE),
+	OUT("bc12.port.recovery", "never shut down", g_out_ok, BN_VERDICT_INCONCLUSIVE),
+	OUT("bc12.port.recovery", "an unloaded restart", g_out_restart, BN_VERDICT_INCONCLUSIVE),
+	{ .rule = "bc12.port.recovery", .name = "back after 125 s", .port = BN_PORT_DCP, .gen = g_out_shut_slow,
+	  .dur_s = 127.0, .rate_hz = 1000.0, .expect = BN_VERDICT_FAIL, .tweak = known_charger, LOADS },
+	{ .rule = "bc12.port.recovery", .name = "not back after 125 s", .port = BN_PORT_DCP, .gen = g_out_shut_cut,
+	  .dur_s = 126.0, .rate_hz = 1000.0, .expect = BN_VERDICT_FAIL, .tweak = known_charger, LOADS },
+	OUT("bc12.port.recovery", "realistic: back after 0.19 s", g_out_shut, BN_VERDICT_PASS, REAL),
+
+	{ .rule = "bc12.port.vchg", .name = "on an SDP", .port = BN_PORT_SDP, .gen = g_out_low, .dur_s = 1.9,
+	  .expect = BN_VERDICT_SKIPPED, .tweak = known_charger, LOADS },
+	{ .rule = "bc12.port.vchg", .name = "on a CDP (cap ICDP min)", .port = BN_PORT_CDP, .gen = g_out_low,
+	  .dur_s = 1.9, .expect = BN_VERDICT_FAIL, .tweak = unrated_charger, LOADS },
+};
+
+static void test_checks_port__output(void **state)
+{
+	(void)state;
+	(void)g_out_ok_long;
+	assert_int_equal(run_pcases(out_cases, sizeof(out_cases) / sizeof(out_cases[0])), 0);
+}
+
+/* The measured values are the generated ones: the port's voltage referred
+ * back through the cable, the undershoot's time, VBUS before the shutdown. */
+static void test_checks_port__output_values(void **state)
+{
+	const struct pcase low = OUT("bc12.port.vchg", "4.6 V at 1 A", g_out_low, BN_VERDICT_FAIL);
+	const struct pcase slow = OUT("bc12.port.undershoot", "17 ms", g_out_slow, BN_VERDICT_FAIL);
+	const struct pcase shut = OUT("bc12.port.shutdown", "off at 1 A", g_out_shut, BN_VERDICT_FAIL);
+	const struct pcase ovr = OUT("bc12.port.overshoot", "6.4 V", g_out_ovr, BN_VERDICT_FAIL);
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcase(&low, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 4.6, 1e-6);       /* 4.5 V at the receptacle + 1 A x 0.1 ohm */
+	assert_string_equal(r.side, "port");
+	assert_true(r.t0_us >= bn_time_from_s(1.3) && r.t1_us <= bn_time_from_s(1.6));
+	assert_int_equal(run_pcase(&slow, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 0.025 * log(0.5 / (5.0 - 4.75)), 2e-4);
+	assert_int_equal(run_pcase(&shut, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 5.0, 1e-4);
+	assert_int_equal(run_pcase(&ovr, &r), BN_VERDICT_FAIL);
+	assert_true(r.measured > 6.0 && r.measured < 5.05 + 1.4);
+}
+
+/* ==== the DCP's data lines ==== */
+
+/* The bench's probe on a DCP (its telemetry "state" as events, below):
+ * idle 0-50 ms, data contact (IDP_SRC 10 uA into D+, RDM_DWN 19.5 kohm on
+ * D-) 50-70 ms, primary (VDP_SRC 0.6 V on D+, IDM_SINK 100 uA from D-)
+ * 70-170 ms, release, secondary (VDM_SRC on D-, IDP_SINK 100 uA from D+)
+ * 270-320 ms, done. The port: a short r_short between the lines, both
+ * together leaking to v_th through r_th. */
+struct lmodel {
+	double r_short, v_th, r_th;
+};
+
+#define I_SRC 10e-6
+#define R_DWN 19.5e3
+#define I_SINK 100e-6
+
+static void lines_model(double t, struct bn_sample *s, const struct lmodel *m)
+{
+	double dp = m->v_th, dm;
+
+	if (t >= 0.05 && t < 0.07)
+		dp = (m->v_th / m->r_th + I_SRC) / (1.0 / m->r_th + 1.0 / R_DWN);
+	dm = dp;
+	if (t >= 0.07 && t < 0.17) {
+		dp = 0.6;
+		dm = 0.6 - (I_SINK + 0.6 / m->r_th) * m->r_short;
+	}
+	if (t >= 0.27 && t < 0.32) {
+		dm = 0.6;
+		dp = 0.6 - I_SINK * m->r_short;
+	}
+	s->v[BN_CH_VBUS] = 5.0;
+	s->v[BN_CH_IBUS] = 0.0;
+	s->v[BN_CH_DP] = dp;
+	s->v[BN_CH_DM] = dm;
+}
+
+#define LM(name, ...) \
+	static void name(double t, struct bn_sample *s) \
+	{ \
+		static const struct lmodel m = { __VA_ARGS__ }; \
+		lines_model(t, s, &m); \
+	}
+
+LM(g_dcp_ok, .r_short = 125, .v_th = 0, .r_th = 500e3)
+LM(g_dcp_short_300, .r_short = 300, .v_th = 0, .r_th = 500e3)
+LM(g_dcp_short_1k5, .r_short = 1500, .v_th = 0, .r_th = 500e3)
+LM(g_dcp_leaky, .r_short = 125, .v_th = 2.0 * 300.0 / 450.0, .r_th = 50e3)  /* 2 V through 150k, 300k to ground, each line */
+LM(g_dcp_lkg_high, .r_short = 125, .v_th = 4.0, .r_th = 1e6)              /* the lines idle at 4 V */
+
+static void probe_dcp(struct bn_check_ctx *ctx)
+{
+	ctx->probe.present = true;
+	ctx->probe.idp_src_a = I_SRC;
+	ctx->probe.vdp_src_v = 0.6;
+	ctx->probe.idm_sink_a = I_SINK;
+	ctx->probe.vdm_src_v = 0.6;
+	ctx->probe.idp_sink_a = I_SINK;
+	ctx->probe.rdm_dwn_ohm = R_DWN;
+	ctx->probe.i_u_rel = 0.005;
+	ctx->probe.sec_after_s = 0.1;
+}
+
+#define PROBE_STATES .ev = { { BN_CEV_TELEMETRY, 1e-6, 0 }, { BN_CEV_TELEMETRY, 0.05, 1 }, \
+			     { BN_CEV_TELEMETRY, 0.07, 2 }, { BN_CEV_TELEMETRY, 0.17, 3 }, \
+			     { BN_CEV_TELEMETRY, 0.27, 4 }, { BN_CEV_TELEMETRY, 0.32, 5 } }
+#define LN(r, n, g, v, ...) { .rule = r, .name = n, .port = BN_PORT_DCP, .gen = g, .dur_s = 0.5, .expect = v, \
+			      .tweak = probe_dcp, PROBE_STATES, __VA_ARGS__ }
+#define LND(r, n, g, v, ...) { .rule = r, .name = n, .port = BN_PORT_DCP, .gen = g, .dur_s = 0.5, .expect = v, \
+			       PROBE_STATES, __VA_ARGS__ }
+#define TEL_EV BN_CEV_BIT(BN_CEV_TELEMETRY)
+
+static const struct pcase line_cases[] = {
+	LN("bc12.port.rdcp_dat", "125 ohm", g_dcp_ok, BN_VERDICT_PASS),
+	LN("bc12.port.rdcp_dat", "300 ohm", g_dcp_short_300, BN_VERDICT_FAIL),
+	LN("bc12.port.rdcp_dat", "realistic: 125 ohm", g_dcp_ok, BN_VERDICT_PASS, REAL),
+	LN("bc12.port.rdcp_dat", "realistic: 300 ohm", g_dcp_short_300, BN_VERDICT_FAIL, REAL),
+	LN("bc12.port.rdcp_dat", "realistic: leaky lines, 125 ohm", g_dcp_leaky, BN_VERDICT_PASS, REAL),
+	LN("bc12.port.rdcp_dat", "no dm channel", g_dcp_short_300, BN_VERDICT_INCONCLUSIVE, NO_CH(BN_CH_DM)),
+	LND("bc12.port.rdcp_dat", "device run: 125 ohm", g_dcp_ok, BN_VERDICT_INCONCLUSIVE),
+	LND("bc12.port.rdcp_dat", "device run: 300 ohm", g_dcp_short_300, BN_VERDICT_INCONCLUSIVE),
+	LND("bc12.port.rdcp_dat", "device run: 1.5 kohm", g_dcp_short_1k5, BN_VERDICT_FAIL),
+
+	LN("bc12.port.leakage", "500 kohm to ground", g_dcp_ok, BN_VERDICT_PASS),
+	LN("bc12.port.leakage", "150 kohm to 2 V", g_dcp_leaky, BN_VERDICT_FAIL),
+	LN("bc12.port.leakage", "idle at 4 V", g_dcp_lkg_high, BN_VERDICT_FAIL),
+	LN("bc12.port.leakage", "realistic: 500 kohm to ground", g_dcp_ok, BN_VERDICT_PASS, REAL),
+	LN("bc12.port.leakage", "realistic: 150 kohm to 2 V", g_dcp_leaky, BN_VERDICT_FAIL, REAL),
+	LN("bc12.port.leakage", "realistic: 300 ohm short", g_dcp_short_300, BN_VERDICT_PASS, REAL),
+	LND("bc12.port.leakage", "device run", g_dcp_leaky, BN_VERDICT_INCONCLUSIVE),
+	LN("bc12.port.leakage", "no probe states", g_dcp_leaky, BN_VERDICT_INCONCLUSIVE, .drop_events = TEL_EV),
+	LN("bc12.port.leakage", "no dp channel", g_dcp_leaky, BN_VERDICT_INCONCLUSIVE, NO_CH(BN_CH_DP)),
+	{ .rule = "bc12.port.leakage", .name = "on a CDP", .port = BN_PORT_CDP, .gen = g_dcp_leaky, .dur_s = 0.5,
+	  .expect = BN_VERDICT_SKIPPED, .tweak = probe_dcp, PROBE_STATES },
+};
+
+static void test_checks_port__lines(void **state)
+{
+	(void)state;
+	assert_int_equal(run_pcases(line_cases, sizeof(line_cases) / sizeof(line_cases[0])), 0);
+}
+
+/* The short and the leakage measured are the generated ones. */
+static void test_checks_port__lines_values(void **state)
+{
+	const struct pcase sh = LN("bc12.port.rdcp_dat", "300 ohm", g_dcp_short_300, BN_VERDICT_FAIL);
+	const struct pcase ok = LN("bc12.port.leakage", "500 kohm", g_dcp_ok, BN_VERDICT_PASS);
+	const struct pcase lk = LN("bc12.port.leakage", "leaky", g_dcp_leaky, BN_VERDICT_FAIL);
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcase(&sh, &r), BN_VERDICT_FAIL);
+	/* the lower bound: 300 ohm x 100 uA over 100 uA + the leakage allowed to D- */
+	assert_true(r.measured > 290 && r.measured <= 300);
+	assert_int_equal(run_pcase(&ok, &r), BN_VERDICT_PASS);
+	assert_near(r.measured, 500e3, 1e3);
+	assert_int_equal(run_pcase(&lk, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 2 * 50e3, 1e3);   /* twice both lines together */
+}
+
+/* ==== the rating ==== */
+
+static void rated_0a4(struct bn_check_ctx *ctx)
+{
+	known_charger(ctx);
+	ctx->charger_rated_a = 0.4;
+}
+
+static void rated_1a5(struct bn_check_ctx *ctx)
+{
+	known_charger(ctx);
+	ctx->charger_rated_a = 1.5;
+}
+
+static void no_charger(struct bn_check_ctx *ctx)
+{
+	ctx->charger_name = NULL;
+	ctx->charger_rated_a = 2.0; /* not known without its charger: ignored */
+}
+
+#define RT(n, port_, tw, v) { .rule = "bc12.port.rating", .name = n, .port = port_, .gen = g_out_ok, .dur_s = 0.1, \
+			      .expect = v, .tweak = tw }
+
+static const struct pcase rating_cases[] = {
+	RT("DCP rated 1 A", BN_PORT_DCP, known_charger, BN_VERDICT_PASS),
+	RT("DCP rated 0.4 A", BN_PORT_DCP, rated_0a4, BN_VERDICT_FAIL),
+	RT("DCP, no rating", BN_PORT_DCP, unrated_charger, BN_VERDICT_INCONCLUSIVE),
+	RT("DCP, no charger", BN_PORT_DCP, no_charger, BN_VERDICT_INCONCLUSIVE),
+	RT("CDP rated 1 A", BN_PORT_CDP, known_charger, BN_VERDICT_FAIL),
+	RT("CDP rated 1.5 A", BN_PORT_CDP, rated_1a5, BN_VERDICT_PASS),
+	RT("SDP", BN_PORT_SDP, known_charger, BN_VERDICT_SKIPPED),
+};
+
+static void test_checks_port__rating(void **state)
+{
+	const struct pcase cdp = RT("CDP rated 1 A", BN_PORT_CDP, known_charger, BN_VERDICT_FAIL);
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcases(rating_cases, sizeof(rating_cases) / sizeof(rating_cases[0])), 0);
+	assert_int_equal(run_pcase(&cdp, &r), BN_VERDICT_FAIL);
+	assert_string_equal(r.limit, "ICDP");
+	assert_near(r.limit_min, 1.5, 1e-12);
+	assert_near(r.margin, -0.5, 1e-12);
+	assert_false(r.has_u);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checks_port__cdp),
 		cmocka_unit_test(test_checks_port__tvdmsrc_en_value),
+		cmocka_unit_test(test_checks_port__output),
+		cmocka_unit_test(test_checks_port__output_values),
+		cmocka_unit_test(test_checks_port__lines),
+		cmocka_unit_test(test_checks_port__lines_values),
+		cmocka_unit_test(test_checks_port__rating),
 	};
 
 	if (argc > 1)
