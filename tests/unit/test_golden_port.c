@@ -456,8 +456,9 @@ static void load_plan(struct rig *g, const double *steps_a, int n, double *v_avg
 	}
 }
 
-/* port-dcp.scn's plan to the overload, and port-cdp.scn's. */
-static const double dcp_plan[] = { 0.0, 0.5, 1.0, 0.0, 1.5, 0.0 };
+/* port-dcp.scn's plan (the rating's steps, a release, the overload and a
+ * release; the first 5 are inside a 1 A rating), and port-cdp.scn's. */
+static const double dcp_plan[] = { 0.0, 0.25, 0.5, 0.75, 1.0, 0.0, 1.5, 0.0 };
 static const double cdp_plan[] = { 0.0, 0.5, 1.0, 1.5, 0.0 };
 
 /* The extremes of VBUS over [t0, t1). */
@@ -472,6 +473,12 @@ static void vbus_range(const struct rec *r, bn_time_us t0, bn_time_us t1, double
 		}
 }
 
+/* The port's own voltage: the receptacle's referred back through the cable. */
+static double at_port(const struct rig *g, double v_rcpt, double i_a)
+{
+	return v_rcpt + i_a * g->charger.cable_ohm;
+}
+
 static void test_golden_port__charger_vchg_as_loaded(void **state)
 {
 	double lo = lim_min("VCHG"), hi = lim_max("VCHG"), v[8], vmin, vmax;
@@ -482,11 +489,11 @@ static void test_golden_port__charger_vchg_as_loaded(void **state)
 	/* compliant: every plateau up to the rating inside VCHG, and no
 	 * excursion out of it at any step inside the rating */
 	rig_init(&g, "dcp", "dcp-1a", 10e3);
-	load_plan(&g, dcp_plan, 4, v, ts);
-	for (int i = 0; i < 4; i++)
+	load_plan(&g, dcp_plan, 6, v, ts);
+	for (int i = 0; i < 6; i++)
 		if (!(v[i] >= lo && v[i] <= hi))
 			fail_msg("dcp-1a at %g A: %g V outside VCHG", dcp_plan[i], v[i]);
-	vbus_range(&g.rec, MS(100), ts[3] + MS(300), &vmin, &vmax);
+	vbus_range(&g.rec, MS(100), ts[5] + MS(300), &vmin, &vmax);
 	assert_true(vmin >= lo && vmax <= hi);
 	rig_free(&g);
 	rig_init(&g, "cdp", "cdp-1a5", 10e3);
@@ -503,95 +510,119 @@ static void test_golden_port__charger_vchg_as_loaded(void **state)
 		assert_true(v[i] >= lo && v[i] <= hi);
 	assert_true(v[3] < lo - 0.1);
 	/* under VCHG at the charger's own output too, not only after the cable */
-	assert_true(bn_charger_v_out(&g.charger, 1.5) < lo);
+	assert_true(at_port(&g, v[3], 1.5) < lo);
 	rig_free(&g);
-	/* dcp-sag: good at 0.5 A in its first second, under VCHG at 1 A after */
+	/* dcp-sag: good at 0.25 and 0.5 A, under VCHG at 1 A after its first second */
 	rig_init(&g, "dcp", "dcp-sag", 10e3);
-	load_plan(&g, dcp_plan, 4, v, ts);
-	assert_true(v[1] >= lo && v[1] <= hi && ts[2] >= MS(1000));
-	assert_true(v[2] < lo - 0.1);
-	assert_true(v[3] >= lo && v[3] <= hi);
+	load_plan(&g, dcp_plan, 6, v, ts);
+	assert_true(ts[4] >= MS(1000));
+	for (int i = 0; i < 3; i++)
+		assert_true(v[i] >= lo && v[i] <= hi);
+	assert_true(at_port(&g, v[4], 1.0) < lo - 0.1);
+	assert_true(v[5] >= lo && v[5] <= hi);
 	rig_free(&g);
 	/* dcp-rated-0a4: a good output, a rating below IDCP min */
 	rig_init(&g, "dcp", "dcp-rated-0a4", 10e3);
 	assert_true(g.charger.rated_a < lim_min("IDCP"));
-	load_plan(&g, dcp_plan, 4, v, ts);
-	for (int i = 0; i < 4; i++)
+	load_plan(&g, dcp_plan, 6, v, ts);
+	for (int i = 0; i < 6; i++)
 		assert_true(v[i] >= lo && v[i] <= hi);
 	rig_free(&g);
 }
 
 /* Transients: dcp-overshoot turns on above VCHG_OVRSHT and settles;
- * dcp-undershoot's 1 A step stays under VCHG min past TDCP_UNDSHT max but
- * above VCHG_UNDSHT, its releases stay under VCHG_OVRSHT and its averages
- * inside VCHG. */
+ * dcp-undershoot's port stays under VCHG min past TDCP_UNDSHT max after
+ * every step in its rating but above VCHG_UNDSHT, its releases (the
+ * overload's too) stay under VCHG_OVRSHT and its plateaus inside VCHG. */
 static void test_golden_port__transients_as_loaded(void **state)
 {
 	double lo = lim_min("VCHG"), hi = lim_max("VCHG"), ovr = lim_max("VCHG_OVRSHT");
 	double und = lim_min("VCHG_UNDSHT"), v[8], vmin, vmax;
-	bn_time_us ts[8], below_us = 0, dt = 10;
+	bn_time_us ts[8], dt = 10;
 	struct rig g;
 
 	(void)state;
 	rig_init(&g, "dcp", "dcp-overshoot", 100e3);
-	load_plan(&g, dcp_plan, 4, v, ts);
+	load_plan(&g, dcp_plan, 6, v, ts);
 	vbus_range(&g.rec, 0, MS(1), &vmin, &vmax);
 	assert_true(vmax > ovr + 0.3);
-	vbus_range(&g.rec, MS(20), ts[3] + MS(300), &vmin, &vmax);
+	vbus_range(&g.rec, MS(20), ts[5] + MS(300), &vmin, &vmax);
 	assert_true(vmin >= lo && vmax <= hi);
 	rig_free(&g);
 
 	rig_init(&g, "dcp", "dcp-undershoot", 100e3);
-	load_plan(&g, dcp_plan, 6, v, ts);
-	vbus_range(&g.rec, ts[2], ts[2] + MS(300), &vmin, &vmax);
-	assert_true(vmin < lo - 0.1 && vmin > und + 0.3);
-	for (int k = 0; k < g.rec.n; k++)
-		if (g.rec.t[k] >= ts[2] && g.rec.t[k] < ts[2] + MS(300) &&
-		    g.rec.s[k].v[BN_CH_VBUS] < lo)
-			below_us += dt;
-	assert_true(below_us > 2 * bn_time_from_s(lim_max("TDCP_UNDSHT")));
-	vbus_range(&g.rec, MS(100), ts[5] + MS(300), &vmin, &vmax);
+	load_plan(&g, dcp_plan, 8, v, ts);
+	for (int i = 1; i <= 4; i++) {
+		bn_time_us below_us = 0;
+		double vp_min = INFINITY;
+
+		for (int k = 0; k < g.rec.n; k++) {
+			double vp;
+
+			if (g.rec.t[k] < ts[i] || g.rec.t[k] >= ts[i] + MS(300))
+				continue;
+			vp = at_port(&g, g.rec.s[k].v[BN_CH_VBUS], dcp_plan[i]);
+			vp_min = fmin(vp_min, vp);
+			below_us += vp < lo ? dt : 0;
+		}
+		if (!(below_us > bn_time_from_s(lim_max("TDCP_UNDSHT")) + MS(5)))
+			fail_msg("dcp-undershoot at the %g A step: %lld us under VCHG min", dcp_plan[i],
+				 (long long)below_us);
+		assert_true(vp_min > und + 0.3);
+		assert_true(at_port(&g, v[i], dcp_plan[i]) >= lo);
+	}
+	vbus_range(&g.rec, MS(100), ts[7] + MS(300), &vmin, &vmax);
 	assert_true(vmax < ovr - 0.1);
-	for (int i = 0; i < 4; i++)
-		assert_true(v[i] >= lo && v[i] <= hi);
 	rig_free(&g);
 }
 
 /* A shutdown is the output going off with VBUS still high: dcp-shutdown-high
- * inside its rating (at the 1 A step), dcp-shutdown-1a2 on port-dcp's
- * overload (and back within TSHTDWN_REC); dcp-1a on the overload folds
- * back, VBUS below VDCP_SHTDWN from the step on. */
+ * inside its rating (at the 0.75 A step), dcp-shutdown-1a2 on port-dcp's
+ * overload (and back within TSHTDWN_REC); dcp-recover-slow shuts down on
+ * the overload only below VDCP_SHTDWN and stays off past TSHTDWN_REC;
+ * dcp-1a on the overload folds back, VBUS below VDCP_SHTDWN from the
+ * step on, and is back at the release. */
 static void test_golden_port__shutdown_as_loaded(void **state)
 {
-	double shtdwn = lim_max("VDCP_SHTDWN"), v[8];
-	bn_time_us ts[8];
+	double shtdwn = lim_max("VDCP_SHTDWN"), v[8], vmin, vmax;
+	bn_time_us ts[8], rec_max = bn_time_from_s(lim_max("TSHTDWN_REC"));
 	struct rig g;
 
 	(void)state;
 	rig_init(&g, "dcp", "dcp-shutdown-high", 100e3);
-	assert_true(1.0 <= g.charger.rated_a);
-	load_plan(&g, dcp_plan, 3, v, ts);
-	assert_true(at(&g.rec, ts[1] + MS(100))->v[BN_CH_VBUS] > lim_min("VCHG"));
-	assert_true(at(&g.rec, ts[2] + MS(4))->v[BN_CH_VBUS] > lim_min("VCHG"));
-	assert_true(at(&g.rec, ts[2] + MS(6))->v[BN_CH_VBUS] < 0.1);
+	assert_true(0.75 <= g.charger.rated_a);
+	load_plan(&g, dcp_plan, 4, v, ts);
+	assert_true(at(&g.rec, ts[2] + MS(100))->v[BN_CH_VBUS] > lim_min("VCHG"));
+	assert_true(at(&g.rec, ts[3] + MS(4))->v[BN_CH_VBUS] > lim_min("VCHG"));
+	assert_true(at(&g.rec, ts[3] + MS(6))->v[BN_CH_VBUS] < 0.1);
 	rig_free(&g);
 
 	rig_init(&g, "dcp", "dcp-shutdown-1a2", 100e3);
-	load_plan(&g, dcp_plan, 6, v, ts);
-	assert_true(at(&g.rec, ts[4] + MS(4))->v[BN_CH_VBUS] > shtdwn + 2.0);
-	assert_true(at(&g.rec, ts[4] + MS(6))->v[BN_CH_VBUS] < 0.1);
-	rig_run(&g, ts[4] + MS(1100));
-	assert_true(at(&g.rec, ts[4] + MS(1090))->v[BN_CH_VBUS] > lim_min("VCHG"));
-	assert_true(bn_time_from_s(1.1) < bn_time_from_s(lim_max("TSHTDWN_REC")));
+	load_plan(&g, dcp_plan, 8, v, ts);
+	assert_true(at(&g.rec, ts[6] + MS(4))->v[BN_CH_VBUS] > shtdwn + 2.0);
+	assert_true(at(&g.rec, ts[6] + MS(6))->v[BN_CH_VBUS] < 0.1);
+	rig_run(&g, ts[6] + MS(1100));
+	assert_true(at(&g.rec, ts[6] + MS(1090))->v[BN_CH_VBUS] > lim_min("VCHG"));
+	assert_true(MS(1100) < rec_max);
+	rig_free(&g);
+
+	rig_init(&g, "dcp", "dcp-recover-slow", 1e3);
+	load_plan(&g, dcp_plan, 8, v, ts);
+	vbus_range(&g.rec, ts[6], ts[6] + MS(4), &vmin, &vmax);
+	assert_true(vmax < shtdwn && vmin > 0.5);
+	assert_true(at(&g.rec, ts[6] + MS(10))->v[BN_CH_VBUS] < 0.1);
+	rig_run(&g, ts[6] + rec_max + MS(5000));
+	vbus_range(&g.rec, ts[6] + MS(10), ts[6] + rec_max + MS(5000), &vmin, &vmax);
+	assert_true(vmax < 0.1);
 	rig_free(&g);
 
 	rig_init(&g, "dcp", "dcp-1a", 100e3);
-	load_plan(&g, dcp_plan, 6, v, ts);
+	load_plan(&g, dcp_plan, 8, v, ts);
 	for (int k = 0; k < g.rec.n; k++)
-		if (g.rec.t[k] >= ts[4] && g.rec.t[k] < ts[5] && !(g.rec.s[k].v[BN_CH_VBUS] < shtdwn))
+		if (g.rec.t[k] >= ts[6] && g.rec.t[k] < ts[7] && !(g.rec.s[k].v[BN_CH_VBUS] < shtdwn))
 			fail_msg("dcp-1a at 1.5 A: VBUS %g V at %lld us, not below VDCP_SHTDWN",
 				 g.rec.s[k].v[BN_CH_VBUS], (long long)g.rec.t[k]);
-	assert_true(at(&g.rec, ts[5] + MS(100))->v[BN_CH_VBUS] > lim_min("VCHG"));
+	assert_true(at(&g.rec, ts[7] + MS(100))->v[BN_CH_VBUS] > lim_min("VCHG"));
 	rig_free(&g);
 }
 
@@ -603,8 +634,13 @@ static void test_golden_port__shutdown_as_loaded(void **state)
 struct prow {
 	int line;
 	char port[48], charger[64];
+	char scn[64];        /* "": the port scenario of the port's type */
 	int n_rules;
 	char rules[MAX_RULES][64];
+	/* "!RULE": fails today though the profile means to pass it (a rule
+	 * that misreads it, named in the file's comment): held failing, and
+	 * not counted against the profile's compliant flag. */
+	bool misread[MAX_RULES];
 };
 
 struct pmatrix {
@@ -642,12 +678,21 @@ static void load_pmatrix(struct pmatrix *m)
 		snprintf(r->port, sizeof(r->port), "%s", tok);
 		tok = strtok_r(NULL, " \t\r\n", &save);
 		if (!tok)
-			fail_msg("%s:%d: expected PORT CHARGER RULE... (or -)", m->file, lineno);
+			fail_msg("%s:%d: expected PORT CHARGER [@SCENARIO] RULE... (or -)", m->file,
+				 lineno);
 		snprintf(r->charger, sizeof(r->charger), "%s", tok);
 		while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+			bool bang = tok[0] == '!';
+
 			if (!strcmp(tok, "-"))
 				continue;
+			if (tok[0] == '@') {
+				snprintf(r->scn, sizeof(r->scn), "%s", tok + 1);
+				continue;
+			}
+			tok += bang;
 			assert_true(r->n_rules < MAX_RULES);
+			r->misread[r->n_rules] = bang;
 			if (strncmp(tok, "bc12.port.", 10))
 				fail_msg("%s:%d: \"%s\" is not a port rule id", m->file, lineno, tok);
 			if (!bn_rule_find(tok) && !m->n_unknown++)
@@ -663,6 +708,15 @@ static bool row_lists(const struct prow *r, const char *id)
 {
 	for (int i = 0; i < r->n_rules; i++)
 		if (!strcmp(r->rules[i], id))
+			return true;
+	return false;
+}
+
+/* The row lists a rule the profile is meant to fail (not only misread ones). */
+static bool row_meant(const struct prow *r)
+{
+	for (int i = 0; i < r->n_rules; i++)
+		if (!r->misread[i])
 			return true;
 	return false;
 }
@@ -789,7 +843,7 @@ static void test_golden_port__matrix_covers_every_profile(void **state)
 
 			if (strcmp(r->charger, name) || !base_port)
 				continue;
-			if (r->n_rules)
+			if (row_meant(r))
 				in_faulty = true;
 			else
 				in_clean = true;
@@ -861,10 +915,15 @@ static void test_golden_port__matrix_both_ways(void **state)
 			      "judged on the rules that are\n", m.n_unknown, m.unknown);
 	for (int i = 0; i < m.n; i++) {
 		const struct prow *r = &m.rows[i];
-		const char *scn = port_scenario(r->port);
+		const char *scn = r->scn[0] ? r->scn : port_scenario(r->port);
 		struct bn_report rep;
 
 		run_scn(scn, r->port, r->charger, NULL, &rep);
+		for (int j = 0; j < r->n_rules; j++)
+			if (r->misread[j])
+				print_message("%s:%d: %s/%s on %s: %s fails, though the profile means "
+					      "to pass it (a rule to mend: see the file)\n",
+					      m.file, r->line, r->port, r->charger, scn, r->rules[j]);
 		assert_string_equal(rep.judges, "port");
 		for (int k = 0; k < rep.n_results; k++) {
 			const struct bn_result *res = &rep.results[k];
@@ -922,7 +981,8 @@ static void test_golden_port__every_port_rule_has_a_breaker(void **state)
 			continue;
 		n_port++;
 		for (int k = 0; k < m.n; k++)
-			x |= row_lists(&m.rows[k], id);
+			for (int j = 0; j < m.rows[k].n_rules; j++)
+				x |= !m.rows[k].misread[j] && !strcmp(m.rows[k].rules[j], id);
 		if (!x) {
 			print_error("port rule %s: no faulty port or charger in %s breaks it\n", id,
 				    m.file);
@@ -970,7 +1030,7 @@ static void test_golden_port__reference_never_fails_on_a_faulty_port(void **stat
 		const char *scn = t == BN_PORT_DCP ? "dcp" : "cdp";
 		struct bn_report rep;
 
-		if (!r->n_rules)
+		if (!row_meant(r))
 			continue;
 		run_scn(scn, r->port, r->charger, "reference", &rep);
 		for (int k = 0; k < rep.n_results; k++) {
