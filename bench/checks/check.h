@@ -154,6 +154,12 @@ struct bn_rule {
 	const char *id;       /* stable: "bc12.<family>.<rule>" */
 	const char *task;     /* BN_TASK_* */
 	enum bn_side side;    /* zero: the device */
+	/* A device rule's verdict may rest on the port doing its duty: the
+	 * port rules (ids, NULL-terminated; NULL: none) it rests on. When one
+	 * of them fails in the same session, this rule's fail (a warning too)
+	 * becomes inconclusive naming the port and what it failed; a pass
+	 * stays (docs/port-dependencies.md). */
+	const char *const *port_deps;
 	const char *title;
 	const char *clause;   /* compliance plan clause or tester tag, NULL if none */
 	const char *limit;    /* the limits-file name judged against, NULL if none */

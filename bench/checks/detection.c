@@ -1281,6 +1281,7 @@ static void port_type_end(void *priv, bn_time_us t_end_us, struct bn_result *res
 static const struct bn_rule rule_port_type = {
 	.id = "bc12.det.port_type",
 	.task = BN_TASK_DETECT,
+	.port_deps = (const char *const[]){ "bc12.port.tvdmsrc_en", "bc12.port.vdm_src", "bc12.port.rdcp_dat", NULL },
 	.title = "the detected port type is the one a correct device reaches on this port",
 	.clause = "CP 6.6-6.13",
 	.persistence = "the device's report; excused by a late data contact or CDP answer, read "
@@ -1351,6 +1352,7 @@ static void idp_src_begin(void *priv, const struct bn_check_ctx *ctx)
 static const struct bn_rule rule_idp_src = {
 	.id = "bc12.dcd.idp_src",
 	.task = BN_TASK_DETECT,
+	.port_deps = (const char *const[]){ "bc12.port.leakage", NULL },
 	.title = "DCD current source IDP_SRC = V(D+) / the port's D+ pull-down during data contact "
 		 "(plus the port's leakage as a bound)",
 	.clause = "CP 6.4",
@@ -1436,6 +1438,7 @@ static void debounce_begin(void *priv, const struct bn_check_ctx *ctx)
 static const struct bn_rule rule_debounce = {
 	.id = "bc12.dcd.debounce",
 	.task = BN_TASK_DETECT,
+	.port_deps = (const char *const[]){ "bc12.port.rdcp_dat", NULL },
 	.title = "after data contact (D+ under IDP_SRC pulled low) D+ stays low for >= TDCD_DBNC "
 		 "min before primary detection",
 	.clause = "CP 6.4",
@@ -1507,6 +1510,7 @@ static void primary_start_begin(void *priv, const struct bn_check_ctx *ctx)
 static const struct bn_rule rule_primary_start = {
 	.id = "bc12.det.primary_start",
 	.task = BN_TASK_DETECT,
+	.port_deps = (const char *const[]){ "bc12.port.rdcp_dat", NULL },
 	.title = "primary detection starts within TDCD_TIMEOUT max of VBUS valid, not before "
 		 "TDCD_TIMEOUT min unless DCD saw contact",
 	.clause = "CP 6.4, 6.5 [PD6]",
@@ -1561,6 +1565,7 @@ static void vdp_src_begin(void *priv, const struct bn_check_ctx *ctx)
 static const struct bn_rule rule_vdp_src = {
 	.id = "bc12.det.vdp_src",
 	.task = BN_TASK_DETECT,
+	.port_deps = (const char *const[]){ "bc12.port.rdcp_dat", NULL },
 	.title = "primary detection holds D+ at VDP_SRC (level within VDP_SRC) for >= TVDPSRC_ON min",
 	.clause = "CP 6.6, 6.7",
 	.limit = "TVDPSRC_ON",
@@ -1720,6 +1725,7 @@ static void idm_sink_begin(void *priv, const struct bn_check_ctx *ctx)
 static const struct bn_rule rule_idm_sink = {
 	.id = "bc12.det.idm_sink",
 	.task = BN_TASK_DETECT,
+	.port_deps = (const char *const[]){ "bc12.port.rdcp_dat", "bc12.port.leakage", NULL },
 	.title = "IDM_SINK = (V(D+)-V(D-)) / the port's D+/D- short in primary detection (less "
 		 "D-'s leakage as a bound)",
 	.clause = "CP 6.6, 6.7",
@@ -1792,6 +1798,7 @@ static void vdm_src_begin(void *priv, const struct bn_check_ctx *ctx)
 static const struct bn_rule rule_vdm_src = {
 	.id = "bc12.det.vdm_src",
 	.task = BN_TASK_DETECT,
+	.port_deps = (const char *const[]){ "bc12.port.tvdmsrc_en", "bc12.port.vdm_src", "bc12.port.tvdmsrc_dis", "bc12.port.rdcp_dat", NULL },
 	.title = "secondary detection holds D- at VDM_SRC (level within VDM_SRC) for >= TVDMSRC_ON min",
 	.clause = "CP 6.6, 6.7",
 	.limit = "TVDMSRC_ON",

@@ -1,5 +1,6 @@
 #include "checks/check.h"
 #include "core/text.h"
+#include "core/units.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -711,19 +712,82 @@ void bn_checks_set_configs(struct bn_checks *c, int n, const int *value,
 	c->ctx.configs_known = true;
 }
 
+/* The port rule of id, by its index in the table; -1: none. */
+static int port_rule_index(const struct bn_checks *c, const char *id)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->v[i].rule->side == BN_SIDE_PORT && !strcmp(c->v[i].rule->id, id))
+			return i;
+	return -1;
+}
+
+/* A device rule that failed where a port rule it rests on failed in the
+ * same session is inconclusive, naming the port: the port broke what the
+ * device was judged on. res[] holds one session's results in table order,
+ * every rule ended (the port's first, whatever the order). */
+static void blame_port(const struct bn_checks *c, struct bn_result *res)
+{
+	for (int i = 0; i < c->n; i++) {
+		const struct bn_rule *r = c->v[i].rule;
+		const struct bn_result *pr = NULL;
+		char what[200], was[sizeof(res[i].reason)];
+
+		if (r->side != BN_SIDE_DEVICE || !r->port_deps || res[i].verdict != BN_VERDICT_FAIL)
+			continue;
+		for (int k = 0; r->port_deps[k] && !pr; k++) {
+			int j = port_rule_index(c, r->port_deps[k]);
+
+			if (j >= 0 && res[j].verdict == BN_VERDICT_FAIL)
+				pr = &res[j];
+		}
+		if (!pr)
+			continue;
+		if (pr->reason[0]) {
+			bn_str_copy(what, sizeof(what), pr->reason);
+		} else if (pr->has_measured) {
+			char q[64], lim[120];
+
+			bn_qty_format(pr->measured, pr->unit, q, sizeof(q));
+			bn_limit_format(pr->limit, pr->limit_min, pr->limit_max, pr->unit, lim, sizeof(lim));
+			snprintf(what, sizeof(what), "measured %s, limit %s", q, lim);
+		} else {
+			bn_str_copy(what, sizeof(what), pr->title);
+		}
+		snprintf(was, sizeof(was), "%s", res[i].reason);
+		res[i].warning = false;
+		bn_result_inconclusive(&res[i], "the port (%s) failed %s: %.*s (would be fail%s%.*s)",
+				       c->ctx.port_name ? c->ctx.port_name : bn_port_name(c->ctx.port),
+				       pr->id, bn_utf8_prec(what, 110), what, was[0] ? ": " : "",
+				       bn_utf8_prec(was, 60), was);
+	}
+}
+
+/* Every rule's result over the session now ending, into res[c->n], the
+ * port's failures applied to the device rules that rest on them. */
+static void judge_session(struct bn_checks *c, bn_time_us t_us, struct bn_result *res)
+{
+	for (int i = 0; i < c->n; i++)
+		judge_rule(c, &c->v[i], t_us, &res[i]);
+	blame_port(c, res);
+}
+
 int bn_checks_move(struct bn_checks *c, bn_time_us t_us, const struct bn_check_ctx *next,
 		   struct bn_err *err)
 {
+	struct bn_result *res = calloc((size_t)c->n + 1, sizeof(*res));
+
+	if (!res)
+		return bn_err_set(err, BN_ERR_NOMEM, "checks: out of memory");
 	flush_hold(c);
+	judge_session(c, t_us, res);
 	for (int i = 0; i < c->n; i++) {
 		struct rule_inst *ri = &c->v[i];
-		struct bn_result res;
 
-		judge_rule(c, ri, t_us, &res);
-		keep_worst(c, ri, &res);
+		keep_worst(c, ri, &res[i]);
 		free(ri->priv);
 		ri->priv = NULL;
 	}
+	free(res);
 	c->ctx.port = next->port;
 	c->ctx.port_unknown = next->port_unknown;
 	c->ctx.port_name = next->port_name;
@@ -736,22 +800,29 @@ int bn_checks_move(struct bn_checks *c, bn_time_us t_us, const struct bn_check_c
 
 void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *rep)
 {
+	struct bn_result *res = calloc((size_t)c->n + 1, sizeof(*res));
+
 	flush_hold(c);
 	est_finish(c);
 	measurement_json(c, rep);
+	if (!res)
+		return;
+	/* judge all, blame the port, then append in table order */
+	judge_session(c, t_end_us, res);
 	for (int i = 0; i < c->n; i++) {
 		struct rule_inst *ri = &c->v[i];
-		struct bn_result *res = bn_report_add(rep);
+		struct bn_result *out = bn_report_add(rep);
 
-		if (!res)
-			return;
-		judge_rule(c, ri, t_end_us, res);
+		if (!out)
+			break;
+		*out = res[i];
 		if (c->session > 0) {
-			keep_worst(c, ri, res);
+			keep_worst(c, ri, out);
 			if (ri->worst)
-				*res = *ri->worst;
+				*out = *ri->worst;
 		}
 	}
+	free(res);
 }
 
 void bn_checks_unfinished(const struct bn_checks *c, struct bn_report *rep, const char *reason)

@@ -76,6 +76,7 @@ static void result_from_json(const cJSON *o, struct bn_result *r)
 	r->t0_us = r->t1_us = -1;
 	bn_str_copy(r->id, sizeof(r->id), bn_jstr(o, "id") ? bn_jstr(o, "id") : "");
 	bn_str_copy(r->kind, sizeof(r->kind), bn_jstr(o, "kind") ? bn_jstr(o, "kind") : "");
+	bn_str_copy(r->side, sizeof(r->side), bn_jstr(o, "side") ? bn_jstr(o, "side") : "");
 	/* (the record's verdicts are checked before: bn_report_json_verdict) */
 	if (bn_verdict_parse(v) >= 0)
 		r->verdict = bn_verdict_parse(v);
@@ -98,6 +99,42 @@ static void result_from_json(const cJSON *o, struct bn_result *r)
 	}
 	bn_str_copy(r->reason, sizeof(r->reason), bn_jstr(o, "reason") ? bn_jstr(o, "reason") : "");
 	r->warning = bn_jstr(o, "severity") && !strcmp(bn_jstr(o, "severity"), "warning");
+}
+
+/* The side the record does not judge. */
+static const char *other_side(const cJSON *rep)
+{
+	return strcmp(bn_report_json_judges(rep), "port") ? "port" : "device";
+}
+
+static const char *side_of(const cJSON *rep, const cJSON *res)
+{
+	return bn_result_side_in(bn_jstr(res, "kind"), bn_jstr(res, "side"), bn_report_json_judges(rep));
+}
+
+/* "the port: not compliant (bc12.port.vchg, ...)" into buf when the other
+ * side judged anything; "" otherwise. */
+static void other_verdict(const cJSON *rep, char *buf, size_t len)
+{
+	const char *other = other_side(rep);
+	bool judged = false;
+	int o = bn_report_json_overall_side(rep, other, &judged), n = 0;
+	const cJSON *res;
+	size_t used;
+
+	buf[0] = '\0';
+	if (o < 0 || !judged)
+		return;
+	used = (size_t)snprintf(buf, len, "the %s: %s", other, bn_overall_name(o));
+	cJSON_ArrayForEach(res, bn_jget(rep, "results")) {
+		if (strcmp(side_of(rep, res), other) || !bn_jstr(res, "verdict") ||
+		    strcmp(bn_jstr(res, "verdict"), "fail") || bn_jstr(res, "severity") || used >= len)
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", n++ ? ", " : " (",
+					 bn_jstr(res, "id") ? bn_jstr(res, "id") : "?");
+	}
+	if (n && used < len)
+		snprintf(buf + used, len - used, ")");
 }
 
 /* The terminal's summary of one report, into a memory stream. */
@@ -125,7 +162,15 @@ static char *report_text(const cJSON *rep, int o, const int tot[BN_VERDICT_COUNT
 		       bn_jnum(bn_jget(rep, "timing"), "wall_s"));
 	if (bn_jstr(st, "reason"))
 		bn_term_printf(f, "  reason: %s\n", bn_jstr(st, "reason"));
-	fprintf(f, "  verdict: %s\n", bn_overall_name(o));
+	fprintf(f, "  verdict: %s (the %s)\n", bn_overall_name(o), bn_report_json_judges(rep));
+	{
+		char other[400];
+
+		other_verdict(rep, other, sizeof(other));
+		if (other[0])
+			bn_term_printf(f, "  %s: reported, not the %s's verdict\n", other,
+				       bn_report_json_judges(rep));
+	}
 	fclose(f);
 	return buf;
 }
@@ -145,47 +190,31 @@ static void md_cell(GString *s, const char *text)
 	}
 }
 
-static char *report_markdown(const cJSON *rep, int o, const int tot[BN_VERDICT_COUNT])
+/* The results table of the side the record judges (mine; expectations
+ * with it), or the other side's under its own heading; failures first. */
+static void md_results(GString *s, const cJSON *rep, bool mine)
 {
-	GString *s = g_string_new(NULL);
-	const cJSON *res, *rec = bn_jget(rep, "record"), *tool = bn_jget(rep, "tool");
 	static const char *const order[] = { "fail", "error", "inconclusive", "pass", "skipped" };
+	const char *judges = bn_report_json_judges(rep);
+	const cJSON *res;
+	int n = 0;
 
-	g_string_append(s, "### BC-1.2 compliance record: ");
-	md_cell(s, bn_jstr(bn_jget(rep, "scenario"), "name"));
-	g_string_append_printf(s, "\n\n**%s** — %d passed, %d failed, %d inconclusive, %d errors, "
-			       "%d not applicable\n\n",
-			       bn_overall_name(o), tot[BN_VERDICT_PASS], tot[BN_VERDICT_FAIL],
-			       tot[BN_VERDICT_INCONCLUSIVE], tot[BN_VERDICT_ERROR], tot[BN_VERDICT_SKIPPED]);
-	g_string_append(s, "| | |\n|---|---|\n| Firmware | ");
-	md_cell(s, bn_jstr(bn_jget(rep, "dut"), "firmware"));
-	g_string_append(s, " |\n| Port | ");
-	md_cell(s, bn_jstr(bn_jget(rep, "port"), "profile"));
-	g_string_append(s, " |\n| Bench | ");
-	md_cell(s, bn_jstr(bn_jget(rep, "bench"), "backend"));
-	g_string_append(s, " |\n| Started (UTC) | ");
-	md_cell(s, bn_jstr(rec, "started_utc"));
-	g_string_append(s, " |\n| Operator | ");
-	md_cell(s, bn_jstr(rec, "operator"));
-	g_string_append(s, " |\n| Tool | ");
-	md_cell(s, bn_jstr(tool, "version"));
-	g_string_append(s, " ");
-	md_cell(s, bn_jstr(tool, "commit"));
-	g_string_append(s, " |\n| Status | ");
-	md_cell(s, bn_jstr(bn_jget(rep, "status"), "state"));
-	if (bn_jstr(bn_jget(rep, "status"), "reason")) {
-		g_string_append(s, ": ");
-		md_cell(s, bn_jstr(bn_jget(rep, "status"), "reason"));
-	}
-	g_string_append(s, " |\n\n| Verdict | Rule | Measured | Limit | Margin | Reason |\n"
-			   "|---|---|---|---|---|---|\n");
 	for (int k = 0; k < 5; k++)
 		cJSON_ArrayForEach(res, bn_jget(rep, "results")) {
 			struct bn_result r;
 			char q[64], lim[200];
 
-			if (!bn_jstr(res, "verdict") || strcmp(bn_jstr(res, "verdict"), order[k]))
+			if (!bn_jstr(res, "verdict") || strcmp(bn_jstr(res, "verdict"), order[k]) ||
+			    (strcmp(side_of(rep, res), judges) == 0) != mine)
 				continue;
+			if (!n++) {
+				if (!mine)
+					g_string_append_printf(s, "\n#### The %s's results (reported, not "
+							       "the %s's verdict)\n\n",
+							       other_side(rep), judges);
+				g_string_append(s, "| Verdict | Rule | Measured | Limit | Margin | Reason |\n"
+						   "|---|---|---|---|---|---|\n");
+			}
 			result_from_json(res, &r);
 			g_string_append_printf(s, "| %s | `", !strcmp(order[k], "skipped") ? "n/a"
 							     : order[k]);
@@ -211,6 +240,53 @@ static char *report_markdown(const cJSON *rep, int o, const int tot[BN_VERDICT_C
 			md_cell(s, r.reason);
 			g_string_append(s, " |\n");
 		}
+}
+
+static char *report_markdown(const cJSON *rep, int o, const int tot[BN_VERDICT_COUNT])
+{
+	GString *s = g_string_new(NULL);
+	const cJSON *rec = bn_jget(rep, "record"), *tool = bn_jget(rep, "tool");
+
+	g_string_append(s, "### BC-1.2 compliance record: ");
+	md_cell(s, bn_jstr(bn_jget(rep, "scenario"), "name"));
+	g_string_append_printf(s, "\n\n**%s** (the %s) — %d passed, %d failed, %d inconclusive, %d "
+			       "errors, %d not applicable\n\n",
+			       bn_overall_name(o), bn_report_json_judges(rep), tot[BN_VERDICT_PASS],
+			       tot[BN_VERDICT_FAIL], tot[BN_VERDICT_INCONCLUSIVE], tot[BN_VERDICT_ERROR],
+			       tot[BN_VERDICT_SKIPPED]);
+	{
+		char other[400];
+
+		other_verdict(rep, other, sizeof(other));
+		if (other[0]) {
+			md_cell(s, other);
+			g_string_append_printf(s, ": reported, not the %s's verdict\n\n",
+					       bn_report_json_judges(rep));
+		}
+	}
+	g_string_append(s, "| | |\n|---|---|\n| Firmware | ");
+	md_cell(s, bn_jstr(bn_jget(rep, "dut"), "firmware"));
+	g_string_append(s, " |\n| Port | ");
+	md_cell(s, bn_jstr(bn_jget(rep, "port"), "profile"));
+	g_string_append(s, " |\n| Bench | ");
+	md_cell(s, bn_jstr(bn_jget(rep, "bench"), "backend"));
+	g_string_append(s, " |\n| Started (UTC) | ");
+	md_cell(s, bn_jstr(rec, "started_utc"));
+	g_string_append(s, " |\n| Operator | ");
+	md_cell(s, bn_jstr(rec, "operator"));
+	g_string_append(s, " |\n| Tool | ");
+	md_cell(s, bn_jstr(tool, "version"));
+	g_string_append(s, " ");
+	md_cell(s, bn_jstr(tool, "commit"));
+	g_string_append(s, " |\n| Status | ");
+	md_cell(s, bn_jstr(bn_jget(rep, "status"), "state"));
+	if (bn_jstr(bn_jget(rep, "status"), "reason")) {
+		g_string_append(s, ": ");
+		md_cell(s, bn_jstr(bn_jget(rep, "status"), "reason"));
+	}
+	g_string_append(s, " |\n\n");
+	md_results(s, rep, true);
+	md_results(s, rep, false);
 	return g_string_free(s, FALSE);
 }
 

@@ -34,6 +34,10 @@ struct row {
 	const cJSON *res;
 	int verdict;
 	bool warning;
+	/* the side it judges, and whether the record judges the other one
+	 * (a port's rule in a device run: its failure is not the record's) */
+	const char *side;
+	bool other;
 };
 
 /* A report, or a suite entry. A suite entry's report is read from its
@@ -214,6 +218,9 @@ static int add_rows(struct side *s, struct entry *en, struct bn_err *err)
 		r->res = res;
 		r->verdict = bn_verdict_parse(get_str(res, "verdict"));
 		r->warning = is_warning(res);
+		r->side = bn_result_side_in(get_str(res, "kind"), get_str(res, "side"),
+					    bn_report_json_judges(en->report));
+		r->other = strcmp(r->side, bn_report_json_judges(en->report)) != 0;
 		s->n_rows++;
 		en->n++;
 	}
@@ -377,7 +384,8 @@ static void print_row(FILE *f, const struct entry *en, const struct row *b, cons
 	fmt_measured(mb, sizeof(mb), b);
 	fmt_measured(mn, sizeof(mn), n);
 	fmt_limit(lim, sizeof(lim), r);
-	bn_term_printf(f, "  [%s] %s: %s -> %s", en->label, r->rule, verdict_str(b, vb, sizeof(vb)),
+	bn_term_printf(f, "  [%s] %s%s: %s -> %s", en->label, r->rule,
+		!strcmp(r->side, BN_SIDE_NAME_PORT) ? " [the port]" : "", verdict_str(b, vb, sizeof(vb)),
 		verdict_str(n, vn, sizeof(vn)));
 	if (b && n && strcmp(mb, mn))
 		bn_term_printf(f, ", measured %s -> %s", mb, mn);
@@ -464,7 +472,13 @@ static void compare_row(struct diff_ctx *x, const struct entry *en, const struct
 {
 	enum bn_diff_cat cat;
 
-	if (fails(n) && !fails(b))
+	/* The other side's failing or passing again is not the record's
+	 * regression or fix (a port's failure in a device run): a change. */
+	if (n->other && b && (fails(n) != fails(b)))
+		cat = BN_DIFF_CHANGED;
+	else if (n->other && !b && fails(n))
+		cat = BN_DIFF_ADDED;
+	else if (fails(n) && !fails(b))
 		cat = BN_DIFF_NEW_FAILURE;
 	else if (n->verdict == BN_VERDICT_ERROR && (!b || b->verdict != BN_VERDICT_ERROR))
 		cat = BN_DIFF_NEW_ERROR;

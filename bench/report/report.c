@@ -597,6 +597,9 @@ void bn_result_print(FILE *f, const struct bn_result *r)
 			: r->verdict == BN_VERDICT_INCONCLUSIVE ? "INCON" : r->verdict == BN_VERDICT_SKIPPED ? "SKIP" : "ERROR");
 	if (r->kind[0] == 'c') {
 		bn_term_puts(f, r->id);
+		/* a port's rule says so: its failure is not the device's */
+		if (!strcmp(r->side, BN_SIDE_NAME_PORT))
+			fputs(" [the port]", f);
 		fputs(": ", f);
 	}
 	bn_term_puts(f, r->text);

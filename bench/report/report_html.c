@@ -59,6 +59,14 @@ static const struct rule_view rule_views[] = {
 	{ "bc12.otg.", "VBUS,IBUS", "VBUS:VOTG_SESS_VLD", false },
 	{ "bc12.aca.", "VBUS,DP,ID", "DP:VLGC", false },
 	{ "bc12.adv.", "VBUS,IBUS", "", true },
+	/* the charging port's rules: its answer on the data lines, its short
+	 * and leakage there; its output on VBUS under the draw */
+	{ "bc12.port.vdm_src", "DP,DM", "DP:VDP_SRC,DM:VDM_SRC", false },
+	{ "bc12.port.tvdmsrc_", "DP,DM", "DP:VDP_SRC,DM:VDM_SRC", false },
+	{ "bc12.port.rdcp_dat", "DP,DM", "DP:VDAT_REF", false },
+	{ "bc12.port.leakage", "DP,DM", "", false },
+	{ "bc12.port.shutdown", "VBUS,IBUS", "VBUS:VDCP_SHTDWN", false },
+	{ "bc12.port.", "VBUS,IBUS", "", false },
 	{ "", "VBUS,IBUS", "", false },
 };
 
@@ -81,6 +89,8 @@ struct page {
 	double run_end_s;
 	unsigned chan_present;   /* bits of chan_names in the capture */
 	int overall;             /* computed from the results (bn_report_json_verdict) */
+	const char *judges;      /* the side the record judges: "device" or "port" */
+	const char *other;       /* the other side */
 	int totals[BN_VERDICT_COUNT];
 	const cJSON **res;       /* the results, by index (an array walk is linear) */
 };
@@ -451,6 +461,53 @@ static const cJSON *file_of_role(const cJSON *rep, const char *role)
 	return NULL;
 }
 
+/* The side result i judges. */
+static const char *side_of(const struct page *p, int i)
+{
+	return bn_result_side_in(bn_jstr(p->res[i], "kind"), bn_jstr(p->res[i], "side"), p->judges);
+}
+
+/* The other side's verdict, when it judged anything: "The port: not
+ * compliant (bc12.port.vchg)", its failed rules named. */
+static void other_verdict(struct page *p)
+{
+	GString *s = p->s;
+	bool judged = false;
+	int o = bn_report_json_overall_side(p->rep, p->other, &judged), n_fail = 0;
+	const char *oid;
+
+	if (o < 0 || !judged)
+		return;
+	oid = bn_overall_id(o);
+	g_string_append_printf(s, "<div id=\"verdict-other\" class=\"banner verdict %s\" "
+				  "data-verdict=\"%s\" data-side=\"%s\">", bn_html_verdict_class(oid),
+			       oid, p->other);
+	bn_html_escf(s, "The %s: %s", p->other, bn_overall_name(o));
+	for (int i = 0; i < p->n_results; i++) {
+		const char *v = bn_jstr(p->res[i], "verdict");
+
+		if (strcmp(side_of(p, i), p->other) || !v || strcmp(v, "fail") ||
+		    bn_jstr(p->res[i], "severity"))
+			continue;
+		if (n_fail < 4) {
+			g_string_append(s, n_fail ? ", " : " (");
+			bn_html_esc(s, bn_jstr(p->res[i], "id"));
+		}
+		n_fail++;
+	}
+	if (n_fail > 4)
+		g_string_append_printf(s, " and %d more", n_fail - 4);
+	if (n_fail)
+		g_string_append(s, ")");
+	g_string_append(s, "</div>\n<p id=\"verdict-other-note\">");
+	bn_html_esc(s, !strcmp(p->other, "port")
+			   ? "The port's results are reported beside the device's and never make the "
+			     "device not compliant: a device rule that rests on a port rule that failed "
+			     "is inconclusive, naming the port."
+			   : "This record judges the port: the device's results are reported, not counted.");
+	g_string_append(s, "</p>\n");
+}
+
 static void header(struct page *p)
 {
 	GString *s = p->s;
@@ -464,16 +521,21 @@ static void header(struct page *p)
 	g_string_append(s, "<header>\n<h1>");
 	bn_html_escf(s, "BC-1.2 compliance record: %s", or_dash(bn_jstr(bn_jget(rep, "scenario"), "name")));
 	g_string_append(s, "</h1>\n");
-	g_string_append_printf(s, "<div id=\"verdict\" class=\"banner verdict %s\" data-verdict=\"%s\">",
-			       bn_html_verdict_class(oid), oid);
-	bn_html_escf(s, "Overall: %s", o < 0 ? "compliance not demonstrated" : bn_overall_name(o));
-	g_string_append(s, "</div>\n<p id=\"totals\">");
+	g_string_append_printf(s, "<div id=\"verdict\" class=\"banner verdict %s\" data-verdict=\"%s\" "
+				  "data-side=\"%s\">", bn_html_verdict_class(oid), oid, p->judges);
+	bn_html_escf(s, "Overall (the %s): %s", p->judges,
+		     o < 0 ? "compliance not demonstrated" : bn_overall_name(o));
+	g_string_append(s, "</div>\n");
+	other_verdict(p);
+	g_string_append(s, "<p id=\"totals\">");
 	bn_html_escf(s, "%d passed, %d failed, %d inconclusive, %d errors, %d not applicable. ",
 		     p->totals[BN_VERDICT_PASS], p->totals[BN_VERDICT_FAIL],
 		     p->totals[BN_VERDICT_INCONCLUSIVE], p->totals[BN_VERDICT_ERROR],
 		     p->totals[BN_VERDICT_SKIPPED]);
 	bn_html_esc(s, o == BN_OVERALL_COMPLIANT ? "Every applicable rule passed."
-		       : o == BN_OVERALL_NOT_COMPLIANT ? "At least one rule failed: the device does not comply."
+		       : o == BN_OVERALL_NOT_COMPLIANT ? (!strcmp(p->judges, "port")
+							  ? "At least one rule failed: the port does not comply."
+							  : "At least one rule failed: the device does not comply.")
 		       : "No rule failed, but not every applicable rule could be judged: this record does "
 			 "not show compliance.");
 	g_string_append(s, "</p>\n<dl class=\"meta\">\n");
@@ -559,7 +621,7 @@ static void rule_row(struct page *p, int i)
 	bn_html_esc(s, id);
 	g_string_append(s, "\" data-verdict=\"");
 	bn_html_esc(s, v);
-	g_string_append(s, "\">");
+	g_string_append_printf(s, "\" data-side=\"%s\">", side_of(p, i));
 	g_string_append(s, "<td><code>");
 	bn_html_esc(s, id);
 	g_string_append(s, "</code>");
@@ -569,7 +631,7 @@ static void rule_row(struct page *p, int i)
 	}
 	g_string_append(s, "<br><small>");
 	if (bn_jstr(r, "task"))
-		bn_html_escf(s, "task %s", bn_jstr(r, "task"));
+		bn_html_escf(s, "judges the %s, task %s", side_of(p, i), bn_jstr(r, "task"));
 	else if (bn_jnum(r, "line") > 0)
 		bn_html_escf(s, "the scenario's expectation, line %.0f", bn_jnum(r, "line"));
 	else
@@ -619,18 +681,41 @@ static void rule_row(struct page *p, int i)
 	g_string_append(s, "</td></tr>\n");
 }
 
+#define RULES_HEAD "<thead><tr><th>Rule</th><th>Verdict</th><th>Measured</th><th>Limit</th>" \
+		   "<th>Margin</th><th>U</th><th>Clause</th><th>Reason</th></tr></thead>\n<tbody>\n"
+
 static void rules_table(struct page *p, const int *order)
 {
+	int n_other = 0;
+
 	g_string_append(p->s, "<h2 id=\"results\">Results</h2>\n<p>Failures first, then errors, "
 			      "inconclusive results, passes and rules that do not apply; by BC-1.2 task "
 			      "within each, the scenario's own expectations last. Margins are the distance "
 			      "to the limit (positive inside), U the expanded measurement uncertainty "
-			      "(k = 2).</p>\n<table id=\"rules\">\n<thead><tr><th>Rule</th>"
-			      "<th>Verdict</th><th>Measured</th><th>Limit</th><th>Margin</th><th>U</th>"
-			      "<th>Clause</th><th>Reason</th></tr></thead>\n<tbody>\n");
+			      "(k = 2).</p>\n");
+	g_string_append_printf(p->s, "<table id=\"rules\" data-side=\"%s\">\n" RULES_HEAD, p->judges);
 	/* (each rule's window and persistence are beside its plot) */
+	for (int k = 0; k < p->n_results; k++) {
+		if (strcmp(side_of(p, order[k]), p->judges))
+			n_other++;
+		else
+			rule_row(p, order[k]);
+	}
+	g_string_append(p->s, "</tbody>\n</table>\n");
+	if (!n_other)
+		return;
+	/* the other side's results under their own heading */
+	g_string_append_printf(p->s, "<h2 id=\"results-other\">The %s's results</h2>\n<p>", p->other);
+	bn_html_esc(p->s, !strcmp(p->other, "port")
+			      ? "The charging port's own rules, judged from the same run: reported, never "
+				"the device's verdict."
+			      : "The device's rules, judged from the same run: reported, never the port's "
+				"verdict.");
+	g_string_append_printf(p->s, "</p>\n<table id=\"rules-other\" data-side=\"%s\">\n" RULES_HEAD,
+			       p->other);
 	for (int k = 0; k < p->n_results; k++)
-		rule_row(p, order[k]);
+		if (strcmp(side_of(p, order[k]), p->judges))
+			rule_row(p, order[k]);
 	g_string_append(p->s, "</tbody>\n</table>\n");
 }
 
@@ -890,8 +975,9 @@ char *bn_report_html_render(const char *report_path, const struct bn_report_html
 		return NULL;
 	if (!cJSON_IsObject(rep) || !bn_report_schema_known(bn_jstr(rep, "schema")) ||
 	    !cJSON_IsArray(bn_jget(rep, "results"))) {
-		bn_err_set(err, BN_ERR_DATA, "%s: not a bcbench report (schema \"%s\" or \"%s\" with "
-				"\"results\")", report_path, BN_REPORT_SCHEMA, BN_REPORT_SCHEMA_V1);
+		bn_err_set(err, BN_ERR_DATA, "%s: not a bcbench report (schema \"%s\", \"%s\" or \"%s\" "
+				"with \"results\")", report_path, BN_REPORT_SCHEMA, BN_REPORT_SCHEMA_V2,
+			   BN_REPORT_SCHEMA_V1);
 		cJSON_Delete(rep);
 		return NULL;
 	}
@@ -900,6 +986,8 @@ char *bn_report_html_render(const char *report_path, const struct bn_report_html
 	p.rep = rep;
 	p.results = bn_jget(rep, "results");
 	p.n_results = cJSON_GetArraySize(p.results);
+	p.judges = bn_report_json_judges(rep);
+	p.other = strcmp(p.judges, "port") ? "port" : "device";
 	p.overall = bn_report_json_verdict(rep, report_path, p.totals, err);
 	if (p.overall < 0) {
 		cJSON_Delete(rep);

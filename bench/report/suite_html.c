@@ -532,9 +532,10 @@ static void entry_row(GString *s, const struct page *p, const cJSON *e, const cJ
 
 	g_string_append(s, "<tr class=\"entry\" data-entry=\"");
 	bn_html_esc(s, id);
-	g_string_append_printf(s, "\" data-outcome=\"%s\" data-as-expected=\"%s\">",
+	g_string_append_printf(s, "\" data-outcome=\"%s\" data-as-expected=\"%s\" data-judges=\"%s\">",
 			       bn_outcome_parse(oc) >= 0 ? oc : "",
-			       cJSON_IsFalse(bn_jget(e, "as_expected")) ? "false" : "true");
+			       cJSON_IsFalse(bn_jget(e, "as_expected")) ? "false" : "true",
+			       bn_report_json_judges(rep));
 	g_string_append(s, "<td class=\"id\">");
 	if (rep && rpath) {
 		g_string_append(s, "<a href=\"");
@@ -580,7 +581,14 @@ static void entry_row(GString *s, const struct page *p, const cJSON *e, const cJ
 				       k == CELL_WARN || (k == CELL_XFAIL && is_warning(r))
 					   ? " data-warning=\"true\"" : "");
 		if (r) {
-			g_string_append(s, " title=\"");
+			const char *side = bn_result_side_in(bn_jstr(r, "kind"), bn_jstr(r, "side"),
+							     bn_report_json_judges(rep));
+
+			/* the other side's verdict is shown, never the entry's */
+			g_string_append_printf(s, " data-side=\"%s\"%s title=\"%s%s", side,
+					       strcmp(side, bn_report_json_judges(rep))
+						   ? " data-other-side=\"true\"" : "",
+					       side, " side: ");
 			bn_html_esc(s, bn_jstr(r, "verdict"));
 			g_string_append(s, ": ");
 			result_detail(s, r);
@@ -633,6 +641,44 @@ static int matrix(GString *s, const struct page *p, struct bn_err *err)
 	}
 	g_string_append(s, "</tbody>\n</table>\n</div>\n");
 	return BN_OK;
+}
+
+/* The failures of the side an entry does not judge (a port's in a device
+ * run): shown, not counted in its outcome. */
+static void other_side(GString *s, const cJSON *doc)
+{
+	const cJSON *e;
+	int n = 0;
+
+	cJSON_ArrayForEach(e, bn_jget(doc, "entries")) {
+		const cJSON *line;
+		const char *judges = bn_jstr(e, "judges");
+
+		if (cJSON_GetArraySize(bn_jget(e, "other_side")) <= 0)
+			continue;
+		if (!n++)
+			g_string_append(s, "<section id=\"other-side\">\n<h2>The other side's failures "
+					   "(reported, not counted)</h2>\n<p>Failures of the side an "
+					   "entry does not judge: a charging port's in a device run "
+					   "never make the device's outcome.</p>\n<ul>\n");
+		g_string_append(s, "<li data-entry=\"");
+		bn_html_esc(s, entry_id(e));
+		g_string_append(s, "\"><b>");
+		bn_html_esc(s, entry_id(e));
+		g_string_append(s, "</b> (judges the ");
+		bn_html_esc(s, judges && !strcmp(judges, "port") ? "port" : "device");
+		g_string_append(s, ")<ul>");
+		cJSON_ArrayForEach(line, bn_jget(e, "other_side")) {
+			if (!cJSON_IsString(line))
+				continue;
+			g_string_append(s, "<li>");
+			bn_html_esc(s, line->valuestring);
+			g_string_append(s, "</li>");
+		}
+		g_string_append(s, "</ul></li>\n");
+	}
+	if (n)
+		g_string_append(s, "</ul>\n</section>\n");
 }
 
 static void unexpected(GString *s, const cJSON *doc)
@@ -810,6 +856,7 @@ char *bn_suite_html_render(const cJSON *suite_doc, const char *suite_path,
 		g_string_append(s, "<h3>Legend</h3>\n");
 		legend(s);
 		unexpected(s, suite_doc);
+		other_side(s, suite_doc);
 		g_string_append_len(s, diff->str, (gssize)diff->len);
 		bn_html_tail(s);
 		out = malloc(s->len + 1);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/report.h"
 #include "report/suite_doc.h"
 
 static const char *const expect_names[] = { "pass", "fail", "error" };
@@ -63,9 +64,19 @@ static void describe(const cJSON *r, const char *what, char *buf, size_t len)
 		snprintf(buf + n, len - (size_t)n, " (%s)", reason);
 }
 
-static const char *judge(const struct bn_suite_entry *e, const cJSON *report, int exit_code,
-			 const char *cause, cJSON *unexpected, char *cause_out, size_t cause_len)
+/* The side a result judges in a report judging `judges`. */
+static const char *side_of(const cJSON *r, const char *judges)
 {
+	return bn_result_side_in(str_of(r, "kind"), str_of(r, "side"), judges);
+}
+
+/* other: the failures of the side the report does not judge (a port's in
+ * a device run): shown with the entry, never counted as its failure. */
+static const char *judge(const struct bn_suite_entry *e, const cJSON *report, int exit_code,
+			 const char *cause, cJSON *unexpected, cJSON *other, char *cause_out,
+			 size_t cause_len)
+{
+	const char *judges = bn_report_json_judges(report);
 	const cJSON *status = cJSON_GetObjectItemCaseSensitive(report, "status");
 	const char *state = status ? str_of(status, "state") : NULL;
 	const cJSON *results = cJSON_GetObjectItemCaseSensitive(report, "results"), *r;
@@ -95,6 +106,15 @@ static const char *judge(const struct bn_suite_entry *e, const cJSON *report, in
 			continue;
 		if (e->expect == BN_SUITE_EXPECT_FAIL && listed(e, id))
 			continue;
+		if (strcmp(side_of(r, judges), judges)) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "failed (the %s's; the entry judges the %s: not "
+				 "counted)", side_of(r, judges), judges);
+			describe(r, what, line, sizeof(line));
+			cJSON_AddItemToArray(other, cJSON_CreateString(line));
+			continue;
+		}
 		describe(r, "failed", line, sizeof(line));
 		cJSON_AddItemToArray(unexpected, cJSON_CreateString(line));
 		failed_other = true;
@@ -142,7 +162,7 @@ cJSON *bn_suite_judge(const struct bn_suite_entry *e, const cJSON *report,
 		      const char *report_sha256, int exit_code, const char *cause,
 		      const char *dir, double wall_s)
 {
-	cJSON *o = cJSON_CreateObject(), *params, *ex, *rules, *unexpected, *counts;
+	cJSON *o = cJSON_CreateObject(), *params, *ex, *rules, *unexpected, *other, *counts;
 	char cause_buf[1024], path[1024];
 	struct bn_err err = { 0 };
 	const char *outcome;
@@ -162,10 +182,14 @@ cJSON *bn_suite_judge(const struct bn_suite_entry *e, const cJSON *report,
 	for (int i = 0; i < e->n_rules; i++)
 		cJSON_AddItemToArray(rules, cJSON_CreateString(e->rules[i]));
 	unexpected = cJSON_CreateArray();
-	outcome = judge(e, report, exit_code, cause, unexpected, cause_buf, sizeof(cause_buf));
+	other = cJSON_CreateArray();
+	outcome = judge(e, report, exit_code, cause, unexpected, other, cause_buf, sizeof(cause_buf));
 	cJSON_AddStringToObject(o, "outcome", outcome);
 	cJSON_AddBoolToObject(o, "as_expected", cJSON_GetArraySize(unexpected) == 0);
 	cJSON_AddItemToObject(o, "unexpected", unexpected);
+	if (report)
+		cJSON_AddStringToObject(o, "judges", bn_report_json_judges(report));
+	cJSON_AddItemToObject(o, "other_side", other);
 	cJSON_AddNumberToObject(o, "exit_code", exit_code);
 	cJSON_AddItemToObject(o, "cause", str_or_null(cause_buf));
 	cJSON_AddNumberToObject(o, "wall_s", wall_s);

@@ -151,6 +151,55 @@ expect_out "the failing rule is linked to its plot" "ok,"
 grep -q 'href="#plot-[0-9]*">plot</a>' "$R/fail/report.html" && ok "failing rows link down to plots" ||
 	bad "no plot link in the failing page"
 
+# A device run on a port that breaks a port rule (cdp-late: a CDP that
+# answers VDM_SRC 60 ms late, past TVDMSRC_EN max): the port rule fails
+# (side port), no device rule fails, the detection rules it broke are
+# inconclusive naming the port, the run exits 0 (a port's failure is not
+# the device's), and the page shows the port's verdict beside the
+# device's (docs/port-dependencies.md). The scenario is cdp.scn without
+# its expectations (which a late CDP makes fail) and with the port rules.
+sed -e '/^expect/d' -e 's/^check .*/check    bc12.dcd bc12.det bc12.cur bc12.port/' \
+	scripts/scenarios/cdp.scn >"$TMP/cdp-late-device.scn"
+expect_exit "a device on a CDP that answers late: not the device's failure" 0 \
+	"$BCBENCH" run -q --port cdp-late --out "$R/late" "$TMP/cdp-late-device.scn"
+if "$PY" - "$R/late/report.json" >"$TMP/late.out" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+res = {r["id"]: r for r in d["results"]}
+p = res["bc12.port.tvdmsrc_en"]
+assert p["verdict"] == "fail" and p["side"] == "port", ("tvdmsrc_en", p["verdict"], p["side"])
+dev_fail = [r["id"] for r in d["results"] if r.get("side") == "device" and r["verdict"] == "fail"]
+assert not dev_fail, ("device rules failed", dev_fail)
+for rid in ("bc12.det.port_type", "bc12.det.vdm_src"):
+    r = res[rid]
+    assert r["verdict"] == "inconclusive" and "the port (cdp-late)" in r.get("reason", ""), (rid, r["verdict"], r.get("reason"))
+assert d["judges"] == "device", d["judges"]
+assert d["verdicts"]["port"] == "not-compliant", d["verdicts"]
+assert d["verdict"] == d["verdicts"]["device"] != "not-compliant", d["verdicts"]
+assert d["status"]["exit_code"] == 0, d["status"]
+print("port rule failed; device rules it broke inconclusive naming the port; verdicts", d["verdicts"])
+PY
+then ok "$(cat "$TMP/late.out")"; else bad "cdp-late device run: $(tail -3 "$TMP/late.out")"; fi
+expect_exit "its page passes the DOM check (the port's verdict beside the device's)" 0 dom \
+	--verdict not-demonstrated --lanes VBUS,IBUS,DP,DM --bands $BANDS_DETECT "$R/late/report.html"
+show
+has "the header names the port's failed rule" "$R/late/report.html" \
+	'data-side="port">The port: not compliant (bc12.port.tvdmsrc_en)</div>'
+has "the port's results under their own heading" "$R/late/report.html" "<h2 id=\"results-other\">The port's results</h2>"
+expect_exit "report text of it" 0 "$BCBENCH" report text "$R/late/report.json"
+expect_out "text: the port's verdict, not the device's" "the port: not compliant (bc12.port.tvdmsrc_en): reported, not the device's verdict"
+expect_out "text: the port rule says its side" "bc12.port.tvdmsrc_en [the port]:"
+# A page that leaves the port's verdict out, or shows a port row as the
+# device's, fails the DOM check.
+sed 's|<div id="verdict-other"|<div id="verdict-gone"|' "$R/late/report.html" >"$R/late/no-other.html"
+expect_exit "a page without the port's verdict fails" 1 dom --report "$R/late/report.json" "$R/late/no-other.html"
+expect_out "naming it" "0 #verdict-other, the port judged something"
+sed 's|data-id="bc12.port.tvdmsrc_en" data-verdict="fail" data-side="port"|data-id="bc12.port.tvdmsrc_en" data-verdict="fail" data-side="device"|' \
+	"$R/late/report.html" >"$R/late/wrong-side.html"
+expect_exit "a port row said to be the device's fails" 1 dom --report "$R/late/report.json" "$R/late/wrong-side.html"
+expect_out "naming it" "row bc12.port.tvdmsrc_en (results["
+rm -f "$R/late/no-other.html" "$R/late/wrong-side.html"
+
 # 45 minutes of a dead battery at 10 kHz (27 M frames a channel): the
 # page's size does not follow the capture's length. The bound stated in
 # docs/report-html.md for a scenario's page is 1 MB; the same scenario
@@ -227,8 +276,10 @@ mkdir -p "$TMP/v1"
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["schema"] = "bcbench-report/1"
-for k in ("verdict", "record", "limits", "artifacts_sha256"):
+for k in ("verdict", "record", "limits", "artifacts_sha256", "judges", "verdicts"):
     d.pop(k, None)
+for r in d["results"]:
+    r.pop("side", None)
 d["tool"].pop("commit", None)
 d["artifacts"].pop("html", None)
 json.dump(d, open(sys.argv[2], "w"), indent=1)
@@ -294,6 +345,7 @@ variant("lie", lie)
 variant("unknown", lambda d: d["results"][0].__setitem__("verdict", "FAIL"))
 def far(d):
     d["verdict"] = "not-compliant"
+    d["verdicts"]["device"] = "not-compliant"
     d["results"][0]["verdict"] = "fail"
     d["results"][0]["window"] = {"t0_s": 1e15, "t1_s": 1e15}
 variant("far", far)
@@ -304,6 +356,12 @@ variant("hostile", hostile)
 PY
 expect_exit "a record whose verdict its results contradict" 2 "$BCBENCH" report html "$TMP/lie/report.json"
 expect_err "is refused as not consistent" "the record is not consistent"
+# /3: a side's stored verdict its results contradict is refused too
+"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); d["verdicts"]["port"]="not-compliant"; json.dump(d,open(sys.argv[2],"w"))' \
+	"$R/pass/report.json" "$TMP/lie-port.json"
+expect_exit "a record whose port verdict its results contradict" 2 "$BCBENCH" report html --out "$TMP/lp.html" "$TMP/lie-port.json"
+expect_err "is refused, naming the side" '"verdicts": {"port"} says not-compliant'
+rm -f "$TMP/lie-port.json"
 expect_exit "a result with an unknown verdict" 2 "$BCBENCH" report text "$TMP/unknown/report.json"
 expect_err "is refused, naming it" 'results[0]: "verdict" is not one of'
 cp "$R/pass/capture.sr" "$R/pass/events.json" "$TMP/far/"
@@ -351,8 +409,15 @@ expect_exit "not a record" 2 "$BCBENCH" report html tests/data/html/suite-broken
 expect_exit "--out with two files" 2 "$BCBENCH" report html --out x.html "$R/pass/report.json" "$R/fail/report.json"
 
 for s in $SHOTS; do echo "     screenshot: $s"; done
+# The validator checks what a schema cannot: a /3 record's verdicts agree
+# with its results (the lying record says compliant over a failure).
+mkdir -p "$TMP/lie-only" && cp "$TMP/lie/report.json" "$TMP/lie-only/"
+expect_exit "validate_records refuses a record whose verdicts its results contradict" 1 \
+	/usr/bin/python3 tests/integration/validate_records.py "$TMP/lie-only"
+expect_out "naming the side" "verdicts/device: says 'compliant', its results give 'not-compliant'"
+rm -r "$TMP/lie-only"
 # (the records made hostile on purpose above are not records to validate)
-validate_records "$TMP" hostile/report.json unknown/report.json
+validate_records "$TMP" hostile/report.json unknown/report.json lie/report.json
 
 echo "html: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

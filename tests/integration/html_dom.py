@@ -223,6 +223,7 @@ EXTRACT_JS = r"""
   };
   const rowsOf = t => t ? q('tr', t).filter(tr => tr.querySelector('td')) : [];
   const rulesTable = document.getElementById('rules');
+  const otherTable = document.getElementById('rules-other');
   const eventsTable = document.getElementById('events');
   const filesTable = document.getElementById('files');
   const matrix = document.getElementById('matrix');
@@ -233,15 +234,19 @@ EXTRACT_JS = r"""
     const links = q('a.plot-link', tr).map(a => attr(a, 'href'));
     links.forEach(h => { if (h && h.startsWith('#')) plotIds.add(h.slice(1)); });
     return {index: attr(tr, 'data-index'), id: attr(tr, 'data-id'),
-            verdict: attr(tr, 'data-verdict'), links: links,
-            inRules: !!rulesTable && rulesTable.contains(tr)};
+            verdict: attr(tr, 'data-verdict'), side: attr(tr, 'data-side'), links: links,
+            inRules: !!rulesTable && rulesTable.contains(tr),
+            inOther: !!otherTable && otherTable.contains(tr)};
   });
   const plots = {};
   plotIds.forEach(id => { plots[id] = byId(id); });
   return {
     title: document.title,
-    verdicts: q('[id="verdict"]').map(el => ({tag: el.tagName.toLowerCase(), verdict: attr(el, 'data-verdict')})),
+    verdicts: q('[id="verdict"]').map(el => ({tag: el.tagName.toLowerCase(), verdict: attr(el, 'data-verdict'), side: attr(el, 'data-side')})),
+    others: q('[id="verdict-other"]').map(el => ({verdict: attr(el, 'data-verdict'), side: attr(el, 'data-side'), text: el.textContent})),
     rulesTable: !!rulesTable,
+    rulesTableSide: rulesTable ? attr(rulesTable, 'data-side') : null,
+    otherTableSide: otherTable ? attr(otherTable, 'data-side') : null,
     rules: rules,
     plots: plots,
     figures: q('figure.plot').length,
@@ -275,10 +280,32 @@ def num(s):
     return v if math.isfinite(v) else None
 
 
-def expected_overall(report):
-    """The verdict the results and status give, by the rule of
-    bn_report_json_overall: never the record's own "verdict" on trust."""
-    results = report.get("results", [])
+def judges_of(report):
+    """The side a record judges: its "judges" (absent before
+    bcbench-report/3, or anything else: the device)."""
+    return "port" if report.get("judges") == "port" else "device"
+
+
+def side_of(report, res):
+    """The side a result judges: its own; a check without one (records
+    before /3) the device; an expectation or bench result the judged side."""
+    s = res.get("side")
+    if isinstance(s, str) and s:
+        return s
+    return "device" if res.get("kind") == "check" else judges_of(report)
+
+
+def side_judged(report, side):
+    return any(side_of(report, r) == side and r.get("verdict") in ("pass", "fail")
+               for r in report.get("results", []))
+
+
+def expected_overall(report, side=None):
+    """A side's verdict (the judged side's by default) from the results
+    and status, by the rule of bn_report_json_overall_side: never the
+    record's own "verdict" on trust."""
+    side = side or judges_of(report)
+    results = [r for r in report.get("results", []) if side_of(report, r) == side]
     n_pass = sum(r.get("verdict") == "pass" for r in results)
     n_fail = sum(r.get("verdict") == "fail" and r.get("severity") != "warning" for r in results)
     n_open = sum(r.get("verdict") in ("inconclusive", "error") for r in results)
@@ -421,14 +448,43 @@ def check_report_page(f, fails, report, args):
     if report.get("verdict") is not None and report["verdict"] != computed:
         fails.append("the record's \"verdict\" %r contradicts its results and status (%r)" %
                      (report["verdict"], computed))
+    for side, v in (report.get("verdicts") or {}).items():
+        want_side = expected_overall(report, side) if (side_judged(report, side) or side == judges_of(report)) else None
+        if v != want_side:
+            fails.append("the record's \"verdicts\".%s %r contradicts its results and status (%r)" % (side, v, want_side))
     want = args.verdict or computed
     check_verdict(f, fails, want, OVERALL)
+    judges = judges_of(report)
+    other = "port" if judges == "device" else "device"
+    if f["verdicts"] and f["verdicts"][0]["side"] != judges:
+        fails.append("#verdict data-side %r, the record judges the %s" % (f["verdicts"][0]["side"], judges))
+    # the other side's verdict: shown exactly when that side judged anything
+    if side_judged(report, other):
+        want_other = expected_overall(report, other)
+        if len(f["others"]) != 1:
+            fails.append("%d #verdict-other, the %s judged something" % (len(f["others"]), other))
+        else:
+            o = f["others"][0]
+            if o["side"] != other or o["verdict"] != want_other:
+                fails.append("#verdict-other says the %s %r, the record the %s %r" %
+                             (o["side"], o["verdict"], other, want_other))
+            for r in report.get("results", []):
+                if (side_of(report, r) == other and r.get("verdict") == "fail" and
+                        r.get("severity") != "warning" and r.get("id") not in o["text"]):
+                    fails.append("#verdict-other does not name %s, which failed" % r.get("id"))
+                    break
+    elif f["others"]:
+        fails.append("#verdict-other shown, but the %s judged nothing" % other)
     if not f["rulesTable"]:
         fails.append('no <table id="rules">')
+    elif f["rulesTableSide"] != judges:
+        fails.append("table#rules data-side %r, the record judges the %s" % (f["rulesTableSide"], judges))
+    if f["otherTableSide"] not in (None, other):
+        fails.append("table#rules-other data-side %r, not the %s" % (f["otherTableSide"], other))
     seen = {}
     for r in f["rules"]:
-        if not r["inRules"]:
-            fails.append("tr.rule %s outside table#rules" % r["id"])
+        if not r["inRules"] and not r["inOther"]:
+            fails.append("tr.rule %s outside table#rules and table#rules-other" % r["id"])
         seen.setdefault(r["index"], []).append(r)
     for i, res in enumerate(results):
         rows = seen.pop(str(i), [])
@@ -442,6 +498,12 @@ def check_report_page(f, fails, report, args):
             fails.append("row data-index=%d says data-id %r, the record %r" % (i, row["id"], res.get("id")))
         if row["verdict"] != res.get("verdict"):
             fails.append("row %s (results[%d]) says %r, the record %r" % (res.get("id"), i, row["verdict"], res.get("verdict")))
+        side = side_of(report, res)
+        if row["side"] != side:
+            fails.append("row %s (results[%d]) says side %r, the record %r" % (res.get("id"), i, row["side"], side))
+        elif (side == judges) != row["inRules"] or (side != judges) != row["inOther"]:
+            fails.append("row %s (the %s's) is in the %s table" %
+                         (res.get("id"), side, "judged side's" if row["inRules"] else "other side's"))
     for idx, rows in seen.items():
         fails.append("row data-index=%r (%s) matches no result of the record" % (idx, rows[0]["id"]))
     for i, res in enumerate(results):

@@ -388,6 +388,45 @@ static void test_diff__added_failing(void **state)
 	cJSON_Delete(base);
 }
 
+/* Sides: a port rule that newly fails in a device record is the port's
+ * change, not the record's regression (its line says the port); in a
+ * record that judges the port it is a new failure. */
+static void test_diff__port_failure_in_a_device_run(void **state)
+{
+	cJSON *base = load_base(), *new_doc, *port;
+	struct bn_diff_counts c;
+	char *text = NULL;
+
+	set(base, "schema", cJSON_CreateString("bcbench-report/3"));
+	port = cJSON_Duplicate(result(base, "bc12.cur.idev_chg"), true);
+	set(port, "id", cJSON_CreateString("bc12.port.vchg"));
+	set(port, "side", cJSON_CreateString("port"));
+	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(base, "results"), port);
+	new_doc = cJSON_Duplicate(base, true);
+	set_verdict(new_doc, "bc12.port.vchg", "fail");
+	assert_int_equal(diff_ok(base, new_doc, 10, &c, &text), 0);
+	assert_int_equal(c.n[BN_DIFF_NEW_FAILURE], 0);
+	assert_int_equal(c.n[BN_DIFF_CHANGED], 1);
+	assert_has(text, "bc12.port.vchg [the port]: pass -> fail");
+	free(text);
+	text = NULL;
+	/* and back: not a fix of the record either */
+	assert_int_equal(diff_ok(new_doc, base, 10, &c, &text), 0);
+	assert_int_equal(c.n[BN_DIFF_FIXED], 0);
+	assert_int_equal(c.n[BN_DIFF_CHANGED], 1);
+	free(text);
+	text = NULL;
+	/* a record that judges the port: its regression */
+	set(base, "judges", cJSON_CreateString("port"));
+	set(new_doc, "judges", cJSON_CreateString("port"));
+	assert_int_equal(diff_ok(base, new_doc, 10, &c, &text), 1);
+	assert_int_equal(c.n[BN_DIFF_NEW_FAILURE], 1);
+	assert_has(text, "new failures (1):\n");
+	free(text);
+	cJSON_Delete(new_doc);
+	cJSON_Delete(base);
+}
+
 static void test_diff__new_inconclusive(void **state)
 {
 	cJSON *base = load_base(), *new_doc = cJSON_Duplicate(base, true);
@@ -589,7 +628,7 @@ static void test_diff__report_vs_suite(void **state)
 	char *text = NULL;
 
 	assert_int_equal(run_diff(rep, s, 10, &c, &text, &err), BN_ERR_DATA);
-	assert_msg_has(&err, "base is a report (bcbench-report/2) and new is a suite record");
+	assert_msg_has(&err, "base is a report (bcbench-report/3) and new is a suite record");
 	assert_int_equal(c.regressions, 0);
 	free(text);
 	bn_err_clear(&err);
@@ -745,6 +784,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_diff__gone),
 		cmocka_unit_test(test_diff__added_failing),
 		cmocka_unit_test(test_diff__new_inconclusive),
+		cmocka_unit_test(test_diff__port_failure_in_a_device_run),
 		cmocka_unit_test(test_diff__new_error),
 		cmocka_unit_test(test_diff__run_aborted),
 		cmocka_unit_test(test_diff__suite_self),

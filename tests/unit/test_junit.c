@@ -131,7 +131,10 @@ static cJSON *get(const cJSON *o, const char *key)
 
 static void set_str(cJSON *o, const char *key, const char *value)
 {
-	cJSON_ReplaceItemInObjectCaseSensitive(o, key, cJSON_CreateString(value));
+	if (cJSON_GetObjectItemCaseSensitive(o, key))
+		cJSON_ReplaceItemInObjectCaseSensitive(o, key, cJSON_CreateString(value));
+	else
+		cJSON_AddStringToObject(o, key, value);
 }
 
 static cJSON *entry_at(const cJSON *doc, int i)
@@ -900,6 +903,73 @@ static void test_junit__report_by_path(void **state)
 	cJSON_Delete(doc);
 }
 
+/* Sides: every result's testcase says the side it judges (group, as the
+ * schema allows); a port's failure in an entry that judges the device is
+ * reported in its system-out, not a failure of the entry, and the other
+ * way round; expectations belong to the side judged. Classnames stay
+ * "bcbench." + the entry's id. Valid against the schema. */
+static void test_junit__sides(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = { 0 };
+	cJSON *doc = make_doc(), *e, *res, *r;
+	char *xml, *tc, path[512];
+
+	e = add_entry(doc, "pass/cdp-late/ref", "pass", NULL, "pass", 0);
+	res = add_report(e, "completed", "reference");
+	set_str(cJSON_GetObjectItemCaseSensitive(e, "report"), "schema", "bcbench-report/3");
+	r = add_result(res, "bc12.port.tvdmsrc_en", "fail", "the CDP answers in time");
+	set_str(r, "side", "port");
+	set_measure(r, 0.06, "s", "TVDMSRC_EN", NAN, 0.02, -0.04, "answered 60 ms late");
+	r = add_result(res, "bc12.det.port_type", "inconclusive", "port type");
+	set_str(r, "side", "device");
+	set_str(r, "reason", "the port (cdp-late) failed bc12.port.tvdmsrc_en: answered 60 ms late");
+	r = add_result(res, "expect.L9", "fail", "expect dut.port == cdp");
+
+	e = add_entry(doc, "pass/port/dcp", "pass", NULL, "pass", 0);
+	res = add_report(e, "completed", "probe");
+	set_str(cJSON_GetObjectItemCaseSensitive(e, "report"), "schema", "bcbench-report/3");
+	set_str(cJSON_GetObjectItemCaseSensitive(e, "report"), "judges", "port");
+	r = add_result(res, "bc12.det.vdp_src", "fail", "VDP_SRC held");
+	set_str(r, "side", "device");
+	r = add_result(res, "bc12.port.vchg", "fail", "VBUS within VCHG");
+	set_str(r, "side", "port");
+
+	xml = render(state, doc, &err);
+	assert_non_null(xml);
+	tc = testcase(xml, "bcbench.pass.cdp-late.ref", "bc12.port.tvdmsrc_en: the CDP answers in time");
+	assert_has(tc, "group=\"port\"");
+	assert_lacks(tc, "<failure");
+	assert_has(tc, "failure of the port, reported (the entry judges the device: does not fail it)");
+	assert_has(tc, "answered 60 ms late");
+	free(tc);
+	tc = testcase(xml, "bcbench.pass.cdp-late.ref", "bc12.det.port_type: port type");
+	assert_has(tc, "group=\"device\"");
+	assert_has(tc, "<skipped");
+	free(tc);
+	tc = testcase(xml, "bcbench.pass.cdp-late.ref", "expect: dut.port == cdp (line 9)");
+	assert_has(tc, "group=\"device\"");
+	assert_has(tc, "<failure");
+	free(tc);
+	assert_has(xml, "<property name=\"judges\" value=\"device\"/>");
+	/* the entry that judges the port */
+	tc = testcase(xml, "bcbench.pass.port.dcp", "bc12.det.vdp_src: VDP_SRC held");
+	assert_has(tc, "group=\"device\"");
+	assert_lacks(tc, "<failure");
+	assert_has(tc, "failure of the device, reported (the entry judges the port: does not fail it)");
+	free(tc);
+	tc = testcase(xml, "bcbench.pass.port.dcp", "bc12.port.vchg: VBUS within VCHG");
+	assert_has(tc, "group=\"port\"");
+	assert_has(tc, "<failure");
+	free(tc);
+	assert_has(xml, "<property name=\"judges\" value=\"port\"/>");
+	free(xml);
+	path_in(s, "sides.xml", path, sizeof(path));
+	assert_int_equal(write_xml(state, doc, path, &err), BN_OK);
+	assert_int_equal(xmllint_schema(s, path, 1), 0);
+	cJSON_Delete(doc);
+}
+
 #define SCRATCH(t) cmocka_unit_test_setup_teardown(t, scratch_setup, scratch_teardown)
 
 int main(void)
@@ -917,6 +987,7 @@ int main(void)
 		SCRATCH(test_junit__bad_doc),
 		SCRATCH(test_junit__empty_suite),
 		SCRATCH(test_junit__schema_rejects),
+		SCRATCH(test_junit__sides),
 	};
 
 	return cmocka_run_group_tests_name("junit", tests, NULL, NULL);

@@ -253,6 +253,59 @@ static void test_suite__judge_outcomes(void **state)
 	assert_false(ok);
 }
 
+/* Sides: a port's failure in an entry that judges the device is shown
+ * (other_side), not counted; the same rule listed as expected to fail is
+ * the suite's business and satisfies it; in an entry that judges the port
+ * the device's failures are the ones shown. */
+static void test_suite__judge_sides(void **state)
+{
+	static const char *const rows[][3] = { { "bc12.det.port_type", "inconclusive", NULL },
+					       { "bc12.port.tvdmsrc_en", "fail", NULL } };
+	struct bn_suite_entry e = { .expect = BN_SUITE_EXPECT_PASS, .id = "x" };
+	cJSON *rep = report("completed", rows, 2), *o;
+	const cJSON *res, *other;
+	int i = 0;
+
+	(void)state;
+	cJSON_AddStringToObject(rep, "schema", "bcbench-report/3");
+	res = cJSON_GetObjectItemCaseSensitive(rep, "results");
+	cJSON_ArrayForEach(o, res) {
+		cJSON_AddStringToObject(o, "kind", "check");
+		cJSON_AddStringToObject(o, "side", i++ ? "port" : "device");
+	}
+	o = bn_suite_judge(&e, rep, SHA, 0, NULL, "entries/x", 0.1);
+	assert_non_null(o);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "outcome")->valuestring, "pass");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "as_expected")));
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "judges")->valuestring, "device");
+	other = cJSON_GetObjectItemCaseSensitive(o, "other_side");
+	assert_int_equal(cJSON_GetArraySize(other), 1);
+	assert_non_null(strstr(cJSON_GetArrayItem(other, 0)->valuestring,
+			       "bc12.port.tvdmsrc_en failed (the port's; the entry judges the device: "
+			       "not counted)"));
+	cJSON_Delete(o);
+
+	/* listed as expected to fail: xfail, not "other" */
+	e.expect = BN_SUITE_EXPECT_FAIL;
+	e.n_rules = 1;
+	snprintf(e.rules[0], sizeof(e.rules[0]), "bc12.port.tvdmsrc_en");
+	o = bn_suite_judge(&e, rep, SHA, 0, NULL, "entries/x", 0.1);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "outcome")->valuestring, "xfail");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "other_side")), 0);
+	cJSON_Delete(o);
+
+	/* a record judging the port: its failure counts */
+	e.expect = BN_SUITE_EXPECT_PASS;
+	e.n_rules = 0;
+	cJSON_AddStringToObject(rep, "judges", "port");
+	o = bn_suite_judge(&e, rep, SHA, 1, NULL, "entries/x", 0.1);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "outcome")->valuestring, "fail");
+	assert_false(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "as_expected")));
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "judges")->valuestring, "port");
+	cJSON_Delete(o);
+	cJSON_Delete(rep);
+}
+
 static const char *str_at(const cJSON *o, const char *a, const char *b)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, a), b);
@@ -319,6 +372,7 @@ int main(void)
 		cmocka_unit_test(test_suite__errors_name_file_line_col),
 		cmocka_unit_test(test_suite__shards_deal_every_entry_once_longest_first),
 		cmocka_unit_test(test_suite__judge_outcomes),
+		cmocka_unit_test(test_suite__judge_sides),
 		cmocka_unit_test(test_suite__judge_record_says_why),
 	};
 

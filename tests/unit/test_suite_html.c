@@ -124,6 +124,13 @@ static cJSON *report_v(const char *const *res)
 	return rep;
 }
 
+static const char *bn_jstr_test(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
 #define REPORT(...) report_v((const char *const[]){ __VA_ARGS__, NULL })
 
 /* The entry as bcbench suite records it, its report (if any) written to
@@ -426,6 +433,56 @@ static void test_suite_html__verdict_compliant(void **state)
 	cJSON_Delete(doc);
 }
 
+/* A device entry whose port failed: the port's failure is shown (its cell
+ * says its side, the other side's section lists it) and does not make the
+ * entry, or the suite, not compliant. */
+static void test_suite_html__other_side(void **state)
+{
+	const struct scratch *s = *state;
+	cJSON *e[4], *doc, *rep, *r;
+	int n = 0;
+	char *html, *row;
+
+	add_good(s, e, &n);
+	rep = REPORT("bc12.det.port_type=pass", "bc12.port.tvdmsrc_en=fail");
+	cJSON_ReplaceItemInObjectCaseSensitive(rep, "schema", cJSON_CreateString("bcbench-report/3"));
+	cJSON_AddStringToObject(rep, "judges", "device");
+	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(rep, "results"))
+		cJSON_AddStringToObject(r, "side", strncmp(bn_jstr_test(r, "id"), "bc12.port.", 10)
+							   ? "device" : "port");
+	e[n] = entry(s, n, "late", rep, "pass", true, NULL, NULL);
+	cJSON_AddStringToObject(e[n], "judges", "device");
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(e[n], "other_side"),
+			     cJSON_CreateString("bc12.port.tvdmsrc_en failed (the port's; the entry "
+						"judges the device: not counted)"));
+	n++;
+	doc = suite_of("late", e, n);
+	html = render(s, doc, NULL, NULL);
+	assert_has(html, "data-verdict=\"compliant\" class=\"banner verdict v-compliant\"");
+	assert_has(html, "<p>Every entry did what the suite expects.</p>");
+	assert_cell(html, "late", "bc12.port.tvdmsrc_en", "fail");
+	row = row_of(html, "late");
+	assert_has(row, "data-judges=\"device\"");
+	assert_has(row, "data-side=\"port\" data-other-side=\"true\" title=\"port side: fail");
+	assert_has(row, "data-side=\"device\" title=\"device side: pass");
+	free(row);
+	assert_has(html, "<section id=\"other-side\">");
+	assert_has(html, "<li data-entry=\"late\"><b>late</b> (judges the device)<ul><li>"
+			 "bc12.port.tvdmsrc_en failed (the port&#39;s; the entry judges the device: "
+			 "not counted)</li>");
+	free(html);
+	cJSON_Delete(doc);
+
+	/* no other side's failure: no section */
+	n = 0;
+	add_good(s, e, &n);
+	doc = suite_of("good", e, n);
+	html = render(s, doc, NULL, NULL);
+	assert_lacks(html, "id=\"other-side\"");
+	free(html);
+	cJSON_Delete(doc);
+}
+
 /* A report changed since the suite ran: refused, naming the entry and the
  * file; nothing written. */
 static void test_suite_html__report_changed(void **state)
@@ -598,6 +655,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_suite_html__deterministic, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_suite_html__escaping, scratch_setup,
+						scratch_teardown),
+		cmocka_unit_test_setup_teardown(test_suite_html__other_side, scratch_setup,
 						scratch_teardown),
 		cmocka_unit_test_setup_teardown(test_suite_html__not_a_suite, scratch_setup,
 						scratch_teardown),
