@@ -999,12 +999,16 @@ static void test_golden_port__every_port_rule_has_a_breaker(void **state)
 /* ---- 3. the reference device on faulty ports ---- */
 
 /* Device rules that FAIL today on a faulty port although the device is
- * right, until a device rule lists the port rule it rests on (struct
- * bn_rule port_deps) and the engine turns that FAIL into INCONCLUSIVE
- * naming the port. The test holds each entry to still failing, so the
- * list empties as the rules learn their dependencies. */
+ * right: the engine turns a device rule's FAIL into INCONCLUSIVE naming
+ * the port only when a port rule it rests on (struct bn_rule port_deps)
+ * FAILs in the same session. The test holds each entry to still failing,
+ * so the list empties as the rules are mended. */
 static const char *const known_excuse[][3] = {
-	/* the leak lifts D+ during DCD to where the rule reads VDP_SRC */
+	/* The leak lifts D+ during DCD (IDP_SRC into 2 V / 150 kohm) to about
+	 * 0.5 V, where the rule reads VDP_SRC: "primary detection began 5 ms
+	 * after VBUS valid with no data contact seen". primary_start rests on
+	 * bc12.port.rdcp_dat only, and bc12.port.leakage cannot fail on a
+	 * device run (it needs the probe's known currents): inconclusive. */
 	{ "dcp-leaky", "dcp-1a", "bc12.det.primary_start" },
 };
 
