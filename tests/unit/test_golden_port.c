@@ -30,6 +30,7 @@
 
 #include "lib/harness.h"
 #include "checks/check.h"
+#include "core/conditions.h"
 #include "core/json.h"
 #include "firmware/probe_fw.h"
 #include "report/report.h"
@@ -616,6 +617,17 @@ static void test_golden_port__shutdown_as_loaded(void **state)
 	assert_true(vmax < 0.1);
 	rig_free(&g);
 
+	/* the compliant way: folded below VDCP_SHTDWN first, then off, back in 1 s */
+	rig_init(&g, "dcp", "dcp-fold-shutdown", 10e3);
+	assert_true(g.charger.compliant == 1);
+	load_plan(&g, dcp_plan, 8, v, ts);
+	vbus_range(&g.rec, ts[6], ts[6] + MS(4), &vmin, &vmax);
+	assert_true(vmax < shtdwn && vmin > 0.5);
+	assert_true(at(&g.rec, ts[6] + MS(10))->v[BN_CH_VBUS] < 0.1);
+	rig_run(&g, ts[6] + MS(1100));
+	assert_true(at(&g.rec, ts[6] + MS(1090))->v[BN_CH_VBUS] > lim_min("VCHG"));
+	rig_free(&g);
+
 	rig_init(&g, "dcp", "dcp-1a", 100e3);
 	load_plan(&g, dcp_plan, 8, v, ts);
 	for (int k = 0; k < g.rec.n; k++)
@@ -627,6 +639,8 @@ static void test_golden_port__shutdown_as_loaded(void **state)
 }
 
 /* ---- 2. the matrix ---- */
+
+static bool port_rules_in_build(void);
 
 #define MAX_ROWS 64
 #define MAX_RULES 12
@@ -803,6 +817,64 @@ static void test_golden_port__scenarios_judge_the_port(void **state)
 		assert_string_equal(rep.judges, "device");
 		bn_report_free(&rep);
 	}
+}
+
+/* The port scenarios as shipped (dcp-typ, cdp-typ: compliant with room;
+ * port-dcp-recovery behind dcp-fold-shutdown, which shuts down as a port
+ * may) pass every port rule that applies, under ideal and under realistic
+ * measurement; the only other verdict allowed is recovery's inconclusive
+ * where nothing shut down. */
+static void test_golden_port__reference_ports_pass_every_port_rule(void **state)
+{
+	static const char *const scns[] = { "port-dcp", "port-cdp", "port-dcp-recovery" };
+	static struct bn_conditions realistic;
+	char path[512];
+	struct bn_err err = { 0 };
+	int bad = 0;
+
+	(void)state;
+	if (!port_rules_in_build())
+		skip();
+	bn_test_path("profiles/conditions/realistic.json", path, sizeof(path));
+	if (bn_conditions_load(path, &realistic, &err) < 0)
+		fail_msg("%s", err.msg);
+	for (int i = 0; i < 3; i++)
+		for (int real = 0; real < 2; real++) {
+			char spath[512], rel[128];
+			struct bn_run_opts o = { .datadir = bn_test_srcdir() };
+			struct bn_report rep;
+			int n_pass = 0;
+
+			snprintf(rel, sizeof(rel), "scripts/scenarios/%s.scn", scns[i]);
+			bn_test_path(rel, spath, sizeof(spath));
+			o.scenario_path = spath;
+			o.conditions = real ? &realistic : NULL;
+			bn_report_init(&rep);
+			if (bn_run_scenario(&o, &rep, &err) != BN_OK)
+				fail_msg("%s: %s", scns[i], err.msg);
+			for (int k = 0; k < rep.n_results; k++) {
+				const struct bn_result *r = &rep.results[k];
+				bool idle_recovery = !strcmp(r->id, "bc12.port.recovery") &&
+						     r->verdict == BN_VERDICT_INCONCLUSIVE &&
+						     strstr(r->reason, "never shut down");
+
+				if (strcmp(r->side, "port"))
+					continue;
+				n_pass += r->verdict == BN_VERDICT_PASS;
+				if (r->verdict == BN_VERDICT_PASS || r->verdict == BN_VERDICT_SKIPPED ||
+				    idle_recovery)
+					continue;
+				print_error("%s (%s): %s %s (%s)\n", scns[i], real ? "realistic" : "ideal",
+					    r->id, bn_verdict_name(r->verdict), r->reason);
+				bad++;
+			}
+			if (n_pass < 6) {
+				print_error("%s: only %d port rules passed\n", scns[i], n_pass);
+				bad++;
+			}
+			bn_report_free(&rep);
+		}
+	assert_int_equal(bad, 0);
 }
 
 /* Every charging-port profile and every shipped charger has a row; a
@@ -1074,6 +1146,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_golden_port__transients_as_loaded),
 		cmocka_unit_test(test_golden_port__shutdown_as_loaded),
 		cmocka_unit_test(test_golden_port__scenarios_judge_the_port),
+		cmocka_unit_test(test_golden_port__reference_ports_pass_every_port_rule),
 		cmocka_unit_test(test_golden_port__matrix_covers_every_profile),
 		cmocka_unit_test(test_golden_port__matrix_both_ways),
 		cmocka_unit_test(test_golden_port__every_port_rule_has_a_breaker),
