@@ -17,6 +17,7 @@
 #include "core/limits.h"
 #include "core/log.h"
 #include "firmware/fw_load.h"
+#include "firmware/probe_fw.h"
 #include "hil/poll_cap.h"
 #include "hil/sigrok_cap.h"
 #include "hil/usb_desc.h"
@@ -1558,6 +1559,16 @@ static void report_configs(struct bn_report *rep, const struct bn_usb_desc *usb)
 	}
 }
 
+/* The side the record judges: a run whose dut runs the bench's built-in
+ * probe (profiles/duts/bench-probe.json) drives the port, so it judges
+ * the port; any other run judges the device. */
+static void set_judges(struct run_ctx *c)
+{
+	bool probe = c->fw.fw && !c->fw.dl && !strcmp(c->fw.fw->name, "probe");
+
+	snprintf(c->rep->judges, sizeof(c->rep->judges), "%s", probe ? "port" : "device");
+}
+
 static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 {
 	struct bn_report *rep = c->rep;
@@ -1573,6 +1584,7 @@ static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 	rep->rate_hz = c->rate_hz;
 	rep->channel_mask = c->chan_mask;
 	report_configs(rep, usb);
+	set_judges(c);
 }
 
 static unsigned real_events(const struct run_ctx *c);
@@ -1592,6 +1604,7 @@ static void checks_charger(const struct run_ctx *c, const struct bn_charger *ch,
 		return;
 	ctx->charger_name = ch->name;
 	ctx->charger_rated_a = ch->rated_a;
+	ctx->charger_compliant = ch->compliant;
 	if (!c->o->real_bench)
 		ctx->cable_ohm = ch->cable_ohm;
 }
@@ -1610,7 +1623,9 @@ static void checks_probe(const struct run_ctx *c, struct bn_check_ctx *ctx)
 	ctx->probe.present = true;
 	ctx->probe.sec_after_s = NAN;
 	if (c->o->real_bench)
-		return;
+		return; /* the fixture's networks: not declared yet */
+	/* from releasing VDP_SRC to applying VDM_SRC: the probe's release gap */
+	ctx->probe.sec_after_s = probe_fw_timing.release_us / 1e6;
 	ctx->probe.idp_src_a = c->dut.phy.idp_src_a;
 	ctx->probe.vdp_src_v = c->dut.phy.vdp_src_v;
 	ctx->probe.idm_sink_a = c->dut.phy.idm_sink_a;

@@ -111,14 +111,24 @@ static void test_run__every_scenario_passes_and_detects_its_port(void **state)
 		/* A deliberately faulty device is the golden matrix's business. */
 		if (strstr(g.gl_pathv[i], "/faulty-"))
 			continue;
+		/* A port scenario judges the port (tests/unit/test_golden_port.c). */
+		if (strstr(g.gl_pathv[i], "/port-"))
+			continue;
 		run_file(g.gl_pathv[i], &r, NULL);
 		if (r.rc != BN_OK)
 			fail_msg("%s: %s", g.gl_pathv[i], r.err.msg);
 		bn_report_totals(&r.rep, totals);
+		/* A port rule failing on a faulty charger is the port's verdict,
+		 * reported beside the device's, not the device's. */
+		for (int k = 0; k < r.rep.n_results; k++)
+			if (!strcmp(r.rep.results[k].side, "port") &&
+			    r.rep.results[k].verdict == BN_VERDICT_FAIL)
+				totals[BN_VERDICT_FAIL]--;
 		if (r.rep.status != BN_RUN_COMPLETED || totals[BN_VERDICT_FAIL] ||
 		    totals[BN_VERDICT_ERROR]) {
 			for (int k = 0; k < r.rep.n_results; k++)
-				if (r.rep.results[k].verdict == BN_VERDICT_FAIL)
+				if (r.rep.results[k].verdict == BN_VERDICT_FAIL &&
+				    strcmp(r.rep.results[k].side, "port"))
 					print_error("  %s: FAIL %s (%s) %s\n", g.gl_pathv[i],
 						    r.rep.results[k].text, r.rep.results[k].measured_str,
 						    r.rep.results[k].reason);
