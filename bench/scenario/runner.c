@@ -19,6 +19,7 @@
 #include "firmware/fw_load.h"
 #include "hil/poll_cap.h"
 #include "hil/sigrok_cap.h"
+#include "hil/supply_follow.h"
 #include "hil/usb_desc.h"
 #include "hil/usb_host.h"
 #include "scenario/expect.h"
@@ -127,6 +128,12 @@ struct run_ctx {
 	} *moves;
 	int n_moves, next_move;
 	const struct bn_port_profile *cur_port;
+	/* A real supply playing the charger profile in a quasi-static loop
+	 * (o->supply_follow, hil/supply_follow.h): on while following. */
+	struct bn_follow follow;
+	struct bn_follow_charger follow_chg;
+	bool following;
+	double follow_t0_s;          /* bench time the supply turned on */
 };
 
 static double now_wall_s(void)
@@ -778,6 +785,8 @@ static void sleep_until_wall(double t_s)
 	}
 }
 
+static int bench_supply_follow(struct run_ctx *c, struct bn_err *err);
+
 /* A wait on a real bench (real instruments, a capture device, the
  * device's console) runs in real time, 10 ms at a step. */
 static int wait_paced(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
@@ -796,6 +805,8 @@ static int wait_paced(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
 		sleep_until_wall(c->wall0_s + bn_time_to_s(step));
 		beacon_beat(c, step);
 		rc = drain_real(c, err);
+		if (rc == BN_OK)
+			rc = bench_supply_follow(c, err);
 	}
 	return rc;
 }
@@ -1354,14 +1365,102 @@ static int bench_load(struct run_ctx *c, double amps, struct bn_err *err)
 	return bench_fault(rc, err);
 }
 
+/* A real supply that follows the charger's curve: the voltage at the
+ * receptacle for the current it delivers, set as fast as it answers
+ * (hil/supply_follow.h). Refused by the hard limits: nothing is sent. */
+static int bench_supply_follow_start(struct run_ctx *c, struct bn_err *err)
+{
+	struct bn_follow_opts fo = { .v_at = bn_follow_charger_v, .user = &c->follow_chg };
+	struct bn_err e = { 0 };
+	int rc;
+
+	bn_follow_charger_init(&c->follow_chg, &c->charger);
+	bn_follow_charger_bounds(&c->charger, &fo.v_max_v, &fo.ilim_a);
+	rc = bn_follow_start(&c->follow, c->sp, c->o->guard, &fo, &e);
+	if (rc < 0)
+		return bench_fault(bn_err_set(err, rc, "supply following charger %s: %s",
+					      c->charger.name, e.msg), err);
+	c->following = true;
+	c->follow_t0_s = bn_time_to_s(bn_world_now(c->world));
+	bn_report_event(c->rep, bn_world_now(c->world), "supply",
+			"the supply follows the charger's curve (less its cable) at the current it "
+			"reads");
+	return BN_OK;
+}
+
+/* One step of the loop when due. A supply that stops answering is the
+ * bench's fault: the run ends, the bench goes safe. */
+static int bench_supply_follow(struct run_ctx *c, struct bn_err *err)
+{
+	struct bn_err e = { 0 };
+	double t_s;
+	int rc;
+
+	if (!c->following || c->safed || !bn_follow_due(&c->follow))
+		return BN_OK;
+	t_s = bn_time_to_s(bn_world_now(c->world)) - c->follow_t0_s;
+	rc = bn_follow_step(&c->follow, t_s, &e);
+	if (rc < 0) {
+		c->following = false;
+		return bench_fault(bn_err_set(err, rc, "supply following charger %s at %.3f s: %s",
+					      c->charger.name, t_s, e.msg), err);
+	}
+	return BN_OK;
+}
+
+/* The loop's rate and what it cannot reproduce, as a result of kind
+ * "bench": a statement of the bench, not a verdict (skipped: it counts
+ * neither way). */
+static void bench_supply_follow_report(struct run_ctx *c)
+{
+	struct bn_follow_stats st;
+	struct bn_result *r;
+
+	if (!c->follow.sp)
+		return;
+	r = bn_report_add(c->rep);
+	if (!r)
+		return;
+	bn_follow_stats(&c->follow, &st);
+	bn_str_copy(r->id, sizeof(r->id), "bench.supply_follow");
+	bn_str_copy(r->kind, sizeof(r->kind), "bench");
+	bn_str_fmt(r->text, sizeof(r->text), "the supply plays charger %s: its curve's voltage at "
+		   "the current it delivers, quasi-statically", c->charger.name);
+	r->verdict = BN_VERDICT_SKIPPED;
+	r->has_measured = true;
+	r->measured = st.loop_hz;
+	bn_str_copy(r->unit, sizeof(r->unit), "Hz");
+	r->limit_min = r->limit_max = NAN;
+	r->t0_us = bn_time_from_s(c->follow_t0_s);
+	r->t1_us = bn_world_now(c->world);
+	bn_follow_describe(&st, r->reason, sizeof(r->reason));
+	r->n_figures = 4;
+	bn_str_copy(r->figures[0].name, sizeof(r->figures[0].name), "loop_rate");
+	r->figures[0].value = st.loop_hz;
+	bn_str_copy(r->figures[0].unit, sizeof(r->figures[0].unit), "Hz");
+	bn_str_copy(r->figures[1].name, sizeof(r->figures[1].name), "link_ops_rate");
+	r->figures[1].value = st.ops_hz;
+	bn_str_copy(r->figures[1].unit, sizeof(r->figures[1].unit), "Hz");
+	bn_str_copy(r->figures[2].name, sizeof(r->figures[2].name), "slowest_edge");
+	r->figures[2].value = st.max_period_s + st.max_cycle_s;
+	bn_str_copy(r->figures[2].unit, sizeof(r->figures[2].unit), "s");
+	bn_str_copy(r->figures[3].name, sizeof(r->figures[3].name), "largest_setpoint_step");
+	r->figures[3].value = st.max_jump_v;
+	bn_str_copy(r->figures[3].unit, sizeof(r->figures[3].unit), "V");
+}
+
 /* The charger behind the port, where a programmable supply plays it:
- * its open-circuit voltage and the current where its curve ends. */
+ * its open-circuit voltage and the current where its curve ends; or,
+ * asked (o->supply_follow) on a real supply in real time, its curve
+ * followed as the current changes. */
 static int bench_supply_start(struct run_ctx *c, struct bn_err *err)
 {
 	double v = 0.0, ilim = 0.0;
 
 	if (!c->have_charger || c->charger.n_points < 1)
 		return BN_OK;
+	if (c->o->supply_follow && c->o->supply && (c->o->real_time || c->o->real_bench))
+		return bench_supply_follow_start(c, err);
 	v = c->charger.v_v[0];
 	for (int i = 0; i < c->charger.n_points; i++)
 		if (c->charger.v_v[i] > 0)
@@ -2355,6 +2454,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		bn_str_copy(rep->reason, sizeof(rep->reason), run_err.msg);
 		end_checks_broken(c, rep);
 	}
+	bench_supply_follow_report(c);
 	annotate_measurement(c);
 	rep->sim_s = bn_time_to_s(bn_world_now(c->world));
 	rep->fw_wakes = c->o->real_bench ? 0 : bn_world_wakes(c->world);
