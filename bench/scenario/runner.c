@@ -16,8 +16,10 @@
 #include "core/file.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "firmware/bcfw.h"
 #include "firmware/fw_load.h"
 #include "hil/poll_cap.h"
+#include "hil/fixture_def.h"
 #include "hil/sigrok_cap.h"
 #include "hil/supply_follow.h"
 #include "hil/usb_desc.h"
@@ -134,6 +136,12 @@ struct run_ctx {
 	struct bn_follow_charger follow_chg;
 	bool following;
 	double follow_t0_s;          /* bench time the supply turned on */
+	/* A port run on a real bench (the dut's firmware is the built-in
+	 * probe): the simulated probe's device-side networks played by the
+	 * fixture's (dev_side), or why D+ and D- are not judged. */
+	bool dev_side;
+	unsigned dev_nets_now;       /* on the lines now, bits of enum bn_fx_dev_net */
+	char dev_side_why[200];
 };
 
 static double now_wall_s(void)
@@ -786,6 +794,7 @@ static void sleep_until_wall(double t_s)
 }
 
 static int bench_supply_follow(struct run_ctx *c, struct bn_err *err);
+static int bench_device_side_step(struct run_ctx *c, struct bn_err *err);
 
 /* A wait on a real bench (real instruments, a capture device, the
  * device's console) runs in real time, 10 ms at a step. */
@@ -807,6 +816,8 @@ static int wait_paced(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
 		rc = drain_real(c, err);
 		if (rc == BN_OK)
 			rc = bench_supply_follow(c, err);
+		if (rc == BN_OK)
+			rc = bench_device_side_step(c, err);
 	}
 	return rc;
 }
@@ -1447,6 +1458,93 @@ static void bench_supply_follow_report(struct run_ctx *c)
 	bn_str_copy(r->figures[3].name, sizeof(r->figures[3].name), "largest_setpoint_step");
 	r->figures[3].value = st.max_jump_v;
 	bn_str_copy(r->figures[3].unit, sizeof(r->figures[3].unit), "V");
+}
+
+/* ---- a port run: the bench plays the device on the data lines ---- */
+
+/* The dut is the built-in probe (the bench plays a device's detection,
+ * the port is what is judged). */
+static bool bench_probe_run(const struct run_ctx *c)
+{
+	return c->fw.fw && c->fw.fw->name && !strcmp(c->fw.fw->name, "probe");
+}
+
+/* The simulated PHY's switches as the fixture's device-side networks;
+ * the ID pull-up and the A-device's pull-downs have none. */
+static unsigned phy_dev_nets(uint32_t phy)
+{
+	static const struct { uint32_t phy; int net; } map[] = {
+		{ BCFW_PHY_IDP_SRC, BN_FX_DEV_IDP_SRC },   { BCFW_PHY_RDM_DWN, BN_FX_DEV_RDM_DWN },
+		{ BCFW_PHY_VDP_SRC, BN_FX_DEV_VDP_SRC },   { BCFW_PHY_IDM_SINK, BN_FX_DEV_IDM_SINK },
+		{ BCFW_PHY_VDM_SRC, BN_FX_DEV_VDM_SRC },   { BCFW_PHY_IDP_SINK, BN_FX_DEV_IDP_SINK },
+		{ BCFW_PHY_RDP_UP, BN_FX_DEV_DP_PULLUP },
+	};
+	unsigned nets = 0;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (phy & map[i].phy)
+			nets |= 1u << map[i].net;
+	return nets;
+}
+
+/* A port run on a real bench: a fixture with device-side networks plays
+ * the probe's sequence on them (bench_device_side_step); without, D+ and
+ * D- are not judged (nothing applies the device's sources and sinks the
+ * port answers), saying why, and VBUS and the load still are. */
+static void bench_device_side_setup(struct run_ctx *c)
+{
+	const struct bn_fixture *fx = c->o->fixture;
+	unsigned have;
+
+	if (!c->o->real_bench || !bench_probe_run(c))
+		return;
+	have = fx && fx->ops && fx->ops->device_nets ? fx->ops->device_nets(fx->priv) : 0;
+	if (fx && fx->ops->device_side && (have & BN_FX_DEV_REQUIRED) == BN_FX_DEV_REQUIRED) {
+		c->dev_side = true;
+		bn_report_event(c->rep, 0, "device-side", "the fixture's device-side networks play "
+				"the probe's detection on D+ and D-");
+		return;
+	}
+	if (fx && fx->ops)
+		snprintf(c->dev_side_why, sizeof(c->dev_side_why),
+			 "fixture %.60s has no device-side networks: nothing plays the device's "
+			 "detection on D+ and D-", fx->ops->wiring ? fx->ops->wiring(fx->priv)
+								   : fx->ops->name);
+	else
+		snprintf(c->dev_side_why, sizeof(c->dev_side_why),
+			 "the fixture is simulated (bench.conf fixture): nothing plays the device's "
+			 "detection on D+ and D-");
+	c->chan_mask &= ~((1u << BN_CH_DP) | (1u << BN_CH_DM));
+	c->chan_why[BN_CH_DP] = c->chan_why[BN_CH_DM] = c->dev_side_why;
+	bn_report_event(c->rep, 0, "device-side", c->dev_side_why);
+}
+
+/* The probe's networks as the simulated run has them now, onto the
+ * fixture's (up to one wait step, 10 ms, later than the model): only
+ * while the port is connected (an unplug opens them with the lines). */
+static int bench_device_side_step(struct run_ctx *c, struct bn_err *err)
+{
+	struct bn_err e = { 0 };
+	char names[160];
+	unsigned nets;
+	int rc;
+
+	if (!c->dev_side || c->safed)
+		return BN_OK;
+	if (!c->connected) {
+		c->dev_nets_now = 0;
+		return BN_OK;
+	}
+	nets = phy_dev_nets(bn_world_phy(c->world));
+	if (nets == c->dev_nets_now)
+		return BN_OK;
+	bn_fx_dev_nets_str(nets, names, sizeof(names));
+	rc = c->fx->ops->device_side(c->fx->priv, nets, &e);
+	if (rc < 0)
+		return bench_fault(bn_err_set(err, rc, "playing the probe's %s: %s", names, e.msg), err);
+	c->dev_nets_now = nets;
+	bn_report_event(c->rep, bn_world_now(c->world), "device-side", names);
+	return BN_OK;
 }
 
 /* The charger behind the port, where a programmable supply plays it:
@@ -2276,6 +2374,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	}
 	if (o->real_bench)
 		real_whys(c);
+	bench_device_side_setup(c);
 	rc = check_bounds(c, err);
 	if (rc < 0)
 		goto out;
