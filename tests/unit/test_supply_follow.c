@@ -405,7 +405,7 @@ struct run {
 	int rc;
 };
 
-static void run_follow(struct fx *f, struct run *r, bool follow)
+static void run_follow_to(struct fx *f, struct run *r, bool follow, const char *out_dir)
 {
 	char path[1024];
 	struct bn_guard g = { .max_load_a = 3.0, .max_vbus_v = 5.5, .max_power_w = 15.0 };
@@ -423,6 +423,7 @@ static void run_follow(struct fx *f, struct run *r, bool follow)
 		.real_time = true,
 		.real_bench = true,
 		.supply_follow = follow,
+		.out_dir = out_dir,
 	};
 	bn_report_init(&r->rep);
 	r->rc = bn_run_scenario(&o, &r->rep, &r->err);
@@ -430,6 +431,11 @@ static void run_follow(struct fx *f, struct run *r, bool follow)
 	bn_supply_close(&r->sp);
 	emu_reap(&f->sup);
 	emu_reap(&f->ld);
+}
+
+static void run_follow(struct fx *f, struct run *r, bool follow)
+{
+	run_follow_to(f, r, follow, NULL);
 }
 
 static const struct bn_result *result(const struct bn_report *rep, const char *id)
@@ -440,15 +446,19 @@ static const struct bn_result *result(const struct bn_report *rep, const char *i
 	return NULL;
 }
 
-static void start_pair(struct fx *f, const char *stall)
+static void start_pair_opt(struct fx *f, const char *opt, const char *val)
 {
-	const char *sup_extra[] = { "--ohms", "0", "--sink-file", f->sink,
-				    stall ? "--stall-after" : NULL, stall, NULL };
+	const char *sup_extra[] = { "--ohms", "0", "--sink-file", f->sink, opt, val, NULL };
 	const char *ld_extra[] = { "--sink-out", f->sink, NULL };
 
 	set_sink(f, 0.0);
 	emu_start(f, &f->sup, "rigol-dp800", sup_extra);
 	emu_start(f, &f->ld, "rigol-dl3000", ld_extra);
+}
+
+static void start_pair(struct fx *f, const char *stall)
+{
+	start_pair_opt(f, stall ? "--stall-after" : NULL, stall);
 }
 
 /* The scenario's load steps reach the supply through the emulated load
@@ -533,6 +543,42 @@ static void test_follow__supply_stalls(void **state)
 	free(r);
 }
 
+/* A slow supply (15 ms a reply): the polled grid's rate is still a whole
+ * number of Hz, so the capture file can be written, and the loop's rate
+ * is what the instrument allows (a step is two queries, under 33/s). */
+static void test_follow__slow_supply(void **state)
+{
+	struct fx *f = *state;
+	struct run *r = calloc(1, sizeof(*r));
+	char out[1200];
+	const struct bn_result *res;
+
+	snprintf(out, sizeof(out), "%s/out", f->dir);
+	start_pair_opt(f, "--delay-ms", "15");
+	run_follow_to(f, r, true, out);
+	if (r->rep.status != BN_RUN_COMPLETED)
+		fail_msg("run: %s", r->rep.reason);
+	assert_near(r->rep.rate_hz, round(r->rep.rate_hz), 1e-9);
+	assert_true(r->rep.rate_hz < 20); /* two slow readings a poll */
+	res = result(&r->rep, "bench.supply_follow");
+	assert_non_null(res);
+	assert_true(res->measured > 1 && res->measured < 1.0 / 0.030);
+	bn_report_free(&r->rep);
+	free(r);
+	{
+		/* the run's files, for the teardown */
+		const char *files[] = { "capture.sr", "events.json", NULL };
+
+		for (int i = 0; files[i]; i++) {
+			char p[1300];
+
+			snprintf(p, sizeof(p), "%s/%s", out, files[i]);
+			unlink(p);
+		}
+		rmdir(out);
+	}
+}
+
 /* bench.conf supply_mode: fixed by default, follow when asked, anything
  * else refused at its line. */
 static void test_follow__conf_key(void **state)
@@ -573,6 +619,7 @@ int main(void)
 		T(test_follow__runner_follows_load_steps),
 		T(test_follow__runner_fixed_without_follow),
 		T(test_follow__supply_stalls),
+		T(test_follow__slow_supply),
 		T(test_follow__conf_key),
 	};
 
