@@ -4,29 +4,33 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/json.h"
 
-double bn_charger_v_out(const struct bn_charger *c, double i_a)
+double bn_charger_curve_v(const double *i_pts, const double *v_pts, int n, double i_a)
 {
-	int n = c->n_points;
-
 	if (n <= 0)
 		return 0.0;
-	if (i_a <= c->i_a[0])
-		return c->v_v[0];
-	if (i_a > c->i_a[n - 1])
+	if (i_a <= i_pts[0])
+		return v_pts[0];
+	if (i_a > i_pts[n - 1])
 		return 0.0;
 	for (int k = 1; k < n; k++) {
-		if (i_a <= c->i_a[k]) {
-			double i0 = c->i_a[k - 1], i1 = c->i_a[k];
+		if (i_a <= i_pts[k]) {
+			double i0 = i_pts[k - 1], i1 = i_pts[k];
 			double f = (i_a - i0) / (i1 - i0);
 
-			return c->v_v[k - 1] + f * (c->v_v[k] - c->v_v[k - 1]);
+			return v_pts[k - 1] + f * (v_pts[k] - v_pts[k - 1]);
 		}
 	}
-	return c->v_v[n - 1];
+	return v_pts[n - 1];
+}
+
+double bn_charger_v_out(const struct bn_charger *c, double i_a)
+{
+	return bn_charger_curve_v(c->i_a, c->v_v, c->n_points, i_a);
 }
 
 double bn_charger_vbus(const struct bn_charger *c, const struct bn_charger_state *s,
@@ -156,17 +160,33 @@ double bn_charger_i_src(const struct bn_charger *c, double v)
 	return (p.g_v - v) / p.s_ohm;
 }
 
-int bn_charger_check_falling(const struct bn_charger *c, struct bn_err *err)
+static int check_falling(const struct bn_charger *c, const double *i_a, const double *v_v, int n,
+			 const char *which, struct bn_err *err)
 {
-	for (int k = 1; k < c->n_points; k++)
-		if (rx_v(c, c->i_a[k]) > rx_v(c, c->i_a[k - 1]))
+	for (int k = 1; k < n; k++)
+		if (bn_charger_curve_v(i_a, v_v, n, i_a[k]) - i_a[k] * c->cable_ohm >
+		    bn_charger_curve_v(i_a, v_v, n, i_a[k - 1]) - i_a[k - 1] * c->cable_ohm)
 			return bn_err_set(err, BN_ERR_DATA,
-					  "charger %s: the receptacle voltage rises from [%g A, %g V] to "
+					  "charger %s%s: the receptacle voltage rises from [%g A, %g V] to "
 					  "[%g A, %g V] (the curve less the cable's %g ohm): a VBUS "
 					  "capacitance needs a curve that does not rise",
-					  c->name, c->i_a[k - 1], c->v_v[k - 1], c->i_a[k], c->v_v[k],
+					  c->name, which, i_a[k - 1], v_v[k - 1], i_a[k], v_v[k],
 					  c->cable_ohm);
 	return BN_OK;
+}
+
+int bn_charger_check_falling(const struct bn_charger *c, struct bn_err *err)
+{
+	int rc = check_falling(c, c->i_a, c->v_v, c->n_points, "", err);
+
+	for (int k = 0; !rc && k < c->n_phases; k++) {
+		char which[32];
+
+		snprintf(which, sizeof(which), " (schedule[%d])", k);
+		rc = check_falling(c, c->phases[k].i_a, c->phases[k].v_v, c->phases[k].n_points, which,
+				   err);
+	}
+	return rc;
 }
 
 void bn_charger_state_init(struct bn_charger_state *s)
@@ -174,6 +194,11 @@ void bn_charger_state_init(struct bn_charger_state *s)
 	s->off = false;
 	s->off_until_us = BN_TIME_NEVER;
 	s->over_since_us = BN_TIME_NEVER;
+	s->on_since_us = BN_TIME_NEVER;
+	s->offset_t_us = 0;
+	s->offset_v = 0.0;
+	s->offset_tau_s = 0.0;
+	s->i_last_a = 0.0;
 }
 
 /* The draw i_a is taken as the current at 'now', held since the previous
@@ -230,28 +255,26 @@ bn_time_us bn_charger_next_event(const struct bn_charger *c,
 /* ---- loader ---- */
 
 static const char *const charger_keys[] = {
-	"name", "description", "curve", "cable", "shutdown", "rated", "output_cap", NULL
+	"schema", "name", "description", "compliant", "breaks", "measured", "curve", "cable",
+	"shutdown", "rated", "output_cap", "transient", "power_up", "schedule", "vbus_t", NULL
 };
 static const char *const shutdown_keys[] = { "above", "after", "recover", NULL };
 
-static int parse_curve(const cJSON *root, struct bn_charger *c, const char *path,
-		       struct bn_err *err)
+int bn_charger_parse_curve(const cJSON *curve, double *i_a, double *v_v, int *n_out,
+			   const char *what, struct bn_err *err)
 {
-	const cJSON *curve = cJSON_GetObjectItemCaseSensitive(root, "curve");
 	const cJSON *pt;
 	int n = 0;
 
-	if (!curve)
-		return bn_err_set(err, BN_ERR_DATA, "%s: missing key \"curve\"", path);
 	if (!cJSON_IsArray(curve))
 		return bn_err_set(err, BN_ERR_DATA,
-				  "%s: key \"curve\": expected an array of [A, V] points", path);
+				  "%s: key \"curve\": expected an array of [A, V] points", what);
 	cJSON_ArrayForEach(pt, curve) {
 		const cJSON *ji, *jv;
 
 		if (n >= BN_CHARGER_MAX_POINTS)
 			return bn_err_set(err, BN_ERR_DATA,
-					  "%s: key \"curve\": more than %d points", path,
+					  "%s: key \"curve\": more than %d points", what,
 					  BN_CHARGER_MAX_POINTS);
 		ji = cJSON_GetArrayItem(pt, 0);
 		jv = cJSON_GetArrayItem(pt, 1);
@@ -259,25 +282,24 @@ static int parse_curve(const cJSON *root, struct bn_charger *c, const char *path
 		    !cJSON_IsNumber(jv))
 			return bn_err_set(err, BN_ERR_DATA,
 					  "%s: key \"curve\": point %d: expected [A, V] numbers",
-					  path, n);
-		c->i_a[n] = ji->valuedouble;
-		c->v_v[n] = jv->valuedouble;
-		if (!isfinite(c->i_a[n]) || !isfinite(c->v_v[n]) || c->i_a[n] < 0.0 ||
-		    c->v_v[n] < 0.0)
+					  what, n);
+		i_a[n] = ji->valuedouble;
+		v_v[n] = jv->valuedouble;
+		if (!isfinite(i_a[n]) || !isfinite(v_v[n]) || i_a[n] < 0.0 || v_v[n] < 0.0)
 			return bn_err_set(err, BN_ERR_DATA,
 					  "%s: key \"curve\": point %d: negative value [%g, %g]",
-					  path, n, c->i_a[n], c->v_v[n]);
-		if (n > 0 && !(c->i_a[n] > c->i_a[n - 1]))
+					  what, n, i_a[n], v_v[n]);
+		if (n > 0 && !(i_a[n] > i_a[n - 1]))
 			return bn_err_set(err, BN_ERR_DATA,
 					  "%s: key \"curve\": point %d: currents not ascending "
 					  "(%g A after %g A)",
-					  path, n, c->i_a[n], c->i_a[n - 1]);
+					  what, n, i_a[n], i_a[n - 1]);
 		n++;
 	}
 	if (n < 2)
 		return bn_err_set(err, BN_ERR_DATA,
-				  "%s: key \"curve\": needs at least 2 points, has %d", path, n);
-	c->n_points = n;
+				  "%s: key \"curve\": needs at least 2 points, has %d", what, n);
+	*n_out = n;
 	return BN_OK;
 }
 
@@ -314,22 +336,95 @@ static int parse_shutdown(const cJSON *sd, struct bn_charger *c, const char *pat
 	return BN_OK;
 }
 
+/* "schema", "compliant", "breaks", "measured": what the profile says about
+ * itself. */
+static int parse_meta(const cJSON *root, struct bn_charger *c, const char *path,
+		      struct bn_err *err)
+{
+	const cJSON *j;
+	char schema[40] = "";
+	bool compliant;
+	int rc;
+
+	rc = bn_json_str(root, "schema", false, schema, sizeof(schema), path, err);
+	if (rc)
+		return rc;
+	/* no schema is v1; v1 files may use the v2 keys (a superset) */
+	if (schema[0] && strcmp(schema, "bcbench-charger/1") && strcmp(schema, BN_CHARGER_SCHEMA))
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: schema \"%s\" (expected \"" BN_CHARGER_SCHEMA "\")", path,
+				  schema);
+	rc = bn_json_str(root, "description", false, c->description, sizeof(c->description),
+			 path, err);
+	if (rc)
+		return rc;
+	c->compliant = -1;
+	j = cJSON_GetObjectItemCaseSensitive(root, "compliant");
+	if (j) {
+		rc = bn_json_bool(root, "compliant", true, &compliant, path, err);
+		if (rc)
+			return rc;
+		c->compliant = compliant ? 1 : 0;
+	}
+	j = cJSON_GetObjectItemCaseSensitive(root, "breaks");
+	if (j) {
+		const cJSON *id;
+
+		if (!cJSON_IsArray(j))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: key \"breaks\": expected an array of port rule ids",
+					  path);
+		cJSON_ArrayForEach(id, j) {
+			const char *s = cJSON_GetStringValue(id);
+
+			if (!s || strncmp(s, "bc12.port.", 10) || !s[10] ||
+			    strlen(s) >= sizeof(c->breaks[0]))
+				return bn_err_set(err, BN_ERR_DATA,
+						  "%s: key \"breaks\": item %d: expected a port rule id "
+						  "such as \"bc12.port.shutdown\" (under %zu characters)",
+						  path, c->n_breaks, sizeof(c->breaks[0]));
+			if (c->n_breaks >= BN_CHARGER_MAX_BREAKS)
+				return bn_err_set(err, BN_ERR_DATA, "%s: key \"breaks\": more than %d ids",
+						  path, BN_CHARGER_MAX_BREAKS);
+			for (int k = 0; k < c->n_breaks; k++)
+				if (!strcmp(c->breaks[k], s))
+					return bn_err_set(err, BN_ERR_DATA,
+							  "%s: key \"breaks\": \"%s\" given twice", path, s);
+			strcpy(c->breaks[c->n_breaks++], s);
+		}
+	}
+	if (c->compliant == 1 && c->n_breaks > 0)
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: \"compliant\": true but \"breaks\" names %s: a charger meant to "
+				  "pass every port rule breaks none",
+				  path, c->breaks[0]);
+	j = cJSON_GetObjectItemCaseSensitive(root, "measured");
+	if (j && !cJSON_IsObject(j))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"measured\": expected an object", path);
+	c->has_measured = j != NULL;
+	return BN_OK;
+}
+
 int bn_charger_load(const char *path, struct bn_charger *out, struct bn_err *err)
 {
-	struct bn_charger c;
+	/* large (a captured series): static storage would not be reentrant,
+	 * the heap keeps it off small thread stacks */
+	struct bn_charger *c;
 	cJSON *root = NULL;
-	const cJSON *sd, *desc;
+	const cJSON *sd, *curve;
 	int rc;
 
 	if (!path || !out)
 		return bn_err_set(err, BN_ERR_ARG, "bn_charger_load: no path or output");
-	memset(&c, 0, sizeof(c));
-	if (strlen(path) >= sizeof(c.path))
+	if (strlen(path) >= sizeof(out->path))
 		return bn_err_set(err, BN_ERR_ARG, "%s: path too long", path);
-	strcpy(c.path, path);
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
+	strcpy(c->path, path);
 	rc = bn_json_load(path, &root, err);
 	if (rc)
-		return rc;
+		goto out;
 	if (!cJSON_IsObject(root)) {
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: expected a JSON object", path);
 		goto out;
@@ -337,38 +432,65 @@ int bn_charger_load(const char *path, struct bn_charger *out, struct bn_err *err
 	rc = bn_json_check_keys(root, charger_keys, path, err);
 	if (rc)
 		goto out;
-	bn_json_stem(path, c.name, sizeof(c.name));
-	rc = bn_json_str(root, "name", false, c.name, sizeof(c.name), path, err);
-	desc = cJSON_GetObjectItemCaseSensitive(root, "description");
-	if (!rc && desc && !cJSON_IsString(desc))
-		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"description\": expected a string",
-				path);
+	bn_json_stem(path, c->name, sizeof(c->name));
+	rc = bn_json_str(root, "name", false, c->name, sizeof(c->name), path, err);
 	if (!rc)
-		rc = parse_curve(root, &c, path, err);
+		rc = parse_meta(root, c, path, err);
+	if (rc)
+		goto out;
+	curve = cJSON_GetObjectItemCaseSensitive(root, "curve");
+	if (!curve)
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: missing key \"curve\"", path);
+	else
+		rc = bn_charger_parse_curve(curve, c->i_a, c->v_v, &c->n_points, path, err);
 	if (!rc)
-		rc = bn_json_quantity(root, "cable", true, BN_DIM_OHM, 1.0, &c.cable_ohm, path, err);
-	if (!rc && !(c.cable_ohm >= 0.0))
+		rc = bn_json_quantity(root, "cable", true, BN_DIM_OHM, 1.0, &c->cable_ohm, path, err);
+	if (!rc && !(c->cable_ohm >= 0.0))
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"cable\": negative resistance", path);
 	if (!rc)
-		rc = bn_json_quantity(root, "rated", false, BN_DIM_A, 1.0, &c.rated_a, path, err);
-	if (!rc && !(c.rated_a >= 0.0))
+		rc = bn_json_quantity(root, "rated", false, BN_DIM_A, 1.0, &c->rated_a, path, err);
+	if (!rc && !(c->rated_a >= 0.0))
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"rated\": negative current", path);
 	if (!rc)
-		rc = bn_json_quantity(root, "output_cap", false, BN_DIM_F, 1.0, &c.output_cap_f, path,
+		rc = bn_json_quantity(root, "output_cap", false, BN_DIM_F, 1.0, &c->output_cap_f, path,
 				      err);
-	if (!rc && !(c.output_cap_f >= 0.0 && c.output_cap_f <= 1.0))
+	if (!rc && !(c->output_cap_f >= 0.0 && c->output_cap_f <= 1.0))
 		rc = bn_err_set(err, BN_ERR_DATA,
 				"%s: key \"output_cap\": expected a capacitance from 0 to 1 F", path);
 	if (rc)
 		goto out;
 	sd = cJSON_GetObjectItemCaseSensitive(root, "shutdown");
 	if (sd) {
-		rc = parse_shutdown(sd, &c, path, err);
+		rc = parse_shutdown(sd, c, path, err);
 		if (rc)
 			goto out;
 	}
-	*out = c;
+	rc = bn_charger_parse_time(root, c, path, err);
+	if (rc)
+		goto out;
+	memcpy(out, c, sizeof(*c)); /* padding too: a loaded struct compares with memcmp */
 out:
 	cJSON_Delete(root);
+	free(c);
 	return rc;
+}
+
+int bn_charger_load_measured(const char *path, cJSON **out, struct bn_err *err)
+{
+	cJSON *root = NULL;
+	cJSON *m;
+	int rc;
+
+	*out = NULL;
+	rc = bn_json_load(path, &root, err);
+	if (rc)
+		return rc;
+	m = cJSON_IsObject(root) ? cJSON_DetachItemFromObjectCaseSensitive(root, "measured") : NULL;
+	cJSON_Delete(root);
+	if (m && !cJSON_IsObject(m)) {
+		cJSON_Delete(m);
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"measured\": expected an object", path);
+	}
+	*out = m;
+	return BN_OK;
 }

@@ -140,6 +140,12 @@ struct bn_world {
 	bool q_have, q_mixed;     /* a value seen; more than one, or a moving one */
 	double q_i_a;             /* the one value */
 
+	/* the charger's time behaviour (profile v2); without it chg_eff is
+	 * NULL and none of this acts */
+	struct bn_charger *chg_eff; /* a copy holding the curve in force now */
+	double chg_offset_v;      /* with capacitance: its offset, held until t_chg */
+	bn_time_us t_chg;         /* its next replan: schedule, series sample, offset step */
+
 	/* sampling */
 	double rate_hz;
 	int64_t next_tick_k;
@@ -366,6 +372,88 @@ static bool external_vbus(const struct bn_world *w)
 	return charger_connected(w) && !w->chg.off;
 }
 
+/* ---- the charger in time (bench/sim/charger_time.c) ---- */
+
+/* The charger's output is on: the bench applies it and it is not shut
+ * down (a bouncing VBUS pin does not turn it off). */
+static bool output_on(const struct bn_world *w)
+{
+	return w->bench_vbus_on && w->cfg.charger && !w->chg.off;
+}
+
+/* The curve the node sees now: the profile's, or the one in force. */
+static const struct bn_charger *chg_curve(const struct bn_world *w)
+{
+	return w->chg_eff ? w->chg_eff : w->cfg.charger;
+}
+
+/* Receptacle VBUS at a total draw i_a now, the static model. */
+static double chg_vbus(const struct bn_world *w, double i_a)
+{
+	if (w->chg_eff)
+		return bn_charger_vbus_at(w->cfg.charger, &w->chg, w->now, i_a);
+	return bn_charger_vbus(w->cfg.charger, &w->chg, i_a);
+}
+
+/* Before a solve: the output on or off, the curve in force now. */
+static void chg_time(struct bn_world *w)
+{
+	if (!w->chg_eff)
+		return;
+	bn_charger_output(w->cfg.charger, &w->chg, output_on(w), w->now);
+	bn_charger_curve_now(w->cfg.charger, &w->chg, w->now, w->chg_eff);
+	w->t_chg = bn_charger_next_change(w->cfg.charger, &w->chg, w->now, w->vbus_dyn);
+	w->chg_offset_v = 0.0;
+}
+
+/* The draw the charger delivers from now on is i_a: its regulation loop
+ * steps. With capacitance the charger's moving part (its offset, a
+ * series) is held over the interval to its next replan at its value in
+ * the interval's middle: the node's RC then stays one exponential. */
+static void chg_commit(struct bn_world *w, double i_a)
+{
+	const struct bn_charger *c = w->cfg.charger;
+	bn_time_us t_hold;
+
+	if (!w->chg_eff)
+		return;
+	bn_charger_draw(c, &w->chg, w->now, i_a);
+	if (!w->vbus_dyn)
+		return;
+	w->t_chg = bn_charger_next_change(c, &w->chg, w->now, true);
+	t_hold = w->t_chg == BN_TIME_NEVER ? w->now : w->now + (w->t_chg - w->now) / 2;
+	bn_charger_curve_now(c, &w->chg, t_hold, w->chg_eff);
+	w->chg_offset_v = bn_charger_offset_v(c, &w->chg, t_hold, i_a);
+}
+
+/* Without capacitance VBUS still moves with a charger in time: a
+ * series' line (a ramp until its next sample) or the loop's offset (an
+ * exponential toward the curve), in closed form on the trajectory the
+ * capacitive model uses, so samples show it at their own time and the
+ * watched levels replan. */
+static void chg_static_traj(struct bn_world *w, double i_a)
+{
+	const struct bn_charger *c = w->cfg.charger;
+	struct traj *tr = &w->vbus_tr;
+	double slope, d;
+
+	traj_hold(tr, w->now, w->vbus_v);
+	if (!external_vbus(w) || w->otg_on || !(w->vbus_v > 0.0))
+		return;
+	tr->floor_v = 0.0;
+	slope = bn_charger_vbus_slope(c, &w->chg, w->now, i_a);
+	d = bn_charger_offset_v(c, &w->chg, w->now, i_a);
+	if (slope != 0.0) {
+		tr->tau_s = INFINITY;
+		tr->slope_v_s = slope;
+		tr->moving = true;
+	} else if (d != 0.0) {
+		tr->v_inf = w->vbus_v - d;
+		tr->tau_s = w->chg.offset_tau_s;
+		tr->moving = true;
+	}
+}
+
 /* The charger IC asks to draw (its input limit is set, it has a demand). */
 static double ic_want_a(const struct bn_world *w)
 {
@@ -436,18 +524,18 @@ static void solve_vbus_static(struct bn_world *w)
 	if (external_vbus(w)) {
 		if (!w->ic_locked)
 			i_dev = ic_want_a(w);
-		v = bn_charger_vbus(w->cfg.charger, &w->chg, i_dev + w->load_a);
+		v = chg_vbus(w, i_dev + w->load_a);
 		if (w->ic_locked) {
 			ic_release(w, v);
 			if (!w->ic_locked) {
 				i_dev = ic_want_a(w);
-				v = bn_charger_vbus(w->cfg.charger, &w->chg, i_dev + w->load_a);
+				v = chg_vbus(w, i_dev + w->load_a);
 			}
 		}
 		if (i_dev > 0.0 && v < d->uvlo_v) {
 			if (ic_below(w, i_dev)) {
 				i_dev = 0.0;
-				v = bn_charger_vbus(w->cfg.charger, &w->chg, w->load_a);
+				v = chg_vbus(w, w->load_a);
 			}
 		} else {
 			w->uvlo_low_since = BN_TIME_NEVER;
@@ -475,6 +563,12 @@ static void solve_vbus_static(struct bn_world *w)
 	}
 	w->vbus_v = v;
 	w->i_dev_a = i_dev;
+	if (w->chg_eff) {
+		double i_chg = external_vbus(w) ? i_dev + w->load_a : 0.0;
+
+		chg_commit(w, i_chg);
+		chg_static_traj(w, i_chg);
+	}
 }
 
 /* ---- VBUS with capacitance ----
@@ -514,9 +608,15 @@ static void vbus_piece(const struct bn_world *w, enum vbus_drive dr, double v, i
 	*hi = INFINITY;
 	if (dr == DRIVE_CHARGER) {
 		struct bn_charger_piece p;
-		double r = w->cfg.charger->cable_ohm;
+		double r = w->cfg.charger->cable_ohm, off = w->chg_offset_v;
 
-		bn_charger_piece_at(w->cfg.charger, v, dir, &p);
+		/* a held offset moves the whole characteristic up or down */
+		bn_charger_piece_at(chg_curve(w), v - off, dir, &p);
+		if (off != 0.0) {
+			p.v_lo += off;
+			p.v_hi += off;
+			p.g_v += off;
+		}
 		if (isinf(p.s_ohm)) {
 			*a += p.i_a;
 		} else {
@@ -569,6 +669,7 @@ static void solve_vbus_dyn(struct bn_world *w)
 		w->uvlo_low_since = BN_TIME_NEVER;
 	}
 	i_load = w->plugged && w->vbus_contact ? w->load_a : 0.0;
+	chg_commit(w, dr == DRIVE_CHARGER ? i_dev + i_load : 0.0);
 	for (int k = 0; k < BN_CHARGER_MAX_POINTS + 3; k++) {
 		/* the direction it moves in picks the piece at a boundary */
 		vbus_piece(w, dr, v, 1, i_dev + i_load, &a, &b, &c, &lo, &hi);
@@ -591,7 +692,8 @@ static void solve_vbus_dyn(struct bn_world *w)
 	w->i_load_eff_a = i_load;
 	if (w->vbus_v <= 0.0 && !w->vbus_tr.moving && i_dev + i_load > 0.0) {
 		/* at 0 V the draws get only what flows in */
-		double i_in = dr == DRIVE_CHARGER ? bn_charger_i_src(w->cfg.charger, 0.0) : 0.0;
+		double i_in = dr == DRIVE_CHARGER ? bn_charger_i_src(chg_curve(w), 0.0 - w->chg_offset_v)
+						  : 0.0;
 
 		w->i_load_eff_a = fmin(i_load, i_in);
 		w->i_dev_eff_a = fmin(i_dev, i_in - w->i_load_eff_a);
@@ -665,6 +767,7 @@ static void solve_vbus(struct bn_world *w)
 	 * battery at its full mark would flip its top-up at that rate). */
 	if (!w->dyn_only)
 		w->demand_a = device_demand_a(w);
+	chg_time(w);
 	if (w->vbus_dyn)
 		solve_vbus_dyn(w);
 	else
@@ -677,7 +780,7 @@ static double charger_draw_a(const struct bn_world *w)
 	if (!external_vbus(w))
 		return 0.0;
 	if (w->vbus_dyn && w->drive == DRIVE_CHARGER)
-		return bn_charger_i_src(w->cfg.charger, w->vbus_v);
+		return bn_charger_i_src(chg_curve(w), w->vbus_v - w->chg_offset_v);
 	return w->i_dev_a + w->load_a;
 }
 
@@ -843,9 +946,12 @@ static void plan_dyn(struct bn_world *w)
 		t = tmin(t, traj_cross(tr, d->uvlo_v + d->uvlo_hyst_v));
 		t = tmin(t, traj_cross(tr, w->phy_hw->sess_vld_v));
 		if (w->cfg.charger && w->cfg.charger->has_shutdown && w->drive == DRIVE_CHARGER)
-			t = tmin(t, traj_cross(tr, bn_charger_vbus(w->cfg.charger, NULL,
-								   w->cfg.charger->shutdown_above_a)));
+			t = tmin(t, traj_cross(tr, bn_charger_vbus(chg_curve(w), NULL,
+								   w->cfg.charger->shutdown_above_a) +
+							   w->chg_offset_v));
 	}
+	if (w->chg_eff)
+		t = tmin(t, w->t_chg);
 	for (int k = 0; k < 2; k++) {
 		const struct traj *tr = &w->line_tr[k];
 
@@ -1068,6 +1174,25 @@ static void hal_telemetry_int(void *b, const char *key, long value)
 
 /* ---- life cycle ---- */
 
+/* The copy a charger in time keeps its curve in force in (none for a
+ * charger without time behaviour). */
+static int chg_set(struct bn_world *w, struct bn_err *err)
+{
+	const struct bn_charger *c = w->cfg.charger;
+
+	free(w->chg_eff);
+	w->chg_eff = NULL;
+	w->chg_offset_v = 0.0;
+	w->t_chg = BN_TIME_NEVER;
+	if (!c || !bn_charger_timed(c))
+		return BN_OK;
+	w->chg_eff = malloc(sizeof(*w->chg_eff));
+	if (!w->chg_eff)
+		return bn_err_set(err, BN_ERR_NOMEM, "world: out of memory");
+	memcpy(w->chg_eff, c, sizeof(*c));
+	return BN_OK;
+}
+
 int bn_world_new(const struct bn_world_cfg *cfg, struct bn_world **out, struct bn_err *err)
 {
 	struct bn_world *w;
@@ -1092,6 +1217,11 @@ int bn_world_new(const struct bn_world_cfg *cfg, struct bn_world **out, struct b
 	if (!w)
 		return bn_err_set(err, BN_ERR_NOMEM, "world: out of memory");
 	w->cfg = *cfg;
+	w->t_chg = BN_TIME_NEVER;
+	if (chg_set(w, err) < 0) {
+		free(w);
+		return err ? err->code : BN_ERR_NOMEM;
+	}
 	if (w->cfg.livelock_wakes <= 0)
 		w->cfg.livelock_wakes = WORLD_DEFAULT_LIVELOCK;
 	w->phy_hw = &d->phy;
@@ -1153,6 +1283,7 @@ int bn_world_new(const struct bn_world_cfg *cfg, struct bn_world **out, struct b
 	w->fw = cfg->fw;
 	w->fw_ctx = calloc(1, cfg->fw->ctx_size ? cfg->fw->ctx_size : 1);
 	if (!w->fw_ctx) {
+		free(w->chg_eff);
 		free(w);
 		return bn_err_set(err, BN_ERR_NOMEM, "world: out of memory");
 	}
@@ -1177,6 +1308,7 @@ void bn_world_free(struct bn_world *w)
 	if (!w)
 		return;
 	free(w->fw_ctx);
+	free(w->chg_eff);
 	free(w);
 }
 
@@ -1217,6 +1349,8 @@ int bn_world_move(struct bn_world *w, const struct bn_port_profile *port,
 		return bn_err_set(err, BN_ERR_ARG, "world: port %s needs a charger behind it", np->name);
 	w->cfg.port = np;
 	w->cfg.charger = nc;
+	if (chg_set(w, err) < 0)
+		return err ? err->code : BN_ERR_NOMEM;
 	if (host)
 		w->cfg.host = host;
 	if (data_delay_us >= 0)
@@ -1473,7 +1607,7 @@ static void emit_samples(struct bn_world *w, bn_time_us before)
 			w->next_tick_k++;
 		return;
 	}
-	if (!w->vbus_dyn && !w->line_tr[0].moving && !w->line_tr[1].moving) {
+	if (!w->vbus_dyn && !w->vbus_tr.moving && !w->line_tr[0].moving && !w->line_tr[1].moving) {
 		while ((tk = tick_time(w, w->next_tick_k)) < before) {
 			w->cfg.sink.sample(w->cfg.sink.user, tk, &w->cur);
 			w->next_tick_k++;
@@ -1493,6 +1627,8 @@ static void emit_samples(struct bn_world *w, bn_time_us before)
 				s.v[BN_CH_VBUS] = traj_at(&w->vbus_tr, tk);
 			s.v[BN_CH_IBUS] = ibus_sample(w, tk);
 			w->tick_t = tk;
+		} else if (w->vbus_tr.moving) {
+			s.v[BN_CH_VBUS] = traj_at(&w->vbus_tr, tk); /* a charger in time */
 		}
 		if (w->line_tr[BN_LINE_DP].moving)
 			s.v[BN_CH_DP] = traj_at(&w->line_tr[BN_LINE_DP], tk);

@@ -1,16 +1,20 @@
 /* Unit tests: sim/charger (V-I curve, cable, shutdown rule, loader).
  * Run from the repo root or set BN_SRCDIR. Optional argument: a cmocka
  * test-name filter (e.g. "test_charger__shutdown*"). */
+#define _XOPEN_SOURCE 700
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "lib/harness.h"
 #include "sim/charger.h"
 
@@ -447,6 +451,400 @@ static void test_charger__load_rejects_broken(void **state)
 	}
 }
 
+/* ---- profile v2: loader and writer ---- */
+
+/* A scratch directory of its own under $TMPDIR. */
+static void scratch(char *dir, size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, len, "%s/bn-charger-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+}
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return remove(p);
+}
+
+static void rm_scratch(const char *dir)
+{
+	nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static void put(const char *dir, const char *name, const char *text, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static const char v2_text[] =
+	"{\n"
+	"  \"schema\": \"bcbench-charger/2\",\n"
+	"  \"name\": \"v2-all\",\n"
+	"  \"description\": \"every v2 key\",\n"
+	"  \"compliant\": false,\n"
+	"  \"breaks\": [\"bc12.port.undershoot\", \"bc12.port.shutdown\"],\n"
+	"  \"curve\": [[0, 5.1], [0.5, 5.03], [1.0, 4.95], [1.3, 0]],\n"
+	"  \"cable\": \"0.15ohm\", \"rated\": \"1.5A\", \"output_cap\": \"120uF\",\n"
+	"  \"shutdown\": {\"above\": \"1.2A\", \"after\": \"5ms\", \"recover\": \"1s\"},\n"
+	"  \"transient\": {\"r\": \"0.8ohm\", \"tau\": \"15ms\"},\n"
+	"  \"power_up\": {\"peak\": \"6.3V\", \"tau\": \"2ms\"},\n"
+	"  \"schedule\": [{\"from\": \"30s\", \"curve\": [[0, 5.0], [0.8, 4.8], [1.0, 0]]},\n"
+	"               {\"from\": \"90s\", \"curve\": [[0, 4.9], [2.0, 4.7]]}],\n"
+	"  \"vbus_t\": {\"samples\": [[0, 5.0, 0.1], [0.001, 4.9, 0.5], [0.0105, 4.95, 0.3]],\n"
+	"             \"r_out\": \"0.15ohm\", \"repeat\": true},\n"
+	"  \"measured\": {\"by\": \"sweep\", \"points\": [{\"a\": 0.5, \"v\": 5.03, \"n\": 250}]}\n"
+	"}\n";
+
+static void load_at(const char *path, struct bn_charger *c)
+{
+	struct bn_err err = { 0 };
+
+	if (bn_charger_load(path, c, &err) != BN_OK)
+		fail_msg("loading %s: %s", path, err.msg);
+}
+
+/* load -> write -> load: the same struct, byte for byte (the path aside). */
+static void round_trip(const char *src, const char *dst)
+{
+	static struct bn_charger a, b; /* a captured series makes them large */
+	struct bn_err err = { 0 };
+	cJSON *m = NULL, *m2 = NULL;
+
+	load_at(src, &a);
+	assert_int_equal(bn_charger_load_measured(src, &m, &err), BN_OK);
+	assert_int_equal(bn_charger_write(dst, &a, m, &err), BN_OK);
+	load_at(dst, &b);
+	assert_int_equal(bn_charger_load_measured(dst, &m2, &err), BN_OK);
+	assert_true(cJSON_Compare(m, m2, 1) || (!m && !m2));
+	memcpy(b.path, a.path, sizeof(a.path));
+	if (memcmp(&a, &b, sizeof(a)))
+		fail_msg("%s -> %s: the struct read back differs", src, dst);
+	cJSON_Delete(m);
+	cJSON_Delete(m2);
+}
+
+static void test_charger__v2_keys(void **state)
+{
+	static struct bn_charger c;
+	char dir[256], path[512];
+
+	scratch(dir, sizeof(dir));
+	put(dir, "v2.json", v2_text, path, sizeof(path));
+	load_at(path, &c);
+	assert_string_equal(c.name, "v2-all");
+	assert_string_equal(c.description, "every v2 key");
+	assert_int_equal(c.compliant, 0);
+	assert_int_equal(c.n_breaks, 2);
+	assert_string_equal(c.breaks[1], "bc12.port.shutdown");
+	assert_true(c.has_measured);
+	assert_true(c.has_transient);
+	assert_near(c.transient_r_ohm, 0.8, 1e-15);
+	assert_near(c.transient_tau_s, 0.015, 1e-15);
+	assert_true(c.has_power_up);
+	assert_near(c.power_up_peak_v, 6.3, 1e-15);
+	assert_near(c.power_up_tau_s, 0.002, 1e-15);
+	assert_int_equal(c.n_phases, 2);
+	assert_int_equal(c.phases[0].from_us, 30 * BN_US_PER_S);
+	assert_int_equal(c.phases[1].n_points, 2);
+	assert_near(c.phases[1].v_v[1], 4.7, 0.0);
+	assert_int_equal(c.vbus_t.n, 3);
+	assert_true(c.vbus_t.has_i);
+	assert_true(c.vbus_t.repeat);
+	assert_near(c.vbus_t.t_s[2], 0.0105, 0.0);
+	assert_near(c.vbus_t.i_a[1], 0.5, 0.0);
+	assert_near(c.vbus_t.r_out_ohm, 0.15, 1e-15);
+	assert_string_equal(c.vbus_t.file, "");
+
+	/* a v1 profile with the v2 meta keys, nothing in time */
+	load_ok("profiles/chargers/dcp-weak-cap.json", &c);
+	assert_int_equal(c.compliant, 0);
+	assert_int_equal(c.n_breaks, 1);
+	assert_false(c.has_measured || c.has_transient || c.has_power_up);
+	assert_int_equal(c.n_phases + c.vbus_t.n, 0);
+	rm_scratch(dir);
+}
+
+static void test_charger__write_round_trip(void **state)
+{
+	char dir[256], src[512], dst[512], *text = NULL;
+	size_t len;
+	struct bn_err err = { 0 };
+
+	scratch(dir, sizeof(dir));
+	put(dir, "v2.json", v2_text, src, sizeof(src));
+	snprintf(dst, sizeof(dst), "%s/out.json", dir);
+	round_trip(src, dst);
+	/* units as the v1 files write them */
+	assert_int_equal(bn_file_read(dst, &text, &len, &err), BN_OK);
+	assert_non_null(strstr(text, "\"schema\":\t\"bcbench-charger/2\""));
+	assert_non_null(strstr(text, "\"0.15ohm\""));
+	assert_non_null(strstr(text, "\"120uF\""));
+	assert_non_null(strstr(text, "\"1.5A\""));
+	assert_non_null(strstr(text, "\"5ms\""));
+	assert_non_null(strstr(text, "\"1s\""));
+	assert_non_null(strstr(text, "\"15ms\""));
+	assert_non_null(strstr(text, "\"6.3V\""));
+	assert_non_null(strstr(text, "\"30s\""));
+	free(text);
+	rm_scratch(dir);
+}
+
+static void test_charger__write_round_trip_shipped(void **state)
+{
+	static const char *const names[] = {
+		"cdp-1a5", "dcp-1a", "dcp-shutdown-1a2", "dcp-soft-fold",
+		"dcp-weak-cap", "dcp-weak", "host-500ma", "ideal-5a",
+	};
+	char dir[256], src[512], dst[512];
+
+	scratch(dir, sizeof(dir));
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		char rel[128];
+
+		snprintf(rel, sizeof(rel), "profiles/chargers/%s.json", names[k]);
+		bn_test_path(rel, src, sizeof(src));
+		snprintf(dst, sizeof(dst), "%s/%s.json", dir, names[k]);
+		round_trip(src, dst);
+	}
+	rm_scratch(dir);
+}
+
+/* A series from a CSV file beside the profile: read, and written back
+ * beside the new profile under the same name. */
+static void test_charger__vbus_t_csv(void **state)
+{
+	static struct bn_charger c;
+	char dir[256], dir2[256], path[512], csv[512], dst[512];
+	struct bn_err err = { 0 };
+	char *text = NULL;
+	size_t len;
+
+	scratch(dir, sizeof(dir));
+	put(dir, "cap.csv", "t_s,v_V,i_A\r\n0,5.0,0.1\n0.5, 4.8 ,0.9\n\n1.25,4.9,0.5\n", csv,
+	    sizeof(csv));
+	put(dir, "p.json",
+	    "{\"curve\": [[0, 5], [1, 4.9]], \"cable\": \"0.1ohm\","
+	    " \"vbus_t\": {\"file\": \"cap.csv\", \"r_out\": \"0.2ohm\"}}",
+	    path, sizeof(path));
+	load_at(path, &c);
+	assert_int_equal(c.vbus_t.n, 3);
+	assert_string_equal(c.vbus_t.file, "cap.csv");
+	assert_near(c.vbus_t.v_v[1], 4.8, 0.0);
+	assert_near(c.vbus_t.t_s[2], 1.25, 0.0);
+	assert_false(c.vbus_t.repeat);
+	scratch(dir2, sizeof(dir2));
+	snprintf(dst, sizeof(dst), "%s/q.json", dir2);
+	round_trip(path, dst);
+	snprintf(csv, sizeof(csv), "%s/cap.csv", dir2);
+	assert_int_equal(bn_file_read(csv, &text, &len, &err), BN_OK);
+	assert_int_equal(strncmp(text, "t_s,v_V,i_A\n0,5,0.10000000000000001\n", 36), 0);
+	free(text);
+	rm_scratch(dir);
+	rm_scratch(dir2);
+}
+
+struct bad_text {
+	const char *json;
+	const char *csv;  /* written as bad.csv beside, when not NULL */
+	const char *want; /* in the message */
+};
+
+static void test_charger__v2_rejects_broken(void **state)
+{
+#define C "\"curve\": [[0, 5], [1, 4.9]], \"cable\": \"0.1ohm\", "
+#define VT(x) "{" C "\"vbus_t\": {" x "}}"
+	static const struct bad_text cases[] = {
+		{ "{" C "\"schema\": \"bcbench-charger/3\"}", NULL, "schema \"bcbench-charger/3\"" },
+		{ "{" C "\"compliant\": \"yes\"}", NULL, "\"compliant\"" },
+		{ "{" C "\"compliant\": true, \"breaks\": [\"bc12.port.vchg\"]}", NULL,
+		  "breaks none" },
+		{ "{" C "\"breaks\": [\"bc12.cur.droop\"]}", NULL, "\"breaks\": item 0" },
+		{ "{" C "\"breaks\": [\"bc12.port.vchg\", \"bc12.port.vchg\"]}", NULL, "given twice" },
+		{ "{" C "\"measured\": [1]}", NULL, "\"measured\": expected an object" },
+		{ "{" C "\"transient\": {\"r\": \"0.8ohm\"}}", NULL, "transient: missing key \"tau\"" },
+		{ "{" C "\"transient\": {\"r\": \"0.8ohm\", \"tau\": \"0s\"}}", NULL,
+		  "\"tau\": expected a time > 0" },
+		{ "{" C "\"power_up\": {\"peak\": \"6A\", \"tau\": \"2ms\"}}", NULL, "\"peak\"" },
+		{ "{" C "\"schedule\": [{\"from\": \"2s\", \"curve\": [[0, 5], [1, 4]]},"
+		  " {\"from\": \"1s\", \"curve\": [[0, 5], [1, 4]]}]}",
+		  NULL, "schedule[1]: key \"from\": 1 s is not after" },
+		{ "{" C "\"schedule\": [{\"from\": \"2s\", \"curve\": [[0, 5]]}]}", NULL,
+		  "schedule[0]: key \"curve\": needs at least 2 points" },
+		{ VT("\"samples\": [[0, 5], [1, 5]]"), NULL, "missing key \"r_out\"" },
+		{ VT("\"samples\": [[0, 5]], \"file\": \"bad.csv\", \"r_out\": \"0ohm\""), NULL,
+		  "exactly one of" },
+		{ VT("\"samples\": [[0, 5], [0, 4.9]], \"r_out\": \"0ohm\""), NULL,
+		  "samples[1]: time 0 s not after" },
+		{ VT("\"samples\": [[0, 5, 1], [1, 4.9]], \"r_out\": \"0ohm\""), NULL,
+		  "samples[1]: expected [t_s, v_V, i_A]" },
+		{ VT("\"file\": \"/etc/passwd\", \"r_out\": \"0ohm\""), NULL, "relative to the profile" },
+		{ VT("\"file\": \"missing.csv\", \"r_out\": \"0ohm\""), NULL, "missing.csv" },
+		{ VT("\"file\": \"bad.csv\", \"r_out\": \"0ohm\""), "t,v\n0,5\n", "bad.csv:1: expected the header" },
+		{ VT("\"file\": \"bad.csv\", \"r_out\": \"0ohm\""), "t_s,v_V\n0,5\n1,4.9,0.2\n",
+		  "bad.csv:3: expected 2 numbers" },
+		{ VT("\"file\": \"bad.csv\", \"r_out\": \"0ohm\""), "t_s,v_V\n0,5\n0.5,x\n",
+		  "bad.csv:3: expected 2 numbers" },
+		{ VT("\"file\": \"bad.csv\", \"r_out\": \"0ohm\""), "t_s,v_V\n0,5\n", "needs at least 2 samples" },
+	};
+#undef VT
+#undef C
+	static struct bn_charger c;
+	char dir[256], path[512], csv[512];
+
+	scratch(dir, sizeof(dir));
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct bn_err err = { 0 };
+		int rc;
+
+		snprintf(csv, sizeof(csv), "%s/bad.csv", dir);
+		remove(csv);
+		if (cases[k].csv)
+			put(dir, "bad.csv", cases[k].csv, csv, sizeof(csv));
+		put(dir, "bad.json", cases[k].json, path, sizeof(path));
+		memset(&c, 0x5a, sizeof(c));
+		c.n_points = -7;
+		rc = bn_charger_load(path, &c, &err);
+		if (rc == BN_OK)
+			fail_msg("case %zu: loaded, expected a rejection", k);
+		assert_int_equal(err.code, rc);
+		if (!strstr(err.msg, cases[k].want))
+			fail_msg("case %zu: message \"%s\" lacks \"%s\"", k, err.msg, cases[k].want);
+		assert_int_equal(c.n_points, -7);
+	}
+	rm_scratch(dir);
+}
+
+/* ---- time behaviour, at the charger ---- */
+
+static void test_charger__time_offset(void **state)
+{
+	struct bn_charger c;
+	struct bn_charger_state s;
+
+	small_curve(&c);
+	assert_false(bn_charger_timed(&c));
+	c.has_transient = true;
+	c.transient_r_ohm = 0.8;
+	c.transient_tau_s = 0.015;
+	c.has_power_up = true;
+	c.power_up_peak_v = 6.3;
+	c.power_up_tau_s = 0.002;
+	assert_true(bn_charger_timed(&c));
+	bn_charger_state_init(&s);
+	/* off: the plain curve, nothing to replan */
+	assert_near(bn_charger_vbus_at(&c, &s, 5000, 0.5), bn_charger_vbus(&c, NULL, 0.5), 0.0);
+	assert_int_equal(bn_charger_next_change(&c, &s, 5000, true), BN_TIME_NEVER);
+	bn_charger_output(&c, &s, true, 1000);
+	assert_near(bn_charger_vbus_at(&c, &s, 1000, 0.0), 6.3, 1e-12);
+	assert_near(bn_charger_vbus_at(&c, &s, 3000, 0.0), 5.0 + 1.3 * exp(-1.0), 1e-12);
+	/* turning on again changes nothing; a step of the draw at 3 ms:
+	 * what is left of the overshoot, less r dI, relaxing with 15 ms */
+	bn_charger_output(&c, &s, true, 2000);
+	bn_charger_draw(&c, &s, 3000, 0.5);
+	assert_near(s.offset_v, 1.3 * exp(-1.0) - 0.4, 1e-12);
+	assert_near(bn_charger_offset_v(&c, &s, 18000, 0.5), (1.3 * exp(-1.0) - 0.4) * exp(-1.0),
+		    1e-12);
+	assert_near(bn_charger_vbus_at(&c, &s, 18000, 0.5),
+		    bn_charger_vbus(&c, NULL, 0.5) + (1.3 * exp(-1.0) - 0.4) * exp(-1.0), 1e-12);
+	/* held by a caller: a tenth of tau (1.5 ms) at a time */
+	assert_int_equal(bn_charger_next_change(&c, &s, 18000, true), 19500);
+	assert_int_equal(bn_charger_next_change(&c, &s, 18000, false), BN_TIME_NEVER);
+	/* settled within a microvolt: exactly the curve */
+	assert_near(bn_charger_offset_v(&c, &s, 3000 + 300000, 0.5), 0.0, 0.0);
+	assert_int_equal(bn_charger_next_change(&c, &s, 303000, true), BN_TIME_NEVER);
+	bn_charger_output(&c, &s, false, 400000);
+	assert_int_equal(s.on_since_us, BN_TIME_NEVER);
+	assert_near(bn_charger_offset_v(&c, &s, 400000, 1.0), 0.0, 0.0);
+}
+
+static void test_charger__time_schedule_and_series(void **state)
+{
+	static struct bn_charger c, eff;
+	struct bn_charger_state s;
+
+	small_curve(&c);
+	c.n_phases = 1;
+	c.phases[0] = (struct bn_charger_phase){
+		.from_us = 30000, .n_points = 2, .i_a = { 0.0, 1.0 }, .v_v = { 4.9, 4.5 },
+	};
+	/* samples off the microsecond grid: 10.4 us and 20.6 us replan at 10
+	 * and 21, and a segment starts where its replan is */
+	c.vbus_t.n = 3;
+	c.vbus_t.t_s[0] = 0.0, c.vbus_t.v_v[0] = 5.0, c.vbus_t.i_a[0] = 0.0;
+	c.vbus_t.t_s[1] = 10.4e-6, c.vbus_t.v_v[1] = 4.0, c.vbus_t.i_a[1] = 1.0;
+	c.vbus_t.t_s[2] = 20.6e-6, c.vbus_t.v_v[2] = 4.5, c.vbus_t.i_a[2] = 0.5;
+	c.vbus_t.has_i = true;
+	c.vbus_t.r_out_ohm = 0.5;
+	bn_charger_state_init(&s);
+	bn_charger_output(&c, &s, true, 1000);
+	assert_int_equal(bn_charger_next_change(&c, &s, 1000, false), 1010);
+	assert_int_equal(bn_charger_next_change(&c, &s, 1010, false), 1021);
+	assert_int_equal(bn_charger_next_change(&c, &s, 1021, false), 31000);
+	assert_int_equal(bn_charger_next_change(&c, &s, 31000, false), BN_TIME_NEVER);
+	/* at 5 us: v 4.519, i 0.481; a draw of 1 A sees 0.5 ohm x 0.519 less */
+	assert_near(bn_charger_vbus_at(&c, &s, 1005, 1.0),
+		    5.0 - 5.0 / 10.4 - 0.5 * (1.0 - 5.0 / 10.4), 1e-9);
+	assert_near(bn_charger_vbus_slope(&c, &s, 1005, 1.0), -1.0 / 10.4e-6 + 0.5 / 10.4e-6, 1e-3);
+	/* the series' segment 1 from its replan on */
+	assert_near(bn_charger_vbus_slope(&c, &s, 1010, 1.0),
+		    (0.5 - 0.5 * 0.5) / 10.2e-6, 1e-3);
+	bn_charger_curve_now(&c, &s, 1005, &eff);
+	assert_int_equal(eff.n_points, 2);
+	assert_near(eff.v_v[0] - 1.0 * c.cable_ohm - (eff.v_v[0] - eff.v_v[1]) / eff.i_a[1] * 1.0,
+		    bn_charger_vbus_at(&c, &s, 1005, 1.0), 1e-9);
+	/* after the series: the static curve, then the schedule's */
+	assert_near(bn_charger_vbus_at(&c, &s, 1021, 0.5), bn_charger_vbus(&c, NULL, 0.5), 1e-12);
+	assert_near(bn_charger_vbus_slope(&c, &s, 1021, 0.5), 0.0, 0.0);
+	assert_near(bn_charger_vbus_at(&c, &s, 31000, 0.5), 4.7 - 0.1, 1e-12);
+	assert_near(bn_charger_vbus_at(&c, &s, 31000, 1.1), 0.0, 0.0); /* past its last point */
+	bn_charger_curve_now(&c, &s, 31000, &eff);
+	assert_near(eff.v_v[1], 4.5, 0.0);
+	/* repeated: the series again from its first sample, 21 us a period */
+	c.vbus_t.repeat = true;
+	assert_int_equal(bn_charger_next_change(&c, &s, 1021, false), 1031);
+	assert_near(bn_charger_vbus_at(&c, &s, 1021 + 5, 1.0),
+		    bn_charger_vbus_at(&c, &s, 1005, 1.0), 1e-9);
+}
+
+/* Every shipped charger says whether it is meant to pass the port rules,
+ * and a faulty one names what it breaks. */
+static void test_charger__shipped_state_compliance(void **state)
+{
+	char dir[512], path[1024];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	bn_test_path("profiles/chargers", dir, sizeof(dir));
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d))) {
+		static struct bn_charger c;
+		size_t len = strlen(e->d_name);
+
+		if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		load_at(path, &c);
+		if (c.compliant < 0)
+			fail_msg("%s: does not state \"compliant\"", path);
+		if (c.compliant == 0 && c.n_breaks == 0)
+			fail_msg("%s: not compliant but \"breaks\" names no port rule", path);
+		if (!strcmp(c.name, "dcp-shutdown-1a2"))
+			assert_string_equal(c.breaks[0], "bc12.port.shutdown");
+		n++;
+	}
+	closedir(d);
+	assert_int_equal(n, 8);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,6 +870,14 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_charger__pieces_flat),
 		cmocka_unit_test(test_charger__check_falling),
 		cmocka_unit_test(test_charger__output_cap),
+		cmocka_unit_test(test_charger__v2_keys),
+		cmocka_unit_test(test_charger__write_round_trip),
+		cmocka_unit_test(test_charger__write_round_trip_shipped),
+		cmocka_unit_test(test_charger__vbus_t_csv),
+		cmocka_unit_test(test_charger__v2_rejects_broken),
+		cmocka_unit_test(test_charger__shipped_state_compliance),
+		cmocka_unit_test(test_charger__time_offset),
+		cmocka_unit_test(test_charger__time_schedule_and_series),
 	};
 
 	if (argc > 1)

@@ -84,6 +84,8 @@ struct rec {
 	bn_time_us *t;
 	struct bn_sample *s;
 	int n_uvlo, n_vbus_on, n_vbus_break;
+	int n_lost, n_valid;
+	bn_time_us t_lost, t_valid; /* the last of each */
 };
 
 static void rec_sample(void *user, bn_time_us t, const struct bn_sample *s)
@@ -109,6 +111,10 @@ static void rec_event(void *user, bn_time_us t, const char *kind, const char *de
 		r->n_uvlo++;
 	if (!strcmp(kind, "vbus_break"))
 		r->n_vbus_break++;
+	if (!strcmp(kind, "vbus_lost"))
+		r->n_lost++, r->t_lost = t;
+	if (!strcmp(kind, "vbus_valid"))
+		r->n_valid++, r->t_valid = t;
 }
 
 static void rec_cev(void *user, const struct bn_cev *ev)
@@ -594,6 +600,188 @@ static void test_world__gnd_offset(void **state)
 	}
 }
 
+/* ---- the charger in time (profile v2) ---- */
+
+/* A slow regulation loop (transient r = 0.8 ohm, tau = 15 ms) on the
+ * rig's linear charger, no capacitance: the bench load's step of 0.5 A
+ * undershoots by r x dI = 0.4 V and recovers with tau; its release
+ * overshoots as much. Each sample shows the closed form at its own time;
+ * settled, the samples are copies again. */
+static void test_world__charger_transient_load_step(void **state)
+{
+	struct rig g;
+	double v1, v0;
+
+	rig_init(&g, "dcp", 0.5, 10e3);
+	g.charger.has_transient = true;
+	g.charger.transient_r_ohm = 0.8;
+	g.charger.transient_tau_s = 0.015;
+	rig_run(&g, 300000);
+	v0 = bn_charger_vbus(&g.charger, NULL, 0.5);
+	v1 = bn_charger_vbus(&g.charger, NULL, 1.0);
+	/* the IC's own 0.5 A at reset stepped it too: settled by now */
+	assert_near(at(&g.rec, 299900)->v[BN_CH_VBUS], v0, 0.0);
+	assert_memory_equal(at(&g.rec, 290000), at(&g.rec, 299900), sizeof(struct bn_sample));
+	bn_world_load(g.w, 0.5);
+	rig_run(&g, 600000);
+	assert_near(at(&g.rec, 300000)->v[BN_CH_VBUS], v1 - 0.4, 1e-12);
+	for (bn_time_us t = 300000; t < 450000; t += 700)
+		assert_near(at(&g.rec, t)->v[BN_CH_VBUS],
+			    v1 - 0.4 * exp(-(t - 300000) * 1e-6 / 0.015), 1e-9);
+	assert_near(at(&g.rec, 315000)->v[BN_CH_VBUS], v1 - 0.4 * exp(-1.0), 1e-9);
+	assert_near(at(&g.rec, 599900)->v[BN_CH_VBUS], v1, 0.0);
+	assert_near(at(&g.rec, 315000)->v[BN_CH_IBUS], 0.5, 0.0); /* the device's draw */
+	bn_world_load(g.w, 0.0);
+	rig_run(&g, 700000);
+	assert_near(at(&g.rec, 600000)->v[BN_CH_VBUS], v0 + 0.4, 1e-12);
+	assert_near(at(&g.rec, 630000)->v[BN_CH_VBUS], v0 + 0.4 * exp(-2.0), 1e-9);
+	rig_free(&g);
+
+	/* without the loop the same steps are steps */
+	rig_init(&g, "dcp", 0.5, 10e3);
+	rig_run(&g, 1000);
+	bn_world_load(g.w, 0.5);
+	rig_run(&g, 2000);
+	assert_near(at(&g.rec, 1000)->v[BN_CH_VBUS], v1, 0.0);
+	rig_free(&g);
+}
+
+/* An undershoot below the PHY's session-valid level (4.0 V): the world
+ * replans where the exponential crosses it, not at the next event. A
+ * 1.0 V undershoot from 4.7 V (r = 2 ohm) is back above 4.0 V after
+ * tau ln(1.0 / 0.7) = 5.35 ms. */
+static void test_world__charger_transient_crosses_session_valid(void **state)
+{
+	struct rig g;
+	double v1, t_up;
+
+	rig_init(&g, "dcp", 0.0, 1e3);
+	g.charger.has_transient = true;
+	g.charger.transient_r_ohm = 2.0;
+	g.charger.transient_tau_s = 0.015;
+	rig_run(&g, 10000);
+	bn_world_load(g.w, 0.5);
+	rig_run(&g, 100000);
+	v1 = bn_charger_vbus(&g.charger, NULL, 0.5);
+	t_up = 10000 + 0.015 * log(1.0 / (v1 - g.dut.phy.sess_vld_v)) * 1e6;
+	assert_int_equal(g.rec.n_lost, 1);
+	assert_int_equal(g.rec.t_lost, 10000);
+	assert_int_equal(g.rec.n_valid, 2); /* at the plug, and back */
+	assert_int_equal(g.rec.t_valid, 1 + (bn_time_us)floor(t_up));
+	rig_free(&g);
+}
+
+/* power_up: the output turns on at 6.3 V and relaxes to the curve with
+ * its 2 ms; a replug turns it on again. */
+static void test_world__charger_power_up(void **state)
+{
+	struct rig g;
+
+	rig_init(&g, "dcp", 0.0, 100e3);
+	g.charger.has_power_up = true;
+	g.charger.power_up_peak_v = 6.3;
+	g.charger.power_up_tau_s = 0.002;
+	rig_run(&g, 50000);
+	assert_near(at(&g.rec, 0)->v[BN_CH_VBUS], 6.3, 1e-12);
+	assert_near(at(&g.rec, 2000)->v[BN_CH_VBUS], 5.0 + 1.3 * exp(-1.0), 1e-9);
+	assert_near(at(&g.rec, 49990)->v[BN_CH_VBUS], 5.0, 0.0);
+	bn_world_unplug(g.w);
+	rig_run(&g, 60000);
+	bn_world_plug(g.w);
+	rig_run(&g, 70000);
+	assert_near(at(&g.rec, 60000)->v[BN_CH_VBUS], 6.3, 1e-12);
+	assert_near(at(&g.rec, 61000)->v[BN_CH_VBUS], 5.0 + 1.3 * exp(-0.5), 1e-9);
+	rig_free(&g);
+}
+
+/* With capacitance the loop's offset is held over tenths of its time
+ * constant at its value in the middle: VBUS follows the closed form
+ * within 5 % of the offset once the node's own RC (0.5 ohm x 10 uF)
+ * is over. */
+static void test_world__charger_transient_with_capacitance(void **state)
+{
+	struct rig g;
+	double v1, worst = 0.0;
+
+	rig_init(&g, "dcp", 0.5, 10e3);
+	g.dut.vbus_cap_f = 10e-6;
+	g.charger.has_transient = true;
+	g.charger.transient_r_ohm = 0.8;
+	g.charger.transient_tau_s = 0.015;
+	rig_run(&g, 300000);
+	bn_world_load(g.w, 0.5);
+	rig_run(&g, 450000);
+	v1 = bn_charger_vbus(&g.charger, NULL, 1.0); /* the bleed's share: tens of uV */
+	for (bn_time_us t = 300500; t < 450000; t += 500) {
+		double d = 0.4 * exp(-(t - 300000) * 1e-6 / 0.015);
+		double err = fabs(at(&g.rec, t)->v[BN_CH_VBUS] - (v1 - d));
+
+		assert_true(err <= 0.05 * d + 1e-4);
+		if (d > 1e-3)
+			worst = fmax(worst, err / d);
+	}
+	print_message("transient with capacitance: worst %.2f %% of the offset\n", worst * 100.0);
+	rig_free(&g);
+}
+
+/* A schedule: from 50 ms after the output turns on the charger gives
+ * 4.8 V falling to 3.8 V at 2 A; the clock restarts at a replug. */
+static void test_world__charger_schedule(void **state)
+{
+	struct rig g;
+
+	rig_init(&g, "dcp", 0.5, 10e3);
+	g.charger.n_phases = 1;
+	g.charger.phases[0] = (struct bn_charger_phase){
+		.from_us = 50000, .n_points = 2, .i_a = { 0.0, 2.0 }, .v_v = { 4.8, 3.8 },
+	};
+	rig_run(&g, 100000);
+	assert_near(at(&g.rec, 49900)->v[BN_CH_VBUS], 4.7, 1e-12);
+	assert_near(at(&g.rec, 50000)->v[BN_CH_VBUS], 4.5, 1e-12);
+	bn_world_unplug(g.w);
+	rig_run(&g, 120000);
+	bn_world_plug(g.w);
+	rig_run(&g, 200000);
+	assert_near(at(&g.rec, 120000)->v[BN_CH_VBUS], 4.7, 1e-12);
+	assert_near(at(&g.rec, 169900)->v[BN_CH_VBUS], 4.7, 1e-12);
+	assert_near(at(&g.rec, 170000)->v[BN_CH_VBUS], 4.5, 1e-12);
+	rig_free(&g);
+}
+
+/* A captured VBUS(t) behind 0.2 ohm: 5.0 V, 4.6 V at 10 ms, 4.9 V at
+ * 20 ms, captured at no draw; the device's 0.5 A sees 0.1 V less,
+ * linear between the samples; after the series the static curve. */
+static void test_world__charger_vbus_t(void **state)
+{
+	static const double t_s[] = { 0.0, 0.010, 0.020 }, v_v[] = { 5.0, 4.6, 4.9 };
+	struct rig g;
+
+	for (int repeat = 0; repeat <= 1; repeat++) {
+		rig_init(&g, "dcp", 0.5, 10e3);
+		g.charger.vbus_t.n = 3;
+		memcpy(g.charger.vbus_t.t_s, t_s, sizeof(t_s));
+		memcpy(g.charger.vbus_t.v_v, v_v, sizeof(v_v));
+		g.charger.vbus_t.r_out_ohm = 0.2;
+		g.charger.vbus_t.repeat = repeat;
+		rig_run(&g, 40000);
+		assert_near(at(&g.rec, 0)->v[BN_CH_VBUS], 4.9, 1e-12);
+		assert_near(at(&g.rec, 5000)->v[BN_CH_VBUS], 4.7, 1e-12);
+		assert_near(at(&g.rec, 12500)->v[BN_CH_VBUS], 4.575, 1e-12);
+		assert_near(at(&g.rec, 19900)->v[BN_CH_VBUS], 4.797, 1e-12);
+		if (repeat) {
+			assert_near(at(&g.rec, 25000)->v[BN_CH_VBUS], 4.7, 1e-12);
+		} else {
+			assert_near(at(&g.rec, 25000)->v[BN_CH_VBUS], 4.7, 1e-12);
+			assert_near(at(&g.rec, 22500)->v[BN_CH_VBUS], 4.7, 1e-12);
+			assert_memory_equal(at(&g.rec, 30000), at(&g.rec, 39900),
+					    sizeof(struct bn_sample));
+		}
+		if (repeat)
+			assert_near(at(&g.rec, 32500)->v[BN_CH_VBUS], 4.575, 1e-12);
+		rig_free(&g);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,6 +794,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_world__uvlo_without_capacitance),
 		cmocka_unit_test(test_world__uvlo_hysteresis),
 		cmocka_unit_test(test_world__rising_curve_refused_with_capacitance),
+		cmocka_unit_test(test_world__charger_transient_load_step),
+		cmocka_unit_test(test_world__charger_transient_crosses_session_valid),
+		cmocka_unit_test(test_world__charger_power_up),
+		cmocka_unit_test(test_world__charger_transient_with_capacitance),
+		cmocka_unit_test(test_world__charger_schedule),
+		cmocka_unit_test(test_world__charger_vbus_t),
 		cmocka_unit_test(test_world__vbus_bounce),
 		cmocka_unit_test(test_world__line_rc),
 		cmocka_unit_test(test_world__gnd_offset),
