@@ -36,7 +36,7 @@ int bn_follow_start(struct bn_follow *f, struct bn_supply *sp, const struct bn_g
 	if (rc < 0)
 		return rc;
 	v0 = o->v_at(o->user, 0.0, 0.0);
-	if (!isfinite(v0) || v0 < 0)
+	if (!isfinite(v0) || v0 < 0 || v0 > o->v_max_v)
 		v0 = o->v_max_v;
 	rc = bn_supply_start(sp, g, v0, o->ilim_a, err);
 	if (rc < 0)
@@ -76,6 +76,10 @@ int bn_follow_step(struct bn_follow *f, double t_s, struct bn_err *err)
 	if (isfinite(want)) {
 		if (want < 0)
 			want = 0;
+		if (f->o.v_max_v > 0 && want > f->o.v_max_v) {
+			want = f->o.v_max_v; /* above what was guarded at start: never played */
+			f->capped++;
+		}
 		if (fabs(want - f->v_set_v) > f->o.deadband_v) {
 			rc = bn_guard_supply(f->g, want, f->o.ilim_a, err);
 			if (rc == BN_OK)
@@ -111,6 +115,8 @@ void bn_follow_stats(const struct bn_follow *f, struct bn_follow_stats *s)
 	s->mean_cycle_s = f->steps ? f->sum_cycle_s / (double)f->steps : 0.0;
 	s->max_cycle_s = f->max_cycle_s;
 	s->max_jump_v = f->max_jump_v;
+	s->capped = f->capped;
+	s->v_max_v = f->o.v_max_v;
 }
 
 void bn_follow_describe(const struct bn_follow_stats *s, char *buf, size_t len)
@@ -118,17 +124,20 @@ void bn_follow_describe(const struct bn_follow_stats *s, char *buf, size_t len)
 	/* a current change right after a reading waits a period, then the
 	 * step that reads and sets: the slowest edge the loop reproduces */
 	double lag_s = s->max_period_s + s->max_cycle_s;
+	char cap[64] = "";
 
+	if (s->capped)
+		snprintf(cap, sizeof(cap), "; %ld capped at the curve's %.2f V", s->capped, s->v_max_v);
 	if (s->steps < 2) {
 		snprintf(buf, len, "%ld step(s): the run was too short to follow the curve; only "
-			 "its voltage at the current(s) read then was set", s->steps);
+			 "its voltage at the current(s) read then was set%s", s->steps, cap);
 		return;
 	}
 	/* short: it is a report result's reason (240 bytes) */
-	snprintf(buf, len, "%.1f steps/s (%.0f readings and setpoints/s): the curve's voltage at the "
-		 "current read, up to %.0f ms late; edges faster than that (load-step under- and "
-		 "overshoot, power-up overshoot, VBUS ripple) are not reproduced",
-		 s->loop_hz, s->ops_hz, lag_s * 1e3);
+	snprintf(buf, len, "%.1f steps/s (%.0f readings+setpoints/s): the curve's V at the current "
+		 "read, up to %.0f ms late; faster edges (load-step under/overshoot, power-up "
+		 "overshoot, VBUS ripple) not reproduced%s",
+		 s->loop_hz, s->ops_hz, lag_s * 1e3, cap);
 }
 
 void bn_follow_charger_init(struct bn_follow_charger *fc, const struct bn_charger *c)
@@ -141,26 +150,60 @@ void bn_follow_charger_init(struct bn_follow_charger *fc, const struct bn_charge
 double bn_follow_charger_v(void *user, double t_s, double i_a)
 {
 	struct bn_follow_charger *fc = user;
+	const struct bn_charger *c = fc->c;
+	bn_time_us t = bn_time_from_s(t_s);
+	double v;
 
+	if (!fc->started) {
+		bn_charger_output(c, &fc->st, true, t); /* the supply just turned on */
+		fc->started = true;
+	}
 	/* the shutdown rule at the loop's pace: over its threshold for its
 	 * time, the output goes to 0 V for its recovery */
-	bn_charger_update(fc->c, &fc->st, bn_time_from_s(t_s), i_a);
-	fc->started = true;
-	return bn_charger_vbus(fc->c, &fc->st, i_a);
+	bn_charger_update(c, &fc->st, t, i_a);
+	if (!bn_charger_timed(c))
+		return bn_charger_vbus(c, &fc->st, i_a);
+	/* as the simulated world: off while shut down (back on: the clock
+	 * and the power-up start again), the voltage with the loop's step to
+	 * this draw, then the step taken */
+	bn_charger_output(c, &fc->st, !fc->st.off, t);
+	v = bn_charger_vbus_at(c, &fc->st, t, i_a);
+	bn_charger_draw(c, &fc->st, t, i_a);
+	return v;
+}
+
+/* One curve's highest receptacle voltage and its last delivering
+ * current, into the running maxima. */
+static void curve_bounds(const double *i_a, const double *v_v, int n, double cable_ohm,
+			 double *v_max_v, double *ilim_a)
+{
+	/* the curve less the cable is piecewise linear: its highest point is
+	 * one of the curve's own */
+	for (int k = 0; k < n; k++) {
+		double v = v_v[k] - i_a[k] * cable_ohm;
+
+		if (v > *v_max_v)
+			*v_max_v = v;
+		if (v_v[k] > 0 && i_a[k] > *ilim_a)
+			*ilim_a = i_a[k];
+	}
 }
 
 void bn_follow_charger_bounds(const struct bn_charger *c, double *v_max_v, double *ilim_a)
 {
+	const struct bn_charger_vbus_t *vt = &c->vbus_t;
+
 	*v_max_v = 0.0;
 	*ilim_a = 0.0;
-	/* the curve less the cable is piecewise linear: its highest point is
-	 * one of the curve's own */
-	for (int k = 0; k < c->n_points; k++) {
-		double v = c->v_v[k] - c->i_a[k] * c->cable_ohm;
+	curve_bounds(c->i_a, c->v_v, c->n_points, c->cable_ohm, v_max_v, ilim_a);
+	for (int p = 0; p < c->n_phases; p++)
+		curve_bounds(c->phases[p].i_a, c->phases[p].v_v, c->phases[p].n_points, c->cable_ohm,
+			     v_max_v, ilim_a);
+	/* a captured series at no draw: v(t) + r_out i(t) */
+	for (int k = 0; k < vt->n; k++) {
+		double v = vt->v_v[k] + vt->r_out_ohm * (vt->has_i ? vt->i_a[k] : 0.0);
 
 		if (v > *v_max_v)
 			*v_max_v = v;
-		if (c->v_v[k] > 0)
-			*ilim_a = c->i_a[k];
 	}
 }

@@ -9,9 +9,11 @@
  * limit (the profile's last delivering point) still acts at once.
  *
  * Every setpoint passes the bench's hard limits (hil/guard.h) before it
- * is sent; the highest voltage the profile can ask is checked when the
- * loop starts, so a profile beyond them is refused before the supply is
- * switched on. An instrument error is returned as it is: the caller puts
+ * is sent; the highest voltage the profile's static curves can ask is
+ * checked when the loop starts, so a profile beyond them is refused
+ * before the supply is switched on, and a setpoint above it (a power-up
+ * or release overshoot of a profile in time) is capped there and
+ * counted. An instrument error is returned as it is: the caller puts
  * the bench in its safe state (a supply that stops answering ends the
  * run as a bench fault).
  *
@@ -62,6 +64,7 @@ struct bn_follow {
 	double max_cycle_s;   /* the slowest step (reading and setting) */
 	double sum_cycle_s;
 	double max_jump_v;    /* the largest setpoint change of one step */
+	long capped;          /* setpoints the profile asked above v_max_v, set to it */
 };
 
 struct bn_follow_stats {
@@ -72,6 +75,8 @@ struct bn_follow_stats {
 	double max_period_s;   /* the longest time the supply held a setpoint unchecked */
 	double mean_cycle_s, max_cycle_s;
 	double max_jump_v;
+	long capped;           /* steps whose voltage was capped at the profile's static maximum */
+	double v_max_v;
 };
 
 /* Set the supply to the profile's voltage at no current (t = 0), its
@@ -92,9 +97,12 @@ void bn_follow_stats(const struct bn_follow *f, struct bn_follow_stats *s);
  * reproduced"). */
 void bn_follow_describe(const struct bn_follow_stats *s, char *buf, size_t len);
 
-/* A static charger profile as the loop's profile: the curve less the
- * cable (the voltage at the device's receptacle), and its shutdown rule
- * played at the loop's pace. user: a struct bn_follow_charger. */
+/* A charger profile as the loop's profile: the voltage at the device's
+ * receptacle for the draw (the curve less the cable), its shutdown rule
+ * played at the loop's pace, and with time behaviour (sim/charger.h:
+ * transient, power_up, schedule, vbus_t) the receptacle voltage at t
+ * since the supply turned on, the regulation loop stepping at each of
+ * the loop's readings. user: a struct bn_follow_charger. */
 struct bn_follow_charger {
 	const struct bn_charger *c;
 	struct bn_charger_state st;
@@ -102,8 +110,9 @@ struct bn_follow_charger {
 };
 void bn_follow_charger_init(struct bn_follow_charger *fc, const struct bn_charger *c);
 double bn_follow_charger_v(void *user, double t_s, double i_a);
-/* The highest voltage the curve gives at the receptacle and the current
- * where it stops delivering (the supply's limit). */
+/* The highest voltage the profile's static curves (its own, its
+ * schedule's, a captured series at no draw) give at the receptacle, and
+ * the largest current where one stops delivering (the supply's limit). */
 void bn_follow_charger_bounds(const struct bn_charger *c, double *v_max_v, double *ilim_a);
 
 #endif

@@ -395,6 +395,85 @@ static void test_follow__shutdown_played(void **state)
 	bn_supply_close(&sp);
 }
 
+/* A profile in time (sim/charger.h, profile v2) written to the scratch
+ * directory and loaded. */
+static void load_text_charger(struct fx *f, const char *name, const char *text,
+			      struct bn_charger *c)
+{
+	char path[1200];
+	FILE *fp;
+	struct bn_err err = { 0 };
+
+	snprintf(path, sizeof(path), "%s/%s.json", f->dir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+	if (bn_charger_load(path, c, &err) < 0)
+		fail_msg("%s", err.msg);
+	unlink(path);
+}
+
+/* A schedule, a captured series and a power-up overshoot: the loop asks
+ * for the voltage at its own time; what is above the static curves'
+ * highest voltage (the overshoot) is capped there and counted. */
+static void test_follow__profile_in_time(void **state)
+{
+	struct fx *f = *state;
+	struct bn_supply sp = { 0 };
+	struct bn_charger *c = calloc(1, sizeof(*c));
+	struct bn_follow fl;
+	struct bn_follow_charger fc;
+	struct bn_follow_stats st;
+	struct bn_guard g = { .max_vbus_v = 5.5 };
+	const char *extra[] = { "--ohms", "0", "--sink-file", f->sink, NULL };
+	char d[400];
+
+	assert_non_null(c);
+	set_sink(f, 0.5);
+	emu_start(f, &f->sup, "rigol-dp800", extra);
+	open_supply(f, &sp);
+	/* the schedule: 5.05 V at 0.5 A, from 200 ms 4.75 V */
+	load_text_charger(f, "sched", "{\"name\": \"sched\", \"curve\": [[0, 5.1], [2, 4.9]], "
+			  "\"cable\": \"0ohm\", \"schedule\": [{\"from\": \"200ms\", "
+			  "\"curve\": [[0, 4.8], [2, 4.6]]}]}", c);
+	start_follow(f, &fl, &sp, &fc, c, &g);
+	assert_int_equal(bn_follow_step(&fl, 0.1, &f->err), BN_OK);
+	assert_near(fl.v_set_v, 5.05, 1e-9);
+	assert_int_equal(bn_follow_step(&fl, 0.3, &f->err), BN_OK);
+	assert_near(fl.v_set_v, 4.75, 1e-9);
+	/* a captured VBUS(t) behind 0.2 ohm, at no draw when captured */
+	load_text_charger(f, "series", "{\"name\": \"series\", \"curve\": [[0, 5.0], [2, 5.0]], "
+			  "\"cable\": \"0ohm\", \"vbus_t\": {\"samples\": [[0, 5.0, 0], [0.1, 4.8, 0], "
+			  "[0.2, 5.0, 0]], \"r_out\": \"0.2ohm\"}}", c);
+	start_follow(f, &fl, &sp, &fc, c, &g);
+	assert_int_equal(bn_follow_step(&fl, 0.05, &f->err), BN_OK);
+	assert_near(fl.v_set_v, 4.9 - 0.2 * 0.5, 1e-9);
+	assert_int_equal(bn_follow_step(&fl, 0.5, &f->err), BN_OK); /* after it: the curve */
+	assert_near(fl.v_set_v, 5.0, 1e-9);
+	/* 6.3 V at power-up, 2 ms: capped at the curve's 5.1 V, never sent */
+	load_text_charger(f, "peak", "{\"name\": \"peak\", \"curve\": [[0, 5.1], [2, 4.9]], "
+			  "\"cable\": \"0ohm\", \"power_up\": {\"peak\": \"6.3V\", \"tau\": \"2ms\"}}", c);
+	start_follow(f, &fl, &sp, &fc, c, &g);
+	assert_near(fl.v_set_v, 5.1, 1e-9);
+	assert_int_equal(bn_follow_step(&fl, 0.001, &f->err), BN_OK);
+	assert_near(fl.v_set_v, 5.1, 1e-9);
+	assert_int_equal(bn_follow_step(&fl, 0.1, &f->err), BN_OK); /* settled */
+	assert_near(fl.v_set_v, 5.05, 1e-6);
+	bn_follow_stats(&fl, &st);
+	assert_int_equal(st.capped, 1);
+	bn_follow_describe(&st, d, sizeof(d));
+	assert_true(strlen(d) < sizeof(((struct bn_result *)0)->reason));
+	assert_non_null(strstr(d, "1 capped at the curve's 5.10 V"));
+	bn_supply_close(&sp);
+	emu_reap(&f->sup);
+	read_log(f, &f->sup);
+	for (int i = 0; i < f->n_lines; i++)
+		if (!strncmp(f->lines[i], ":SOUR1:VOLT ", 12) && atof(f->lines[i] + 12) > 5.1 + 1e-9)
+			fail_msg("sent %s, above the curve's 5.1 V", f->lines[i]);
+	free(c);
+}
+
 /* ---- through the runner ---- */
 
 struct run {
@@ -616,6 +695,7 @@ int main(void)
 		T(test_follow__load_step_on_drooping_curve),
 		T(test_follow__hard_limits_refuse_profile),
 		T(test_follow__shutdown_played),
+		T(test_follow__profile_in_time),
 		T(test_follow__runner_follows_load_steps),
 		T(test_follow__runner_fixed_without_follow),
 		T(test_follow__supply_stalls),
