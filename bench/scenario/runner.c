@@ -135,7 +135,8 @@ struct run_ctx {
 	struct bn_follow follow;
 	struct bn_follow_charger follow_chg;
 	bool following;
-	double follow_t0_s;          /* bench time the supply turned on */
+	double follow_t0_s;          /* bench time the supply turned on (or the move) */
+	const struct bn_charger *follow_cur; /* the charger it follows now */
 	/* A port run on a real bench (the dut's firmware is the built-in
 	 * probe): the simulated probe's device-side networks played by the
 	 * fixture's (dev_side), or why D+ and D- are not judged. */
@@ -1387,6 +1388,16 @@ static int bench_supply_follow_start(struct run_ctx *c, struct bn_err *err)
 
 	bn_follow_charger_init(&c->follow_chg, &c->charger);
 	bn_follow_charger_bounds(&c->charger, &fo.v_max_v, &fo.ilim_a);
+	/* a move's charger too: every voltage the run may ask is guarded now */
+	for (int i = 0; i < c->n_moves; i++) {
+		double v, ilim;
+
+		if (!c->moves[i].has_charger)
+			continue;
+		bn_follow_charger_bounds(&c->moves[i].charger, &v, &ilim);
+		fo.v_max_v = fmax(fo.v_max_v, v);
+	}
+	c->follow_cur = &c->charger;
 	rc = bn_follow_start(&c->follow, c->sp, c->o->guard, &fo, &e);
 	if (rc < 0)
 		return bench_fault(bn_err_set(err, rc, "supply following charger %s: %s",
@@ -1396,6 +1407,38 @@ static int bench_supply_follow_start(struct run_ctx *c, struct bn_err *err)
 	bn_report_event(c->rep, bn_world_now(c->world), "supply",
 			"the supply follows the charger's curve (less its cable) at the current it "
 			"reads");
+	return BN_OK;
+}
+
+/* After a move to another charger the loop follows that one, its clock
+ * from the move, with its own current limit. */
+static int bench_supply_follow_move(struct run_ctx *c, struct bn_err *err)
+{
+	const struct bn_charger *want = &c->charger;
+	const struct bn_supply_ops *p = c->sp->ops;
+	struct bn_err e = { 0 };
+	double v, ilim;
+	int rc = BN_OK;
+
+	for (int i = c->next_move - 1; i >= 0; i--)
+		if (c->moves[i].has_charger) {
+			want = &c->moves[i].charger;
+			break;
+		}
+	if (want == c->follow_cur)
+		return BN_OK;
+	bn_follow_charger_init(&c->follow_chg, want);
+	c->follow_cur = want;
+	c->follow_t0_s = bn_time_to_s(bn_world_now(c->world));
+	bn_follow_charger_bounds(want, &v, &ilim);
+	c->follow.o.ilim_a = ilim;
+	rc = bn_guard_supply(c->o->guard, c->follow.o.v_max_v, ilim, &e);
+	if (rc == BN_OK && ilim > 0 && p->set_current_limit)
+		rc = p->set_current_limit(c->sp->priv, ilim, &e);
+	if (rc < 0)
+		return bench_fault(bn_err_set(err, rc, "supply following charger %s: %s", want->name,
+					      e.msg), err);
+	bn_report_event(c->rep, bn_world_now(c->world), "supply", want->name);
 	return BN_OK;
 }
 
@@ -1409,6 +1452,9 @@ static int bench_supply_follow(struct run_ctx *c, struct bn_err *err)
 
 	if (!c->following || c->safed || !bn_follow_due(&c->follow))
 		return BN_OK;
+	rc = bench_supply_follow_move(c, err);
+	if (rc < 0)
+		return rc;
 	t_s = bn_time_to_s(bn_world_now(c->world)) - c->follow_t0_s;
 	rc = bn_follow_step(&c->follow, t_s, &e);
 	if (rc < 0) {
@@ -1435,8 +1481,9 @@ static void bench_supply_follow_report(struct run_ctx *c)
 	bn_follow_stats(&c->follow, &st);
 	bn_str_copy(r->id, sizeof(r->id), "bench.supply_follow");
 	bn_str_copy(r->kind, sizeof(r->kind), "bench");
-	bn_str_fmt(r->text, sizeof(r->text), "the supply plays charger %s: its curve's voltage at "
-		   "the current it delivers, quasi-statically", c->charger.name);
+	bn_str_fmt(r->text, sizeof(r->text), "the supply plays charger %s%s: its curve's voltage at "
+		   "the current it delivers, quasi-statically", c->charger.name,
+		   c->follow_cur != &c->charger ? " and the moves' chargers" : "");
 	r->verdict = BN_VERDICT_SKIPPED;
 	r->has_measured = true;
 	r->measured = st.loop_hz;

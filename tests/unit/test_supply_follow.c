@@ -484,7 +484,8 @@ struct run {
 	int rc;
 };
 
-static void run_follow_to(struct fx *f, struct run *r, bool follow, const char *out_dir)
+static void run_scn(struct fx *f, struct run *r, bool follow, const char *out_dir,
+		    const char *scn)
 {
 	char path[1024];
 	struct bn_guard g = { .max_load_a = 3.0, .max_vbus_v = 5.5, .max_power_w = 15.0 };
@@ -492,7 +493,7 @@ static void run_follow_to(struct fx *f, struct run *r, bool follow, const char *
 
 	open_supply(f, &r->sp);
 	open_load(f, &r->ld);
-	bn_test_path("tests/data/scenarios/follow-load-step.scn", path, sizeof(path));
+	bn_test_path(scn, path, sizeof(path));
 	o = (struct bn_run_opts){
 		.scenario_path = path,
 		.datadir = bn_test_srcdir(),
@@ -510,6 +511,11 @@ static void run_follow_to(struct fx *f, struct run *r, bool follow, const char *
 	bn_supply_close(&r->sp);
 	emu_reap(&f->sup);
 	emu_reap(&f->ld);
+}
+
+static void run_follow_to(struct fx *f, struct run *r, bool follow, const char *out_dir)
+{
+	run_scn(f, r, follow, out_dir, "tests/data/scenarios/follow-load-step.scn");
 }
 
 static void run_follow(struct fx *f, struct run *r, bool follow)
@@ -573,6 +579,47 @@ static void test_follow__runner_follows_load_steps(void **state)
 	assert_true(b > a);
 	assert_string_equal(last_with(f, ":SOUR1:VOLT"), ":SOUR1:VOLT 5.050");
 	assert_string_equal(last_with(f, ":OUTP"), ":OUTP CH1,OFF"); /* safe at the end */
+	bn_report_free(&r->rep);
+	free(r);
+}
+
+static bool has_event(const struct bn_report *rep, const char *kind, const char *detail)
+{
+	const cJSON *ev;
+
+	cJSON_ArrayForEach(ev, rep->events) {
+		const cJSON *k = cJSON_GetObjectItemCaseSensitive(ev, "kind");
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(ev, "detail");
+
+		if (cJSON_IsString(k) && !strcmp(k->valuestring, kind) && cJSON_IsString(d) &&
+		    !strcmp(d->valuestring, detail))
+			return true;
+	}
+	return false;
+}
+
+/* A move to a port with another charger: the loop follows that one from
+ * the move, with its current limit (dcp-weak's 1.0 A, dcp-1a's 1.2 A). */
+static void test_follow__runner_follows_move(void **state)
+{
+	struct fx *f = *state;
+	struct run *r = calloc(1, sizeof(*r));
+	int a, b;
+
+	start_pair(f, NULL);
+	run_scn(f, r, true, NULL, "tests/data/scenarios/follow-move.scn");
+	if (r->rep.status != BN_RUN_COMPLETED)
+		fail_msg("run: %s", r->rep.reason);
+	assert_true(has_event(&r->rep, "supply", "dcp-1a"));
+	read_log(f, &f->sup);
+	a = find_line(f, ":SOUR1:VOLT 4.900", 0);
+	b = find_line(f, ":SOUR1:VOLT 4.980", a);
+	if (a < 0 || b < a)
+		fail_msg("4.900 V at %d, 4.980 V at %d", a, b);
+	a = find_line(f, ":SOUR1:CURR 1.000", 0);
+	assert_true(a > 0);
+	assert_true(find_line(f, ":SOUR1:CURR 1.200", a) > a);
+	assert_non_null(strstr(result(&r->rep, "bench.supply_follow")->text, "moves' chargers"));
 	bn_report_free(&r->rep);
 	free(r);
 }
@@ -698,6 +745,7 @@ int main(void)
 		T(test_follow__profile_in_time),
 		T(test_follow__runner_follows_load_steps),
 		T(test_follow__runner_fixed_without_follow),
+		T(test_follow__runner_follows_move),
 		T(test_follow__supply_stalls),
 		T(test_follow__slow_supply),
 		T(test_follow__conf_key),
