@@ -97,7 +97,7 @@ static const char usage_run[] =
 	"                   [--operator NAME] [--no-html] [--require-verdicts] [-v] [-q]\n"
 	"Run SCENARIO (.scn) on the configured bench (the simulated bench by default),\n"
 	"print each result as it is judged, and write DIR/report.json atomically\n"
-	"(schema bcbench-report/2) with DIR/report.html, the page to review and sign. On SIGINT, SIGTERM or SIGHUP the bench goes to its\n"
+	"(schema bcbench-report/3) with DIR/report.html, the page to review and sign. On SIGINT, SIGTERM or SIGHUP the bench goes to its\n"
 	"safe state (VBUS off, load off, data lines open) and a partial report says\n"
 	"why. A closed output pipe does not stop the run. One run writes into DIR at a\n"
 	"time (a second is refused, exit 3, naming the first); what a killed run left\n"

@@ -113,6 +113,33 @@ struct bn_check_ctx {
 	const char *chan_why[BN_CH_COUNT];
 	const char *event_why[BN_CEV_COUNT];
 	const char *rate_why;
+	/* The charger behind the port (the port rules', bc12.port.*): filled
+	 * by the runner from the scenario's charger, by a replay from the
+	 * report or --charger. Known only with charger_name set: a context
+	 * built without it (zeroed) knows no charger, whatever the numbers. */
+	const char *charger_name;   /* NULL: not known */
+	double charger_rated_a;     /* its declared rating; 0: not declared */
+	double cable_ohm;           /* round-trip VBUS+GND cable resistance; NAN: not known */
+	double cable_u_ohm;         /* its standard uncertainty (0: exact, as in the sim) */
+	int charger_compliant;      /* -1 not known, 0 meant to fail a port rule, 1 meant to pass */
+	/* The bench's own device-side network, when the bench plays the
+	 * device (a port scenario: the built-in "probe" firmware). Port rules
+	 * that compute a resistance or a release time from the lines need a
+	 * current and a timing they know; on a device run they know only the
+	 * device's limits. */
+	struct bn_probe {
+		bool present;           /* the bench, not a device, drives D+/D- */
+		double idp_src_a;       /* sourced into D+ for data contact (0: not known) */
+		double vdp_src_v;       /* D+ source in primary detection (0: not known) */
+		double idm_sink_a;      /* sunk from D- in primary detection (0: not known) */
+		double vdm_src_v;       /* D- source in secondary detection (0: not known) */
+		double idp_sink_a;      /* sunk from D+ in secondary detection (0: not known) */
+		double i_u_rel;         /* relative standard uncertainty of those currents */
+		/* From releasing VDP_SRC to applying VDM_SRC (secondary
+		 * detection): D- is the port's alone before it. INFINITY: the
+		 * probe does no secondary detection; NAN: not known. */
+		double sec_after_s;
+	} probe;
 };
 
 /* Standard uncertainties of a channel's level (one sample, or the average

@@ -4,11 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "firmware/probe_fw.h"
 #include "firmware/ref_fw.h"
 
 int bn_fw_is_builtin(const char *spec)
 {
-	return !strcmp(spec, "reference");
+	return !strcmp(spec, "reference") || !strcmp(spec, "probe");
 }
 
 int bn_fw_load(const char *spec, struct bn_fw_handle *out, struct bn_err *err)
@@ -20,7 +21,7 @@ int bn_fw_load(const char *spec, struct bn_fw_handle *out, struct bn_err *err)
 	out->fw = NULL;
 	out->dl = NULL;
 	if (bn_fw_is_builtin(spec)) {
-		out->fw = ref_fw_get();
+		out->fw = strcmp(spec, "probe") ? ref_fw_get() : probe_fw_get();
 		return BN_OK;
 	}
 	char path[1024];

@@ -40,6 +40,8 @@ int bn_report_json_verdict(const cJSON *report, const char *path, int totals[BN_
 {
 	const cJSON *results = cJSON_GetObjectItemCaseSensitive(report, "results"), *res;
 	const cJSON *stored = cJSON_GetObjectItemCaseSensitive(report, "verdict");
+	const cJSON *sides = cJSON_GetObjectItemCaseSensitive(report, "verdicts");
+	static const char *const side_names[] = { BN_SIDE_NAME_DEVICE, BN_SIDE_NAME_PORT };
 	int i = 0, o;
 
 	memset(totals, 0, sizeof(int) * BN_VERDICT_COUNT);
@@ -63,6 +65,22 @@ int bn_report_json_verdict(const cJSON *report, const char *path, int totals[BN_
 				  "is not consistent", path,
 				  cJSON_IsString(stored) ? stored->valuestring : "something else",
 				  bn_overall_id(o));
+	/* each side's stored verdict, when the record has them (/3) */
+	for (size_t k = 0; sides && k < sizeof(side_names) / sizeof(side_names[0]); k++) {
+		const cJSON *sv = cJSON_GetObjectItemCaseSensitive(sides, side_names[k]);
+		bool judged = false;
+		int so = bn_report_json_overall_side(report, side_names[k], &judged);
+		bool mine = !strcmp(side_names[k], bn_report_json_judges(report));
+		const char *want = judged || mine ? bn_overall_id(so) : NULL;
+
+		if (!cJSON_IsObject(sides) ||
+		    (want ? !cJSON_IsString(sv) || strcmp(sv->valuestring, want) : !cJSON_IsNull(sv)))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s: \"verdicts\": {\"%s\"} says %s, its results and status "
+					  "give %s: the record is not consistent", path, side_names[k],
+					  cJSON_IsString(sv) ? sv->valuestring : "something else",
+					  want ? want : "null (that side judged nothing)");
+	}
 	return o;
 }
 
@@ -152,7 +170,8 @@ void bn_report_event(struct bn_report *r, bn_time_us t, const char *kind, const 
 
 bool bn_report_schema_known(const char *schema)
 {
-	return schema && (!strcmp(schema, BN_REPORT_SCHEMA) || !strcmp(schema, BN_REPORT_SCHEMA_V1));
+	return schema && (!strcmp(schema, BN_REPORT_SCHEMA) || !strcmp(schema, BN_REPORT_SCHEMA_V2) ||
+			  !strcmp(schema, BN_REPORT_SCHEMA_V1));
 }
 
 const char *bn_tool_commit(void)
@@ -193,9 +212,29 @@ void bn_report_totals(const struct bn_report *r, int totals[BN_VERDICT_COUNT])
 		totals[r->results[i].verdict]++;
 }
 
+const char *bn_report_judges(const struct bn_report *r)
+{
+	return !strcmp(r->judges, BN_SIDE_NAME_PORT) ? BN_SIDE_NAME_PORT : BN_SIDE_NAME_DEVICE;
+}
+
+const char *bn_result_side_in(const char *kind, const char *side, const char *judges)
+{
+	if (side && side[0])
+		return side;
+	if (kind && !strcmp(kind, "check"))
+		return BN_SIDE_NAME_DEVICE;
+	return judges && !strcmp(judges, BN_SIDE_NAME_PORT) ? BN_SIDE_NAME_PORT : BN_SIDE_NAME_DEVICE;
+}
+
+static bool result_on(const struct bn_report *r, const struct bn_result *res, const char *side)
+{
+	return !strcmp(bn_result_side_in(res->kind, res->side, bn_report_judges(r)), side);
+}
+
 int bn_report_exit_code(const struct bn_report *r)
 {
 	int totals[BN_VERDICT_COUNT];
+	const char *judges = bn_report_judges(r);
 
 	if (r->status != BN_RUN_COMPLETED)
 		return r->exit_code ? r->exit_code : 3;
@@ -203,7 +242,8 @@ int bn_report_exit_code(const struct bn_report *r)
 	if (totals[BN_VERDICT_ERROR])
 		return 3;
 	for (int i = 0; i < r->n_results; i++)
-		if (r->results[i].verdict == BN_VERDICT_FAIL && !r->results[i].warning)
+		if (r->results[i].verdict == BN_VERDICT_FAIL && !r->results[i].warning &&
+		    result_on(r, &r->results[i], judges))
 			return 1;
 	return 0;
 }
@@ -238,41 +278,76 @@ static enum bn_overall overall_of(bool completed, int n_pass, int n_fail, int n_
 	return BN_OVERALL_COMPLIANT;
 }
 
-enum bn_overall bn_report_overall(const struct bn_report *r)
+enum bn_overall bn_report_overall_side(const struct bn_report *r, const char *side, bool *judged)
 {
 	int n_pass = 0, n_fail = 0, n_open = 0;
 
 	for (int i = 0; i < r->n_results; i++) {
 		enum bn_verdict v = r->results[i].verdict;
 
+		if (!result_on(r, &r->results[i], side))
+			continue;
 		n_pass += v == BN_VERDICT_PASS;
+		/* a warning is a judgement, not a failure of the side */
 		n_fail += v == BN_VERDICT_FAIL && !r->results[i].warning;
 		n_open += v == BN_VERDICT_INCONCLUSIVE || v == BN_VERDICT_ERROR;
+		if (judged)
+			*judged = *judged || v == BN_VERDICT_PASS || v == BN_VERDICT_FAIL;
 	}
 	return overall_of(r->status == BN_RUN_COMPLETED, n_pass, n_fail, n_open);
 }
 
-int bn_report_json_overall(const cJSON *report)
+enum bn_overall bn_report_overall(const struct bn_report *r)
+{
+	return bn_report_overall_side(r, bn_report_judges(r), NULL);
+}
+
+const char *bn_report_json_judges(const cJSON *report)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(report, "judges");
+
+	return cJSON_IsString(j) && !strcmp(j->valuestring, BN_SIDE_NAME_PORT) ? BN_SIDE_NAME_PORT
+										: BN_SIDE_NAME_DEVICE;
+}
+
+int bn_report_json_overall_side(const cJSON *report, const char *side, bool *judged)
 {
 	const cJSON *results = cJSON_GetObjectItemCaseSensitive(report, "results");
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(report, "status"), *res;
 	const cJSON *state = cJSON_GetObjectItemCaseSensitive(st, "state");
+	const char *judges = bn_report_json_judges(report);
 	int n_pass = 0, n_fail = 0, n_open = 0;
 
+	if (judged)
+		*judged = false;
 	if (!cJSON_IsArray(results) || !cJSON_IsString(state))
 		return -1;
 	cJSON_ArrayForEach(res, results) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "verdict");
 		const cJSON *sev = cJSON_GetObjectItemCaseSensitive(res, "severity");
+		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(res, "kind");
+		const cJSON *rs = cJSON_GetObjectItemCaseSensitive(res, "side");
+		bool pass, fail;
 
 		if (!cJSON_IsString(v) || bn_verdict_parse(v->valuestring) < 0)
 			return -1;
-		n_pass += !strcmp(v->valuestring, "pass");
-		n_fail += !strcmp(v->valuestring, "fail") &&
-			  !(cJSON_IsString(sev) && !strcmp(sev->valuestring, "warning"));
+		if (strcmp(bn_result_side_in(cJSON_IsString(kind) ? kind->valuestring : NULL,
+					     cJSON_IsString(rs) ? rs->valuestring : NULL, judges), side))
+			continue;
+		pass = !strcmp(v->valuestring, "pass");
+		fail = !strcmp(v->valuestring, "fail");
+		n_pass += pass;
+		n_fail += fail && !(cJSON_IsString(sev) && !strcmp(sev->valuestring, "warning"));
 		n_open += !strcmp(v->valuestring, "inconclusive") || !strcmp(v->valuestring, "error");
+		if (judged)
+			*judged = *judged || pass || fail;
 	}
 	return overall_of(!strcmp(state->valuestring, "completed"), n_pass, n_fail, n_open);
+}
+
+int bn_report_json_overall(const cJSON *report)
+{
+	return bn_report_json_overall_side(report, bn_report_json_judges(report), NULL);
 }
 
 static void add_num_or_null(cJSON *o, const char *key, double v)
@@ -301,6 +376,11 @@ static cJSON *result_json(const struct bn_result *res)
 		cJSON_AddStringToObject(o, "task", res->task);
 	else
 		cJSON_AddNullToObject(o, "task");
+	/* whom it judges; an expectation or a bench result belongs to the run */
+	if (res->side[0])
+		cJSON_AddStringToObject(o, "side", res->side);
+	else
+		cJSON_AddNullToObject(o, "side");
 	cJSON_AddStringToObject(o, "verdict", bn_verdict_name(res->verdict));
 	if (res->warning)
 		cJSON_AddStringToObject(o, "severity", "warning");
@@ -365,7 +445,20 @@ cJSON *bn_report_to_json(const struct bn_report *r)
 	int totals[BN_VERDICT_COUNT];
 
 	cJSON_AddStringToObject(root, "schema", BN_REPORT_SCHEMA);
+	cJSON_AddStringToObject(root, "judges", bn_report_judges(r));
 	cJSON_AddStringToObject(root, "verdict", bn_overall_id(bn_report_overall(r)));
+	o = cJSON_AddObjectToObject(root, "verdicts");
+	for (int k = 0; k < 2; k++) {
+		const char *side = k ? BN_SIDE_NAME_PORT : BN_SIDE_NAME_DEVICE;
+		bool judged = false;
+		enum bn_overall so = bn_report_overall_side(r, side, &judged);
+
+		/* a side that judged nothing has no verdict, unless the record judges it */
+		if (judged || !strcmp(side, bn_report_judges(r)))
+			cJSON_AddStringToObject(o, side, bn_overall_id(so));
+		else
+			cJSON_AddNullToObject(o, side);
+	}
 	o = cJSON_AddObjectToObject(root, "tool");
 	cJSON_AddStringToObject(o, "name", "bcbench");
 	cJSON_AddStringToObject(o, "version", BN_VERSION);

@@ -1,6 +1,6 @@
 /* A run's record: what ran, on what, with which files (and their hashes),
  * every result with its measured value, limit and margin, and how the run
- * ended. report.json (schema "bcbench-report/1") is written from this, and
+ * ended. report.json (schema "bcbench-report/3") is written from this, and
  * is the record of truth other formats are rendered from. */
 #ifndef BN_REPORT_REPORT_H
 #define BN_REPORT_REPORT_H
@@ -13,12 +13,18 @@
 #include "core/err.h"
 #include "core/time.h"
 
-#define BN_REPORT_SCHEMA "bcbench-report/2"
-/* The format before identity, provenance and the overall verdict: still
- * read (rendered, diffed, merged). */
+#define BN_REPORT_SCHEMA "bcbench-report/3"
+/* The formats before: /2 without sides (every check judged the device,
+ * "verdict" was the device's), /1 also without identity, provenance and
+ * the overall verdict. Still read (rendered, diffed, merged). */
+#define BN_REPORT_SCHEMA_V2 "bcbench-report/2"
 #define BN_REPORT_SCHEMA_V1 "bcbench-report/1"
 
-/* schema is BN_REPORT_SCHEMA or BN_REPORT_SCHEMA_V1 (NULL: false). */
+/* The sides a result may judge (checks/check.h, enum bn_side), by name. */
+#define BN_SIDE_NAME_DEVICE "device"
+#define BN_SIDE_NAME_PORT "port"
+
+/* schema is BN_REPORT_SCHEMA, _V2 or _V1 (NULL: false). */
 bool bn_report_schema_known(const char *schema);
 
 enum bn_verdict {
@@ -81,6 +87,11 @@ struct bn_file_ref {
 enum bn_run_status { BN_RUN_COMPLETED, BN_RUN_ABORTED, BN_RUN_ERROR };
 
 struct bn_report {
+	/* The side the record judges: "device" (a device on a port; also
+	 * "") or "port" (the bench plays the device and judges the port),
+	 * set by the runner. Its verdict is the record's "verdict" and the
+	 * exit code's; the other side's is reported beside it. */
+	char judges[8];
 	char backend[16];
 	char scenario_name[160];
 	char fw_name[64], fw_version[32];
@@ -169,18 +180,39 @@ const char *bn_overall_name(enum bn_overall o);
 const char *bn_overall_id(enum bn_overall o);
 /* -1 for anything but an id above */
 int bn_overall_parse(const char *id);
+/* The verdict of the side the record judges. */
 enum bn_overall bn_report_overall(const struct bn_report *r);
+/* The side a record judges: "device" or "port" (judges "" : "device"). */
+const char *bn_report_judges(const struct bn_report *r);
+/* The side a result judges within a record judging `judges`: its own
+ * side when it has one; a check without one (records before
+ * bcbench-report/3) the device; an expectation or a bench result the
+ * side the record judges (expectations belong to the run). */
+const char *bn_result_side_in(const char *kind, const char *side, const char *judges);
+/* One side's verdict (side "device" or "port"), by the rule above over
+ * that side's results; *judged (may be NULL) says whether a result of
+ * that side passed or failed: a side that judged nothing has no verdict
+ * in "verdicts" (null), unless it is the side the record judges. */
+enum bn_overall bn_report_overall_side(const struct bn_report *r, const char *side, bool *judged);
 /* The same from a report.json document (its "results" and "status"),
- * for records written before the verdict was: -1 when it is not one. */
+ * for records written before the verdict was: -1 when it is not one.
+ * The judged side's ("judges", absent: the device). */
 int bn_report_json_overall(const cJSON *report);
+/* "judges" of a document: "device" or "port" (absent or unknown: "device"). */
+const char *bn_report_json_judges(const cJSON *report);
+/* One side's verdict from a document, -1 when it is not a report. */
+int bn_report_json_overall_side(const cJSON *report, const char *side, bool *judged);
 /* The overall verdict of a report.json read to be shown: computed from
  * its results and status (never taken on trust), with the count of each
  * verdict into totals. BN_ERR_DATA naming path when a result's verdict is
  * not a known word, the document is not a report, or a stored "verdict"
- * contradicts the results. */
+ * or "verdicts" contradicts the results. */
 int bn_report_json_verdict(const cJSON *report, const char *path, int totals[BN_VERDICT_COUNT],
 			   struct bn_err *err);
-/* Exit code by the exit-code table of README.md from the results and the status. */
+/* Exit code by the exit-code table of README.md from the results and the
+ * status: "a rule failed" (1) counts the judged side's failures and the
+ * expectations only; a port's failure in a device run is reported, never
+ * the device's. */
 int bn_report_exit_code(const struct bn_report *r);
 cJSON *bn_report_to_json(const struct bn_report *r);
 /* Atomic. */

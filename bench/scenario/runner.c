@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "firmware/bcfw.h"
 #include "firmware/fw_load.h"
+#include "firmware/probe_fw.h"
 #include "hil/poll_cap.h"
 #include "hil/fixture_def.h"
 #include "hil/sigrok_cap.h"
@@ -1798,6 +1799,16 @@ static void report_configs(struct bn_report *rep, const struct bn_usb_desc *usb)
 	}
 }
 
+/* The side the record judges: a run whose dut runs the bench's built-in
+ * probe (profiles/duts/bench-probe.json) drives the port, so it judges
+ * the port; any other run judges the device. */
+static void set_judges(struct run_ctx *c)
+{
+	bool probe = c->fw.fw && !c->fw.dl && !strcmp(c->fw.fw->name, "probe");
+
+	snprintf(c->rep->judges, sizeof(c->rep->judges), "%s", probe ? "port" : "device");
+}
+
 static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 {
 	struct bn_report *rep = c->rep;
@@ -1813,9 +1824,30 @@ static void fill_report_meta(struct run_ctx *c, const struct bn_usb_desc *usb)
 	rep->rate_hz = c->rate_hz;
 	rep->channel_mask = c->chan_mask;
 	report_configs(rep, usb);
+	set_judges(c);
 }
 
 static unsigned real_events(const struct run_ctx *c);
+
+/* The probe's networks are the simulated dut's PHY values, exact in the
+ * sim (a real bench's fixture does not declare its own yet: absent
+ * there); between releasing VDP_SRC and applying VDM_SRC the probe leaves
+ * the lines to the port for its release time. */
+static void set_probe_net(const struct run_ctx *c, struct bn_check_ctx *ctx)
+{
+	const struct bn_dut_phy *p = &c->dut.phy;
+
+	if (c->o->real_bench || strcmp(c->rep->judges, "port"))
+		return;
+	ctx->probe.present = true;
+	ctx->probe.idp_src_a = p->idp_src_a;
+	ctx->probe.vdp_src_v = p->vdp_src_v;
+	ctx->probe.idm_sink_a = p->idm_sink_a;
+	ctx->probe.vdm_src_v = p->vdm_src_v;
+	ctx->probe.idp_sink_a = p->idp_sink_a;
+	ctx->probe.i_u_rel = 0.0;
+	ctx->probe.sec_after_s = probe_fw_timing.release_us / 1e6;
+}
 
 static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct bn_err *err)
 {
@@ -1867,6 +1899,7 @@ static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct
 		ctx.config_max_power_a[i] = usb->cfg[i].max_power_ma / 1000.0;
 	}
 	ctx.n_configs = n < 8 ? n : 8;
+	set_probe_net(c, &ctx);
 	c->cctx = ctx;
 	return bn_checks_new(&ctx, &c->checks, err);
 }

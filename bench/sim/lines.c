@@ -29,6 +29,12 @@ static void add_port(struct bn_net *net, const struct bn_port_profile *port, int
 					"port dm_idle_source"));
 	if (port->id_ohm > 0)
 		chk(rc, bn_net_add_res(net, BN_LINE_ID, BN_NET_GND, port->id_ohm, "port id"));
+	if (port->has_leak_source) {
+		chk(rc, bn_net_add_vsrc(net, BN_LINE_DP, port->leak_v, port->leak_r_ohm, 0,
+					"port leak_source D+"));
+		chk(rc, bn_net_add_vsrc(net, BN_LINE_DM, port->leak_v, port->leak_r_ohm, 0,
+					"port leak_source D-"));
+	}
 }
 
 static void add_vdm_responder(struct bn_net *net, const struct bn_port_profile *port, int *rc)

@@ -6,7 +6,7 @@
  * leakage_ohm from each line to ground (the RDAT_LKG of the parts).
  * Port side, only while the data lines make contact: dp_pulldown,
  * dm_pulldown, dp_dm_short (D+ to D-), dm_idle_source (a Thevenin source on
- * D-), the VDM responder's source on D- while st->responder_on (with its
+ * D-), leak_source (a Thevenin source on each of D+ and D-), the VDM responder's source on D- while st->responder_on (with its
  * current limit), and id_ohm from ID to ground.
  * Device side, by the enum bcfw_phy bits in st->phy:
  *   IDP_SRC  current source idp_src_a into D+, compliance src_compliance_v

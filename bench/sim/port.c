@@ -47,7 +47,7 @@ enum bn_port_type bn_port_from_name(const char *name)
 static const char *const top_keys[] = {
 	"name", "description", "expect", "vbus", "enumeration", "dp_pulldown",
 	"dm_pulldown", "dp_dm_short", "leakage", "id_leakage", "capacitance", "line_cap", "id",
-	"dm_idle_source", "vdm_responder", "peripheral", NULL,
+	"dm_idle_source", "leak_source", "vdm_responder", "peripheral", NULL,
 };
 static const char *const idle_keys[] = { "v", "r", NULL };
 static const char *const resp_keys[] = {
@@ -136,6 +136,35 @@ static int load_idle(const cJSON *o, const char *path, struct bn_port_profile *p
 	if (!(p->dm_idle_r_ohm > 0))
 		return bn_err_set(err, BN_ERR_DATA, "%s: key \"r\": resistance must be > 0", what);
 	p->has_dm_idle_source = true;
+	return BN_OK;
+}
+
+/* A faulty port's leakage to a voltage (VDAT_LKG through RDAT_LKG, or
+ * worse): same form as dm_idle_source, on both lines. */
+static int load_leak(const cJSON *o, const char *path, struct bn_port_profile *p,
+		     struct bn_err *err)
+{
+	char what[300];
+	bool present;
+	int rc;
+
+	snprintf(what, sizeof(what), "%s: leak_source", path);
+	rc = bn_json_check_keys(o, idle_keys, what, err);
+	if (rc)
+		return rc;
+	rc = qty(o, "v", BN_DIM_V, &p->leak_v, &present, what, err);
+	if (rc)
+		return rc;
+	if (!present)
+		return bn_err_set(err, BN_ERR_DATA, "%s: missing key \"v\"", what);
+	rc = qty(o, "r", BN_DIM_OHM, &p->leak_r_ohm, &present, what, err);
+	if (rc)
+		return rc;
+	if (!present)
+		return bn_err_set(err, BN_ERR_DATA, "%s: missing key \"r\"", what);
+	if (!(p->leak_r_ohm > 0))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"r\": resistance must be > 0", what);
+	p->has_leak_source = true;
 	return BN_OK;
 }
 
@@ -276,6 +305,12 @@ static int load_profile(const cJSON *root, const char *path, const struct bn_lim
 	o = cJSON_GetObjectItemCaseSensitive(root, "dm_idle_source");
 	if (o) {
 		rc = load_idle(o, path, p, err);
+		if (rc)
+			return rc;
+	}
+	o = cJSON_GetObjectItemCaseSensitive(root, "leak_source");
+	if (o) {
+		rc = load_leak(o, path, p, err);
 		if (rc)
 			return rc;
 	}

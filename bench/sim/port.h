@@ -22,6 +22,9 @@
  *                                    // touch, the port's and its cable's; default 0
  *   "id": "124kohm",                 // ID to ground; absent = floating
  *   "dm_idle_source": { "v": "0.6V", "r": "1kohm" },   // ACA-Dock: VDM_SRC on D- while idle
+ *   "leak_source": { "v": "2V", "r": "150kohm" },     // a faulty port: each of D+ and D-
+ *                                    // leaks to v through r while the lines touch
+ *                                    // (besides "leakage" to ground)
  *   "vdm_responder": {               // CDP: drives D- when D+ sits between two levels
  *       "v": "0.6V", "r": "200ohm", "i_limit": "250uA",
  *       "dp_low": "0.4V", "dp_high": "0.8V",        // default: VDAT_REF max, VLGC min
@@ -78,6 +81,8 @@ struct bn_port_profile {
 	double id_ohm;           /* 0 = floating */
 	bool has_dm_idle_source;
 	double dm_idle_v, dm_idle_r_ohm;
+	bool has_leak_source;    /* a leakage to a voltage on each of D+ and D- */
+	double leak_v, leak_r_ohm;
 	bool has_vdm_responder;
 	double resp_v, resp_r_ohm, resp_i_limit_a;
 	double resp_dp_low_v, resp_dp_high_v;

@@ -35,7 +35,7 @@ expect_exit "unknown option" 2 "$BCBENCH" run --bogus x.scn
 
 # A passing scenario writes its report atomically, with the schema.
 expect_exit "run dcp-weak" 0 "$BCBENCH" run --out "$TMP/weak" scripts/scenarios/dcp-weak.scn
-if grep -q '"schema":[[:space:]]*"bcbench-report/2"' "$TMP/weak/report.json"; then ok "report has its schema"; else bad "report schema"; fi
+if grep -q '"schema":[[:space:]]*"bcbench-report/3"' "$TMP/weak/report.json"; then ok "report has its schema"; else bad "report schema"; fi
 grep -q '"state":[[:space:]]*"completed"' "$TMP/weak/report.json" && ok "report says completed" || bad "report status"
 [ -z "$(find "$TMP/weak" -name '.*tmp*')" ] && ok "no temporary file left" || bad "temporary file left"
 grep -q "PASS" "$TMP/out" && ok "progress lines printed" || bad "no progress lines"

@@ -7,7 +7,12 @@ other *.json whose top-level "schema" is bcbench-report/N,
 bcbench-suite/N or bcbench-events/N (a merge's -o FILE, a copy). Each is
 validated against docs/report.schema.json, docs/suite.schema.json or
 docs/events.schema.json by its "schema" field; a file of one of those
-names that is not JSON, or has no known schema, fails. EXCLUDED are
+names that is not JSON, or has no known schema, fails. A report of
+bcbench-report/3 must also agree with itself where a schema cannot say
+it: its "verdict" is verdicts[judges], and each side's verdict is the
+one its results and status give (expectations and bench results belong
+to the side the record judges; a side that judged nothing is null unless
+the record judges it). EXCLUDED are
 paths (relative to DIR, or absolute) of records a test broke on purpose;
 each must exist and be a record, so an exclusion cannot outlive its
 reason or hide anything else. Prints one line per invalid file (the
@@ -41,6 +46,45 @@ def schema_kind(doc):
 def load(path):
     with open(path, "rb") as f:
         return json.loads(f.read().decode("utf-8"))
+
+
+def overall(doc, side):
+    """A side's verdict from the results, as report.c computes it."""
+    judges = doc.get("judges", "device")
+    n_pass = n_fail = n_open = 0
+    for r in doc.get("results", []):
+        s = r.get("side") or ("device" if r.get("kind") == "check" else judges)
+        if s != side:
+            continue
+        v = r.get("verdict")
+        n_pass += v == "pass"
+        n_fail += v == "fail" and r.get("severity") != "warning"
+        n_open += v in ("inconclusive", "error")
+    judged = any((r.get("side") or ("device" if r.get("kind") == "check" else judges)) == side
+                 and r.get("verdict") in ("pass", "fail") for r in doc.get("results", []))
+    if n_fail:
+        o = "not-compliant"
+    elif doc.get("status", {}).get("state") != "completed" or n_open or not n_pass:
+        o = "not-demonstrated"
+    else:
+        o = "compliant"
+    return o if judged or side == judges else None
+
+
+def sides_problems(doc):
+    """What a bcbench-report/3 record says of its sides that its results contradict."""
+    if doc.get("schema") != "bcbench-report/3":
+        return []
+    out = []
+    got = doc.get("verdicts", {})
+    for side in ("device", "port"):
+        want = overall(doc, side)
+        if got.get(side) != want:
+            out.append("verdicts/%s: says %r, its results give %r" % (side, got.get(side), want))
+    if doc.get("verdict") != got.get(doc.get("judges")):
+        out.append("verdict: says %r, verdicts[%r] is %r" %
+                   (doc.get("verdict"), doc.get("judges"), got.get(doc.get("judges"))))
+    return out
 
 
 def where(err):
@@ -102,6 +146,8 @@ def main():
                 problems.append("%s: %s: %s" % (path, where(e), e.message[:300]))
             if len(errors) > 3:
                 problems.append("%s: ... %d errors in all" % (path, len(errors)))
+            if kind == "report" and not errors:
+                problems.extend("%s: %s" % (path, p) for p in sides_problems(doc))
     for p in sorted(excluded - seen_excluded):
         problems.append("%s: excluded, but it is not a record there (a stale exclusion)" % p)
     for line in problems:

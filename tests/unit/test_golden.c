@@ -260,6 +260,9 @@ static void test_golden__every_rule_has_a_variant_that_breaks_it(void **state)
 	for (int i = 0, n = bn_rules_count(); i < n; i++) {
 		bool x = false;
 
+		/* a port rule is proven by a faulty port: tests/golden-port */
+		if (bn_rule_at(i)->side == BN_SIDE_PORT)
+			continue;
 		for (int k = 0; k < m->n; k++)
 			x |= listed(&m->rows[k], bn_rule_at(i)->id);
 		if (!x) {
