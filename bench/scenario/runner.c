@@ -1511,10 +1511,10 @@ static void bench_supply_follow_report(struct run_ctx *c)
 /* ---- a port run: the bench plays the device on the data lines ---- */
 
 /* The dut is the built-in probe (the bench plays a device's detection,
- * the port is what is judged). */
+ * the port is what is judged), as set_judges says. */
 static bool bench_probe_run(const struct run_ctx *c)
 {
-	return c->fw.fw && c->fw.fw->name && !strcmp(c->fw.fw->name, "probe");
+	return c->fw.fw && !c->fw.dl && c->fw.fw->name && !strcmp(c->fw.fw->name, "probe");
 }
 
 /* The simulated PHY's switches as the fixture's device-side networks;

@@ -3,8 +3,8 @@
  * (fake/ftdi_fake.h): reference fixture B loads with every network, a
  * wrong block is refused naming its key, the networks switch break
  * before make beside the port's network and within the file's rules, and
- * a port run (the probe as the dut, here a stand-in doing a device's
- * detection) on a real bench plays the probe's sequence on the pins; on
+ * a port run (the dut is the bench's built-in probe) on a real bench
+ * plays the probe's sequence on the pins; on
  * fixture A the run says the data lines cannot be judged, naming the
  * fixture; a device run never touches the device side. */
 #include <setjmp.h>
@@ -359,23 +359,21 @@ static void on_world(void *user, struct bn_world *w)
 	r->w = w;
 }
 
-static void run(struct rig *r, const char *fw, struct bn_report *rep)
+/* SCN on the fake chip as a real bench; dut: NULL for the scenario's
+ * (the probe), else a device declaration in its place. */
+static void run_scn(struct rig *r, const char *scn, const char *dut, struct bn_report *rep)
 {
-	char path[1024], fw_path[1024];
-	const char *dir = getenv("BN_FWDIR");
+	char path[1024];
 	struct bn_err err = { 0 };
 	struct bn_run_opts o;
 
-	bn_test_path(SCN, path, sizeof(path));
-	snprintf(fw_path, sizeof(fw_path), "%s/%s.so", dir && *dir ? dir : "build/fw", fw);
-	if (access(fw_path, R_OK) < 0)
-		fail_msg("%s: not built (make all; BN_FWDIR names its folder)", fw_path);
+	bn_test_path(scn, path, sizeof(path));
 	r->fk.on_state = drive_world;
 	r->fk.user = r;
 	o = (struct bn_run_opts){
 		.scenario_path = path,
 		.datadir = bn_test_srcdir(),
-		.firmware_override = fw_path,
+		.dut_override = dut,
 		.fixture = &r->fx,
 		.world_hook = on_world,
 		.world_hook_user = r,
@@ -384,9 +382,14 @@ static void run(struct rig *r, const char *fw, struct bn_report *rep)
 	};
 	bn_report_init(rep);
 	if (bn_run_scenario(&o, rep, &err) < 0)
-		fail_msg("%s: %s", SCN, err.msg);
+		fail_msg("%s: %s", scn, err.msg);
 	if (rep->status != BN_RUN_COMPLETED)
 		fail_msg("run: %s", rep->reason);
+}
+
+static void run(struct rig *r, const char *dut, struct bn_report *rep)
+{
+	run_scn(r, SCN, dut, rep);
 }
 
 /* The index of the first decoded state from `from` on whose device side
@@ -417,25 +420,29 @@ static bool has_event(const struct bn_report *rep, const char *kind, const char 
 	return false;
 }
 
-/* A port run on fixture B: the probe's DCD, primary and secondary
- * detection and a DCP's held VDP_SRC, in that order, on the pins beside
- * the port's short; break before make throughout; all open at the end. */
+/* A port run on fixture B: the probe's DCD, primary detection, its
+ * release, secondary detection and done (nothing on a DCP), in that
+ * order, on the pins beside the port's short; break before make
+ * throughout; all open at the end. */
 static void test_devside__port_run_plays_probe(void **state)
 {
 	struct rig *r = rig_new(FIXTURE_B);
 	struct bn_report *rep = calloc(1, sizeof(*rep));
-	int dcd, pri, sec, dcp;
+	int dcd, pri, rel, sec, done;
 
 	(void)state;
-	run(r, "probe_standin", rep);
+	run(r, NULL, rep);
 	assert_no_violation(r);
+	assert_string_equal(rep->judges, "port");
 	dcd = find_state(r, NET(IDP_SRC) | NET(RDM_DWN), 0);
 	pri = find_state(r, NET(VDP_SRC) | NET(IDM_SINK), dcd);
-	sec = find_state(r, NET(VDM_SRC) | NET(IDP_SINK), pri);
-	dcp = find_state(r, NET(VDP_SRC), sec);
-	if (dcd < 0 || pri < dcd || sec < pri || dcp < sec)
-		fail_msg("the probe's sequence on the pins: DCD at %d, primary %d, secondary %d, "
-			 "DCP's VDP_SRC %d (of %d states)", dcd, pri, sec, dcp, r->n_seen);
+	rel = find_state(r, 0, pri);
+	sec = find_state(r, NET(VDM_SRC) | NET(IDP_SINK), rel);
+	done = find_state(r, 0, sec);
+	if (dcd < 0 || pri < dcd || rel < pri || sec < rel || done < sec)
+		fail_msg("the probe's sequence on the pins: DCD at %d, primary %d, release %d, "
+			 "secondary %d, done %d (of %d states)", dcd, pri, rel, sec, done, r->n_seen);
+	assert_true(has_event(rep, "device-side", "idp_src+rdm_dwn"));
 	assert_true(has_event(rep, "device-side", "vdp_src+idm_sink"));
 	assert_true(has_event(rep, "device-side", "vdm_src+idp_sink"));
 	assert_int_equal(r->final_state, 0);
@@ -452,7 +459,7 @@ static void test_devside__device_run_leaves_device_side(void **state)
 	struct bn_report *rep = calloc(1, sizeof(*rep));
 
 	(void)state;
-	run(r, "reference", rep);
+	run(r, "phone", rep);
 	assert_no_violation(r);
 	assert_true(r->n_seen > 2); /* it ran through the pins */
 	for (int i = 0; i < r->n_seen; i++)
@@ -474,7 +481,7 @@ static void test_devside__port_run_fixture_a_says_why(void **state)
 	const cJSON *chs;
 
 	(void)state;
-	run(r, "probe_standin", rep);
+	run_scn(r, "tests/data/scenarios/probe-cdp.scn", NULL, rep);
 	assert_no_violation(r);
 	assert_true(has_event(rep, "device-side", why));
 	assert_false(rep->channel_mask & ((1u << BN_CH_DP) | (1u << BN_CH_DM)));
@@ -486,6 +493,26 @@ static void test_devside__port_run_fixture_a_says_why(void **state)
 		if (!cJSON_IsString(w) || !strstr(w->valuestring, why))
 			fail_msg("channel %s: why %s", bn_chan_label(ch),
 				 cJSON_IsString(w) ? w->valuestring : "(none)");
+	}
+	/* the port's data-line rules: inconclusive, naming the fixture */
+	{
+		int n = 0;
+
+		for (int i = 0; i < rep->n_results; i++) {
+			const struct bn_result *res = &rep->results[i];
+
+			if (getenv("BN_TEST_SHOW"))
+				fprintf(stderr, "%s %s: %s\n", res->id, bn_verdict_name(res->verdict), res->reason);
+			/* the CDP's answer on D- to the probe's VDP_SRC */
+			if (strcmp(res->id, "bc12.port.tvdmsrc_en") && strcmp(res->id, "bc12.port.vdm_src") &&
+			    strcmp(res->id, "bc12.port.tvdmsrc_dis"))
+				continue;
+			n++;
+			assert_int_equal(res->verdict, BN_VERDICT_INCONCLUSIVE);
+			if (!strstr(res->reason, why))
+				fail_msg("%s: \"%s\" does not name the fixture", res->id, res->reason);
+		}
+		assert_int_equal(n, 3);
 	}
 	assert_int_equal(r->final_state, 0);
 	bn_report_free(rep);
