@@ -387,6 +387,7 @@ static int run_job_body(void *user)
 	j->ro.load = hw.load.ops ? &hw.load : NULL;
 	j->ro.supply = hw.supply.ops ? &hw.supply : NULL;
 	j->ro.guard = &hw.guard;
+	j->ro.supply_follow = !strcmp(j->conf.supply_mode, "follow");
 	bn_report_init(&rep);
 	bn_cli_provenance_begin(&rep, j->operator_name, &j->conf, &hw);
 	if (!j->quiet)

@@ -17,6 +17,7 @@ void bn_conf_defaults(struct bn_conf *c)
 	snprintf(c->fixture, sizeof(c->fixture), "sim");
 	snprintf(c->load, sizeof(c->load), "sim");
 	snprintf(c->supply, sizeof(c->supply), "sim");
+	snprintf(c->supply_mode, sizeof(c->supply_mode), "fixed");
 	snprintf(c->lock, sizeof(c->lock), "auto");
 	c->instrument_retries = -1;
 }
@@ -218,6 +219,14 @@ int bn_conf_load(const char *path, struct bn_conf *c, struct bn_err *err)
 			snprintf(c->load_dialect, sizeof(c->load_dialect), "%s", val);
 		} else if (!strcmp(key, "supply_dialect")) {
 			snprintf(c->supply_dialect, sizeof(c->supply_dialect), "%s", val);
+		} else if (!strcmp(key, "supply_mode")) {
+			if (strcmp(val, "fixed") && strcmp(val, "follow"))
+				rc = bn_err_set(err, BN_ERR_DATA,
+						"%s:%d: error: supply_mode \"%s\": expected fixed (the "
+						"curve's open-circuit voltage) or follow (the curve at the "
+						"current read)", path, lineno, val);
+			else
+				snprintf(c->supply_mode, sizeof(c->supply_mode), "%s", val);
 		} else if (!strcmp(key, "dut_usb")) {
 			snprintf(c->dut_usb, sizeof(c->dut_usb), "%s", val);
 		} else if (!strcmp(key, "console")) {
@@ -278,7 +287,7 @@ int bn_conf_load(const char *path, struct bn_conf *c, struct bn_err *err)
 			rc = bn_err_set(err, BN_ERR_DATA,
 					"%s:%d: error: unknown key \"%s\" (expected backend, limits, datadir, out, "
 					"capture, capture_map, capture_rate, fixture, fixture_file, load, "
-					"load_dialect, supply, supply_dialect, instrument_timeout, "
+					"load_dialect, supply, supply_dialect, supply_mode, instrument_timeout, "
 					"instrument_retries, max_load, max_vbus, max_power, dut_usb, console, "
 					"lock, lock_dir, meas_vbus, meas_ibus, meas_dp, meas_dm, meas_id)",
 					path, lineno, key);

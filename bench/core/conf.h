@@ -19,6 +19,9 @@
  *   load_dialect = NAME    profiles/instruments/NAME.json (or a path)
  *   supply = sim           the supply behind the port: sim, or scpi:PORT[@BAUD]
  *   supply_dialect = NAME
+ *   supply_mode = fixed|follow  a real supply sits at the charger profile's
+ *                          open-circuit voltage (fixed, the default) or follows
+ *                          its curve at the current it reads (hil/supply_follow.h)
  *   instrument_timeout = TIME   query time-out (default 1s)
  *   instrument_retries = N      retries after a time-out (default 2)
  *   max_load = CURRENT     hard limits: a command beyond them is refused
@@ -58,6 +61,7 @@ struct bn_conf {
 	char load_dialect[512];
 	char supply[256];
 	char supply_dialect[512];
+	char supply_mode[8];        /* "fixed" or "follow" */
 	int instrument_timeout_ms;  /* 0: the backend's default */
 	int instrument_retries;     /* < 0: the backend's default */
 	double max_load_a, max_vbus_v, max_power_w; /* 0: no limit */

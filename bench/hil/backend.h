@@ -57,6 +57,16 @@ struct bn_fixture_ops {
 	/* What the fixture is, for the record ("ftdi 0403:6014:SERIAL, wiring
 	 * bcbench-fixture-a"); NULL: the name. */
 	void (*identity)(void *priv, char *buf, size_t len);
+	/* The device-side networks it has (a port run: the bench plays the
+	 * device on the data lines), bits of enum bn_fx_dev_net
+	 * (hil/fixture_def.h); NULL or 0: none. */
+	unsigned (*device_nets)(void *priv);
+	/* Exactly these device-side networks on the data lines (0: none),
+	 * the port's network kept, break before make among them. BN_ERR_NA
+	 * for a network it lacks. disconnect() and safe() open them too. */
+	int (*device_side)(void *priv, unsigned nets, struct bn_err *err);
+	/* The wiring's name (the fixture file's "name"); NULL: unknown. */
+	const char *(*wiring)(void *priv);
 };
 
 /* electronic load: constant-current sink. */

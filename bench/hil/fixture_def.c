@@ -12,6 +12,59 @@
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
+static const char *const dev_net_names[BN_FX_DEV_COUNT] = {
+	[BN_FX_DEV_IDP_SRC] = "idp_src",   [BN_FX_DEV_RDM_DWN] = "rdm_dwn",
+	[BN_FX_DEV_VDP_SRC] = "vdp_src",   [BN_FX_DEV_IDM_SINK] = "idm_sink",
+	[BN_FX_DEV_VDM_SRC] = "vdm_src",   [BN_FX_DEV_IDP_SINK] = "idp_sink",
+	[BN_FX_DEV_DP_PULLUP] = "dp_pullup",
+};
+
+const char *bn_fx_dev_net_name(int net)
+{
+	return net >= 0 && net < BN_FX_DEV_COUNT ? dev_net_names[net] : "?";
+}
+
+int bn_fx_dev_net_parse(const char *name)
+{
+	for (int k = 0; name && k < BN_FX_DEV_COUNT; k++)
+		if (!strcmp(dev_net_names[k], name))
+			return k;
+	return -1;
+}
+
+void bn_fx_dev_nets_str(unsigned nets, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	if (!nets) {
+		snprintf(buf, len, "(none)");
+		return;
+	}
+	for (int k = 0; k < BN_FX_DEV_COUNT && o < len; k++) {
+		int w;
+
+		if (!(nets & (1u << k)))
+			continue;
+		w = snprintf(buf + o, len - o, "%s%s", o ? "+" : "", dev_net_names[k]);
+		if (w < 0)
+			return;
+		o += (size_t)w;
+	}
+}
+
+uint32_t bn_fixture_def_dev_state(const struct bn_fixture_def *d, unsigned nets)
+{
+	uint32_t st = 0;
+
+	for (int k = 0; k < BN_FX_DEV_COUNT; k++)
+		if ((nets & (1u << k)) && d->dev_signal[k] >= 0)
+			st |= 1u << d->dev_signal[k];
+	return st;
+}
+
 /* "ADBUS0".."ADBUS7" and "D0".."D7" are bits 0..7; "ACBUS0".."ACBUS7"
  * bits 8..15, which only MPSSE reaches (bitbang drives one byte). */
 static int parse_pin(const char *s, enum bn_fx_mode mode)
@@ -151,7 +204,9 @@ static int name_set(const struct bn_fixture_def *d, const cJSON *arr, bool data_
 					  "%s: \"%s\" is not a data-line signal (role %s); port types "
 					  "and the safe state switch D+, D- and ID only",
 					  what, it->valuestring,
-					  d->signals[k].role == BN_FX_VBUS ? "vbus" : "load");
+					  d->signals[k].role == BN_FX_VBUS	 ? "vbus"
+					  : d->signals[k].role == BN_FX_LOAD ? "load"
+									     : "device");
 		if (*out & (1u << k))
 			return bn_err_set(err, BN_ERR_DATA, "%s: \"%s\" listed twice", what,
 					  it->valuestring);
@@ -254,22 +309,31 @@ static int load_usb(struct bn_fixture_def *d, const cJSON *root, struct bn_err *
 	return rc;
 }
 
+/* A signal of "signals" (where NULL: signals[i]), or a device-side
+ * network's (where: "device_side.networks.NET"; role device, a current
+ * and its parts may be given). */
 static int load_signal(struct bn_fixture_def *d, const cJSON *o, int i, bool undriven_high,
-		       struct bn_err *err)
+		       const char *where, struct bn_err *err)
 {
 	static const char *const known[] = { "name", "pin", "active", "undriven", "role", "relay",
 					     "what", "r_ohm", "v_src_v", NULL };
+	static const char *const known_dev[] = { "name", "pin", "active", "undriven", "relay",
+						 "what", "r_ohm", "v_src_v", "i_src_a", "part", NULL };
 	struct bn_fx_signal *s = &d->signals[i];
-	char what[BN_FX_PATH_LEN + 64], pin[16], role[16] = "data", relay[16] = "";
+	char what[BN_FX_PATH_LEN + 64], pin[16], role[16] = "data", relay[16] = "", at[48];
 	int rc;
 
-	snprintf(what, sizeof(what), "%s: signals[%d]", d->path, i);
-	rc = bn_json_check_keys(o, known, what, err);
+	if (where)
+		snprintf(at, sizeof(at), "%s", where);
+	else
+		snprintf(at, sizeof(at), "signals[%d]", i);
+	snprintf(what, sizeof(what), "%s: %s", d->path, at);
+	rc = bn_json_check_keys(o, where ? known_dev : known, what, err);
 	if (rc == BN_OK)
 		rc = bn_json_str(o, "name", true, s->name, sizeof(s->name), what, err);
 	if (rc < 0)
 		return rc;
-	snprintf(what, sizeof(what), "%s: signals[%d] (%s)", d->path, i, s->name);
+	snprintf(what, sizeof(what), "%s: %s (%s)", d->path, at, s->name);
 	if (bn_fixture_def_signal(d, s->name) >= 0)
 		return bn_err_set(err, BN_ERR_DATA, "%s: name used twice", what);
 	rc = bn_json_str(o, "pin", true, pin, sizeof(pin), what, err);
@@ -297,9 +361,15 @@ static int load_signal(struct bn_fixture_def *d, const cJSON *o, int i, bool und
 		rc = bn_json_quantity(o, "r_ohm", false, BN_DIM_OHM, 1.0, &s->r_ohm, what, err);
 	if (rc == BN_OK)
 		rc = bn_json_quantity(o, "v_src_v", false, BN_DIM_V, 1.0, &s->v_src_v, what, err);
+	if (rc == BN_OK && where)
+		rc = bn_json_quantity(o, "i_src_a", false, BN_DIM_A, 1.0, &s->i_src_a, what, err);
+	if (rc == BN_OK && where)
+		rc = bn_json_str(o, "part", false, s->part, sizeof(s->part), what, err);
 	if (rc < 0)
 		return rc;
-	if (!strcmp(role, "data"))
+	if (where)
+		s->role = BN_FX_DEVICE;
+	else if (!strcmp(role, "data"))
 		s->role = BN_FX_DATA;
 	else if (!strcmp(role, "vbus"))
 		s->role = BN_FX_VBUS;
@@ -418,7 +488,67 @@ static int load_array(struct bn_fixture_def *d, const cJSON *root, const char *k
 /* The file-wide "undriven" level was put in each slot beforehand. */
 static int load_signal_cb(struct bn_fixture_def *d, const cJSON *o, int i, struct bn_err *err)
 {
-	return load_signal(d, o, i, d->signals[i].undriven_high, err);
+	return load_signal(d, o, i, d->signals[i].undriven_high, NULL, err);
+}
+
+/* "device_side": {"description": "...", "networks": {"idp_src": {signal
+ * without role}, ...}}: each network a signal of role device after the
+ * port side's. Every required network or none. */
+static int load_device_side(struct bn_fixture_def *d, const cJSON *root, bool undriven_high,
+			    struct bn_err *err)
+{
+	static const char *const known[] = { "description", "networks", NULL };
+	const cJSON *ds = cJSON_GetObjectItemCaseSensitive(root, "device_side"), *nets, *it;
+	char what[BN_FX_PATH_LEN + 32], missing[160];
+	int rc;
+
+	for (int k = 0; k < BN_FX_DEV_COUNT; k++)
+		d->dev_signal[k] = -1;
+	if (!ds)
+		return BN_OK;
+	snprintf(what, sizeof(what), "%s: device_side", d->path);
+	if (!cJSON_IsObject(ds))
+		return bn_err_set(err, BN_ERR_DATA, "%s: expected an object with \"networks\"", what);
+	rc = bn_json_check_keys(ds, known, what, err);
+	if (rc < 0)
+		return rc;
+	nets = cJSON_GetObjectItemCaseSensitive(ds, "networks");
+	if (!cJSON_IsObject(nets))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"networks\": expected an object of "
+				  "network: {name, pin, ...}", what);
+	cJSON_ArrayForEach(it, nets) {
+		int net = bn_fx_dev_net_parse(it->string), i = d->nsignals;
+		char where[48];
+
+		if (net < 0)
+			return bn_err_set(err, BN_ERR_DATA, "%s: networks: unknown network \"%s\" "
+					  "(expected idp_src, rdm_dwn, vdp_src, idm_sink, vdm_src, "
+					  "idp_sink or dp_pullup)", what, it->string);
+		if (d->dev_nets & (1u << net))
+			return bn_err_set(err, BN_ERR_DATA, "%s: networks.%s: given twice", what,
+					  it->string);
+		if (i == BN_FX_MAX_SIGNALS)
+			return bn_err_set(err, BN_ERR_DATA, "%s: networks.%s: more than %d signals "
+					  "with the port side's", what, it->string, BN_FX_MAX_SIGNALS);
+		if (!cJSON_IsObject(it))
+			return bn_err_set(err, BN_ERR_DATA, "%s: networks.%s: expected an object "
+					  "{name, pin, ...}", what, it->string);
+		snprintf(where, sizeof(where), "device_side.networks.%s", it->string);
+		d->signals[i].undriven_high = undriven_high;
+		rc = load_signal(d, it, i, undriven_high, where, err);
+		if (rc < 0)
+			return rc;
+		d->dev_signal[net] = i;
+		d->dev_nets |= 1u << net;
+		d->nsignals++;
+	}
+	if (BN_FX_DEV_REQUIRED & ~d->dev_nets) {
+		bn_fx_dev_nets_str(BN_FX_DEV_REQUIRED & ~d->dev_nets, missing, sizeof(missing));
+		return bn_err_set(err, BN_ERR_DATA, "%s: networks: missing %s (a port run plays "
+				  "data contact, primary and secondary detection and the pull-up: "
+				  "each needs its network)", what, missing);
+	}
+	return BN_OK;
 }
 
 /* "expect": {"vbus": ["4.75V", "5.25V"], "dm": ["0.5V", "0.7V"]} */
@@ -551,7 +681,7 @@ int bn_fixture_def_load(struct bn_fixture_def *d, const char *path, struct bn_er
 {
 	static const char *const known[] = { "name", "description", "ftdi", "undriven",
 					     "release_ms", "settle_ms", "signals", "inputs", "ports",
-					     "safe", "illegal", NULL };
+					     "safe", "illegal", "device_side", NULL };
 	cJSON *root = NULL, *sigs;
 	bool undriven_high = false;
 	double release_ms = -1, settle_ms = 100;
@@ -598,6 +728,8 @@ int bn_fixture_def_load(struct bn_fixture_def *d, const char *path, struct bn_er
 		d->signals[i].undriven_high = undriven_high;
 	if (rc == BN_OK)
 		rc = load_array(d, root, "signals", BN_FX_MAX_SIGNALS, &d->nsignals, load_signal_cb, err);
+	if (rc == BN_OK)
+		rc = load_device_side(d, root, undriven_high, err);
 	for (int i = 0; rc == BN_OK && i < d->nsignals; i++) {
 		const struct bn_fx_signal *s = &d->signals[i];
 		char pn[16];
@@ -615,6 +747,8 @@ int bn_fixture_def_load(struct bn_fixture_def *d, const char *path, struct bn_er
 		}
 		if (s->role == BN_FX_DATA) {
 			d->data_mask |= 1u << i;
+		} else if (s->role == BN_FX_DEVICE) {
+			d->dev_mask |= 1u << i;
 		} else {
 			int *slot = s->role == BN_FX_VBUS ? &d->vbus_signal : &d->load_signal;
 

@@ -21,7 +21,31 @@
 #define BN_FX_TEXT_LEN 160
 #define BN_FX_PATH_LEN 1024
 
-enum bn_fx_role { BN_FX_DATA, BN_FX_VBUS, BN_FX_LOAD };
+/* BN_FX_DEVICE: a device-side network ("device_side" in the file): the
+ * bench plays the device on the data lines in a port run. */
+enum bn_fx_role { BN_FX_DATA, BN_FX_VBUS, BN_FX_LOAD, BN_FX_DEVICE };
+
+/* The device-side networks a fixture may declare, by their BC-1.2 names:
+ * the DCD source (and its D- pull-down), primary detection's source and
+ * sink, secondary detection's, and the full-speed pull-up. All but
+ * rdm_dwn are required when a file has a "device_side" block. */
+enum bn_fx_dev_net {
+	BN_FX_DEV_IDP_SRC,
+	BN_FX_DEV_RDM_DWN,
+	BN_FX_DEV_VDP_SRC,
+	BN_FX_DEV_IDM_SINK,
+	BN_FX_DEV_VDM_SRC,
+	BN_FX_DEV_IDP_SINK,
+	BN_FX_DEV_DP_PULLUP,
+	BN_FX_DEV_COUNT
+};
+#define BN_FX_DEV_REQUIRED (((1u << BN_FX_DEV_COUNT) - 1u) & ~(1u << BN_FX_DEV_RDM_DWN))
+
+/* "idp_src", ... ("?" out of range); -1 for a name that is none. */
+const char *bn_fx_dev_net_name(int net);
+int bn_fx_dev_net_parse(const char *name);
+/* "vdp_src+idm_sink", "(none)" for 0. */
+void bn_fx_dev_nets_str(unsigned nets, char *buf, size_t len);
 enum bn_fx_mode { BN_FX_MPSSE, BN_FX_BITBANG };
 enum bn_fx_rule_kind { BN_FX_ALL, BN_FX_AT_MOST_ONE };
 
@@ -34,6 +58,8 @@ struct bn_fx_signal {
 	double r_ohm;            /* the part switched in; 0: none given */
 	double v_src_v;          /* a source's open-circuit voltage; 0: none */
 	char what[BN_FX_TEXT_LEN];
+	double i_src_a;          /* a current source's or sink's current; 0: none */
+	char part[BN_FX_TEXT_LEN]; /* the parts that make it (device side), "" none */
 };
 
 struct bn_fx_input {
@@ -90,12 +116,23 @@ struct bn_fixture_def {
 	int load_signal;         /* index of the role "load" signal; -1: none */
 	uint32_t data_mask;      /* the role "data" signals */
 	uint16_t out_pins;       /* pins driven (the direction mask) */
+	/* The device-side networks ("device_side"): each one's signal
+	 * (role BN_FX_DEVICE), -1 where the file has none. */
+	int dev_signal[BN_FX_DEV_COUNT];
+	unsigned dev_nets;       /* bits of enum bn_fx_dev_net declared; 0: none */
+	uint32_t dev_mask;       /* their signals */
 };
+
+/* The signals that put device-side networks nets on the lines. */
+uint32_t bn_fixture_def_dev_state(const struct bn_fixture_def *d, unsigned nets);
 
 /* Load and check a fixture file: every name known, pins unique and
  * possible in the mode, each port and the safe state legal, every
  * signal off while the FTDI is in reset (its pin undriven). Errors name
- * the file and the key ("F: ports.cdp: unknown signal \"X\""). */
+ * the file and the key ("F: ports.cdp: unknown signal \"X\""). An
+ * optional "device_side" block ({"networks": {"idp_src": {signal}, ...}})
+ * adds a signal per network, role device, never in a port type or the
+ * safe state; it must declare every required network. */
 int bn_fixture_def_load(struct bn_fixture_def *d, const char *path, struct bn_err *err);
 
 /* BN_OK when the state breaks no rule; else BN_ERR_ARG, and why (when

@@ -132,13 +132,14 @@ static int write_state(struct ftdi_fixture *f, uint32_t state, struct bn_err *er
 	return BN_OK;
 }
 
-/* Break, then make: from the present state to target. Signals the new
- * network does not keep open first; VBUS and the load change in the
- * make. From an unknown state (after a failed write) everything is
- * opened first, since any relay may be closed. */
-static int transition(struct ftdi_fixture *f, uint32_t target, struct bn_err *err)
+/* Break, then make: from the present state to target. Signals of
+ * switched (the data lines' port-side signals, the device side's, or
+ * both) that target does not keep open first; VBUS and the load change
+ * in the make. From an unknown state (after a failed write) everything
+ * is opened first, since any relay may be closed. */
+static int transition_of(struct ftdi_fixture *f, uint32_t target, uint32_t switched,
+			 struct bn_err *err)
 {
-	const struct bn_fixture_def *d = &f->def;
 	uint32_t brk;
 	int rc;
 
@@ -147,13 +148,18 @@ static int transition(struct ftdi_fixture *f, uint32_t target, struct bn_err *er
 	rc = refuse(f, target, err);
 	if (rc < 0)
 		return rc;
-	brk = f->known ? f->state & ~(d->data_mask & ~target) : 0;
+	brk = f->known ? f->state & ~(switched & ~target) : 0;
 	if (!f->known || brk != f->state) {
 		rc = write_state(f, brk, err);
 		if (rc < 0)
 			return rc;
 	}
 	return write_state(f, target, err);
+}
+
+static int transition(struct ftdi_fixture *f, uint32_t target, struct bn_err *err)
+{
+	return transition_of(f, target, f->def.data_mask, err);
 }
 
 static int parse_spec(struct ftdi_fixture *f, const char *spec, int *vid, int *pid,
@@ -342,12 +348,43 @@ static int ftdifx_connect(void *priv, const char *port_type, struct bn_err *err)
 	return transition(f, keep | p->on, err);
 }
 
+/* The device goes with the plug: the device side's networks open too. */
 static int ftdifx_disconnect(void *priv, struct bn_err *err)
 {
 	struct ftdi_fixture *f = priv;
-	uint32_t keep = f->known ? f->state & ~f->def.data_mask : 0;
+	uint32_t lines = f->def.data_mask | f->def.dev_mask;
+	uint32_t keep = f->known ? f->state & ~lines : 0;
 
-	return transition(f, keep | f->def.safe, err);
+	return transition_of(f, keep | f->def.safe, lines, err);
+}
+
+static unsigned ftdifx_device_nets(void *priv)
+{
+	return ((struct ftdi_fixture *)priv)->def.dev_nets;
+}
+
+/* Exactly nets of the device side on the lines, the port's network
+ * kept (the bench plays the device against it): the device side's
+ * signals that go open first, the release time, then those that come. */
+static int ftdifx_device_side(void *priv, unsigned nets, struct bn_err *err)
+{
+	struct ftdi_fixture *f = priv;
+	const struct bn_fixture_def *d = &f->def;
+	uint32_t keep = f->known ? f->state & ~d->dev_mask : d->safe;
+
+	if (nets & ~d->dev_nets) {
+		char want[160];
+
+		bn_fx_dev_nets_str(nets & ~d->dev_nets, want, sizeof(want));
+		return bn_err_set(err, BN_ERR_NA, "%s: %s has no device-side network %s", f->who,
+				  d->path, want);
+	}
+	return transition_of(f, keep | bn_fixture_def_dev_state(d, nets), d->dev_mask, err);
+}
+
+static const char *ftdifx_wiring(void *priv)
+{
+	return ((struct ftdi_fixture *)priv)->def.name;
 }
 
 static int switch_one(struct ftdi_fixture *f, int sig, bool on, struct bn_err *err)
@@ -448,8 +485,8 @@ static int ftdifx_safe(void *priv, struct bn_err *err)
 	/* A failed first write leaves the state unknown: transition() then
 	 * opens everything in one write, the last chance before giving up. */
 	if (f->known)
-		(void)write_state(f, f->state & f->def.data_mask, err);
-	return transition(f, f->def.safe, err);
+		(void)write_state(f, f->state & (f->def.data_mask | f->def.dev_mask), err);
+	return transition_of(f, f->def.safe, f->def.data_mask | f->def.dev_mask, err);
 }
 
 static void ftdifx_close(void *priv)
@@ -494,4 +531,7 @@ const struct bn_fixture_ops bn_fixture_ftdi_ops = {
 	.safe = ftdifx_safe,
 	.close = ftdifx_close,
 	.identity = ftdifx_identity,
+	.device_nets = ftdifx_device_nets,
+	.device_side = ftdifx_device_side,
+	.wiring = ftdifx_wiring,
 };

@@ -26,6 +26,19 @@ static void describe(char *buf, size_t len, const char *role, const char *name,
 	snprintf(buf, len, "%s %s (%s): %s", role, name, id[0] ? id : "no identity", what);
 }
 
+/* The grid's period up to one that is both whole 10 ms and a whole number
+ * of Hz (the capture file stores an integer samplerate): 10, 20, 40, 50,
+ * 100, 200, 250, 500 or 1000 ms. */
+static double whole_hz_period(double period_s)
+{
+	static const int ms[] = { 10, 20, 40, 50, 100, 200, 250, 500, 1000 };
+
+	for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++)
+		if (ms[i] * 1e-3 >= period_s - 1e-9)
+			return ms[i] * 1e-3;
+	return 1.0;
+}
+
 int bn_poll_cap_open(struct bn_poll_cap *p, struct bn_supply *sp, struct bn_load *ld,
 		     double max_rate_hz, struct bn_err *err)
 {
@@ -67,6 +80,7 @@ int bn_poll_cap_open(struct bn_poll_cap *p, struct bn_supply *sp, struct bn_load
 		p->period_s = min_period_s;
 	if (p->period_s > 1.0)
 		p->period_s = 1.0;
+	p->period_s = whole_hz_period(p->period_s);
 	p->polls = p->late_polls = 0;
 	p->max_cycle_s = 0;
 	return BN_OK;

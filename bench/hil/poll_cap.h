@@ -12,8 +12,9 @@
  *
  * One poll cycle reads every source once; cycles run on a fixed grid
  * whose period is set at open from the cycles' measured duration (1.5x
- * the slowest of three, rounded up to 10 ms, within [1 / max_rate, 1 s]),
- * so the capture has a stated rate. A cycle that starts more than a
+ * the slowest of three, rounded up to 10 ms, within [1 / max_rate, 1 s],
+ * then up to a whole number of Hz: 10, 20, 40, 50, 100, 200, 250, 500 or
+ * 1000 ms), so the capture has a stated rate its file can store. A cycle that starts more than a
  * period late is counted (late_polls) and its frame is still dated on the
  * grid: the report states both. */
 #ifndef BN_HIL_POLL_CAP_H

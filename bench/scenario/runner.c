@@ -16,10 +16,13 @@
 #include "core/file.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "firmware/bcfw.h"
 #include "firmware/fw_load.h"
 #include "firmware/probe_fw.h"
 #include "hil/poll_cap.h"
+#include "hil/fixture_def.h"
 #include "hil/sigrok_cap.h"
+#include "hil/supply_follow.h"
 #include "hil/usb_desc.h"
 #include "hil/usb_host.h"
 #include "scenario/expect.h"
@@ -128,6 +131,19 @@ struct run_ctx {
 	} *moves;
 	int n_moves, next_move;
 	const struct bn_port_profile *cur_port;
+	/* A real supply playing the charger profile in a quasi-static loop
+	 * (o->supply_follow, hil/supply_follow.h): on while following. */
+	struct bn_follow follow;
+	struct bn_follow_charger follow_chg;
+	bool following;
+	double follow_t0_s;          /* bench time the supply turned on (or the move) */
+	const struct bn_charger *follow_cur; /* the charger it follows now */
+	/* A port run on a real bench (the dut's firmware is the built-in
+	 * probe): the simulated probe's device-side networks played by the
+	 * fixture's (dev_side), or why D+ and D- are not judged. */
+	bool dev_side;
+	unsigned dev_nets_now;       /* on the lines now, bits of enum bn_fx_dev_net */
+	char dev_side_why[200];
 };
 
 static double now_wall_s(void)
@@ -779,6 +795,9 @@ static void sleep_until_wall(double t_s)
 	}
 }
 
+static int bench_supply_follow(struct run_ctx *c, struct bn_err *err);
+static int bench_device_side_step(struct run_ctx *c, struct bn_err *err);
+
 /* A wait on a real bench (real instruments, a capture device, the
  * device's console) runs in real time, 10 ms at a step. */
 static int wait_paced(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
@@ -797,6 +816,10 @@ static int wait_paced(struct run_ctx *c, bn_time_us dur, struct bn_err *err)
 		sleep_until_wall(c->wall0_s + bn_time_to_s(step));
 		beacon_beat(c, step);
 		rc = drain_real(c, err);
+		if (rc == BN_OK)
+			rc = bench_supply_follow(c, err);
+		if (rc == BN_OK)
+			rc = bench_device_side_step(c, err);
 	}
 	return rc;
 }
@@ -1355,14 +1378,235 @@ static int bench_load(struct run_ctx *c, double amps, struct bn_err *err)
 	return bench_fault(rc, err);
 }
 
+/* A real supply that follows the charger's curve: the voltage at the
+ * receptacle for the current it delivers, set as fast as it answers
+ * (hil/supply_follow.h). Refused by the hard limits: nothing is sent. */
+static int bench_supply_follow_start(struct run_ctx *c, struct bn_err *err)
+{
+	struct bn_follow_opts fo = { .v_at = bn_follow_charger_v, .user = &c->follow_chg };
+	struct bn_err e = { 0 };
+	int rc;
+
+	bn_follow_charger_init(&c->follow_chg, &c->charger);
+	bn_follow_charger_bounds(&c->charger, &fo.v_max_v, &fo.ilim_a);
+	/* a move's charger too: every voltage the run may ask is guarded now */
+	for (int i = 0; i < c->n_moves; i++) {
+		double v, ilim;
+
+		if (!c->moves[i].has_charger)
+			continue;
+		bn_follow_charger_bounds(&c->moves[i].charger, &v, &ilim);
+		fo.v_max_v = fmax(fo.v_max_v, v);
+	}
+	c->follow_cur = &c->charger;
+	rc = bn_follow_start(&c->follow, c->sp, c->o->guard, &fo, &e);
+	if (rc < 0)
+		return bench_fault(bn_err_set(err, rc, "supply following charger %s: %s",
+					      c->charger.name, e.msg), err);
+	c->following = true;
+	c->follow_t0_s = bn_time_to_s(bn_world_now(c->world));
+	bn_report_event(c->rep, bn_world_now(c->world), "supply",
+			"the supply follows the charger's curve (less its cable) at the current it "
+			"reads");
+	return BN_OK;
+}
+
+/* After a move to another charger the loop follows that one, its clock
+ * from the move, with its own current limit. */
+static int bench_supply_follow_move(struct run_ctx *c, struct bn_err *err)
+{
+	const struct bn_charger *want = &c->charger;
+	const struct bn_supply_ops *p = c->sp->ops;
+	struct bn_err e = { 0 };
+	double v, ilim;
+	int rc = BN_OK;
+
+	for (int i = c->next_move - 1; i >= 0; i--)
+		if (c->moves[i].has_charger) {
+			want = &c->moves[i].charger;
+			break;
+		}
+	if (want == c->follow_cur)
+		return BN_OK;
+	bn_follow_charger_init(&c->follow_chg, want);
+	c->follow_cur = want;
+	c->follow_t0_s = bn_time_to_s(bn_world_now(c->world));
+	bn_follow_charger_bounds(want, &v, &ilim);
+	c->follow.o.ilim_a = ilim;
+	rc = bn_guard_supply(c->o->guard, c->follow.o.v_max_v, ilim, &e);
+	if (rc == BN_OK && ilim > 0 && p->set_current_limit)
+		rc = p->set_current_limit(c->sp->priv, ilim, &e);
+	if (rc < 0)
+		return bench_fault(bn_err_set(err, rc, "supply following charger %s: %s", want->name,
+					      e.msg), err);
+	bn_report_event(c->rep, bn_world_now(c->world), "supply", want->name);
+	return BN_OK;
+}
+
+/* One step of the loop when due. A supply that stops answering is the
+ * bench's fault: the run ends, the bench goes safe. */
+static int bench_supply_follow(struct run_ctx *c, struct bn_err *err)
+{
+	struct bn_err e = { 0 };
+	double t_s;
+	int rc;
+
+	if (!c->following || c->safed || !bn_follow_due(&c->follow))
+		return BN_OK;
+	rc = bench_supply_follow_move(c, err);
+	if (rc < 0)
+		return rc;
+	t_s = bn_time_to_s(bn_world_now(c->world)) - c->follow_t0_s;
+	rc = bn_follow_step(&c->follow, t_s, &e);
+	if (rc < 0) {
+		c->following = false;
+		return bench_fault(bn_err_set(err, rc, "supply following charger %s at %.3f s: %s",
+					      c->charger.name, t_s, e.msg), err);
+	}
+	return BN_OK;
+}
+
+/* The loop's rate and what it cannot reproduce, as a result of kind
+ * "bench": a statement of the bench, not a verdict (skipped: it counts
+ * neither way). */
+static void bench_supply_follow_report(struct run_ctx *c)
+{
+	struct bn_follow_stats st;
+	struct bn_result *r;
+
+	if (!c->follow.sp)
+		return;
+	r = bn_report_add(c->rep);
+	if (!r)
+		return;
+	bn_follow_stats(&c->follow, &st);
+	bn_str_copy(r->id, sizeof(r->id), "bench.supply_follow");
+	bn_str_copy(r->kind, sizeof(r->kind), "bench");
+	bn_str_fmt(r->text, sizeof(r->text), "the supply plays charger %s%s: its curve's voltage at "
+		   "the current it delivers, quasi-statically", c->charger.name,
+		   c->follow_cur != &c->charger ? " and the moves' chargers" : "");
+	r->verdict = BN_VERDICT_SKIPPED;
+	r->has_measured = true;
+	r->measured = st.loop_hz;
+	bn_str_copy(r->unit, sizeof(r->unit), "Hz");
+	r->limit_min = r->limit_max = NAN;
+	r->t0_us = bn_time_from_s(c->follow_t0_s);
+	r->t1_us = bn_world_now(c->world);
+	bn_follow_describe(&st, r->reason, sizeof(r->reason));
+	r->n_figures = 4;
+	bn_str_copy(r->figures[0].name, sizeof(r->figures[0].name), "loop_rate");
+	r->figures[0].value = st.loop_hz;
+	bn_str_copy(r->figures[0].unit, sizeof(r->figures[0].unit), "Hz");
+	bn_str_copy(r->figures[1].name, sizeof(r->figures[1].name), "link_ops_rate");
+	r->figures[1].value = st.ops_hz;
+	bn_str_copy(r->figures[1].unit, sizeof(r->figures[1].unit), "Hz");
+	bn_str_copy(r->figures[2].name, sizeof(r->figures[2].name), "slowest_edge");
+	r->figures[2].value = st.max_period_s + st.max_cycle_s;
+	bn_str_copy(r->figures[2].unit, sizeof(r->figures[2].unit), "s");
+	bn_str_copy(r->figures[3].name, sizeof(r->figures[3].name), "largest_setpoint_step");
+	r->figures[3].value = st.max_jump_v;
+	bn_str_copy(r->figures[3].unit, sizeof(r->figures[3].unit), "V");
+}
+
+/* ---- a port run: the bench plays the device on the data lines ---- */
+
+/* The dut is the built-in probe (the bench plays a device's detection,
+ * the port is what is judged), as set_judges says. */
+static bool bench_probe_run(const struct run_ctx *c)
+{
+	return c->fw.fw && !c->fw.dl && c->fw.fw->name && !strcmp(c->fw.fw->name, "probe");
+}
+
+/* The simulated PHY's switches as the fixture's device-side networks;
+ * the ID pull-up and the A-device's pull-downs have none. */
+static unsigned phy_dev_nets(uint32_t phy)
+{
+	static const struct { uint32_t phy; int net; } map[] = {
+		{ BCFW_PHY_IDP_SRC, BN_FX_DEV_IDP_SRC },   { BCFW_PHY_RDM_DWN, BN_FX_DEV_RDM_DWN },
+		{ BCFW_PHY_VDP_SRC, BN_FX_DEV_VDP_SRC },   { BCFW_PHY_IDM_SINK, BN_FX_DEV_IDM_SINK },
+		{ BCFW_PHY_VDM_SRC, BN_FX_DEV_VDM_SRC },   { BCFW_PHY_IDP_SINK, BN_FX_DEV_IDP_SINK },
+		{ BCFW_PHY_RDP_UP, BN_FX_DEV_DP_PULLUP },
+	};
+	unsigned nets = 0;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (phy & map[i].phy)
+			nets |= 1u << map[i].net;
+	return nets;
+}
+
+/* A port run on a real bench: a fixture with device-side networks plays
+ * the probe's sequence on them (bench_device_side_step); without, D+ and
+ * D- are not judged (nothing applies the device's sources and sinks the
+ * port answers), saying why, and VBUS and the load still are. */
+static void bench_device_side_setup(struct run_ctx *c)
+{
+	const struct bn_fixture *fx = c->o->fixture;
+	unsigned have;
+
+	if (!c->o->real_bench || !bench_probe_run(c))
+		return;
+	have = fx && fx->ops && fx->ops->device_nets ? fx->ops->device_nets(fx->priv) : 0;
+	if (fx && fx->ops->device_side && (have & BN_FX_DEV_REQUIRED) == BN_FX_DEV_REQUIRED) {
+		c->dev_side = true;
+		bn_report_event(c->rep, 0, "device-side", "the fixture's device-side networks play "
+				"the probe's detection on D+ and D-");
+		return;
+	}
+	if (fx && fx->ops)
+		snprintf(c->dev_side_why, sizeof(c->dev_side_why),
+			 "fixture %.60s has no device-side networks: nothing plays the device's "
+			 "detection on D+ and D-", fx->ops->wiring ? fx->ops->wiring(fx->priv)
+								   : fx->ops->name);
+	else
+		snprintf(c->dev_side_why, sizeof(c->dev_side_why),
+			 "the fixture is simulated (bench.conf fixture): nothing plays the device's "
+			 "detection on D+ and D-");
+	c->chan_mask &= ~((1u << BN_CH_DP) | (1u << BN_CH_DM));
+	c->chan_why[BN_CH_DP] = c->chan_why[BN_CH_DM] = c->dev_side_why;
+	bn_report_event(c->rep, 0, "device-side", c->dev_side_why);
+}
+
+/* The probe's networks as the simulated run has them now, onto the
+ * fixture's (up to one wait step, 10 ms, later than the model): only
+ * while the port is connected (an unplug opens them with the lines). */
+static int bench_device_side_step(struct run_ctx *c, struct bn_err *err)
+{
+	struct bn_err e = { 0 };
+	char names[160];
+	unsigned nets;
+	int rc;
+
+	if (!c->dev_side || c->safed)
+		return BN_OK;
+	if (!c->connected) {
+		c->dev_nets_now = 0;
+		return BN_OK;
+	}
+	nets = phy_dev_nets(bn_world_phy(c->world));
+	if (nets == c->dev_nets_now)
+		return BN_OK;
+	bn_fx_dev_nets_str(nets, names, sizeof(names));
+	rc = c->fx->ops->device_side(c->fx->priv, nets, &e);
+	if (rc < 0)
+		return bench_fault(bn_err_set(err, rc, "playing the probe's %s: %s", names, e.msg), err);
+	c->dev_nets_now = nets;
+	bn_report_event(c->rep, bn_world_now(c->world), "device-side", names);
+	return BN_OK;
+}
+
 /* The charger behind the port, where a programmable supply plays it:
- * its open-circuit voltage and the current where its curve ends. */
+ * its open-circuit voltage and the current where its curve ends; or,
+ * asked (o->supply_follow) on a real supply in real time, its curve
+ * followed as the current changes. */
 static int bench_supply_start(struct run_ctx *c, struct bn_err *err)
 {
 	double v = 0.0, ilim = 0.0;
 
 	if (!c->have_charger || c->charger.n_points < 1)
 		return BN_OK;
+	if (c->o->supply_follow && c->o->supply && (c->o->real_time || c->o->real_bench))
+		return bench_supply_follow_start(c, err);
 	v = c->charger.v_v[0];
 	for (int i = 0; i < c->charger.n_points; i++)
 		if (c->charger.v_v[i] > 0)
@@ -2241,6 +2485,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	}
 	if (o->real_bench)
 		real_whys(c);
+	bench_device_side_setup(c);
 	rc = check_bounds(c, err);
 	if (rc < 0)
 		goto out;
@@ -2419,6 +2664,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		bn_str_copy(rep->reason, sizeof(rep->reason), run_err.msg);
 		end_checks_broken(c, rep);
 	}
+	bench_supply_follow_report(c);
 	annotate_measurement(c);
 	rep->sim_s = bn_time_to_s(bn_world_now(c->world));
 	rep->fw_wakes = c->o->real_bench ? 0 : bn_world_wakes(c->world);

@@ -134,6 +134,12 @@ struct bn_run_opts {
 	/* --force: run even when the capture is estimated not to fit in
 	 * out_dir's free space (otherwise refused as BN_ERR_DATA). */
 	bool force;
+	/* bench.conf supply_mode = follow: a real supply plays the charger
+	 * profile in a quasi-static loop (hil/supply_follow.h) instead of
+	 * sitting at its open-circuit voltage; needs real_time or
+	 * real_bench. The report's result bench.supply_follow states the
+	 * loop's rate and what it cannot reproduce. */
+	bool supply_follow;
 };
 
 int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct bn_err *err);

@@ -1748,6 +1748,11 @@ bool bn_world_vbus_switch(const struct bn_world *w)
 	return w->vbus_switch;
 }
 
+uint32_t bn_world_phy(const struct bn_world *w)
+{
+	return w->phy;
+}
+
 bn_time_us bn_world_now(const struct bn_world *w)
 {
 	return w->now;

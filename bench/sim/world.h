@@ -131,6 +131,9 @@ double bn_world_load_a(const struct bn_world *w);
 /* Whether the plug is in and the fixture's VBUS switch closed. */
 bool bn_world_plugged(const struct bn_world *w);
 bool bn_world_vbus_switch(const struct bn_world *w);
+/* The simulated device's PHY switches now (enum bcfw_phy bits): what a
+ * real bench's fixture plays on the data lines in a port run. */
+uint32_t bn_world_phy(const struct bn_world *w);
 
 /* Last value the firmware reported for key, NULL if never. */
 const char *bn_world_telemetry(const struct bn_world *w, const char *key);

@@ -37,7 +37,15 @@
  * ":MEAS:VOLT?", ":MEAS:CURR?", ":MEAS:POWE?" of the selected output. Its
  * three outputs each feed their own 20 ohm resistor. --on VOLTS starts
  * output 1 on at VOLTS with a 1 A limit (a test then reads VOLTS / 20 A
- * without commanding the supply). */
+ * without commanding the supply).
+ *
+ * A supply's load can step: --ohms R changes its resistor (0: none), and
+ * --sink-file FILE adds a constant-current sink whose amperes it reads
+ * from FILE at every reading (missing or unreadable: 0 A). A load's
+ * --sink-out FILE writes its sunk current there whenever it changes, so
+ * a load and a supply on the same FILE share one port: the load's step
+ * is the supply's. Past its limit the supply is in constant current:
+ * I = limit, V what the resistor then sees (0 with none). */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
@@ -86,6 +94,9 @@ struct emu {
 	long stall_after, garbage_after, vanish_after;
 	int delay_ms;
 	long lines;
+	double ohms;          /* the supply's resistor; 0: none */
+	const char *sink_in;  /* the supply's extra sink, amperes read from here */
+	const char *sink_out; /* the load's current, written here */
 	char prev[256];  /* the last line: its immediate repeat is a retry */
 	FILE *log;
 };
@@ -104,13 +115,53 @@ static void load_vi(const struct emu *e, double *v, double *i)
 	*v = 5.0 - 0.1 * *i;
 }
 
+/* The amperes in FILE; 0 when it cannot be read. */
+static double sink_read(const char *file)
+{
+	FILE *fp = file ? fopen(file, "r") : NULL;
+	double a = 0.0;
+
+	if (fp) {
+		if (fscanf(fp, "%lf", &a) != 1 || !(a > 0))
+			a = 0.0;
+		fclose(fp);
+	}
+	return a;
+}
+
+/* The load's current where a supply on the same file reads it. */
+static void sink_write(const struct emu *e)
+{
+	char tmp[1100];
+	FILE *fp;
+
+	if (!e->sink_out)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", e->sink_out);
+	fp = fopen(tmp, "w");
+	if (!fp)
+		return;
+	fprintf(fp, "%.6f\n", e->on[0] ? e->set_a : 0.0);
+	fclose(fp);
+	rename(tmp, e->sink_out);
+}
+
 static void supply_vi(const struct emu *e, int out, double *v, double *i)
 {
+	double sink = out == 0 ? sink_read(e->sink_in) : 0.0;
+	double want;
+
 	*v = *i = 0.0;
 	if (!e->on[out])
 		return;
-	*i = fmin(e->set_v[out] / 20.0, e->limit_a[out]);
-	*v = 20.0 * *i;
+	want = (e->ohms > 0 ? e->set_v[out] / e->ohms : 0.0) + sink;
+	if (want <= e->limit_a[out]) {
+		*i = want;
+		*v = e->set_v[out];
+		return;
+	}
+	*i = e->limit_a[out]; /* constant current */
+	*v = e->ohms > 0 ? fmax(0.0, (*i - sink) * e->ohms) : 0.0;
 }
 
 
@@ -260,10 +311,12 @@ static void handle(struct emu *e, char *line, char *reply, size_t len)
 		}
 		if (!strcasecmp(line, ":SOUR:CURR:LEV") && number(arg, &x)) {
 			e->set_a = x;
+			sink_write(e);
 			return;
 		}
 		if (!strcasecmp(line, ":SOUR:INP:STAT") && (b = onoff(arg)) >= 0) {
 			e->on[0] = b;
+			sink_write(e);
 			return;
 		}
 		load_vi(e, &v, &i);
@@ -299,10 +352,12 @@ static void handle(struct emu *e, char *line, char *reply, size_t len)
 		}
 		if (!strcasecmp(line, "CURR") && number(arg, &x)) {
 			e->set_a = x;
+			sink_write(e);
 			return;
 		}
 		if (!strcasecmp(line, "INP") && (b = onoff(arg)) >= 0) {
 			e->on[0] = b;
+			sink_write(e);
 			return;
 		}
 		load_vi(e, &v, &i);
@@ -415,7 +470,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: instr_emu --family NAME [--log FILE] [--delay-ms MS] "
 			"[--stall-after N] [--garbage-after N] [--vanish-after N] [--tcp PORT] "
-			"[--clients N] [--on VOLTS]\n");
+			"[--clients N] [--on VOLTS] [--ohms R] [--sink-file FILE] [--sink-out FILE]\n");
 	return 2;
 }
 
@@ -499,7 +554,7 @@ static bool serve_conn(struct emu *e, int fd, int *slave)
 int main(int argc, char **argv)
 {
 	struct emu e = { .stall_after = -1, .garbage_after = -1, .vanish_after = -1,
-			 .beeper = true };
+			 .beeper = true, .ohms = 20.0 };
 	const char *family = NULL;
 	int master, slave = -1, tcp_port = -1, clients = 1;
 	double on_v = -1;
@@ -530,6 +585,12 @@ int main(int argc, char **argv)
 			clients = atoi(v);
 		else if (!strcmp(a, "--on"))
 			on_v = atof(v);
+		else if (!strcmp(a, "--ohms"))
+			e.ohms = atof(v);
+		else if (!strcmp(a, "--sink-file"))
+			e.sink_in = v;
+		else if (!strcmp(a, "--sink-out"))
+			e.sink_out = v;
 		else
 			return usage();
 	}
