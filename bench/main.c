@@ -215,19 +215,43 @@ static const char usage_version[] =
 	"Usage: bcbench version (or --version)\n"
 	"Print the version and the source's git commit it was built from.\n";
 
+/* The counts of one side's results (bn_result_side_in). */
+static void side_totals(const struct bn_report *rep, const char *side, int totals[BN_VERDICT_COUNT])
+{
+	for (int v = 0; v < BN_VERDICT_COUNT; v++)
+		totals[v] = 0;
+	for (int i = 0; i < rep->n_results; i++) {
+		const struct bn_result *r = &rep->results[i];
+
+		if (!strcmp(bn_result_side_in(r->kind, r->side, bn_report_judges(rep)), side))
+			totals[r->verdict]++;
+	}
+}
+
 static void print_summary(const struct bn_report *rep, const char *report_path)
 {
-	int totals[BN_VERDICT_COUNT];
+	int totals[BN_VERDICT_COUNT], other[BN_VERDICT_COUNT];
 	static const char *const status_names[] = { "completed", "aborted", "error" };
+	const char *judged = bn_report_judges(rep);
+	const char *other_side = strcmp(judged, BN_SIDE_NAME_PORT) ? BN_SIDE_NAME_PORT : BN_SIDE_NAME_DEVICE;
+	bool other_judged = false;
+	enum bn_overall other_o = bn_report_overall_side(rep, other_side, &other_judged);
 
-	bn_report_totals(rep, totals);
+	/* the counts are the judged side's: a port failing in a device run is
+	 * not the device's failure, and is said on a line of its own */
+	side_totals(rep, judged, totals);
+	side_totals(rep, other_side, other);
 	bn_term_printf(stdout, "%s: %s — %d passed, %d failed, %d inconclusive, %d skipped, %d errors "
-	       "(%.1f s %s in %.3f s)\n",
+	       "(the %s; %.1f s %s in %.3f s)\n",
 	       rep->scenario_name[0] ? rep->scenario_name : "scenario", status_names[rep->status],
 	       totals[BN_VERDICT_PASS], totals[BN_VERDICT_FAIL], totals[BN_VERDICT_INCONCLUSIVE],
-	       totals[BN_VERDICT_SKIPPED], totals[BN_VERDICT_ERROR], rep->sim_s,
+	       totals[BN_VERDICT_SKIPPED], totals[BN_VERDICT_ERROR], judged, rep->sim_s,
 	       !strcmp(rep->backend, "replay") ? "of capture replayed"
 	       : !strcmp(rep->backend, "real") ? "on the real bench" : "simulated", rep->wall_s);
+	if (other_judged)
+		bn_term_printf(stdout, "  the %s: %s — %d passed, %d failed, %d inconclusive\n", other_side,
+			       bn_overall_name(other_o), other[BN_VERDICT_PASS], other[BN_VERDICT_FAIL],
+			       other[BN_VERDICT_INCONCLUSIVE]);
 	if (rep->reason[0])
 		bn_term_printf(stdout, "  reason: %s\n", rep->reason);
 	if (report_path)

@@ -823,7 +823,6 @@ static const struct bn_rule rule_dcp_dp_hold = {
 	.id = "bc12.cur.dcp_dp_hold",
 	.judges_late_capture = true,
 	.task = BN_TASK_CURRENT,
-	.port_deps = (const char *const[]){ "bc12.port.shutdown", NULL },
 	.title = "on a DCP, while drawing more than ISUSP (from 1 s after VBUS valid), D+ stays at "
 		 "or above VDP_SRC min",
 	.clause = "CP 6.6 [PD17]",

@@ -253,6 +253,14 @@ static void decide(struct rule_inst *ri, const struct bn_check_ctx *ctx)
 	unsigned missing;
 
 	ri->pre = BN_VERDICT_PASS;
+	if (ctx->probe.present && r->side == BN_SIDE_DEVICE) {
+		/* a port run: the bench's own networks play the device, so a
+		 * device rule would judge the bench */
+		ri->pre = BN_VERDICT_SKIPPED;
+		snprintf(ri->why, sizeof(ri->why),
+			 "the bench's probe plays the device in this port run: no device to judge");
+		return;
+	}
 	if ((r->ports || r->uses_port) && ctx->port_unknown) {
 		ri->pre = BN_VERDICT_INCONCLUSIVE;
 		snprintf(ri->why, sizeof(ri->why),

@@ -250,10 +250,10 @@ static void print_result(const struct bn_sweep_result *r, const struct bn_sweep_
 {
 	double knee = bn_sweep_knee(r, m->vchg_min_v, c->valid_v);
 
-	bn_term_printf(stdout, "%-10s %-10s %-10s %-10s %s\n", "set_A", "I_A", "VBUS_V", "u_V", "n");
+	bn_term_printf(stdout, "%-10s %-10s %-10s %-10s %s\n", "set_A", "I_A", "VBUS_V", "u_mV", "n");
 	for (int k = 0; k < r->n; k++)
-		bn_term_printf(stdout, "%-10.4f %-10.4f %-10.4f %-10.2g %d\n", r->pts[k].set_a,
-			       r->pts[k].i_a, r->pts[k].v_v, r->pts[k].u_v_v, r->pts[k].n);
+		bn_term_printf(stdout, "%-10.4f %-10.4f %-10.4f %-10.3f %d\n", r->pts[k].set_a,
+			       r->pts[k].i_a, r->pts[k].v_v, r->pts[k].u_v_v * 1e3, r->pts[k].n);
 	bn_term_printf(stdout, "%s: %s\n", r->complete ? "swept" : "CUT SHORT", r->end);
 	if (!isnan(knee))
 		bn_term_printf(stdout, "knee: %s%.4f A (VBUS >= VCHG min %.3f V%s)\n",

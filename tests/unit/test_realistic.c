@@ -137,10 +137,16 @@ static int reference_one(const char *scn)
 
 		if (strcmp(r->kind, "check") || !in_scope(r->id))
 			continue;
-		/* a scenario of a faulty device (faulty-*.scn) fails under ideal too */
+		/* a scenario of a faulty device (faulty-*.scn) fails under ideal too.
+		 * The port's rules (side port) on these device runs must never
+		 * fail where they did not; that they may lose a pass to U is the
+		 * shipped dcp's and cdp's doing (they sit on RDCP_DAT max and
+		 * TVDMSRC_EN max), and tests/unit/test_golden_port.c holds the
+		 * reference ports' passes under realistic measurement. */
 		problem = (r->verdict == BN_VERDICT_FAIL && !(id && id->verdict == BN_VERDICT_FAIL)) ||
-			  (was_pass && r->verdict != BN_VERDICT_PASS) ||
-			  strstr(r->reason, "within measurement uncertainty");
+			  (strcmp(r->side, "port") &&
+			   ((was_pass && r->verdict != BN_VERDICT_PASS) ||
+			    strstr(r->reason, "within measurement uncertainty")));
 		if (problem && !known_gap(r->id, scn)) {
 			print_error("%s: %s: %s under realistic measurement (%s under ideal): %s\n", scn,
 				    r->id, bn_verdict_name(r->verdict),

@@ -367,7 +367,14 @@ static void test_every_shipped_charger(void **state)
 		sweep_sim(g.gl_pathv[f], 0, NULL, NULL, NULL, &s);
 		bn_sweep_result_free(&s.res);
 		sweep_sim(g.gl_pathv[f], last_current(&s.orig) + 0.2, NULL, NULL, NULL, &s);
-		check_against(&s, s.orig.name);
+		/* a charger whose output moves in time (a schedule, a series, a
+		 * slow loop) gives a sweep a snapshot of the curve in force at
+		 * each step, not its first curve: only its read-back is held */
+		if (bn_charger_timed(&s.orig))
+			print_message("%-18s moves in time: not compared with its first curve\n",
+				      s.orig.name);
+		else
+			check_against(&s, s.orig.name);
 		m.name = s.orig.name;
 		m.bench_name = "simulated";
 		m.simulated = true;
@@ -390,7 +397,7 @@ static void test_every_shipped_charger(void **state)
 					 s.orig.name, s.res.pts[k].i_a, v, s.res.pts[k].v_v, TOL_V);
 		}
 		/* a fold-back's collapse reading ends the curve where the original is */
-		if (s.res.collapsed && !s.res.shutdown)
+		if (s.res.collapsed && !s.res.shutdown && !bn_charger_timed(&s.orig))
 			assert_near(bn_charger_vbus(&back, &st, s.res.collapse_a),
 				    bn_charger_vbus(&s.orig, &st, s.res.collapse_a), TOL_V);
 		unlink(out);
