@@ -1300,6 +1300,22 @@ static int bench_fault(int rc, struct bn_err *err)
 	return BN_ERR_FAULT;
 }
 
+/* A port run whose fixture plays the probe on its device-side networks:
+ * the probe runs in the world on the bench's own clock, so the world's
+ * plug and VBUS follow the fixture's switching (a simulated fixture drives
+ * the world itself; a real device runs its own detection). */
+static void probe_world_follow(struct run_ctx *c, bool connected, bool vbus_on)
+{
+	if (!c->dev_side)
+		return;
+	if (connected && !bn_world_plugged(c->world))
+		bn_world_plug(c->world);
+	if (bn_world_plugged(c->world) && bn_world_vbus_switch(c->world) != vbus_on)
+		bn_world_vbus(c->world, vbus_on);
+	if (!connected && bn_world_plugged(c->world))
+		bn_world_unplug(c->world);
+}
+
 static int bench_connect(struct run_ctx *c, struct bn_err *err)
 {
 	int rc = BN_OK;
@@ -1311,6 +1327,7 @@ static int bench_connect(struct run_ctx *c, struct bn_err *err)
 	if (rc == BN_OK)
 		c->connected = true;
 	if (rc == BN_OK && !was) {
+		probe_world_follow(c, true, c->vbus_on);
 		bench_event(c, c->o->fixture, BN_CEV_DATA_CONTACT, 1);
 		if (c->vbus_on) /* lines made under VBUS: a connect is possible from now */
 			c->usbh_since = bn_world_now(c->world);
@@ -1330,8 +1347,10 @@ static int bench_vbus(struct run_ctx *c, bool on, struct bn_err *err)
 		if (on) /* the lines are made first: a connect is possible from now */
 			c->usbh_since = bn_world_now(c->world);
 	}
-	if (rc == BN_OK)
+	if (rc == BN_OK) {
 		c->vbus_on = on;
+		probe_world_follow(c, c->connected, on);
+	}
 	return rc;
 }
 
@@ -1345,6 +1364,8 @@ static int bench_unplug(struct run_ctx *c, struct bn_err *err)
 		rc = bench_fault(c->fx->ops->disconnect(c->fx->priv, err), err);
 	if (rc == BN_OK)
 		c->connected = false;
+	if (rc == BN_OK)
+		probe_world_follow(c, false, false);
 	if (rc == BN_OK && was)
 		bench_event(c, c->o->fixture, BN_CEV_DATA_CONTACT, 0);
 	return rc;
