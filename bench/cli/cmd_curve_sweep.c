@@ -248,7 +248,8 @@ static bn_time_us real_now(void *user)
 static void print_result(const struct bn_sweep_result *r, const struct bn_sweep_meta *m,
 			 const struct bn_sweep_cfg *c, const char *path)
 {
-	double knee = bn_sweep_knee(r, m->vchg_min_v, c->valid_v);
+	bool at_least;
+	double knee = bn_sweep_knee(r, c, m, &at_least);
 
 	bn_term_printf(stdout, "%-10s %-10s %-10s %-10s %s\n", "set_A", "I_A", "VBUS_V", "u_mV", "n");
 	for (int k = 0; k < r->n; k++)
@@ -257,8 +258,8 @@ static void print_result(const struct bn_sweep_result *r, const struct bn_sweep_
 	bn_term_printf(stdout, "%s: %s\n", r->complete ? "swept" : "CUT SHORT", r->end);
 	if (!isnan(knee))
 		bn_term_printf(stdout, "knee: %s%.4f A (VBUS >= VCHG min %.3f V%s)\n",
-			       r->pts[r->n - 1].v_v >= m->vchg_min_v ? ">= " : "", knee, m->vchg_min_v,
-			       r->pts[r->n - 1].v_v >= m->vchg_min_v ? " up to the last step" : "");
+			       at_least ? ">= " : "", knee, m->vchg_min_v,
+			       at_least ? " up to the last step" : "");
 	if (r->shutdown)
 		bn_term_printf(stdout, "shutdown: above %.4f A (off at %.4f A after %.4f s), %s %.4f s\n",
 			       r->shutdown_above_a, r->collapse_a, r->collapse_after_s,

@@ -65,6 +65,8 @@ struct wrap_load {
 	volatile sig_atomic_t *raise_on; /* set to SIGINT at fail_after instead */
 	int safes, enables_off;
 	bool on;
+	bool safe_fails;                 /* its safe() answers BN_ERR_IO */
+	bool safe_retried;               /* its safe() fails once, then succeeds on a retry */
 };
 
 static int wl_set(void *p, double a, struct bn_err *e)
@@ -109,6 +111,12 @@ static int wl_safe(void *p, struct bn_err *e)
 
 	w->safes++;
 	w->on = false;
+	if (w->safe_fails) {
+		w->inner->ops->safe(w->inner->priv, e);
+		return bn_err_set(e, BN_ERR_IO, "load \"wrap\": INPUT OFF not acknowledged");
+	}
+	if (w->safe_retried) /* the message of the try that failed stays behind */
+		bn_err_set(e, BN_ERR_TIMEOUT, "load \"wrap\": first INPUT OFF unanswered, retried");
 	return w->inner->ops->safe(w->inner->priv, e);
 }
 
@@ -120,14 +128,19 @@ static const struct bn_load_ops wrap_load_ops = {
 struct wrap_fx {
 	struct bn_fixture *inner;
 	int safes;
+	bool safe_fails;
 };
 
 static int wf_safe(void *p, struct bn_err *e)
 {
 	struct wrap_fx *w = p;
+	int rc;
 
 	w->safes++;
-	return w->inner->ops->safe(w->inner->priv, e);
+	rc = w->inner->ops->safe(w->inner->priv, e);
+	if (w->safe_fails)
+		return bn_err_set(e, BN_ERR_TIMEOUT, "fixture \"wrapfx\": no answer to its safe state");
+	return rc;
 }
 
 static int wf_connect(void *p, const char *t, struct bn_err *e)
@@ -299,6 +312,15 @@ static void sweep_sim(const char *path, double to_a, struct wrap_load *wl, struc
 	bn_sweep_sim_close(&sim);
 }
 
+/* What the sweep's caller knows, as the knee needs it: VCHG from the
+ * limits, no cable given. */
+static struct bn_sweep_meta knee_meta(void)
+{
+	return (struct bn_sweep_meta){ .name = "swept", .vchg_min_v = bn_limits_min(&bn_test_lim, "VCHG"),
+				       .vchg_max_v = bn_limits_max(&bn_test_lim, "VCHG"),
+				       .cable_given_ohm = NAN };
+}
+
 static double last_current(const struct bn_charger *c)
 {
 	return c->i_a[c->n_points - 1];
@@ -335,7 +357,11 @@ static void check_against(const struct swept *s, const char *name)
 				 p->set_a, p->v_v, want, TOL_V);
 		assert_true(p->n >= 70);
 	}
-	knee = bn_sweep_knee(&s->res, vchg, s->cfg.valid_v);
+	{
+		struct bn_sweep_meta meta_for_knee = knee_meta();
+
+		knee = bn_sweep_knee(&s->res, &s->cfg, &meta_for_knee, NULL);
+	}
 	/* the figures docs/power-curves.md quotes */
 	print_message("%-18s %3d points, worst |V - profile| %.2g V, knee %.4f A (profile's %.4f A)\n",
 		      name, s->res.n, worst, knee, expected_knee(&s->orig, vchg));
@@ -480,7 +506,11 @@ static void test_noisy_load(void **state)
 		slope = (bn_charger_vbus(&s.orig, &st, k0 - 0.02) - bn_charger_vbus(&s.orig, &st, k0 + 0.02)) /
 			0.04;
 		dv = fabs(mv->offset) + fabs(mv->gain) * vchg + bn_meas_lsb(mv);
-		knee = bn_sweep_knee(&s.res, vchg, s.cfg.valid_v);
+		{
+			struct bn_sweep_meta meta_for_knee = knee_meta();
+
+			knee = bn_sweep_knee(&s.res, &s.cfg, &meta_for_knee, NULL);
+		}
 		assert_near(knee, k0, STEP_A + dv / slope + fabs(mi->gain) * k0 + fabs(mi->offset));
 		bn_sweep_result_free(&s.res);
 	}
@@ -505,6 +535,36 @@ static void test_load_stalls(void **state)
 	assert_true(wf.safes >= 1);
 	assert_false(wl.on);
 	assert_true(s.res.n >= 4 && s.res.n <= 7);
+	bn_sweep_result_free(&s.res);
+}
+
+/* The safe state not confirmed by two instruments: the first failure's
+ * code and its message, not the second's message under the first's code. */
+static void test_safe_first_failure(void **state)
+{
+	struct wrap_load wl = { .fail_after = -1, .safe_fails = true };
+	struct wrap_fx wf = { .safe_fails = true };
+	char path[512];
+	struct swept s;
+
+	bn_test_path("profiles/chargers/dcp-1a.json", path, sizeof(path));
+	sweep_sim(path, 0.2, &wl, &wf, NULL, &s);
+	assert_int_equal(s.rc, BN_ERR_IO);
+	assert_false(s.res.complete);
+	assert_false(s.res.safe_confirmed);
+	assert_msg_has(&s.err, "INPUT OFF");
+	assert_null(strstr(s.err.msg, "wrapfx"));
+	assert_non_null(strstr(s.res.end, "INPUT OFF"));
+	bn_sweep_result_free(&s.res);
+
+	/* a load whose safe() succeeded on a retry: the fixture's failure is
+	 * the one told, with its own code */
+	wl = (struct wrap_load){ .fail_after = -1, .safe_retried = true };
+	wf = (struct wrap_fx){ .safe_fails = true };
+	sweep_sim(path, 0.2, &wl, &wf, NULL, &s);
+	assert_int_equal(s.rc, BN_ERR_TIMEOUT);
+	assert_msg_has(&s.err, "wrapfx");
+	assert_null(strstr(s.err.msg, "retried"));
 	bn_sweep_result_free(&s.res);
 }
 
@@ -664,7 +724,7 @@ static void test_curve_html(void **state)
 	assert_int_equal(count(g->str, "<g class=\"pt\""), s.res.n);
 	assert_non_null(strstr(g->str, "data-band=\"VCHG\" data-lo=\"4.75\" data-hi=\"5.25\""));
 	snprintf(want, sizeof(want), "<g class=\"knee\" data-a=\"%.6g\"",
-		 bn_sweep_knee(&s.res, m.vchg_min_v, s.cfg.valid_v));
+		 bn_sweep_knee(&s.res, &s.cfg, &m, NULL));
 	assert_non_null(strstr(g->str, want));
 	snprintf(want, sizeof(want), "<g class=\"shutdown\" data-above-a=\"%.6g\" data-recover-s=\"%.6g\"",
 		 s.res.shutdown_above_a, s.res.recover_s);
@@ -736,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_noisy_load),
 		cmocka_unit_test(test_load_stalls),
 		cmocka_unit_test(test_interrupted),
+		cmocka_unit_test(test_safe_first_failure),
 		cmocka_unit_test(test_guard_refuses),
 		cmocka_unit_test(test_curve_html),
 		cmocka_unit_test(test_sense2_cable),
