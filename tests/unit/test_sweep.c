@@ -22,6 +22,8 @@
 #include "core/json.h"
 #include "core/meas.h"
 #include "curve/analyze.h"
+#include "curve/measured.h"
+#include "core/file.h"
 #include "curve/sweep.h"
 #include "curve/sweep_out.h"
 #include "curve/sweep_sim.h"
@@ -749,6 +751,157 @@ static void test_curve_html(void **state)
 	bn_sweep_result_free(&s.res);
 }
 
+/* The figure as report.html asks for it: only the profile the record
+ * hashed, found as the record finds it (absolute, or beside the record),
+ * else a line saying why and no figure. */
+static void test_curve_html_record(void **state)
+{
+	char path[512], dir[] = "/tmp/bn-sweep-XXXXXX", out[600], sha[65], bad[65];
+	struct bn_sweep_meta m = knee_meta();
+	struct bn_charger prof;
+	struct bn_err err = { 0 };
+	struct swept s;
+	GString *g = g_string_new("");
+	cJSON *meas;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	bn_test_path("profiles/chargers/dcp-1a.json", path, sizeof(path));
+	sweep_sim(path, 1.5, NULL, NULL, NULL, &s);
+	assert_int_equal(bn_sweep_charger(&s.res, &s.cfg, &m, &prof, &err), BN_OK);
+	meas = bn_sweep_measured(&s.res, &s.cfg, &m);
+	snprintf(out, sizeof(out), "%s/p.json", dir);
+	assert_int_equal(bn_sweep_write(out, &prof, true, meas, &err), BN_OK);
+	cJSON_Delete(meas);
+	assert_int_equal(bn_file_sha256(out, sha, &err), BN_OK);
+	/* absolute, and relative beside the record, whatever the cwd */
+	assert_int_equal(bn_curve_html_record(g, "/nonexistent", out, sha), 1);
+	assert_non_null(strstr(g->str, "id=\"charger-curve\""));
+	g_string_truncate(g, 0);
+	assert_int_equal(bn_curve_html_record(g, dir, "p.json", sha), 1);
+	g_string_truncate(g, 0);
+	/* another hash: a changed profile is not the run's */
+	snprintf(bad, sizeof(bad), "%s", sha);
+	bad[0] = bad[0] == '0' ? '1' : '0';
+	assert_int_equal(bn_curve_html_record(g, dir, "p.json", bad), 2);
+	assert_null(strstr(g->str, "charger-curve"));
+	assert_non_null(strstr(g->str, "id=\"charger-profile-note\""));
+	assert_non_null(strstr(g->str, "the record says"));
+	g_string_truncate(g, 0);
+	f = fopen(out, "a");
+	assert_non_null(f);
+	fputs(" ", f);
+	fclose(f);
+	assert_int_equal(bn_curve_html_record(g, dir, "p.json", sha), 2);
+	assert_non_null(strstr(g->str, "not the profile this run used"));
+	g_string_truncate(g, 0);
+	/* not there beside the record (it is not looked for in the cwd) */
+	assert_int_equal(bn_curve_html_record(g, "/nonexistent", "p.json", sha), 2);
+	assert_non_null(strstr(g->str, "is not there"));
+	g_string_truncate(g, 0);
+	assert_int_equal(bn_curve_html_record(g, dir, NULL, sha), 0);
+	assert_int_equal((int)g->len, 0);
+	g_string_free(g, TRUE);
+	unlink(out);
+	rmdir(dir);
+	bn_sweep_result_free(&s.res);
+}
+
+/* One knee: the measured block's is the profile's as written (a
+ * fold-back's last segment included), the same function curve import
+ * states its knee with. */
+static void test_knee_is_the_profiles(void **state)
+{
+	const char *names[] = { "dcp-weak", "dcp-1a", "dcp-shutdown-1a2" };
+
+	for (size_t c = 0; c < sizeof(names) / sizeof(names[0]); c++) {
+		char path[512], dir[] = "/tmp/bn-sweep-XXXXXX", out[600];
+		struct bn_sweep_meta m = knee_meta();
+		struct bn_charger prof, *back = malloc(sizeof(*back));
+		struct bn_err err = { 0 };
+		struct swept s;
+		cJSON *meas;
+		double want;
+		bool at_least;
+
+		assert_non_null(back);
+		assert_non_null(mkdtemp(dir));
+		snprintf(path, sizeof(path), "%s/profiles/chargers/%s.json", bn_test_srcdir(), names[c]);
+		sweep_sim(path, 2.0, NULL, NULL, NULL, &s);
+		assert_int_equal(bn_sweep_charger(&s.res, &s.cfg, &m, &prof, &err), BN_OK);
+		meas = bn_sweep_measured(&s.res, &s.cfg, &m);
+		snprintf(out, sizeof(out), "%s/p.json", dir);
+		assert_int_equal(bn_sweep_write(out, &prof, true, meas, &err), BN_OK);
+		assert_int_equal(bn_charger_load(out, back, &err), BN_OK);
+		want = bn_profile_knee(back, m.vchg_min_v, &at_least);
+		if (!(fabs(bn_jnum(bn_jget(meas, "knee"), "a") - want) <= 1e-9))
+			fail_msg("%s: measured knee %.6f A, the written profile's %.6f A", names[c],
+				 bn_jnum(bn_jget(meas, "knee"), "a"), want);
+		assert_true(cJSON_IsBool(bn_jget(bn_jget(meas, "knee"), "at_least")));
+		assert_int_equal(cJSON_IsTrue(bn_jget(bn_jget(meas, "knee"), "at_least")), at_least);
+		assert_near(bn_sweep_knee(&s.res, &s.cfg, &m, NULL), want, 1e-9);
+		/* the shared keys */
+		assert_near(bn_jnum(bn_jget(meas, "vchg"), "max_v"), m.vchg_max_v, 0.0);
+		assert_true(cJSON_IsArray(bn_jget(meas, "points")));
+		assert_non_null(bn_jstr(meas, "uncertainty"));
+		cJSON_Delete(meas);
+		free(back);
+		unlink(out);
+		rmdir(dir);
+		bn_sweep_result_free(&s.res);
+	}
+}
+
+/* Each point's u: the readings' scatter, plus the load's stated accuracy
+ * when the bench gives it; the block says which. */
+static void test_u_with_stated_accuracy(void **state)
+{
+	struct bn_meas mv = { 0 }, mi = { 0 };
+	struct bn_sweep_meta m = knee_meta();
+	char path[512];
+	struct swept s;
+	cJSON *meas;
+
+	bn_test_path("profiles/chargers/dcp-1a.json", path, sizeof(path));
+	sweep_sim(path, 0.5, NULL, NULL, NULL, &s);
+	/* the simulated load reads exactly: u is 0 and says type A only */
+	assert_near(s.res.pts[2].u_v_v, 0.0, 1e-9);
+	meas = bn_sweep_measured(&s.res, &s.cfg, &m);
+	assert_non_null(strstr(bn_jstr(meas, "uncertainty"), "type A only"));
+	cJSON_Delete(meas);
+	bn_sweep_result_free(&s.res);
+
+	mv.offset = 0.010; /* 10 mV: u = 10 mV / sqrt(3) */
+	mi.gain = 0.01;    /* 1 %: u = 0.01 I / sqrt(3) */
+	{
+		struct bn_sweep_sim sim;
+		struct bn_sweep_bench b;
+		char port[512];
+
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(bn_charger_load(path, &s.orig, &s.err), BN_OK);
+		cfg_default(&s.cfg, 0.5);
+		s.cfg.meas_v = &mv;
+		s.cfg.meas_i = &mi;
+		bn_test_path("profiles/ports/dcp.json", port, sizeof(port));
+		assert_int_equal(bn_sweep_sim_open(&sim, &bn_test_lim, port, &s.orig, NULL, &s.err),
+				 BN_OK);
+		bn_sweep_sim_bench(&sim, &b);
+		assert_int_equal(bn_sweep_run(&s.cfg, &b, &s.res, &s.err), BN_OK);
+		bn_sweep_sim_close(&sim);
+	}
+	for (int k = 0; k < s.res.n; k++) {
+		assert_near(s.res.pts[k].u_v_v, 0.010 / sqrt(3.0), 1e-9);
+		assert_near(s.res.pts[k].u_i_a, 0.01 * s.res.pts[k].i_a / sqrt(3.0), 1e-9);
+	}
+	meas = bn_sweep_measured(&s.res, &s.cfg, &m);
+	assert_non_null(strstr(bn_jstr(meas, "uncertainty"), "stated accuracy"));
+	assert_near(bn_jnum(cJSON_GetArrayItem(bn_jget(meas, "points"), 1), "u_v"), 0.010 / sqrt(3.0),
+		    1e-9);
+	cJSON_Delete(meas);
+	bn_sweep_result_free(&s.res);
+}
+
 static void test_cfg_check(void **state)
 {
 	struct bn_sweep_cfg c;
@@ -799,6 +952,9 @@ int main(void)
 		cmocka_unit_test(test_safe_first_failure),
 		cmocka_unit_test(test_guard_refuses),
 		cmocka_unit_test(test_curve_html),
+		cmocka_unit_test(test_curve_html_record),
+		cmocka_unit_test(test_knee_is_the_profiles),
+		cmocka_unit_test(test_u_with_stated_accuracy),
 		cmocka_unit_test(test_sense2_cable),
 	};
 
