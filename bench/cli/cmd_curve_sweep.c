@@ -346,6 +346,7 @@ int bn_cli_curve_sweep(int argc, char **argv)
 	struct bn_lock lock = { .fd = -1 };
 	struct bn_charger chg;
 	struct bn_guard sim_guard;
+	struct bn_meas sim_exact;
 	char dd_buf[1200], lim_path[1400], path[1400], name[64], bench_name[128];
 	const char *dd;
 	bool real;
@@ -414,6 +415,7 @@ int bn_cli_curve_sweep(int argc, char **argv)
 			return 2;
 		}
 	}
+	bn_meas_ideal(&sim_exact);
 	sim_guard = (struct bn_guard){ conf.max_load_a, conf.max_vbus_v, conf.max_power_w, "bench.conf" };
 	bn_cli_catch_signals();
 	if (!real) {
@@ -452,6 +454,12 @@ int bn_cli_curve_sweep(int argc, char **argv)
 		/* the simulated bench keeps bench.conf's hard limits too: a sweep
 		 * tried there first is refused where the real one would be */
 		o.cfg.guard = &sim_guard;
+		/* the simulated load reads the world exactly: its accuracy is
+		 * stated (ideal). A real load's is stated nowhere bench.conf or
+		 * its dialect can say (meas_vbus is the capture's channel, not
+		 * the load's meter): u stays type A and the block says so. */
+		o.cfg.meas_v = &sim_exact;
+		o.cfg.meas_i = &sim_exact;
 		rc = bn_sweep_run(&o.cfg, &b, &res, &err);
 		bn_sweep_sim_close(&sim);
 	} else {

@@ -153,7 +153,7 @@ cJSON *bn_import_measured(const struct bn_import *r, const struct bn_import_opts
 	struct bn_measured_head h = {
 		.by = "import", .utc = utc, .complete = true,
 		.vchg_min_v = r->vchg_min_v, .vchg_max_v = r->vchg_max_v,
-		.limits_path = o->limits_path, .uncertainty = bn_measured_u_text(r->inst_known),
+		.limits_path = o->limits_path, .uncertainty = bn_measured_u_text(r->inst_known, false),
 	};
 	cJSON *m = bn_measured_new(&h), *src = cJSON_CreateObject();
 	char cur[200];

@@ -141,8 +141,11 @@ double bn_measured_u_inst(const struct bn_meas *m, double x)
 	return sqrt(m->offset * m->offset / 3.0 + m->gain * x * m->gain * x / 3.0 + lsb * lsb / 12.0);
 }
 
-const char *bn_measured_u_text(bool known)
+const char *bn_measured_u_text(bool known, bool ideal)
 {
+	if (known && ideal)
+		return "u_v: the scatter of the readings (type A); the instrument is stated ideal "
+		       "(the simulated bench reads exactly)";
 	return known ? "u_v: the scatter of the readings (type A) and the instrument's stated "
 		       "accuracy (offset, gain, step)"
 		     : "u_v: type A only, the scatter of the readings (no instrument's accuracy "

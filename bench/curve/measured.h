@@ -74,8 +74,9 @@ void bn_measured_shutdown(cJSON *m, double above_a, double at_a, double after_s,
 double bn_measured_u_inst(const struct bn_meas *m, double x);
 
 /* The "uncertainty" statement: the readings' scatter (type A) alone, or
- * with the stated accuracy of `who` (known: it is stated somewhere). */
-const char *bn_measured_u_text(bool known);
+ * with the instrument's accuracy (known: stated somewhere; ideal: stated
+ * exact, the simulated bench). */
+const char *bn_measured_u_text(bool known, bool ideal);
 
 /* A number as JSON: null when not finite. */
 cJSON *bn_measured_num(double x);

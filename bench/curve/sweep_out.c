@@ -168,7 +168,8 @@ cJSON *bn_sweep_measured(const struct bn_sweep_result *r, const struct bn_sweep_
 	struct bn_measured_head h = {
 		.by = "sweep", .utc = r->utc_start, .complete = r->complete,
 		.vchg_min_v = m->vchg_min_v, .vchg_max_v = m->vchg_max_v,
-		.limits_path = m->limits_path, .uncertainty = bn_measured_u_text(c->meas_v != NULL),
+		.limits_path = m->limits_path, .uncertainty = bn_measured_u_text(c->meas_v != NULL,
+						  c->meas_v && bn_meas_is_ideal(c->meas_v)),
 	};
 	struct bn_charger *ch = malloc(sizeof(*ch));
 	struct bn_err e = { 0 };

@@ -43,6 +43,8 @@ done
 check "dcp-shutdown-1a2: shutdown above 1.2 A within a step, back after 1 s within 2 ms" \
 	"$TMP/sim/dcp-shutdown-1a2.json" \
 	"abs(d['measured']['shutdown']['above_a'] - 1.2) <= 0.05 and abs(d['measured']['shutdown']['recover_s'] - 1.0) <= 0.002 and 'shutdown' in d"
+check "the simulated load's readings are stated exact" "$TMP/sim/dcp-1a.json" \
+	"'stated ideal' in d['measured']['uncertainty'] and d['measured']['vchg']['max_v'] > d['measured']['vchg']['min_v']"
 check "dcp-weak folds back: no shutdown" "$TMP/sim/dcp-weak.json" \
 	"'shutdown' not in d['measured'] and d['measured']['collapses'][0]['at_a'] > 0.8 and d['measured']['collapses'][0]['shutdown'] is False"
 check "the settings and the swept charger are recorded" "$TMP/sim/dcp-1a.json" \
@@ -142,7 +144,7 @@ BN_FAKE_FTDI_FIXTURE=fixtures/bcbench-fixture-a.json BN_FAKE_FTDI_LOG=$R/ftdi.lo
 stop_emu
 # the emulator reads V = 5.0 - 0.1 * I: VCHG min (4.75 V) at 2.5 A
 check "the emulated load's curve: knee at 2.5 A, --to capped at max_load 2.6 A" "$R/emu.json" \
-	"abs(d['measured']['knee']['a'] - 2.5) < 1e-6 and d['measured']['settings']['to_a'] == 2.6 and 'max_load' in d['measured']['settings']['to_capped_by'] and all(abs(p['v'] - (5.0 - 0.1 * p['a'])) < 1e-6 for p in d['measured']['points'])"
+	"'type A only' in d['measured']['uncertainty'] and abs(d['measured']['knee']['a'] - 2.5) < 1e-6 and d['measured']['settings']['to_a'] == 2.6 and 'max_load' in d['measured']['settings']['to_capped_by'] and all(abs(p['v'] - (5.0 - 0.1 * p['a'])) < 1e-6 for p in d['measured']['points'])"
 check "the instruments' identities" "$R/emu.json" \
 	"'DL3021' in d['measured']['instruments']['load'] and 'FTDI bcbench-fixture-a' in d['measured']['instruments']['fixture'] and d['measured']['bench']['name'] == 'bcbench-fixture-a' and d['measured']['bench']['simulated'] is False"
 in_order "the load: setpoint, input on, steps, input off" "$R/load.log" \
