@@ -253,19 +253,23 @@ int bn_curve_html_record(GString *out, const char *record_dir, const char *path,
 
 	if (!path || !path[0])
 		return 0;
-	/* never against the directory it is rendered from: absolute as it
-	 * is, relative beside the record (as the record's capture) */
+	/* absolute as it is; a relative one beside the record, else as the
+	 * run named it (a run records its profiles as it found them, from
+	 * its own directory): either is taken only with the record's hash,
+	 * so another directory never shows another curve */
 	if (path[0] == '/' || !record_dir)
 		snprintf(full, sizeof(full), "%s", path);
 	else
 		snprintf(full, sizeof(full), "%s/%s", record_dir, path);
+	if (access(full, R_OK) != 0 && path[0] != '/')
+		snprintf(full, sizeof(full), "%s", path);
 	if (access(full, R_OK) != 0)
-		return note(out, "the charger profile %s is not there (%s).", path, full);
+		return note(out, "the charger profile %s is not there.", path);
 	if (!want_sha256 || !want_sha256[0])
 		return note(out, "the record holds no SHA-256 of the charger profile %s: its curve "
 			    "could be another's.", path);
 	if (bn_file_sha256(full, got, &err) < 0)
-		return note(out, "%s", err.msg);
+		return note(out, "the charger profile %s could not be read.", path);
 	if (strcmp(got, want_sha256))
 		return note(out, "the charger profile %s has SHA-256 %s, the record says %s: it is not "
 			    "the profile this run used.", path, got, want_sha256);

@@ -30,11 +30,12 @@
 int bn_curve_html(GString *out, const char *profile_path);
 
 /* The figure of the charger profile a record names (its files[] entry of
- * role "charger": path and sha256), as report.html draws it: the path
- * absolute as it is, a relative one beside the record (record_dir), never
- * against the current directory. When the file is not there, the record
- * holds no hash of it, or its SHA-256 differs from the record's, no
- * figure but a line saying why (returns 2); else as bn_curve_html. */
+ * role "charger": path and sha256), as report.html draws it: an absolute
+ * path as it is; a relative one beside the record (record_dir), else as
+ * the run named it (its own directory). Whichever file is found is drawn
+ * only with the record's SHA-256: when none is there, the record holds
+ * no hash, or the hash differs, no figure but a line saying why (returns
+ * 2, the same text wherever the record lies); else as bn_curve_html. */
 int bn_curve_html_record(GString *out, const char *record_dir, const char *path,
 			 const char *want_sha256);
 

@@ -795,9 +795,24 @@ static void test_curve_html_record(void **state)
 	assert_int_equal(bn_curve_html_record(g, dir, "p.json", sha), 2);
 	assert_non_null(strstr(g->str, "not the profile this run used"));
 	g_string_truncate(g, 0);
-	/* not there beside the record (it is not looked for in the cwd) */
+	/* not there beside the record nor from the current directory */
 	assert_int_equal(bn_curve_html_record(g, "/nonexistent", "p.json", sha), 2);
 	assert_non_null(strstr(g->str, "is not there"));
+	g_string_truncate(g, 0);
+	/* found from the current directory (as a run names it): the hash
+	 * decides, here the changed file's */
+	{
+		char cwd[1024];
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(chdir(dir), 0);
+		assert_int_equal(bn_curve_html_record(g, "/nonexistent", "p.json", sha), 2);
+		assert_non_null(strstr(g->str, "not the profile this run used"));
+		g_string_truncate(g, 0);
+		assert_int_equal(bn_file_sha256(out, sha, &err), BN_OK);
+		assert_int_equal(bn_curve_html_record(g, "/nonexistent", "p.json", sha), 1);
+		assert_int_equal(chdir(cwd), 0);
+	}
 	g_string_truncate(g, 0);
 	assert_int_equal(bn_curve_html_record(g, dir, NULL, sha), 0);
 	assert_int_equal((int)g->len, 0);
