@@ -219,7 +219,9 @@ cJSON *bn_sweep_measured(const struct bn_sweep_result *r, const struct bn_sweep_
 	if (r->collapsed) {
 		x = bn_measured_collapse(o, r->collapse_a, r->collapse_v, r->collapse_after_s,
 					 r->recovered ? r->recover_s : NAN, r->shutdown,
-					 "folded back: VBUS was back once the load let go");
+					 r->recovered ? "folded back: VBUS was back once the load let go"
+						      : "not seen back, nor watched long enough to call "
+							"it a shutdown");
 		if (x)
 			cJSON_AddBoolToObject(x, "recovered", r->recovered);
 	}
