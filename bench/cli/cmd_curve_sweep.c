@@ -248,7 +248,8 @@ static bn_time_us real_now(void *user)
 static void print_result(const struct bn_sweep_result *r, const struct bn_sweep_meta *m,
 			 const struct bn_sweep_cfg *c, const char *path)
 {
-	double knee = bn_sweep_knee(r, m->vchg_min_v, c->valid_v);
+	bool at_least;
+	double knee = bn_sweep_knee(r, c, m, &at_least);
 
 	bn_term_printf(stdout, "%-10s %-10s %-10s %-10s %s\n", "set_A", "I_A", "VBUS_V", "u_mV", "n");
 	for (int k = 0; k < r->n; k++)
@@ -257,8 +258,8 @@ static void print_result(const struct bn_sweep_result *r, const struct bn_sweep_
 	bn_term_printf(stdout, "%s: %s\n", r->complete ? "swept" : "CUT SHORT", r->end);
 	if (!isnan(knee))
 		bn_term_printf(stdout, "knee: %s%.4f A (VBUS >= VCHG min %.3f V%s)\n",
-			       r->pts[r->n - 1].v_v >= m->vchg_min_v ? ">= " : "", knee, m->vchg_min_v,
-			       r->pts[r->n - 1].v_v >= m->vchg_min_v ? " up to the last step" : "");
+			       at_least ? ">= " : "", knee, m->vchg_min_v,
+			       at_least ? " up to the last step" : "");
 	if (r->shutdown)
 		bn_term_printf(stdout, "shutdown: above %.4f A (off at %.4f A after %.4f s), %s %.4f s\n",
 			       r->shutdown_above_a, r->collapse_a, r->collapse_after_s,
@@ -345,6 +346,7 @@ int bn_cli_curve_sweep(int argc, char **argv)
 	struct bn_lock lock = { .fd = -1 };
 	struct bn_charger chg;
 	struct bn_guard sim_guard;
+	struct bn_meas sim_exact;
 	char dd_buf[1200], lim_path[1400], path[1400], name[64], bench_name[128];
 	const char *dd;
 	bool real;
@@ -413,6 +415,7 @@ int bn_cli_curve_sweep(int argc, char **argv)
 			return 2;
 		}
 	}
+	bn_meas_ideal(&sim_exact);
 	sim_guard = (struct bn_guard){ conf.max_load_a, conf.max_vbus_v, conf.max_power_w, "bench.conf" };
 	bn_cli_catch_signals();
 	if (!real) {
@@ -451,6 +454,12 @@ int bn_cli_curve_sweep(int argc, char **argv)
 		/* the simulated bench keeps bench.conf's hard limits too: a sweep
 		 * tried there first is refused where the real one would be */
 		o.cfg.guard = &sim_guard;
+		/* the simulated load reads the world exactly: its accuracy is
+		 * stated (ideal). A real load's is stated nowhere bench.conf or
+		 * its dialect can say (meas_vbus is the capture's channel, not
+		 * the load's meter): u stays type A and the block says so. */
+		o.cfg.meas_v = &sim_exact;
+		o.cfg.meas_i = &sim_exact;
 		rc = bn_sweep_run(&o.cfg, &b, &res, &err);
 		bn_sweep_sim_close(&sim);
 	} else {

@@ -17,6 +17,7 @@
 #include "capture/srzip_read.h"
 #include "core/file.h"
 #include "core/limits.h"
+#include "curve/measured.h"
 #include "core/log.h"
 #include "core/text.h"
 #include "core/time.h"
@@ -848,8 +849,10 @@ static void make_knee(struct bn_import *r)
 	for (int k = 0; k < n; k++)
 		if (r->pt[k].v_fit_v >= v_min)
 			last_ok = k;
-	r->knee_a = bn_charger_i_at_v(&r->ch, v_min);
-	r->knee_v = bn_charger_vbus(&r->ch, NULL, r->knee_a);
+	/* the knee of the profile written, as curve sweep states it
+	 * (curve/measured.h): after make_shutdown, whose rule caps it */
+	r->knee_a = bn_profile_knee(&r->ch, v_min, NULL);
+	r->knee_v = isfinite(r->knee_a) ? bn_charger_vbus(&r->ch, NULL, r->knee_a) : NAN;
 	if (last_ok < 0) {
 		/* below VCHG min from the first covered point on */
 		r->knee_reached = true;
@@ -1017,6 +1020,7 @@ int bn_curve_import(const struct bn_import_opts *o, struct bn_import *r, struct 
 	if (rc < 0)
 		return rc;
 	r->vchg_min_v = limit_or(&lim, "VCHG", false);
+	r->vchg_max_v = limit_or(&lim, "VCHG", true);
 	r->v_valid_v = limit_or(&lim, "VOTG_SESS_VLD", true);
 	r->v_off_v = limit_or(&lim, "VBUS_LKG", true);
 	bn_limits_free(&lim);
@@ -1146,8 +1150,6 @@ int bn_curve_import(const struct bn_import_opts *o, struct bn_import *r, struct 
 	rc = make_curve(r, o, err);
 	if (rc < 0)
 		goto out;
-	make_knee(r);
-
 	/* pass 2 */
 	p2.r = r;
 	p2.o = o;
@@ -1161,6 +1163,7 @@ int bn_curve_import(const struct bn_import_opts *o, struct bn_import *r, struct 
 	if (rc < 0)
 		goto out;
 	make_shutdown(r);
+	make_knee(r);
 	rc = BN_OK;
 out:
 	src_close(&s);

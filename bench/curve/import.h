@@ -133,16 +133,16 @@ struct bn_import {
 	double tol_a;              /* steady tolerance used */
 	double settled_tol_v;      /* VBUS's movement over the settle time allowed */
 	long n_steady;
-	double vchg_min_v, v_valid_v, v_off_v;
+	double vchg_min_v, vchg_max_v, v_valid_v, v_off_v;
 	int n_points;
 	struct bn_import_point *pt;
 	int n_uncovered;
 	struct bn_import_range *unc;
 	double to_a, max_seen_a;
-	/* Knee: the largest current with VBUS >= VCHG min on the fit;
-	 * reached false when the last covered point is still above it. It
-	 * lies between knee_lo_a and knee_hi_a (the covered points around
-	 * it). */
+	/* Knee: bn_profile_knee of the profile written (curve/measured.h,
+	 * the meaning curve sweep shares); reached false when the last
+	 * covered point is still above VCHG min. It lies between knee_lo_a
+	 * and knee_hi_a (the covered points around it). */
 	double knee_a, knee_v, knee_lo_a, knee_hi_a;
 	bool knee_reached;
 	int n_collapses;

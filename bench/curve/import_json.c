@@ -4,7 +4,6 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 
 #include "core/file.h"
 #include "core/json.h"
+#include "curve/measured.h"
 #include "report/report.h"
 
 /* A number rounded to what it means (1 uV, 1 uA, 1 us), for a diff-able file. */
@@ -70,23 +70,17 @@ static cJSON *channels(const struct bn_import *r, const struct bn_import_opts *o
 	return c;
 }
 
-static cJSON *points(const struct bn_import *r)
+static void points(cJSON *m, const struct bn_import *r)
 {
-	cJSON *a = cJSON_CreateArray();
-
 	for (int k = 0; k < r->n_points; k++) {
 		const struct bn_import_point *p = &r->pt[k];
-		cJSON *e = cJSON_CreateObject();
+		cJSON *e = bn_measured_point(m, r6(p->i_a), r6(p->v_v), p->n, r6(p->u_v));
 
-		cJSON_AddNumberToObject(e, "a", r6(p->i_a));
-		cJSON_AddNumberToObject(e, "v", r6(p->v_v));
+		if (!e)
+			continue;
 		cJSON_AddNumberToObject(e, "v_fit", r6(p->v_fit_v));
-		cJSON_AddNumberToObject(e, "n", (double)p->n);
-		cJSON_AddNumberToObject(e, "u_v", r6(p->u_v));
 		cJSON_AddNumberToObject(e, "sd_v", r6(p->sd_v));
-		cJSON_AddItemToArray(a, e);
 	}
-	return a;
 }
 
 static cJSON *uncovered(const struct bn_import *r)
@@ -105,52 +99,63 @@ static cJSON *uncovered(const struct bn_import *r)
 	return a;
 }
 
-static cJSON *knee(const struct bn_import *r)
+/* The shared knee (curve/measured.h) and where the covered points
+ * bracket it. */
+static void knee(cJSON *m, const struct bn_import *r)
 {
-	cJSON *k = cJSON_CreateObject();
+	cJSON *k = bn_measured_knee(m, &r->ch, r->vchg_min_v), *b, *a;
 
-	cJSON_AddNumberToObject(k, "a", r6(r->knee_a));
-	cJSON_AddNumberToObject(k, "v", r6(r->knee_v));
-	cJSON_AddNumberToObject(k, "at_v", r6(r->vchg_min_v));
-	cJSON_AddStringToObject(k, "what", "the largest current with VBUS >= VCHG min on the fit");
+	if (!k)
+		return;
+	/* the file's numbers rounded as the rest of it */
+	a = cJSON_GetObjectItemCaseSensitive(k, "a");
+	if (cJSON_IsNumber(a))
+		cJSON_SetNumberValue(a, r6(a->valuedouble));
+	a = cJSON_GetObjectItemCaseSensitive(k, "v");
+	if (cJSON_IsNumber(a))
+		cJSON_SetNumberValue(a, r6(a->valuedouble));
 	cJSON_AddBoolToObject(k, "reached", r->knee_reached);
-	{
-		cJSON *b = cJSON_CreateArray();
-
+	b = cJSON_AddArrayToObject(k, "between_a");
+	if (b) {
 		cJSON_AddItemToArray(b, num_or_null(r->knee_lo_a));
 		cJSON_AddItemToArray(b, num_or_null(r->knee_hi_a));
-		cJSON_AddItemToObject(k, "between_a", b);
 	}
-	return k;
 }
 
-static cJSON *collapses(const struct bn_import *r)
+/* Each collapse in the shared shape (at_a: the current before it,
+ * after_s: how long it was held), with when in the capture. */
+static void collapses(cJSON *m, const struct bn_import *r)
 {
-	cJSON *a = cJSON_CreateArray();
+	double at_a = INFINITY;
 
+	cJSON_AddArrayToObject(m, "collapses");
 	for (int k = 0; k < r->n_collapses; k++) {
 		const struct bn_import_collapse *c = &r->col[k];
-		cJSON *e = cJSON_CreateObject();
+		cJSON *e = bn_measured_collapse(m, r6(c->before_a), NAN,
+						c->held_s >= 0 ? r6(c->held_s) : NAN,
+						c->recover_s >= 0 ? r6(c->recover_s) : NAN, c->shutdown,
+						c->why);
 
-		cJSON_AddNumberToObject(e, "t_s", r6(c->t_s));
-		cJSON_AddNumberToObject(e, "before_a", r6(c->before_a));
-		cJSON_AddItemToObject(e, "held_s", c->held_s >= 0 ? cJSON_CreateNumber(r6(c->held_s))
-								  : cJSON_CreateNull());
-		cJSON_AddItemToObject(e, "recover_s", c->recover_s >= 0
-							      ? cJSON_CreateNumber(r6(c->recover_s))
-							      : cJSON_CreateNull());
-		cJSON_AddBoolToObject(e, "shutdown", c->shutdown);
-		if (!c->shutdown)
-			cJSON_AddStringToObject(e, "why", c->why);
-		cJSON_AddItemToArray(a, e);
+		if (e)
+			cJSON_AddNumberToObject(e, "t_s", r6(c->t_s));
+		if (c->shutdown && c->before_a < at_a)
+			at_a = c->before_a;
 	}
-	return a;
+	if (r->ch.has_shutdown)
+		bn_measured_shutdown(m, r6(r->ch.shutdown_above_a), isfinite(at_a) ? r6(at_a) : NAN,
+				     r6(bn_time_to_s(r->ch.shutdown_after_us)),
+				     r6(bn_time_to_s(r->ch.recover_us)));
 }
 
 cJSON *bn_import_measured(const struct bn_import *r, const struct bn_import_opts *o,
 			  const char *utc)
 {
-	cJSON *m = cJSON_CreateObject(), *src = cJSON_CreateObject();
+	struct bn_measured_head h = {
+		.by = "import", .utc = utc, .complete = true,
+		.vchg_min_v = r->vchg_min_v, .vchg_max_v = r->vchg_max_v,
+		.limits_path = o->limits_path, .uncertainty = bn_measured_u_text(r->inst_known, false),
+	};
+	cJSON *m = bn_measured_new(&h), *src = cJSON_CreateObject();
 	char cur[200];
 
 	if (!m || !src) {
@@ -158,8 +163,6 @@ cJSON *bn_import_measured(const struct bn_import *r, const struct bn_import_opts
 		cJSON_Delete(src);
 		return NULL;
 	}
-	cJSON_AddStringToObject(m, "by", "import");
-	cJSON_AddStringToObject(m, "utc", utc);
 	cJSON_AddStringToObject(m, "tool", "bcbench " BN_VERSION);
 	cJSON_AddStringToObject(src, "capture", o->capture_path);
 	cJSON_AddStringToObject(src, "capture_sha256", r->capture_sha256);
@@ -184,11 +187,6 @@ cJSON *bn_import_measured(const struct bn_import *r, const struct bn_import_opts
 						 : "charger output: VBUS as captured plus the given cable's "
 						   "drop");
 	cJSON_AddNumberToObject(m, "cable_ohm", isnan(o->cable_ohm) ? 0.0 : o->cable_ohm);
-	cJSON_AddStringToObject(m, "uncertainty",
-				r->inst_known ? "u_v: the mean's statistical part and the record's "
-						"instrument (offset, gain, step)"
-					      : "u_v: the mean's statistical part only (the instrument's "
-						"accuracy is not in the record)");
 	cJSON_AddItemToObject(m, "settings", settings(o, r));
 	{
 		cJSON *n = cJSON_CreateObject();
@@ -198,11 +196,11 @@ cJSON *bn_import_measured(const struct bn_import *r, const struct bn_import_opts
 		cJSON_AddNumberToObject(n, "steady_samples", (double)r->n_steady);
 		cJSON_AddItemToObject(m, "noise", n);
 	}
-	cJSON_AddItemToObject(m, "points", points(r));
+	points(m, r);
 	cJSON_AddNumberToObject(m, "curve_dev_v", r6(r->curve_dev_v));
 	cJSON_AddItemToObject(m, "uncovered", uncovered(r));
-	cJSON_AddItemToObject(m, "knee", knee(r));
-	cJSON_AddItemToObject(m, "collapses", collapses(r));
+	knee(m, r);
+	collapses(m, r);
 	if (r->series.n) {
 		cJSON *s = cJSON_CreateObject();
 
@@ -243,10 +241,11 @@ int bn_import_write(const char *path, const struct bn_import *r, const struct bn
 		 isnan(o->cable_ohm) ? "receptacle (cable 0)" : "charger's output");
 	c->vbus_t.file[0] = '\0';
 	if (c->vbus_t.n > o->inline_max) {
+		const char *slash = strrchr(path, '/');
 		char base[512], *dot;
 
-		snprintf(base, sizeof(base), "%s", path);
-		snprintf(base, sizeof(base), "%s", basename(base));
+		/* the file name alone: the series sits next to the profile */
+		snprintf(base, sizeof(base), "%s", slash ? slash + 1 : path);
 		dot = strrchr(base, '.');
 		if (dot && !strcmp(dot, ".json"))
 			*dot = '\0';

@@ -10,6 +10,7 @@
 
 #include "core/log.h"
 #include "curve/analyze.h"
+#include "curve/measured.h"
 
 /* A step's setpoint is within this of --to: the last step (rounding of
  * from + k * step must not add a step past it). */
@@ -275,6 +276,9 @@ static int add_point(struct run *r, double set_a, bn_time_us t_step, struct bn_e
 	p->v_src_v = r->cfg->sense2 ? nano(vs / r->nbuf) : NAN;
 	p->i_a = nano(p->i_a);
 	p->v_v = nano(p->v_v);
+	/* the meter's stated accuracy does not average away with n */
+	p->u_v_v = hypot(p->u_v_v, bn_measured_u_inst(r->cfg->meas_v, p->v_v));
+	p->u_i_a = hypot(p->u_i_a, bn_measured_u_inst(r->cfg->meas_i, p->i_a));
 	p->set_a = set_a;
 	p->n = r->nbuf;
 	p->t_s = bn_time_to_s(t_step - r->t0);
@@ -358,23 +362,30 @@ static int steps(struct run *r, int n_steps, struct bn_err *err)
 	return BN_OK;
 }
 
+/* One instrument's safe(), its own bn_err: a message left by a call
+ * that then succeeded (a retried command) is not a failure's. The first
+ * failure's code and message go to err. */
+static int safe_one(int (*safe)(void *, struct bn_err *), void *priv, int rc, struct bn_err *err)
+{
+	struct bn_err e = { 0 };
+	int x = safe(priv, &e);
+
+	if (x < 0 && rc == BN_OK)
+		return bn_err_set(err, x, "%s", e.msg);
+	return rc;
+}
+
 /* Load, supply, fixture, each tried; the first failure kept. */
 static int safe_all(struct bn_sweep_bench *b, struct bn_err *err)
 {
-	int rc = BN_OK, x;
+	int rc = BN_OK;
 
-	if (b->ld && b->ld->ops && b->ld->ops->safe) {
-		x = b->ld->ops->safe(b->ld->priv, err);
-		rc = rc < 0 ? rc : x;
-	}
-	if (b->sp && b->sp->ops && b->sp->ops->safe) {
-		x = b->sp->ops->safe(b->sp->priv, err);
-		rc = rc < 0 ? rc : x;
-	}
-	if (b->fx && b->fx->ops && b->fx->ops->safe) {
-		x = b->fx->ops->safe(b->fx->priv, err);
-		rc = rc < 0 ? rc : x;
-	}
+	if (b->ld && b->ld->ops && b->ld->ops->safe)
+		rc = safe_one(b->ld->ops->safe, b->ld->priv, rc, err);
+	if (b->sp && b->sp->ops && b->sp->ops->safe)
+		rc = safe_one(b->sp->ops->safe, b->sp->priv, rc, err);
+	if (b->fx && b->fx->ops && b->fx->ops->safe)
+		rc = safe_one(b->fx->ops->safe, b->fx->priv, rc, err);
 	return rc;
 }
 

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 
 #include "core/err.h"
+#include "core/meas.h"
 #include "core/time.h"
 #include "hil/backend.h"
 #include "hil/guard.h"
@@ -43,6 +44,10 @@ struct bn_sweep_cfg {
 	 * side of the cable) beside the load's (the receptacle's) */
 	bool sense2;
 	volatile sig_atomic_t *stop; /* set by a signal handler: stop, safe; may be NULL */
+	/* the stated accuracy of the load's VBUS and current readings
+	 * (core/meas.h), added to each point's u; NULL: stated nowhere
+	 * (u is then the readings' scatter alone, type A) */
+	const struct bn_meas *meas_v, *meas_i;
 };
 
 /* How time passes: wait dur (virtual time runs, or the process sleeps),
@@ -63,7 +68,8 @@ struct bn_sweep_bench {
 struct bn_sweep_point {
 	double set_a;              /* the setpoint */
 	double i_a, v_v;           /* means over the dwell after settle */
-	double u_i_a, u_v_v;       /* their standard uncertainties (type A) */
+	double u_i_a, u_v_v;       /* their standard uncertainties: type A, and the
+				    * stated accuracy when cfg gives it */
 	double v_src_v;            /* the second sense point's mean; NAN without */
 	int n;                     /* readings averaged */
 	double t_s;                /* the step's start since the sweep's */

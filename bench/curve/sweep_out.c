@@ -9,21 +9,27 @@
 #include "core/file.h"
 #include "core/json.h"
 #include "curve/analyze.h"
+#include "curve/measured.h"
 
 /* Reduce the swept points until none is further than this from the
  * curve drawn through the kept ones: a tenth of a typical meter's
  * resolution at 5 V, below any limit's margin. */
 #define SWEEP_REDUCE_TOL_V 1e-4
 
-double bn_sweep_knee(const struct bn_sweep_result *r, double vchg_min_v, double valid_v)
+double bn_sweep_knee(const struct bn_sweep_result *r, const struct bn_sweep_cfg *c,
+		     const struct bn_sweep_meta *m, bool *at_least)
 {
-	double i[BN_SWEEP_MAX_STEPS], v[BN_SWEEP_MAX_STEPS];
+	struct bn_charger *ch = malloc(sizeof(*ch));
+	struct bn_err e = { 0 };
+	double k = NAN;
 
-	for (int k = 0; k < r->n; k++) {
-		i[k] = r->pts[k].i_a;
-		v[k] = r->pts[k].v_v;
-	}
-	return r->n ? bn_curve_knee(i, v, r->n, vchg_min_v, valid_v) : NAN;
+	if (at_least)
+		*at_least = false;
+	/* the profile the sweep writes: its knee is the one it states */
+	if (ch && bn_sweep_charger(r, c, m, ch, &e) == BN_OK)
+		k = bn_profile_knee(ch, m->vchg_min_v, at_least);
+	free(ch);
+	return k;
 }
 
 void bn_sweep_cable(const struct bn_sweep_result *r, const struct bn_sweep_meta *m,
@@ -65,7 +71,7 @@ int bn_sweep_charger(const struct bn_sweep_result *r, const struct bn_sweep_cfg 
 	int n = 0;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "%s", m->name);
+	snprintf(out->name, sizeof(out->name), "%s", m->name ? m->name : "swept");
 	snprintf(out->description, sizeof(out->description), "Measured by bcbench curve sweep%s%s: "
 		 "see \"measured\".", m->charger_swept ? " of the simulated charger " : " on bench ",
 		 m->charger_swept ? m->charger_swept : m->bench_name ? m->bench_name : "?");
@@ -153,25 +159,29 @@ static cJSON *settings(const struct bn_sweep_cfg *c, const struct bn_sweep_meta 
 	add_num(s, "cable_given_ohm", m->cable_given_ohm);
 	add_num(s, "rated_given_a", m->rated_a > 0.0 ? m->rated_a : NAN);
 	cJSON_AddBoolToObject(s, "sense2", c->sense2);
-	add_num(s, "vchg_min_v", m->vchg_min_v);
-	add_num(s, "vchg_max_v", m->vchg_max_v);
-	add_str(s, "limits", m->limits_path);
 	return s;
 }
 
 cJSON *bn_sweep_measured(const struct bn_sweep_result *r, const struct bn_sweep_cfg *c,
 			 const struct bn_sweep_meta *m)
 {
-	cJSON *o = cJSON_CreateObject(), *b, *ins, *pts, *x;
-	double knee = bn_sweep_knee(r, m->vchg_min_v, c->valid_v), ohm, u_ohm;
+	struct bn_measured_head h = {
+		.by = "sweep", .utc = r->utc_start, .complete = r->complete,
+		.vchg_min_v = m->vchg_min_v, .vchg_max_v = m->vchg_max_v,
+		.limits_path = m->limits_path, .uncertainty = bn_measured_u_text(c->meas_v != NULL,
+						  c->meas_v && bn_meas_is_ideal(c->meas_v)),
+	};
+	struct bn_charger *ch = malloc(sizeof(*ch));
+	struct bn_err e = { 0 };
+	cJSON *o = ch ? bn_measured_new(&h) : NULL, *b, *ins, *x;
+	double ohm, u_ohm;
 	const char *from;
 
-	if (!o)
+	if (!o) {
+		free(ch);
 		return NULL;
-	cJSON_AddStringToObject(o, "by", "sweep");
-	add_str(o, "utc", r->utc_start);
+	}
 	add_str(o, "utc_end", r->utc_end);
-	cJSON_AddBoolToObject(o, "complete", r->complete);
 	add_str(o, r->complete ? "end" : "why", r->end);
 	cJSON_AddBoolToObject(o, "safe_confirmed", r->safe_confirmed);
 	b = cJSON_AddObjectToObject(o, "bench");
@@ -185,43 +195,39 @@ cJSON *bn_sweep_measured(const struct bn_sweep_result *r, const struct bn_sweep_
 	add_str(ins, "fixture", r->id_fixture);
 	add_str(ins, "supply", r->id_supply);
 	cJSON_AddItemToObject(o, "settings", settings(c, m));
-	pts = cJSON_AddArrayToObject(o, "points");
 	for (int k = 0; k < r->n; k++) {
 		const struct bn_sweep_point *p = &r->pts[k];
 
-		x = cJSON_CreateObject();
+		x = bn_measured_point(o, p->i_a, p->v_v, p->n, p->u_v_v);
+		if (!x)
+			continue;
 		add_num(x, "set_a", p->set_a);
-		add_num(x, "a", p->i_a);
-		add_num(x, "v", p->v_v);
-		cJSON_AddNumberToObject(x, "n", p->n);
 		add_num(x, "u_a", p->u_i_a);
-		add_num(x, "u_v", p->u_v_v);
 		if (!isnan(p->v_src_v))
 			add_num(x, "v_src", p->v_src_v);
 		add_num(x, "t_s", p->t_s);
-		cJSON_AddItemToArray(pts, x);
 	}
-	x = cJSON_AddObjectToObject(o, "knee");
-	add_num(x, "a", knee);
-	add_num(x, "v", m->vchg_min_v);
-	cJSON_AddStringToObject(x, "limit", "VCHG min");
-	/* VBUS never went below VCHG min: the knee lies beyond the last step */
-	cJSON_AddBoolToObject(x, "at_least", r->n && r->pts[r->n - 1].v_v >= m->vchg_min_v);
+	/* the knee of the profile written (one meaning with import's) */
+	if (bn_sweep_charger(r, c, m, ch, &e) == BN_OK) {
+		bn_measured_knee(o, ch, m->vchg_min_v);
+	} else {
+		x = bn_measured_knee(o, NULL, m->vchg_min_v);
+		if (x)
+			cJSON_AddStringToObject(x, "why", e.msg);
+	}
+	free(ch);
 	if (r->collapsed) {
-		x = cJSON_AddObjectToObject(o, "collapse");
-		add_num(x, "at_a", r->collapse_a);
-		add_num(x, "v", r->collapse_v);
-		add_num(x, "after_s", r->collapse_after_s);
-		cJSON_AddBoolToObject(x, "recovered", r->recovered);
-		add_num(x, "back_after_s", r->recover_s);
+		x = bn_measured_collapse(o, r->collapse_a, r->collapse_v, r->collapse_after_s,
+					 r->recovered ? r->recover_s : NAN, r->shutdown,
+					 r->recovered ? "folded back: VBUS was back once the load let go"
+						      : "not seen back, nor watched long enough to call "
+							"it a shutdown");
+		if (x)
+			cJSON_AddBoolToObject(x, "recovered", r->recovered);
 	}
-	if (r->shutdown) {
-		x = cJSON_AddObjectToObject(o, "shutdown");
-		add_num(x, "above_a", r->shutdown_above_a);
-		add_num(x, "at_a", r->collapse_a);
-		add_num(x, "after_s", r->collapse_after_s);
-		add_num(x, "recover_s", r->recover_s);
-	}
+	if (r->shutdown)
+		bn_measured_shutdown(o, r->shutdown_above_a, r->collapse_a, r->collapse_after_s,
+				     r->recover_s);
 	bn_sweep_cable(r, m, &ohm, &u_ohm, &from);
 	x = cJSON_AddObjectToObject(o, "cable");
 	add_num(x, "ohm", strcmp(from, "unknown") ? ohm : NAN);
@@ -253,12 +259,19 @@ int bn_sweep_write(const char *path, const struct bn_charger *c, bool has_curve,
 	root = cJSON_CreateObject();
 	if (!root)
 		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
-	cJSON_AddStringToObject(root, "schema", "bcbench-charger/2");
+	cJSON_AddStringToObject(root, "schema", BN_CHARGER_SCHEMA);
 	cJSON_AddStringToObject(root, "name", c->name);
 	cJSON_AddStringToObject(root, "description", "A sweep cut short before it read a curve: "
 				"see \"measured\".");
-	if (measured)
-		cJSON_AddItemToObject(root, "measured", cJSON_Duplicate(measured, true));
+	if (measured) {
+		cJSON *dup = cJSON_Duplicate(measured, true);
+
+		if (!dup) {
+			cJSON_Delete(root);
+			return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
+		}
+		cJSON_AddItemToObject(root, "measured", dup);
+	}
 	text = bn_json_print(root);
 	cJSON_Delete(root);
 	if (!text)

@@ -29,9 +29,12 @@ struct bn_sweep_meta {
 	double rated_a;            /* --rated; 0: not given */
 };
 
-/* The knee of the swept points: the largest current with VBUS at or
- * above vchg_min_v (analyze.h); NAN when none. */
-double bn_sweep_knee(const struct bn_sweep_result *r, double vchg_min_v, double valid_v);
+/* The knee of the profile the sweep writes (bn_sweep_charger, then
+ * curve/measured.h's bn_profile_knee: one meaning with curve import's);
+ * NAN when it has no curve. *at_least (may be NULL): VBUS was still at or
+ * above VCHG min at the last current. */
+double bn_sweep_knee(const struct bn_sweep_result *r, const struct bn_sweep_cfg *c,
+		     const struct bn_sweep_meta *m, bool *at_least);
 
 /* The cable: given, else from the two sense points when the sweep read
  * them, else unknown (0 in the profile, whose curve is then the

@@ -35,9 +35,19 @@ int bn_follow_start(struct bn_follow *f, struct bn_supply *sp, const struct bn_g
 	rc = bn_guard_supply(g, o->v_max_v, o->ilim_a, err);
 	if (rc < 0)
 		return rc;
+	/* the profile's voltage at no current: one it cannot state is a
+	 * profile to refuse, not a supply to start at its maximum */
 	v0 = o->v_at(o->user, 0.0, 0.0);
-	if (!isfinite(v0) || v0 < 0 || v0 > o->v_max_v)
+	if (!isfinite(v0) || v0 < 0)
+		return bn_err_set(err, BN_ERR_DATA, "supply %s: the profile's voltage at 0 A when "
+				  "it turns on is %g V: expected a voltage from 0 to %g V; nothing "
+				  "sent", sp->ops->name, v0, o->v_max_v);
+	if (v0 > o->v_max_v) {
+		/* a power-up overshoot above the static curve the limits were
+		 * checked for: the loop caps it too, and says so */
 		v0 = o->v_max_v;
+		f->capped++;
+	}
 	rc = bn_supply_start(sp, g, v0, o->ilim_a, err);
 	if (rc < 0)
 		return rc;
@@ -124,10 +134,14 @@ void bn_follow_describe(const struct bn_follow_stats *s, char *buf, size_t len)
 	/* a current change right after a reading waits a period, then the
 	 * step that reads and sets: the slowest edge the loop reproduces */
 	double lag_s = s->max_period_s + s->max_cycle_s;
-	char cap[64] = "";
 
+	char cap[96] = "";
+
+	/* bn_follow_charger_bounds takes the static curves only: a power-up
+	 * peak or a load step's overshoot above them is what was capped */
 	if (s->capped)
-		snprintf(cap, sizeof(cap), "; %ld capped at the curve's %.2f V", s->capped, s->v_max_v);
+		snprintf(cap, sizeof(cap), "; %ld overshoot setpoint(s) capped at %.2f V", s->capped,
+			 s->v_max_v);
 	if (s->steps < 2) {
 		snprintf(buf, len, "%ld step(s): the run was too short to follow the curve; only "
 			 "its voltage at the current(s) read then was set%s", s->steps, cap);

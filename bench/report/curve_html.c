@@ -3,9 +3,12 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/file.h"
 #include "core/json.h"
 #include "core/units.h"
 #include "report/html_base.h"
@@ -85,10 +88,30 @@ static void band(GString *s, const struct axes *a, double lo, double hi)
 			       py(a, hi) + 10);
 }
 
+/* How the points were taken: a sweep's steps, an import's bins. */
+static void how_taken(GString *s, const cJSON *m)
+{
+	const cJSON *set = bn_jget(m, "settings"), *ins = bn_jget(m, "instruments");
+	const char *by = bn_jstr(m, "by");
+
+	if (by && !strcmp(by, "import")) {
+		const char *cap = bn_jstr(bn_jget(m, "source"), "capture");
+
+		bn_html_escf(s, "Binned every %.4g A from capture %s, at least %d steady samples a "
+			     "bin (steady for %.4g s); bars: 2u of each mean.", bn_jnum(set, "bin_a"),
+			     cap ? cap : "–", (int)bn_jnum(set, "min_samples"), bn_jnum(set, "settle_s"));
+		return;
+	}
+	bn_html_escf(s, "Steps of %.4g A from %.4g A to %.4g A, %.4g s each, averaged after %.4g s; "
+		     "bars: 2u of each mean. Load: %s; fixture: %s.", bn_jnum(set, "step_a"),
+		     bn_jnum(set, "from_a"), bn_jnum(set, "to_a"), bn_jnum(set, "dwell_s"),
+		     bn_jnum(set, "settle_s"), bn_jstr(ins, "load") ? bn_jstr(ins, "load") : "–",
+		     bn_jstr(ins, "fixture") ? bn_jstr(ins, "fixture") : "–");
+}
+
 /* The caption's facts: how it ended and where it was measured. */
 static void caption(GString *s, const cJSON *m, const char *name, int n)
 {
-	const cJSON *set = bn_jget(m, "settings"), *ins = bn_jget(m, "instruments");
 	const char *how = cJSON_IsTrue(bn_jget(m, "complete")) ? bn_jstr(m, "end") : bn_jstr(m, "why");
 
 	g_string_append(s, "<figcaption>");
@@ -97,12 +120,16 @@ static void caption(GString *s, const cJSON *m, const char *name, int n)
 		     bn_jstr(m, "by") ? bn_jstr(m, "by") : "?",
 		     cJSON_IsFalse(bn_jget(m, "complete")) ? ", CUT SHORT" : "");
 	g_string_append(s, "</figcaption>\n<p class=\"how\">");
-	bn_html_escf(s, "%s. Steps of %.4g A from %.4g A to %.4g A, %.4g s each, averaged after %.4g s; "
-		     "bars: 2u of each mean. Load: %s; fixture: %s.", how ? how : "–",
-		     bn_jnum(set, "step_a"), bn_jnum(set, "from_a"), bn_jnum(set, "to_a"),
-		     bn_jnum(set, "dwell_s"), bn_jnum(set, "settle_s"),
-		     bn_jstr(ins, "load") ? bn_jstr(ins, "load") : "–",
-		     bn_jstr(ins, "fixture") ? bn_jstr(ins, "fixture") : "–");
+	if (how) {
+		bn_html_esc(s, how);
+		g_string_append(s, ". ");
+	}
+	how_taken(s, m);
+	if (bn_jstr(m, "uncertainty")) {
+		g_string_append(s, " ");
+		bn_html_esc(s, bn_jstr(m, "uncertainty"));
+		g_string_append(s, ".");
+	}
 	g_string_append(s, "</p>\n");
 }
 
@@ -110,7 +137,7 @@ int bn_curve_html(GString *out, const char *profile_path)
 {
 	cJSON *root = NULL;
 	struct bn_err err = { 0 };
-	const cJSON *m, *p, *set, *knee, *sd, *col;
+	const cJSON *m, *p, *vchg, *knee, *sd, *col;
 	const char *name;
 	struct axes a = { 0.0, 0.0, 0.0, 0.0 };
 	int n = 0;
@@ -132,14 +159,17 @@ int bn_curve_html(GString *out, const char *profile_path)
 		cJSON_Delete(root);
 		return 0;
 	}
-	set = bn_jget(m, "settings");
+	vchg = bn_jget(m, "vchg");
 	knee = bn_jget(m, "knee");
 	sd = bn_jget(m, "shutdown");
-	col = bn_jget(m, "collapse");
-	if (isfinite(bn_jnum(col, "at_a")))
-		a.i1 = fmax(a.i1, bn_jnum(col, "at_a"));
+	cJSON_ArrayForEach(col, bn_jget(m, "collapses"))
+		if (isfinite(bn_jnum(col, "at_a")))
+			a.i1 = fmax(a.i1, bn_jnum(col, "at_a"));
 	a.i1 = a.i1 > 0 ? a.i1 * 1.05 : 1.0;
-	a.v1 = fmax(a.v1, isfinite(bn_jnum(set, "vchg_max_v")) ? bn_jnum(set, "vchg_max_v") : 5.25) * 1.04;
+	/* the band when the block states it, else the points alone */
+	if (isfinite(bn_jnum(vchg, "max_v")))
+		a.v1 = fmax(a.v1, bn_jnum(vchg, "max_v"));
+	a.v1 = a.v1 > 0 ? a.v1 * 1.04 : 1.0;
 	name = bn_jstr(root, "name") ? bn_jstr(root, "name") : "?";
 	s = out;
 	g_string_append(s, "<figure class=\"plot curve\" id=\"charger-curve\" data-profile=\"");
@@ -152,7 +182,7 @@ int bn_curve_html(GString *out, const char *profile_path)
 			       "height=\"%.0f\" data-i0=\"%.6g\" data-i1=\"%.6g\" data-v0=\"%.6g\" "
 			       "data-v1=\"%.6g\">\n", W, H, W, H, a.i0, a.i1, a.v0, a.v1);
 	ticks(s, &a);
-	band(s, &a, bn_jnum(set, "vchg_min_v"), bn_jnum(set, "vchg_max_v"));
+	band(s, &a, bn_jnum(vchg, "min_v"), bn_jnum(vchg, "max_v"));
 	g_string_append(s, "<polyline class=\"trace\" points=\"");
 	n = 0;
 	cJSON_ArrayForEach(p, bn_jget(m, "points")) {
@@ -198,4 +228,50 @@ int bn_curve_html(GString *out, const char *profile_path)
 	g_string_append(s, "</figure>\n");
 	cJSON_Delete(root);
 	return 1;
+}
+
+/* The record's line instead of a figure. */
+static int note(GString *out, const char *fmt, ...)
+{
+	char buf[1400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	g_string_append(out, "<p class=\"curve-note\" id=\"charger-profile-note\">No charger curve: ");
+	bn_html_esc(out, buf);
+	g_string_append(out, "</p>\n");
+	return 2;
+}
+
+int bn_curve_html_record(GString *out, const char *record_dir, const char *path,
+			 const char *want_sha256)
+{
+	char full[1200], got[65];
+	struct bn_err err = { 0 };
+
+	if (!path || !path[0])
+		return 0;
+	/* absolute as it is; a relative one beside the record, else as the
+	 * run named it (a run records its profiles as it found them, from
+	 * its own directory): either is taken only with the record's hash,
+	 * so another directory never shows another curve */
+	if (path[0] == '/' || !record_dir)
+		snprintf(full, sizeof(full), "%s", path);
+	else
+		snprintf(full, sizeof(full), "%s/%s", record_dir, path);
+	if (access(full, R_OK) != 0 && path[0] != '/')
+		snprintf(full, sizeof(full), "%s", path);
+	if (access(full, R_OK) != 0)
+		return note(out, "the charger profile %s is not there.", path);
+	if (!want_sha256 || !want_sha256[0])
+		return note(out, "the record holds no SHA-256 of the charger profile %s: its curve "
+			    "could be another's.", path);
+	if (bn_file_sha256(full, got, &err) < 0)
+		return note(out, "the charger profile %s could not be read.", path);
+	if (strcmp(got, want_sha256))
+		return note(out, "the charger profile %s has SHA-256 %s, the record says %s: it is not "
+			    "the profile this run used.", path, got, want_sha256);
+	return bn_curve_html(out, full);
 }

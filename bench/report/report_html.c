@@ -587,7 +587,9 @@ static void header(struct page *p)
 	}
 	meta_row(s, "Decision rule", bn_jstr(bn_jget(rep, "measurement"), "decision_rule"));
 	g_string_append(s, "</dl>\n</header>\n");
-	bn_curve_html(s, (f = file_of_role(rep, "charger")) ? bn_jstr(f, "path") : NULL); /* measured profile */
+	/* a measured profile's curve, only if it is the one the run used */
+	if ((f = file_of_role(rep, "charger")))
+		bn_curve_html_record(s, p->dir, bn_jstr(f, "path"), bn_jstr(f, "sha256"));
 }
 
 static void qty_cell(GString *s, double v, const char *unit)

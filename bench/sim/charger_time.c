@@ -13,6 +13,13 @@
 #include "core/file.h"
 #include "core/json.h"
 
+/* The latest time a schedule entry or a captured sample may name: 1e6 s
+ * (11.6 days) is past any run or capture, and keeps t_s * 1e6 (us) an
+ * exact integer in a double (< 2^53) and far inside bn_time_us, so
+ * llround never sees a value it cannot represent (undefined past
+ * INT64_MAX, and NaN/inf are refused the same way). */
+#define CHARGER_MAX_T_S 1e6
+
 static const char *const transient_keys[] = { "r", "tau", NULL };
 static const char *const power_up_keys[] = { "peak", "tau", NULL };
 static const char *const phase_keys[] = { "from", "curve", NULL };
@@ -85,9 +92,9 @@ static int parse_schedule(const cJSON *root, struct bn_charger *c, const char *p
 					    p->v_v, &p->n_points, what, err);
 		if (rc)
 			return rc;
-		if (!(from_s >= 0.0) || !isfinite(from_s))
-			return bn_err_set(err, BN_ERR_DATA, "%s: key \"from\": expected a time >= 0",
-					  what);
+		if (!(from_s >= 0.0 && from_s <= CHARGER_MAX_T_S))
+			return bn_err_set(err, BN_ERR_DATA, "%s: key \"from\": expected a time from 0 "
+					  "to %g s, got %g s", what, CHARGER_MAX_T_S, from_s);
 		p->from_us = bn_time_from_s(from_s);
 		if (c->n_phases > 0 && !(p->from_us > c->phases[c->n_phases - 1].from_us))
 			return bn_err_set(err, BN_ERR_DATA,
@@ -111,6 +118,9 @@ static int add_sample(struct bn_charger_vbus_t *vt, const double *x, int nx, con
 			return bn_err_set(err, BN_ERR_DATA, "%s: not a finite number", where);
 	if (x[0] < 0.0 || x[1] < 0.0)
 		return bn_err_set(err, BN_ERR_DATA, "%s: negative time or voltage", where);
+	if (x[0] > CHARGER_MAX_T_S)
+		return bn_err_set(err, BN_ERR_DATA, "%s: time %.9g s: expected at most %g s", where,
+				  x[0], CHARGER_MAX_T_S);
 	if (vt->n > 0 && !(x[0] > vt->t_s[vt->n - 1]))
 		return bn_err_set(err, BN_ERR_DATA, "%s: time %.9g s not after %.9g s", where, x[0],
 				  vt->t_s[vt->n - 1]);

@@ -56,7 +56,7 @@ expect_exit "the imported profile runs as a charger" 0 "$BCBENCH" run -q --no-ht
 	--out "$TMP/run-imported" scripts/scenarios/dcp.scn
 expect_exit "IBUS alone with --no-events" 0 "$BCBENCH" curve import -q --no-events --out "$TMP/p/noev.json" "$TMP/dcp1a/capture.sr"
 has "and says so" "$TMP/p/noev.json" "IBUS (no e-load events in the record)"
-has "u is the statistical part only without an instrument" "$TMP/p/noev.json" "the mean's statistical part only"
+has "u is type A only without an instrument" "$TMP/p/noev.json" "type A only"
 expect_exit "the VBUS instrument given" 0 "$BCBENCH" curve import -q --no-events \
 	--uncertainty vbus=offset=10mV,gain=0.5% --out "$TMP/p/unc.json" "$TMP/dcp1a/capture.sr"
 [ "$(field "$TMP/p/unc.json" "min(p['u_v'] for p in d['measured']['points']) >= 0.01 / 3 ** 0.5")" = True ] &&

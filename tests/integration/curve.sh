@@ -43,8 +43,10 @@ done
 check "dcp-shutdown-1a2: shutdown above 1.2 A within a step, back after 1 s within 2 ms" \
 	"$TMP/sim/dcp-shutdown-1a2.json" \
 	"abs(d['measured']['shutdown']['above_a'] - 1.2) <= 0.05 and abs(d['measured']['shutdown']['recover_s'] - 1.0) <= 0.002 and 'shutdown' in d"
+check "the simulated load's readings are stated exact" "$TMP/sim/dcp-1a.json" \
+	"'stated ideal' in d['measured']['uncertainty'] and d['measured']['vchg']['max_v'] > d['measured']['vchg']['min_v']"
 check "dcp-weak folds back: no shutdown" "$TMP/sim/dcp-weak.json" \
-	"'shutdown' not in d['measured'] and d['measured']['collapse']['at_a'] > 0.8"
+	"'shutdown' not in d['measured'] and d['measured']['collapses'][0]['at_a'] > 0.8 and d['measured']['collapses'][0]['shutdown'] is False"
 check "the settings and the swept charger are recorded" "$TMP/sim/dcp-1a.json" \
 	"d['measured']['settings']['step_a'] == 0.05 and d['measured']['settings']['port'] == 'dcp' and d['measured']['bench']['simulated'] is True and d['measured']['bench']['charger'].endswith('dcp-1a.json') and d['compliant'] is None if 'compliant' in d else True"
 # the swept profile is a charger a run can use
@@ -52,6 +54,18 @@ expect_exit "a run takes the swept profile as its charger" 0 "$BCBENCH" run -q \
 	--charger "$TMP/sim/dcp-1a.json" --out "$TMP/run" scripts/scenarios/dcp.scn
 has "report.html draws the swept curve" "$TMP/run/report.html" '<figure class="plot curve" id="charger-curve" data-profile="dcp-1a" data-by="sweep" data-complete="true">'
 has "with the knee" "$TMP/run/report.html" '<g class="knee" data-a="1.10'
+# the figure is the profile the run used: rendered again from another
+# directory, the same curve; the profile changed since, no figure but why
+cp "$TMP/run/report.html" "$TMP/run/report.html.first"
+BIN_ABS=$(cd "$(dirname "$BCBENCH")" && pwd)/$(basename "$BCBENCH")
+(cd /tmp && "$BIN_ABS" report html "$TMP/run/report.json") >/dev/null 2>&1
+cmp -s "$TMP/run/report.html" "$TMP/run/report.html.first" &&
+	ok "rendered again from another directory: the same page" || bad "another page from /tmp"
+printf ' ' >>"$TMP/sim/dcp-1a.json"
+expect_exit "rendered again after the profile changed" 0 "$BCBENCH" report html "$TMP/run/report.json"
+if grep -q 'id="charger-curve"' "$TMP/run/report.html"; then bad "a changed profile is drawn"; else
+	ok "a changed profile is not drawn"; fi
+has "and the page says why" "$TMP/run/report.html" 'not the profile this run used'
 expect_exit "a run on the shipped dcp-1a" 0 "$BCBENCH" run -q --charger dcp-1a --out "$TMP/run0" \
 	scripts/scenarios/dcp.scn
 if grep -q 'charger-curve' "$TMP/run0/report.html"; then bad "a profile nobody measured is drawn"; else
@@ -130,7 +144,7 @@ BN_FAKE_FTDI_FIXTURE=fixtures/bcbench-fixture-a.json BN_FAKE_FTDI_LOG=$R/ftdi.lo
 stop_emu
 # the emulator reads V = 5.0 - 0.1 * I: VCHG min (4.75 V) at 2.5 A
 check "the emulated load's curve: knee at 2.5 A, --to capped at max_load 2.6 A" "$R/emu.json" \
-	"abs(d['measured']['knee']['a'] - 2.5) < 1e-6 and d['measured']['settings']['to_a'] == 2.6 and 'max_load' in d['measured']['settings']['to_capped_by'] and all(abs(p['v'] - (5.0 - 0.1 * p['a'])) < 1e-6 for p in d['measured']['points'])"
+	"'type A only' in d['measured']['uncertainty'] and abs(d['measured']['knee']['a'] - 2.5) < 1e-6 and d['measured']['settings']['to_a'] == 2.6 and 'max_load' in d['measured']['settings']['to_capped_by'] and all(abs(p['v'] - (5.0 - 0.1 * p['a'])) < 1e-6 for p in d['measured']['points'])"
 check "the instruments' identities" "$R/emu.json" \
 	"'DL3021' in d['measured']['instruments']['load'] and 'FTDI bcbench-fixture-a' in d['measured']['instruments']['fixture'] and d['measured']['bench']['name'] == 'bcbench-fixture-a' and d['measured']['bench']['simulated'] is False"
 in_order "the load: setpoint, input on, steps, input off" "$R/load.log" \

@@ -692,6 +692,13 @@ static void test_charger__v2_rejects_broken(void **state)
 		{ VT("\"file\": \"bad.csv\", \"r_out\": \"0ohm\""), "t_s,v_V\n0,5\n0.5,x\n",
 		  "bad.csv:3: expected 2 numbers" },
 		{ VT("\"file\": \"bad.csv\", \"r_out\": \"0ohm\""), "t_s,v_V\n0,5\n", "needs at least 2 samples" },
+		/* times past 1e6 s: llround of t * 1e6 would leave bn_time_us */
+		{ VT("\"file\": \"bad.csv\", \"r_out\": \"0ohm\""), "t_s,v_V\n0,5\n1e300,4.9\n",
+		  "bad.csv:3: time 1e+300 s: expected at most 1e+06 s" },
+		{ VT("\"samples\": [[0, 5], [2e6, 4.9]], \"r_out\": \"0ohm\""), NULL,
+		  "samples[1]: time 2000000 s: expected at most" },
+		{ "{" C "\"schedule\": [{\"from\": \"1e300s\", \"curve\": [[0, 5], [1, 4]]}]}", NULL,
+		  "schedule[0]: key \"from\": expected a time from 0 to 1e+06 s" },
 	};
 #undef VT
 #undef C

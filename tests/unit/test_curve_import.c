@@ -34,7 +34,10 @@
 #include "core/file.h"
 #include "core/json.h"
 #include "curve/import.h"
+#include "curve/measured.h"
+#include "core/limits.h"
 #include "lib/harness.h"
+#include "report/curve_html.h"
 #include "report/report.h"
 #include "scenario/runner.h"
 #include "sim/charger.h"
@@ -48,6 +51,8 @@ static int setup(void **state)
 {
 	(void)state;
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/bn_test_import_XXXXXX");
+	if (bn_test_setup_limits(state) < 0)
+		return -1;
 	return mkdtemp(tmpdir) ? 0 : -1;
 }
 
@@ -55,7 +60,7 @@ static int teardown(void **state)
 {
 	char cmd[400];
 
-	(void)state;
+	bn_test_teardown_limits(state);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -224,6 +229,15 @@ static void compare_tol(const char *name, const struct bn_import *r, const struc
 		      r->series.n);
 }
 
+static int count_of(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
 /* The profile as written reads back as the import's charger, with its
  * measured block. */
 static void write_and_load(const char *name, const struct bn_import *r)
@@ -260,6 +274,41 @@ static void write_and_load(const char *name, const struct bn_import *r)
 			 r->n_points);
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(m, "uncovered")),
 			 r->n_uncovered);
+	/* the keys a sweep writes too (curve/measured.h) */
+	{
+		const cJSON *k = bn_jget(m, "knee"), *v = bn_jget(m, "vchg");
+		double want = bn_profile_knee(c, bn_limits_min(&bn_test_lim, "VCHG"), NULL);
+
+		assert_true(cJSON_IsBool(bn_jget(m, "complete")));
+		assert_non_null(bn_jstr(m, "utc"));
+		assert_near(bn_jnum(v, "min_v"), bn_limits_min(&bn_test_lim, "VCHG"), 1e-12);
+		assert_near(bn_jnum(v, "max_v"), bn_limits_max(&bn_test_lim, "VCHG"), 1e-12);
+		assert_string_equal(bn_jstr(k, "limit"), "VCHG min");
+		assert_true(cJSON_IsBool(bn_jget(k, "at_least")));
+		/* one knee: the profile's, as written and read back */
+		if (isfinite(want))
+			assert_near(bn_jnum(k, "a"), want, 1e-6);
+		assert_true(cJSON_IsArray(bn_jget(m, "collapses")));
+		assert_non_null(strstr(bn_jstr(m, "uncertainty"), "u_v"));
+	}
+	/* report.html's figure of an imported profile: the VCHG band from
+	 * the block, the import's own caption, no number left unknown */
+	{
+		GString *g = g_string_new("");
+		char band[96];
+
+		assert_int_equal(bn_curve_html(g, path), 1);
+		snprintf(band, sizeof(band), "data-band=\"VCHG\" data-lo=\"%.6g\" data-hi=\"%.6g\"",
+			 bn_limits_min(&bn_test_lim, "VCHG"), bn_limits_max(&bn_test_lim, "VCHG"));
+		if (!strstr(g->str, band))
+			fail_msg("%s: no VCHG band in the figure", name);
+		assert_non_null(strstr(g->str, "data-by=\"import\""));
+		assert_non_null(strstr(g->str, "Binned every"));
+		if (strstr(g->str, "nan"))
+			fail_msg("%s: the figure says nan: %s", name, strstr(g->str, "nan") - 40);
+		assert_int_equal(count_of(g->str, "<g class=\"pt\""), r->n_points);
+		g_string_free(g, TRUE);
+	}
 	cJSON_Delete(m);
 	free(c);
 }

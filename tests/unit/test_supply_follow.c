@@ -360,6 +360,45 @@ static void test_follow__hard_limits_refuse_profile(void **state)
 	assert_int_equal(find_line(f, ":OUTP CH1,ON", 0), -1);
 }
 
+static double v_nan(void *user, double t_s, double i_a)
+{
+	(void)user, (void)t_s, (void)i_a;
+	return NAN;
+}
+
+static double v_negative(void *user, double t_s, double i_a)
+{
+	(void)user, (void)t_s, (void)i_a;
+	return -0.5;
+}
+
+/* A profile whose voltage at turn-on is not a voltage (NaN, negative):
+ * refused with a message saying so, the supply never switched on (it
+ * used to start at the profile's maximum). */
+static void test_follow__bad_start_voltage_refused(void **state)
+{
+	struct fx *f = *state;
+	struct bn_supply sp = { 0 };
+	struct bn_follow fl;
+	bn_follow_v_fn fns[2] = { v_nan, v_negative };
+
+	emu_start(f, &f->sup, "rigol-dp800", NULL);
+	open_supply(f, &sp);
+	for (int k = 0; k < 2; k++) {
+		struct bn_follow_opts fo = { .v_at = fns[k], .v_max_v = 5.2, .ilim_a = 1.0 };
+
+		bn_err_clear(&f->err);
+		assert_int_equal(bn_follow_start(&fl, &sp, NULL, &fo, &f->err), BN_ERR_DATA);
+		assert_msg_has(&f->err, "expected a voltage from 0 to 5.2 V");
+		assert_false(bn_follow_due(&fl));
+	}
+	bn_supply_close(&sp);
+	emu_reap(&f->sup);
+	read_log(f, &f->sup);
+	assert_null(last_with(f, ":SOUR1:VOLT"));
+	assert_int_equal(find_line(f, ":OUTP CH1,ON", 0), -1);
+}
+
 /* dcp-shutdown-1a2: over 1.2 A for 5 ms turns it off for 1 s; the loop
  * plays that at its steps (times given here, as the runner gives its
  * bench time). */
@@ -461,10 +500,11 @@ static void test_follow__profile_in_time(void **state)
 	assert_int_equal(bn_follow_step(&fl, 0.1, &f->err), BN_OK); /* settled */
 	assert_near(fl.v_set_v, 5.05, 1e-6);
 	bn_follow_stats(&fl, &st);
-	assert_int_equal(st.capped, 1);
+	/* the start (6.3 V asked at 0 s) and the step at 1 ms */
+	assert_int_equal(st.capped, 2);
 	bn_follow_describe(&st, d, sizeof(d));
 	assert_true(strlen(d) < sizeof(((struct bn_result *)0)->reason));
-	assert_non_null(strstr(d, "1 capped at the curve's 5.10 V"));
+	assert_non_null(strstr(d, "2 overshoot setpoint(s) capped at 5.10 V"));
 	bn_supply_close(&sp);
 	emu_reap(&f->sup);
 	read_log(f, &f->sup);
@@ -743,6 +783,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_follow__load_step_on_drooping_curve),
 		T(test_follow__hard_limits_refuse_profile),
+		T(test_follow__bad_start_voltage_refused),
 		T(test_follow__shutdown_played),
 		T(test_follow__profile_in_time),
 		T(test_follow__runner_follows_load_steps),

@@ -22,6 +22,8 @@
 #include "core/json.h"
 #include "core/meas.h"
 #include "curve/analyze.h"
+#include "curve/measured.h"
+#include "core/file.h"
 #include "curve/sweep.h"
 #include "curve/sweep_out.h"
 #include "curve/sweep_sim.h"
@@ -65,6 +67,8 @@ struct wrap_load {
 	volatile sig_atomic_t *raise_on; /* set to SIGINT at fail_after instead */
 	int safes, enables_off;
 	bool on;
+	bool safe_fails;                 /* its safe() answers BN_ERR_IO */
+	bool safe_retried;               /* its safe() fails once, then succeeds on a retry */
 };
 
 static int wl_set(void *p, double a, struct bn_err *e)
@@ -109,6 +113,12 @@ static int wl_safe(void *p, struct bn_err *e)
 
 	w->safes++;
 	w->on = false;
+	if (w->safe_fails) {
+		w->inner->ops->safe(w->inner->priv, e);
+		return bn_err_set(e, BN_ERR_IO, "load \"wrap\": INPUT OFF not acknowledged");
+	}
+	if (w->safe_retried) /* the message of the try that failed stays behind */
+		bn_err_set(e, BN_ERR_TIMEOUT, "load \"wrap\": first INPUT OFF unanswered, retried");
 	return w->inner->ops->safe(w->inner->priv, e);
 }
 
@@ -120,14 +130,19 @@ static const struct bn_load_ops wrap_load_ops = {
 struct wrap_fx {
 	struct bn_fixture *inner;
 	int safes;
+	bool safe_fails;
 };
 
 static int wf_safe(void *p, struct bn_err *e)
 {
 	struct wrap_fx *w = p;
+	int rc;
 
 	w->safes++;
-	return w->inner->ops->safe(w->inner->priv, e);
+	rc = w->inner->ops->safe(w->inner->priv, e);
+	if (w->safe_fails)
+		return bn_err_set(e, BN_ERR_TIMEOUT, "fixture \"wrapfx\": no answer to its safe state");
+	return rc;
 }
 
 static int wf_connect(void *p, const char *t, struct bn_err *e)
@@ -299,6 +314,15 @@ static void sweep_sim(const char *path, double to_a, struct wrap_load *wl, struc
 	bn_sweep_sim_close(&sim);
 }
 
+/* What the sweep's caller knows, as the knee needs it: VCHG from the
+ * limits, no cable given. */
+static struct bn_sweep_meta knee_meta(void)
+{
+	return (struct bn_sweep_meta){ .name = "swept", .vchg_min_v = bn_limits_min(&bn_test_lim, "VCHG"),
+				       .vchg_max_v = bn_limits_max(&bn_test_lim, "VCHG"),
+				       .cable_given_ohm = NAN };
+}
+
 static double last_current(const struct bn_charger *c)
 {
 	return c->i_a[c->n_points - 1];
@@ -335,7 +359,11 @@ static void check_against(const struct swept *s, const char *name)
 				 p->set_a, p->v_v, want, TOL_V);
 		assert_true(p->n >= 70);
 	}
-	knee = bn_sweep_knee(&s->res, vchg, s->cfg.valid_v);
+	{
+		struct bn_sweep_meta meta_for_knee = knee_meta();
+
+		knee = bn_sweep_knee(&s->res, &s->cfg, &meta_for_knee, NULL);
+	}
 	/* the figures docs/power-curves.md quotes */
 	print_message("%-18s %3d points, worst |V - profile| %.2g V, knee %.4f A (profile's %.4f A)\n",
 		      name, s->res.n, worst, knee, expected_knee(&s->orig, vchg));
@@ -480,7 +508,11 @@ static void test_noisy_load(void **state)
 		slope = (bn_charger_vbus(&s.orig, &st, k0 - 0.02) - bn_charger_vbus(&s.orig, &st, k0 + 0.02)) /
 			0.04;
 		dv = fabs(mv->offset) + fabs(mv->gain) * vchg + bn_meas_lsb(mv);
-		knee = bn_sweep_knee(&s.res, vchg, s.cfg.valid_v);
+		{
+			struct bn_sweep_meta meta_for_knee = knee_meta();
+
+			knee = bn_sweep_knee(&s.res, &s.cfg, &meta_for_knee, NULL);
+		}
 		assert_near(knee, k0, STEP_A + dv / slope + fabs(mi->gain) * k0 + fabs(mi->offset));
 		bn_sweep_result_free(&s.res);
 	}
@@ -505,6 +537,36 @@ static void test_load_stalls(void **state)
 	assert_true(wf.safes >= 1);
 	assert_false(wl.on);
 	assert_true(s.res.n >= 4 && s.res.n <= 7);
+	bn_sweep_result_free(&s.res);
+}
+
+/* The safe state not confirmed by two instruments: the first failure's
+ * code and its message, not the second's message under the first's code. */
+static void test_safe_first_failure(void **state)
+{
+	struct wrap_load wl = { .fail_after = -1, .safe_fails = true };
+	struct wrap_fx wf = { .safe_fails = true };
+	char path[512];
+	struct swept s;
+
+	bn_test_path("profiles/chargers/dcp-1a.json", path, sizeof(path));
+	sweep_sim(path, 0.2, &wl, &wf, NULL, &s);
+	assert_int_equal(s.rc, BN_ERR_IO);
+	assert_false(s.res.complete);
+	assert_false(s.res.safe_confirmed);
+	assert_msg_has(&s.err, "INPUT OFF");
+	assert_null(strstr(s.err.msg, "wrapfx"));
+	assert_non_null(strstr(s.res.end, "INPUT OFF"));
+	bn_sweep_result_free(&s.res);
+
+	/* a load whose safe() succeeded on a retry: the fixture's failure is
+	 * the one told, with its own code */
+	wl = (struct wrap_load){ .fail_after = -1, .safe_retried = true };
+	wf = (struct wrap_fx){ .safe_fails = true };
+	sweep_sim(path, 0.2, &wl, &wf, NULL, &s);
+	assert_int_equal(s.rc, BN_ERR_TIMEOUT);
+	assert_msg_has(&s.err, "wrapfx");
+	assert_null(strstr(s.err.msg, "retried"));
 	bn_sweep_result_free(&s.res);
 }
 
@@ -664,7 +726,7 @@ static void test_curve_html(void **state)
 	assert_int_equal(count(g->str, "<g class=\"pt\""), s.res.n);
 	assert_non_null(strstr(g->str, "data-band=\"VCHG\" data-lo=\"4.75\" data-hi=\"5.25\""));
 	snprintf(want, sizeof(want), "<g class=\"knee\" data-a=\"%.6g\"",
-		 bn_sweep_knee(&s.res, m.vchg_min_v, s.cfg.valid_v));
+		 bn_sweep_knee(&s.res, &s.cfg, &m, NULL));
 	assert_non_null(strstr(g->str, want));
 	snprintf(want, sizeof(want), "<g class=\"shutdown\" data-above-a=\"%.6g\" data-recover-s=\"%.6g\"",
 		 s.res.shutdown_above_a, s.res.recover_s);
@@ -686,6 +748,179 @@ static void test_curve_html(void **state)
 	g_string_free(g, TRUE);
 	unlink(out);
 	rmdir(dir);
+	bn_sweep_result_free(&s.res);
+}
+
+/* The figure as report.html asks for it: only the profile the record
+ * hashed, found as the record finds it (absolute, or beside the record),
+ * else a line saying why and no figure. */
+static void test_curve_html_record(void **state)
+{
+	char path[512], dir[] = "/tmp/bn-sweep-XXXXXX", out[600], sha[65], bad[65];
+	struct bn_sweep_meta m = knee_meta();
+	struct bn_charger prof;
+	struct bn_err err = { 0 };
+	struct swept s;
+	GString *g = g_string_new("");
+	cJSON *meas;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	bn_test_path("profiles/chargers/dcp-1a.json", path, sizeof(path));
+	sweep_sim(path, 1.5, NULL, NULL, NULL, &s);
+	assert_int_equal(bn_sweep_charger(&s.res, &s.cfg, &m, &prof, &err), BN_OK);
+	meas = bn_sweep_measured(&s.res, &s.cfg, &m);
+	snprintf(out, sizeof(out), "%s/p.json", dir);
+	assert_int_equal(bn_sweep_write(out, &prof, true, meas, &err), BN_OK);
+	cJSON_Delete(meas);
+	assert_int_equal(bn_file_sha256(out, sha, &err), BN_OK);
+	/* absolute, and relative beside the record, whatever the cwd */
+	assert_int_equal(bn_curve_html_record(g, "/nonexistent", out, sha), 1);
+	assert_non_null(strstr(g->str, "id=\"charger-curve\""));
+	g_string_truncate(g, 0);
+	assert_int_equal(bn_curve_html_record(g, dir, "p.json", sha), 1);
+	g_string_truncate(g, 0);
+	/* another hash: a changed profile is not the run's */
+	snprintf(bad, sizeof(bad), "%s", sha);
+	bad[0] = bad[0] == '0' ? '1' : '0';
+	assert_int_equal(bn_curve_html_record(g, dir, "p.json", bad), 2);
+	assert_null(strstr(g->str, "charger-curve"));
+	assert_non_null(strstr(g->str, "id=\"charger-profile-note\""));
+	assert_non_null(strstr(g->str, "the record says"));
+	g_string_truncate(g, 0);
+	f = fopen(out, "a");
+	assert_non_null(f);
+	fputs(" ", f);
+	fclose(f);
+	assert_int_equal(bn_curve_html_record(g, dir, "p.json", sha), 2);
+	assert_non_null(strstr(g->str, "not the profile this run used"));
+	g_string_truncate(g, 0);
+	/* not there beside the record nor from the current directory */
+	assert_int_equal(bn_curve_html_record(g, "/nonexistent", "p.json", sha), 2);
+	assert_non_null(strstr(g->str, "is not there"));
+	g_string_truncate(g, 0);
+	/* found from the current directory (as a run names it): the hash
+	 * decides, here the changed file's */
+	{
+		char cwd[1024];
+
+		int changed, same;
+		bool said;
+
+		assert_non_null(getcwd(cwd, sizeof(cwd)));
+		assert_int_equal(bn_file_sha256(out, bad, &err), BN_OK); /* the changed file's */
+		/* back to cwd before any assertion: the other tests need it */
+		assert_int_equal(chdir(dir), 0);
+		changed = bn_curve_html_record(g, "/nonexistent", "p.json", sha);
+		said = strstr(g->str, "not the profile this run used") != NULL;
+		g_string_truncate(g, 0);
+		same = bn_curve_html_record(g, "/nonexistent", "p.json", bad);
+		assert_int_equal(chdir(cwd), 0);
+		assert_int_equal(changed, 2);
+		assert_true(said);
+		assert_int_equal(same, 1);
+	}
+	g_string_truncate(g, 0);
+	assert_int_equal(bn_curve_html_record(g, dir, NULL, sha), 0);
+	assert_int_equal((int)g->len, 0);
+	g_string_free(g, TRUE);
+	unlink(out);
+	rmdir(dir);
+	bn_sweep_result_free(&s.res);
+}
+
+/* One knee: the measured block's is the profile's as written (a
+ * fold-back's last segment included), the same function curve import
+ * states its knee with. */
+static void test_knee_is_the_profiles(void **state)
+{
+	const char *names[] = { "dcp-weak", "dcp-1a", "dcp-shutdown-1a2" };
+
+	for (size_t c = 0; c < sizeof(names) / sizeof(names[0]); c++) {
+		char path[512], dir[] = "/tmp/bn-sweep-XXXXXX", out[600];
+		struct bn_sweep_meta m = knee_meta();
+		struct bn_charger prof, *back = malloc(sizeof(*back));
+		struct bn_err err = { 0 };
+		struct swept s;
+		cJSON *meas;
+		double want;
+		bool at_least;
+
+		assert_non_null(back);
+		assert_non_null(mkdtemp(dir));
+		snprintf(path, sizeof(path), "%s/profiles/chargers/%s.json", bn_test_srcdir(), names[c]);
+		sweep_sim(path, 2.0, NULL, NULL, NULL, &s);
+		assert_int_equal(bn_sweep_charger(&s.res, &s.cfg, &m, &prof, &err), BN_OK);
+		meas = bn_sweep_measured(&s.res, &s.cfg, &m);
+		snprintf(out, sizeof(out), "%s/p.json", dir);
+		assert_int_equal(bn_sweep_write(out, &prof, true, meas, &err), BN_OK);
+		assert_int_equal(bn_charger_load(out, back, &err), BN_OK);
+		want = bn_profile_knee(back, m.vchg_min_v, &at_least);
+		if (!(fabs(bn_jnum(bn_jget(meas, "knee"), "a") - want) <= 1e-9))
+			fail_msg("%s: measured knee %.6f A, the written profile's %.6f A", names[c],
+				 bn_jnum(bn_jget(meas, "knee"), "a"), want);
+		assert_true(cJSON_IsBool(bn_jget(bn_jget(meas, "knee"), "at_least")));
+		assert_int_equal(cJSON_IsTrue(bn_jget(bn_jget(meas, "knee"), "at_least")), at_least);
+		assert_near(bn_sweep_knee(&s.res, &s.cfg, &m, NULL), want, 1e-9);
+		/* the shared keys */
+		assert_near(bn_jnum(bn_jget(meas, "vchg"), "max_v"), m.vchg_max_v, 0.0);
+		assert_true(cJSON_IsArray(bn_jget(meas, "points")));
+		assert_non_null(bn_jstr(meas, "uncertainty"));
+		cJSON_Delete(meas);
+		free(back);
+		unlink(out);
+		rmdir(dir);
+		bn_sweep_result_free(&s.res);
+	}
+}
+
+/* Each point's u: the readings' scatter, plus the load's stated accuracy
+ * when the bench gives it; the block says which. */
+static void test_u_with_stated_accuracy(void **state)
+{
+	struct bn_meas mv = { 0 }, mi = { 0 };
+	struct bn_sweep_meta m = knee_meta();
+	char path[512];
+	struct swept s;
+	cJSON *meas;
+
+	bn_test_path("profiles/chargers/dcp-1a.json", path, sizeof(path));
+	sweep_sim(path, 0.5, NULL, NULL, NULL, &s);
+	/* the simulated load reads exactly: u is 0 and says type A only */
+	assert_near(s.res.pts[2].u_v_v, 0.0, 1e-9);
+	meas = bn_sweep_measured(&s.res, &s.cfg, &m);
+	assert_non_null(strstr(bn_jstr(meas, "uncertainty"), "type A only"));
+	cJSON_Delete(meas);
+	bn_sweep_result_free(&s.res);
+
+	mv.offset = 0.010; /* 10 mV: u = 10 mV / sqrt(3) */
+	mi.gain = 0.01;    /* 1 %: u = 0.01 I / sqrt(3) */
+	{
+		struct bn_sweep_sim sim;
+		struct bn_sweep_bench b;
+		char port[512];
+
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(bn_charger_load(path, &s.orig, &s.err), BN_OK);
+		cfg_default(&s.cfg, 0.5);
+		s.cfg.meas_v = &mv;
+		s.cfg.meas_i = &mi;
+		bn_test_path("profiles/ports/dcp.json", port, sizeof(port));
+		assert_int_equal(bn_sweep_sim_open(&sim, &bn_test_lim, port, &s.orig, NULL, &s.err),
+				 BN_OK);
+		bn_sweep_sim_bench(&sim, &b);
+		assert_int_equal(bn_sweep_run(&s.cfg, &b, &s.res, &s.err), BN_OK);
+		bn_sweep_sim_close(&sim);
+	}
+	for (int k = 0; k < s.res.n; k++) {
+		assert_near(s.res.pts[k].u_v_v, 0.010 / sqrt(3.0), 1e-9);
+		assert_near(s.res.pts[k].u_i_a, 0.01 * s.res.pts[k].i_a / sqrt(3.0), 1e-9);
+	}
+	meas = bn_sweep_measured(&s.res, &s.cfg, &m);
+	assert_non_null(strstr(bn_jstr(meas, "uncertainty"), "stated accuracy"));
+	assert_near(bn_jnum(cJSON_GetArrayItem(bn_jget(meas, "points"), 1), "u_v"), 0.010 / sqrt(3.0),
+		    1e-9);
+	cJSON_Delete(meas);
 	bn_sweep_result_free(&s.res);
 }
 
@@ -736,8 +971,12 @@ int main(void)
 		cmocka_unit_test(test_noisy_load),
 		cmocka_unit_test(test_load_stalls),
 		cmocka_unit_test(test_interrupted),
+		cmocka_unit_test(test_safe_first_failure),
 		cmocka_unit_test(test_guard_refuses),
 		cmocka_unit_test(test_curve_html),
+		cmocka_unit_test(test_curve_html_record),
+		cmocka_unit_test(test_knee_is_the_profiles),
+		cmocka_unit_test(test_u_with_stated_accuracy),
 		cmocka_unit_test(test_sense2_cable),
 	};
 
