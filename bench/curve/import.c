@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -779,6 +780,26 @@ static double nano(double x)
 	return round(x * 1e9) / 1e9;
 }
 
+/* A point's current as the bench wrote it: a capture stores float32, so
+ * a steady 0.756 A comes back as 0.755999982 A, and a curve ending there
+ * leaves a device that draws the 0.756 A it drew in the capture past the
+ * curve's last point, at 0 V. The shortest decimal that is the same
+ * float32 is the value written (within half a float32 step of the mean). */
+static double as_written(double x)
+{
+	float f = (float)x;
+	char buf[32];
+
+	if (!isfinite(f))
+		return x;
+	for (int p = 1; p <= 9; p++) {
+		snprintf(buf, sizeof(buf), "%.*g", p, (double)f);
+		if (strtof(buf, NULL) == f)
+			return strtod(buf, NULL);
+	}
+	return x;
+}
+
 /* The profile's curve: the fit at the charger's output (VBUS + R*I with
  * a cable given), simplified to BN_CHARGER_MAX_POINTS by RDP. */
 static int make_curve(struct bn_import *r, const struct bn_import_opts *o, struct bn_err *err)
@@ -821,7 +842,7 @@ static int make_curve(struct bn_import *r, const struct bn_import_opts *o, struc
 	r->ch.rated_a = o->rated_a;
 	for (int k = 0; k < n; k++)
 		if (keep[k]) {
-			r->ch.i_a[r->ch.n_points] = nano(x[k]);
+			r->ch.i_a[r->ch.n_points] = nano(as_written(x[k]));
 			r->ch.v_v[r->ch.n_points] = nano(y[k]);
 			r->ch.n_points++;
 		}

@@ -140,6 +140,35 @@ has "the record names its operator" "$R/pass/report.json" '"operator":	"html tes
 grep -q 'Operator</dt><dd>html test' "$R/pass/report.html" && ok "the page names its operator" ||
 	bad "the page lacks the operator"
 
+# A run on a swept charger profile: the page draws its curve
+# (bench/report/curve_html.h: figure#charger-curve, a g.pt per measured
+# point, the knee the sweep found); a run on a plain profile has none.
+expect_exit "sweep dcp-weak" 0 "$BCBENCH" curve sweep -q --charger dcp-weak --out "$R/swept-weak.json"
+expect_exit "a run with --charger the swept profile" 0 "$BCBENCH" run -q --charger "$R/swept-weak.json" \
+	--out "$R/swept" scripts/scenarios/dcp-weak.scn
+expect_exit "its page passes the DOM check" 0 dom --lanes VBUS,IBUS,DP,DM "$R/swept/report.html"
+show
+if "$PY" - "$R/swept-weak.json" "$R/swept/report.html" >"$TMP/curve.out" 2>&1 <<'PY'
+import json, re, sys
+prof = json.load(open(sys.argv[1]))["measured"]
+page = open(sys.argv[2]).read()
+fig = re.findall(r'<figure class="plot curve" id="charger-curve"([^>]*)>(.*?)</figure>', page, re.S)
+assert len(fig) == 1, ("figures", len(fig))
+attrs, body = fig[0]
+assert 'data-profile="swept-weak"' in attrs and 'data-by="sweep"' in attrs, attrs
+pts = re.findall(r'<g class="pt" data-a="([^"]*)" data-v="([^"]*)"', body)
+assert len(pts) == len(prof["points"]) >= 10, ("points", len(pts), len(prof["points"]))
+for (a, v), p in zip(pts, prof["points"]):
+    assert abs(float(a) - p["a"]) < 1e-5 and abs(float(v) - p["v"]) < 1e-5, (a, v, p)
+knee = re.findall(r'<g class="knee" data-a="([^"]*)"', body)
+assert len(knee) == 1 and abs(float(knee[0]) - prof["knee"]["a"]) < 1e-5, (knee, prof["knee"])
+assert re.search(r'<g class="band" data-band="VCHG"', body), "no VCHG band"
+print("%d points as swept, the knee at %s A, the VCHG band" % (len(pts), knee[0]))
+PY
+then ok "the page draws the swept curve: $(cat "$TMP/curve.out")"; else bad "the swept curve on the page: $(tail -3 "$TMP/curve.out")"; fi
+grep -q 'id="charger-curve"' "$R/pass/report.html" && bad "a run on a plain charger profile draws a curve" ||
+	ok "a run on a plain charger profile draws no curve"
+
 # A failing run: not compliant; the failing rule links to its plot with
 # the window it judged highlighted (html_dom checks each such link).
 expect_exit "a failing run" 1 "$BCBENCH" run -q --out "$R/fail" --firmware "$FWDIR/cdp_as_dcp.so" scripts/scenarios/cdp.scn

@@ -849,7 +849,7 @@ static void test_charger__shipped_state_compliance(void **state)
 		n++;
 	}
 	closedir(d);
-	assert_int_equal(n, 16);
+	assert_int_equal(n, 17);
 }
 
 int main(int argc, char **argv)
