@@ -27,8 +27,9 @@ struct pev {
 	double t_s, num;
 };
 
-/* A stream for a port rule: gen's samples, VBUS on at 0 (unless the
- * events say otherwise: then exactly the listed ones), VBUS off at the end. */
+/* A stream for a port rule: gen's samples, VBUS on at 0, the data lines
+ * made at 0 (unless the events list data contact: then exactly the listed
+ * ones), VBUS off at the end. */
 struct pcase {
 	const char *rule, *name;
 	enum bn_port_type port;
@@ -53,9 +54,18 @@ static enum bn_verdict run_pcase(const struct pcase *pc, struct bn_result *out)
 	enum bn_verdict v = BN_VERDICT_ERROR;
 	struct bn_rng rng;
 	int ne = 0, next = 0;
+	bool lists_ct = false;
+	struct pev evs[MAX_EV];
 
-	while (ne < MAX_EV && pc->ev[ne].t_s > 0)
-		ne++;
+	/* the events in time order (a case may list them in any) */
+	while (ne < MAX_EV && pc->ev[ne].t_s > 0) {
+		int k = ne++;
+
+		lists_ct |= pc->ev[k].kind == BN_CEV_DATA_CONTACT;
+		for (; k > 0 && evs[k - 1].t_s > pc->ev[ne - 1].t_s; k--)
+			evs[k] = evs[k - 1];
+		evs[k] = pc->ev[ne - 1];
+	}
 	bn_rng_seed(&rng, pc->seed ? pc->seed : 1);
 	ctx_init(&ctx, pc->port, BN_DECL_BATTERY, rate);
 	ctx.cable_ohm = NAN;
@@ -68,15 +78,20 @@ static enum bn_verdict run_pcase(const struct pcase *pc, struct bn_result *out)
 		pc->tweak(&ctx);
 	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
 	ev_at(c, BN_CEV_VBUS_ON, 0.0);
+	if (!lists_ct && (ctx.events & BN_CEV_BIT(BN_CEV_DATA_CONTACT))) {
+		struct bn_cev e = { .kind = BN_CEV_DATA_CONTACT, .num = 1 };
+
+		bn_checks_event(c, &e);
+	}
 	for (long i = 0; i < n; i++) {
 		double t = (double)i / rate;
 		struct bn_sample s = { { 0 } };
 
-		while (next < ne && pc->ev[next].t_s <= t) {
+		while (next < ne && evs[next].t_s <= t) {
 			static const char *const states[] = { "idle", "dcd", "primary", "release", "secondary",
 							       "done" };
-			struct bn_cev e = { .kind = pc->ev[next].kind, .t_us = bn_time_from_s(pc->ev[next].t_s),
-					    .num = pc->ev[next].num };
+			struct bn_cev e = { .kind = evs[next].kind, .t_us = bn_time_from_s(evs[next].t_s),
+					    .num = evs[next].num };
 
 			/* the probe's telemetry: num is the index of its state */
 			if (e.kind == BN_CEV_TELEMETRY) {
@@ -225,6 +240,45 @@ static void test_checks_port__cdp(void **state)
 {
 	(void)state;
 	assert_int_equal(run_pcases(cdp_cases, sizeof(cdp_cases) / sizeof(cdp_cases[0])), 0);
+}
+
+#define CT_EV BN_CEV_BIT(BN_CEV_DATA_CONTACT)
+
+/* The port sees D+ only through made lines: primary detection begun
+ * before they touched, or across a bounce, asks the port nothing; without
+ * the bench's contact events a port that never answered may have had
+ * open lines. */
+static const struct pcase cdp_contact_cases[] = {
+	CDPX("bc12.port.tvdmsrc_en", "lines made 10 ms into primary, no answer", g_cdp_mute, BN_VERDICT_INCONCLUSIVE,
+	     .ev = { { BN_CEV_DATA_CONTACT, 0.21, 1 } }),
+	CDPX("bc12.port.tvdmsrc_en", "lines never made", g_cdp_mute, BN_VERDICT_INCONCLUSIVE,
+	     .ev = { { BN_CEV_DATA_CONTACT, 0.55, 1 } }),
+	CDPX("bc12.port.tvdmsrc_en", "a bounce during primary, no answer", g_cdp_mute, BN_VERDICT_INCONCLUSIVE,
+	     .ev = { { BN_CEV_DATA_CONTACT, 0.001, 1 }, { BN_CEV_DATA_CONTACT, 0.21, 0 },
+		     { BN_CEV_DATA_CONTACT, 0.211, 1 } }),
+	CDPX("bc12.port.tvdmsrc_en", "made before primary, no answer", g_cdp_mute, BN_VERDICT_FAIL,
+	     .ev = { { BN_CEV_DATA_CONTACT, 0.1, 1 } }),
+	CDPX("bc12.port.tvdmsrc_en", "no contact events, no answer", g_cdp_mute, BN_VERDICT_INCONCLUSIVE,
+	     .drop_events = CT_EV),
+	CDPX("bc12.port.tvdmsrc_en", "no contact events, answer after 30 ms", g_cdp_late, BN_VERDICT_FAIL,
+	     .drop_events = CT_EV),
+	CDPX("bc12.port.vdm_src", "0.45 V, lines made 10 ms into primary", g_cdp_low, BN_VERDICT_INCONCLUSIVE,
+	     .ev = { { BN_CEV_DATA_CONTACT, 0.21, 1 } }),
+	CDPX("bc12.port.tvdmsrc_dis", "probe: held 35 ms, lines open 10 ms into the release", g_cdp_sticky,
+	     BN_VERDICT_INCONCLUSIVE, .tweak = probe_no_sec,
+	     .ev = { { BN_CEV_DATA_CONTACT, 0.001, 1 }, { BN_CEV_DATA_CONTACT, 0.25, 0 } }),
+	CDPX("bc12.port.tvdmsrc_dis", "probe: held 35 ms, lines made through it", g_cdp_sticky, BN_VERDICT_FAIL,
+	     .tweak = probe_no_sec, .ev = { { BN_CEV_DATA_CONTACT, 0.001, 1 }, { BN_CEV_DATA_CONTACT, 0.5, 0 } }),
+};
+
+static void test_checks_port__cdp_contact(void **state)
+{
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcases(cdp_contact_cases, sizeof(cdp_contact_cases) / sizeof(cdp_contact_cases[0])), 0);
+	run_pcase(&cdp_contact_cases[0], &r);
+	assert_non_null(strstr(r.reason, "not in contact"));
 }
 
 /* The measured answer time is the one generated, within a sample. */
@@ -596,6 +650,101 @@ static void test_checks_port__lines(void **state)
 	assert_int_equal(run_pcases(line_cases, sizeof(line_cases) / sizeof(line_cases[0])), 0);
 }
 
+/* Primary detection begun on lines not yet made: D- at 0 V, the short not
+ * across them, until they touch at 0.1 s (the cases' contact event). */
+static void g_dcp_open(double t, struct bn_sample *s)
+{
+	g_dcp_ok(t, s);
+	if (t < 0.1)
+		s->v[BN_CH_DM] = 0.0;
+}
+
+#define PROBE_STATES_CT(...) .ev = { { BN_CEV_TELEMETRY, 1e-6, 0 }, { BN_CEV_TELEMETRY, 0.05, 1 }, \
+				     { BN_CEV_TELEMETRY, 0.07, 2 }, { BN_CEV_TELEMETRY, 0.17, 3 }, \
+				     { BN_CEV_TELEMETRY, 0.27, 4 }, { BN_CEV_TELEMETRY, 0.32, 5 }, __VA_ARGS__ }
+#define LNC(r, n, g, v, ...) { .rule = r, .name = n, .port = BN_PORT_DCP, .gen = g, .dur_s = 0.5, .expect = v, \
+			       .tweak = probe_dcp, PROBE_STATES_CT(__VA_ARGS__) }
+#define LNDC(r, n, g, v, ...) { .rule = r, .name = n, .port = BN_PORT_DCP, .gen = g, .dur_s = 0.5, .expect = v, \
+				PROBE_STATES_CT(__VA_ARGS__) }
+
+static const struct pcase line_contact_cases[] = {
+	LNC("bc12.port.rdcp_dat", "lines made 30 ms into primary", g_dcp_open, BN_VERDICT_INCONCLUSIVE,
+	    { BN_CEV_DATA_CONTACT, 0.1, 1 }),
+	LNDC("bc12.port.rdcp_dat", "device run: lines made 30 ms into primary", g_dcp_open, BN_VERDICT_INCONCLUSIVE,
+	     { BN_CEV_DATA_CONTACT, 0.1, 1 }),
+	LNC("bc12.port.rdcp_dat", "lines never made", g_dcp_short_300, BN_VERDICT_INCONCLUSIVE,
+	    { BN_CEV_DATA_CONTACT, 0.45, 1 }),
+	LNC("bc12.port.rdcp_dat", "300 ohm, a bounce in primary", g_dcp_short_300, BN_VERDICT_INCONCLUSIVE,
+	    { BN_CEV_DATA_CONTACT, 0.001, 1 }, { BN_CEV_DATA_CONTACT, 0.1, 0 }, { BN_CEV_DATA_CONTACT, 0.1005, 1 }),
+	LNC("bc12.port.rdcp_dat", "300 ohm, made before primary", g_dcp_short_300, BN_VERDICT_FAIL,
+	    { BN_CEV_DATA_CONTACT, 0.001, 1 }),
+	LN("bc12.port.rdcp_dat", "no contact events: 300 ohm", g_dcp_short_300, BN_VERDICT_INCONCLUSIVE,
+	   .drop_events = CT_EV),
+	LN("bc12.port.rdcp_dat", "no contact events: 125 ohm", g_dcp_ok, BN_VERDICT_PASS, .drop_events = CT_EV),
+	LNC("bc12.port.leakage", "150 kohm to 2 V, lines made in data contact", g_dcp_leaky, BN_VERDICT_INCONCLUSIVE,
+	    { BN_CEV_DATA_CONTACT, 0.052, 1 }),
+	LNC("bc12.port.leakage", "150 kohm to 2 V, lines open in data contact", g_dcp_leaky, BN_VERDICT_INCONCLUSIVE,
+	    { BN_CEV_DATA_CONTACT, 0.001, 1 }, { BN_CEV_DATA_CONTACT, 0.05, 0 }),
+	LNC("bc12.port.leakage", "150 kohm to 2 V, made throughout", g_dcp_leaky, BN_VERDICT_FAIL,
+	    { BN_CEV_DATA_CONTACT, 0.001, 1 }),
+};
+
+static void test_checks_port__lines_contact(void **state)
+{
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcases(line_contact_cases, sizeof(line_contact_cases) / sizeof(line_contact_cases[0])),
+			 0);
+	run_pcase(&line_contact_cases[0], &r);
+	assert_non_null(strstr(r.reason, "not in contact"));
+}
+
+/* A short just under RDCP_DAT max measured with the probe's own sink: the
+ * current through it is known only to 100 uA -0.5 %..+2.4 % (the sink's
+ * accuracy, and what D- may leak), so 195-202 ohm straddles 200 ohm: not
+ * a fail on the top of the range. */
+LM(g_dcp_short_198, .r_short = 198, .v_th = 0, .r_th = 500e3)
+
+/* The lines take no current that can be told from zero (D+ at IDP_SRC x
+ * RDM_DWN in data contact), their voltage moves by 1.2 V, with a D+ gain
+ * known only to 30 %: the move may be 0.78-1.62 V, over at most 3.5 uA
+ * their resistance is at least 226 kohm, not the 465 kohm that adding the
+ * move's uncertainty gives. */
+static void g_lkg_no_current(double t, struct bn_sample *s)
+{
+	g_dcp_ok(t, s);
+	if (t < 0.05)
+		s->v[BN_CH_DP] = s->v[BN_CH_DM] = 1.395;
+	else if (t < 0.07)
+		s->v[BN_CH_DP] = s->v[BN_CH_DM] = I_SRC * R_DWN;
+}
+
+static void probe_dcp_dp_gain(struct bn_check_ctx *ctx)
+{
+	probe_dcp(ctx);
+	ctx->meas[BN_CH_DP].gain = 0.3;  /* known to the rule, not applied to the samples (ideal source) */
+}
+
+static void test_checks_port__lines_bounds(void **state)
+{
+	const struct pcase sh = LN("bc12.port.rdcp_dat", "198 ohm", g_dcp_short_198, BN_VERDICT_INCONCLUSIVE);
+	const struct pcase lk = { .rule = "bc12.port.leakage", .name = "no current", .port = BN_PORT_DCP,
+				  .gen = g_lkg_no_current, .dur_s = 0.5, .expect = BN_VERDICT_INCONCLUSIVE,
+				  .tweak = probe_dcp_dp_gain, PROBE_STATES };
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcase(&lk, &r), BN_VERDICT_INCONCLUSIVE);
+	assert_true(r.measured > 200e3 && r.measured < 250e3);
+	/* the range, not its top judged as if it were the value */
+	r = (struct bn_result){ 0 };
+	assert_int_equal(run_pcase(&sh, &r), BN_VERDICT_INCONCLUSIVE);
+	assert_false(r.has_margin);
+	assert_near(r.measured, 198.0 * 101.2 / 99.0, 0.05);
+	assert_non_null(strstr(r.reason, "the short measures 195-202 ohm"));
+}
+
 /* The short and the leakage measured are the generated ones. */
 static void test_checks_port__lines_values(void **state)
 {
@@ -711,10 +860,13 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checks_port__cdp),
+		cmocka_unit_test(test_checks_port__cdp_contact),
 		cmocka_unit_test(test_checks_port__tvdmsrc_en_value),
 		cmocka_unit_test(test_checks_port__output),
 		cmocka_unit_test(test_checks_port__output_values),
 		cmocka_unit_test(test_checks_port__lines),
+		cmocka_unit_test(test_checks_port__lines_contact),
+		cmocka_unit_test(test_checks_port__lines_bounds),
 		cmocka_unit_test(test_checks_port__lines_values),
 		cmocka_unit_test(test_checks_port__rating),
 		cmocka_unit_test(test_checks_port__compliant_never_fails_under_noise),
