@@ -20,7 +20,7 @@
 #include "lib/gen_stream.h"
 #include "lib/harness.h"
 
-#define MAX_EV 24
+#define MAX_EV 48
 
 struct pev {
 	enum bn_cev_kind kind;
@@ -548,6 +548,162 @@ static void test_checks_port__output_values(void **state)
 	assert_true(r.measured > 6.0 && r.measured < 5.05 + 1.4);
 }
 
+/* ---- a bound the port may not be at never fails it ---- */
+
+/* VBUS at the receptacle 5.912 V for the 3 samples around the load step
+ * at 1.3 s (0.75 -> 1 A): through the 0.1 ohm cable 5.987 V at the
+ * current before it, 6.012 V at the one after. Which held is not known. */
+static void g_out_spike_at_step(double t, struct bn_sample *s)
+{
+	g_out_ok(t, s);
+	if (t >= 1.29975 && t < 1.30005)
+		s->v[BN_CH_VBUS] = 5.912;
+}
+
+static void test_checks_port__output_bounds(void **state)
+{
+	static const struct pcase cases[] = {
+		/* the receptacle's 3 V dip with the cable unknown: the port's own
+		 * VBUS may be higher (it passes a low bound, no more) */
+		OUTT("bc12.port.undershoot", "3.0 V dip, cable unknown", g_out_dip, BN_VERDICT_INCONCLUSIVE,
+		     unknown_cable),
+		OUTT("bc12.port.undershoot", "reference, cable unknown", g_out_ok, BN_VERDICT_PASS, unknown_cable),
+		OUT("bc12.port.overshoot", "5.99-6.01 V across a load step", g_out_spike_at_step,
+		    BN_VERDICT_INCONCLUSIVE),
+	};
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcases(cases, sizeof(cases) / sizeof(cases[0])), 0);
+	run_pcase(&cases[2], &r);
+	assert_non_null(strstr(r.reason, "may be on either side"));
+	assert_near(r.measured, 5.912 + 0.1, 1e-6);
+}
+
+/* ---- more than 32 load steps and output-off episodes ---- */
+
+#define MANY 40
+
+/* A load toggling 0 <-> 0.25 A every 40 ms from 0.1 s (40 steps); the
+ * 38th (up, at 1.58 s) dips VBUS to 3.0 V for 2 ms. */
+static double many_t(int k) { return 0.1 + 0.04 * k; }
+
+static void g_many_steps(double t, struct bn_sample *s)
+{
+	double i = 0;
+
+	for (int k = 0; k < MANY; k++)
+		if (t >= many_t(k))
+			i = k % 2 ? 0.25 : 0.0;
+	s->v[BN_CH_VBUS] = 5.0 - 0.05 * i - i * CABLE_OHM;
+	if (t >= many_t(37) && t < many_t(37) + 0.002)
+		s->v[BN_CH_VBUS] = 3.0;
+	s->v[BN_CH_IBUS] = 0.0;
+	s->v[BN_CH_DP] = s->v[BN_CH_DM] = 0.0;
+}
+
+/* 34 restarts with no load (off 10 ms every 40 ms from 0.05 s), then a
+ * 1 A load at 1.45 s and a shutdown from 4.85 V at 1.6 s, back at 1.7 s. */
+static void g_many_restarts(double t, struct bn_sample *s)
+{
+	double i = t >= 1.45 && t < 1.75 ? 1.0 : 0.0, v = 5.0 - 0.05 * i;
+
+	for (int k = 0; k < 34; k++)
+		if (t >= 0.05 + 0.04 * k && t < 0.06 + 0.04 * k)
+			v = 0;
+	if (t >= 1.6 && t < 1.7) {
+		v = 0;
+		i = 0;
+	}
+	s->v[BN_CH_VBUS] = v - i * CABLE_OHM;
+	s->v[BN_CH_IBUS] = 0.0;
+	s->v[BN_CH_DP] = s->v[BN_CH_DM] = 0.0;
+}
+
+static void test_checks_port__output_many(void **state)
+{
+	struct pcase und = { .rule = "bc12.port.undershoot", .name = "a dip on the 38th step", .port = BN_PORT_DCP,
+			     .gen = g_many_steps, .dur_s = 1.9, .expect = BN_VERDICT_FAIL, .tweak = known_charger };
+	struct pcase sh = { .rule = "bc12.port.shutdown", .name = "shut down after 34 restarts", .port = BN_PORT_DCP,
+			    .gen = g_many_restarts, .dur_s = 1.9, .expect = BN_VERDICT_FAIL, .tweak = known_charger,
+			    .ev = { { BN_CEV_LOAD, 0.01, 0.0 }, { BN_CEV_LOAD, 1.45, 1.0 }, { BN_CEV_LOAD, 1.75, 0.0 } } };
+	struct pcase rec = sh;
+	struct bn_result r = { 0 };
+
+	(void)state;
+	for (int k = 0; k < MANY; k++)
+		und.ev[k] = (struct pev){ BN_CEV_LOAD, many_t(k), k % 2 ? 0.25 : 0.0 };
+	assert_int_equal(run_pcase(&und, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 3.0 + 0.25 * CABLE_OHM, 1e-6);
+	assert_int_equal(run_pcase(&sh, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 4.95, 1e-4);
+	rec.rule = "bc12.port.recovery";
+	rec.expect = BN_VERDICT_PASS;
+	assert_int_equal(run_pcase(&rec, &r), BN_VERDICT_PASS);
+	assert_near(r.measured, 0.1, 2e-3);
+}
+
+/* ---- the shutdown compares the port's voltages ---- */
+
+/* Two folds then off: 1.95 V at the receptacle drawing 1 A (2.05 V at the
+ * port), then 1.98 V drawing 50 mA (1.985 V at the port). The first is
+ * above VDCP_SHTDWN max 2 V; the second's receptacle VBUS is higher. */
+static void g_two_shutdowns(double t, struct bn_sample *s)
+{
+	double v = 5.0;
+
+	if (t >= 0.2 && t < 0.25)
+		v = 1.95;
+	else if (t >= 0.25 && t < 0.35)
+		v = 0.0;
+	else if (t >= 0.5 && t < 0.55)
+		v = 1.98;
+	else if (t >= 0.55 && t < 0.65)
+		v = 0.0;
+	s->v[BN_CH_VBUS] = v;
+	s->v[BN_CH_IBUS] = 0.0;
+	s->v[BN_CH_DP] = s->v[BN_CH_DM] = 0.0;
+}
+
+static void test_checks_port__shutdown_port_voltage(void **state)
+{
+	const struct pcase pc = { .rule = "bc12.port.shutdown", .name = "two shutdowns", .port = BN_PORT_DCP,
+				  .gen = g_two_shutdowns, .dur_s = 0.9, .expect = BN_VERDICT_FAIL,
+				  .tweak = known_charger,
+				  .ev = { { BN_CEV_LOAD, 0.2, 1.0 }, { BN_CEV_LOAD, 0.3, 0.0 }, { BN_CEV_LOAD, 0.5, 0.05 },
+					  { BN_CEV_LOAD, 0.6, 0.0 } } };
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcase(&pc, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 1.95 + 1.0 * CABLE_OHM, 1e-6);
+}
+
+/* ---- the overshoot's reach: from the bench's VBUS on ---- */
+
+/* A port that never reaches VOTG_SESS_VLD max (3.5 V) but spikes to 6.5 V
+ * for 1 ms at 0.5 s: judged all the same (the rule does not wait for VBUS
+ * measured up, or a power-up overshoot would be missed). */
+static void g_out_low_spike(double t, struct bn_sample *s)
+{
+	g_out_ok(t, s);
+	s->v[BN_CH_VBUS] = t >= 0.5 && t < 0.501 ? 6.5 : 3.5;
+}
+
+static void test_checks_port__overshoot_from_vbus_on(void **state)
+{
+	const struct pcase spike = OUT("bc12.port.overshoot", "6.5 V spike, never up", g_out_low_spike, BN_VERDICT_FAIL);
+	const struct pcase brief = { .rule = "bc12.port.overshoot", .name = "VBUS applied for 2 samples",
+				     .port = BN_PORT_DCP, .gen = g_out_ok, .dur_s = 0.1, .expect = BN_VERDICT_INCONCLUSIVE,
+				     .tweak = known_charger, .ev = { { BN_CEV_VBUS_OFF, 0.00015, 0 } } };
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcase(&spike, &r), BN_VERDICT_FAIL);
+	assert_int_equal(run_pcase(&brief, &r), BN_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(r.reason, "never applied VBUS for 3 samples"));
+}
+
 /* ==== the DCP's data lines ==== */
 
 /* The bench's probe on a DCP (its telemetry "state" as events, below):
@@ -864,6 +1020,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_port__tvdmsrc_en_value),
 		cmocka_unit_test(test_checks_port__output),
 		cmocka_unit_test(test_checks_port__output_values),
+		cmocka_unit_test(test_checks_port__output_bounds),
+		cmocka_unit_test(test_checks_port__output_many),
+		cmocka_unit_test(test_checks_port__shutdown_port_voltage),
+		cmocka_unit_test(test_checks_port__overshoot_from_vbus_on),
 		cmocka_unit_test(test_checks_port__lines),
 		cmocka_unit_test(test_checks_port__lines_contact),
 		cmocka_unit_test(test_checks_port__lines_bounds),
