@@ -22,6 +22,21 @@
 
 #define MAX_EV 48
 
+/* calloc, failing once when asked (test_checks_port.mk wraps the
+ * library's calls): the engine's results at the end of a run */
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+static size_t calloc_fail_size;
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (calloc_fail_size && size == calloc_fail_size) {
+		calloc_fail_size = 0;
+		return NULL;
+	}
+	return __real_calloc(n, size);
+}
+
 struct pev {
 	enum bn_cev_kind kind;
 	double t_s, num;
@@ -1012,6 +1027,46 @@ static void test_checks_port__compliant_never_fails_under_noise(void **state)
 	assert_true(passes >= runs * 9 / 10);
 }
 
+/* With no memory for the results at the end every rule still reports:
+ * an error saying why (a rule missing from the report reads as a pass). */
+static void test_checks_port__end_out_of_memory(void **state)
+{
+	struct bn_check_ctx ctx;
+	struct bn_checks *c = NULL;
+	struct bn_err err = { 0 };
+	struct bn_report rep;
+	int errors = 0, skipped = 0;
+
+	(void)state;
+	ctx_init(&ctx, BN_PORT_DCP, BN_DECL_BATTERY, 10000.0);
+	ctx.cable_ohm = NAN;
+	ctx.charger_compliant = -1;
+	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
+	ev_at(c, BN_CEV_VBUS_ON, 0.0);
+	for (long i = 0; i < 1000; i++) {
+		struct bn_sample s = { { 0 } };
+
+		g_out_ok((double)i / 10000.0, &s);
+		bn_checks_sample(c, (bn_time_us)(i * 100), &s);
+	}
+	ev_at(c, BN_CEV_VBUS_OFF, 0.1);
+	bn_report_init(&rep);
+	calloc_fail_size = sizeof(struct bn_result);
+	bn_checks_end(c, bn_time_from_s(0.1), &rep);
+	assert_int_equal(calloc_fail_size, 0);  /* the engine asked, and was refused */
+	assert_true(rep.n_results > 10);
+	for (int k = 0; k < rep.n_results; k++) {
+		errors += rep.results[k].verdict == BN_VERDICT_ERROR;
+		skipped += rep.results[k].verdict == BN_VERDICT_SKIPPED;
+		if (rep.results[k].verdict == BN_VERDICT_ERROR)
+			assert_non_null(strstr(rep.results[k].reason, "out of memory"));
+	}
+	assert_int_equal(errors + skipped, rep.n_results);
+	assert_true(errors > 0);
+	bn_report_free(&rep);
+	bn_checks_free(c);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1030,6 +1085,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_port__lines_values),
 		cmocka_unit_test(test_checks_port__rating),
 		cmocka_unit_test(test_checks_port__compliant_never_fails_under_noise),
+		cmocka_unit_test(test_checks_port__end_out_of_memory),
 	};
 
 	if (argc > 1)
