@@ -13,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/replay.h"
 #include "checks/check.h"
 #include "core/limits.h"
 #include "core/meas.h"
 #include "report/report.h"
+#include "scenario/runner.h"
 #include "lib/gen_stream.h"
 #include "lib/harness.h"
 
@@ -1067,6 +1069,73 @@ static void test_checks_port__end_out_of_memory(void **state)
 	bn_checks_free(c);
 }
 
+/* replay --charger takes the profile's cable as the runner does: on a
+ * record of the simulated bench, not on a real bench's (its own cable). */
+static const struct bn_result *result_of(const struct bn_report *rep, const char *id)
+{
+	for (int i = 0; i < rep->n_results; i++)
+		if (!strcmp(rep->results[i].id, id))
+			return &rep->results[i];
+	return NULL;
+}
+
+static void replay_with_backend(const char *dir, const char *backend, struct bn_report *rep)
+{
+	char cap[512], ev[512], path[512];
+	struct bn_replay_opts o = { .datadir = bn_test_srcdir(), .charger = "dcp-1a" };
+	struct bn_err err = { 0 };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"bench\": {\"backend\": \"%s\"}}\n", backend);
+	fclose(f);
+	snprintf(cap, sizeof(cap), "%s/capture.sr", dir);
+	snprintf(ev, sizeof(ev), "%s/events.json", dir);
+	o.capture_path = cap;
+	o.events_path = ev;
+	bn_report_init(rep);
+	if (bn_replay(&o, rep, &err) != BN_OK)
+		fail_msg("replay: %s", err.msg);
+}
+
+static void test_checks_port__replay_charger_cable(void **state)
+{
+	char dir[64] = "/tmp/bn-portfix-XXXXXX", path[512], cmd[128];
+	struct bn_run_opts o = { .datadir = bn_test_srcdir() };
+	struct bn_err err = { 0 };
+	struct bn_report live, sim, real;
+	const struct bn_result *r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/scripts/scenarios/port-dcp.scn", bn_test_srcdir());
+	o.scenario_path = path;
+	o.out_dir = dir;
+	bn_report_init(&live);
+	if (bn_run_scenario(&o, &live, &err) != BN_OK)
+		fail_msg("port-dcp: %s", err.msg);
+	r = result_of(&live, "bc12.port.vchg");
+	assert_non_null(r);
+	assert_int_equal(r->verdict, BN_VERDICT_PASS);
+	replay_with_backend(dir, "sim", &sim);
+	r = result_of(&sim, "bc12.port.vchg");
+	assert_non_null(r);
+	assert_int_equal(r->verdict, BN_VERDICT_PASS);
+	replay_with_backend(dir, "real", &real);
+	r = result_of(&real, "bc12.port.vchg");
+	assert_non_null(r);
+	/* the receptacle's VBUS under load is only a lower bound of the port's */
+	assert_int_equal(r->verdict, BN_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(r->reason, "cable's resistance is not known"));
+	bn_report_free(&live);
+	bn_report_free(&sim);
+	bn_report_free(&real);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1086,6 +1155,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_port__rating),
 		cmocka_unit_test(test_checks_port__compliant_never_fails_under_noise),
 		cmocka_unit_test(test_checks_port__end_out_of_memory),
+		cmocka_unit_test(test_checks_port__replay_charger_cable),
 	};
 
 	if (argc > 1)
