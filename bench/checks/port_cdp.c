@@ -35,7 +35,7 @@
 #include "checks/port_rules.h"
 
 #define CDP_MIN_RATE_HZ 1000.0
-#define CDP_SESSION (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF))
+#define CDP_SESSION (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF) | BN_CEV_BIT(BN_CEV_DATA_CONTACT))
 #define CDP_LINES ((1u << BN_CH_DP) | (1u << BN_CH_DM))
 
 /* The worst of a kind of measurement over the episodes. */
@@ -466,7 +466,8 @@ const struct bn_rule bn_port_tvdmsrc_en = {
 	.limit = "TVDMSRC_EN",
 	.persistence = "D+ in the VDP_SRC window and D- in the VDM_SRC window (port's ground), each for "
 		       ">= 1 ms and >= 3 samples, dated at the first sample; the slowest answer of every "
-		       "primary detection, or the longest D+ held VDP_SRC unanswered",
+		       "primary detection, or the longest D+ held VDP_SRC unanswered; only episodes begun with "
+		       "the lines made (data contact) and made through them",
 	.needs_channels = CDP_LINES,
 	.uses_events = CDP_SESSION,
 	.min_rate_hz = CDP_MIN_RATE_HZ,
@@ -544,7 +545,8 @@ const struct bn_rule bn_port_tvdmsrc_dis = {
 	.clause = "BC1.2 Table 5-5",
 	.limit = "TVDMSRC_DIS",
 	.persistence = "D+ out of the VDP_SRC window and D- out of the VDM_SRC window (port's ground), "
-		       "each for >= 1 ms and >= 3 samples, dated at the first sample; the slowest release",
+		       "each for >= 1 ms and >= 3 samples, dated at the first sample; the slowest release with "
+		       "the lines made through it",
 	.needs_channels = CDP_LINES,
 	.uses_events = CDP_SESSION,
 	.min_rate_hz = CDP_MIN_RATE_HZ,
@@ -593,7 +595,8 @@ const struct bn_rule bn_port_vdm_src = {
 	.limit = "VDM_SRC",
 	.persistence = "D- as the mean of each answer (D- above VDAT_REF max and below VLGC min, port's "
 		       "ground, for >= 1 ms, while D+ holds VDP_SRC), from 1 ms after it got there; the "
-		       "answer furthest from the window's middle",
+		       "answer furthest from the window's middle; only episodes begun with the lines made "
+		       "(data contact) and made through them",
 	.needs_channels = CDP_LINES,
 	.uses_events = CDP_SESSION,
 	.min_rate_hz = CDP_MIN_RATE_HZ,

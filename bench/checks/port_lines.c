@@ -43,7 +43,7 @@
 #include "checks/rules.h"
 
 #define LN_MIN_RATE_HZ 1000.0
-#define LN_SESSION (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF))
+#define LN_SESSION (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF) | BN_CEV_BIT(BN_CEV_DATA_CONTACT))
 #define LN_LINES ((1u << BN_CH_DP) | (1u << BN_CH_DM))
 #define LN_PRI_MIN_BLOCKS 10        /* a primary run: at least 10 ms */
 #define LN_SETTLE_US 5000           /* a probe phase's first 5 ms: the lines settle (RC) */
@@ -349,7 +349,8 @@ const struct bn_rule bn_port_rdcp_dat = {
 	.limit = "RDCP_DAT",
 	.persistence = "V(D+) - V(D-) as the mean of the longest run (>= 10 ms) of 1 ms blocks with D+ in "
 		       "the VDP_SRC window and D+ above D- (primary detection), less the idle lines' "
-		       "difference; over IDM_SINK (the probe's, else the limits') plus D-'s leakage",
+		       "difference; over IDM_SINK (the probe's, else the limits') plus D-'s leakage; only a run "
+		       "with the lines made (data contact) before it began and through it",
 	.needs_channels = LN_LINES,
 	.uses_events = LN_SESSION,
 	.min_rate_hz = LN_MIN_RATE_HZ,
@@ -463,7 +464,8 @@ const struct bn_rule bn_port_leakage = {
 	.clause = "CP 7.4",
 	.limit = "RDAT_LKG",
 	.persistence = "D+ as the mean of the probe's idle phase (open circuit) and of its data-contact phase "
-		       "(IDP_SRC against RDM_DWN), each from 5 ms after it began (its telemetry \"state\")",
+		       "(IDP_SRC against RDM_DWN), each from 5 ms after it began (its telemetry \"state\"), "
+		       "only while the lines are made (from 5 ms after they made contact)",
 	.needs_channels = LN_LINES,
 	.uses_events = LN_SESSION | BN_CEV_BIT(BN_CEV_TELEMETRY),
 	.min_rate_hz = LN_MIN_RATE_HZ,
