@@ -2,6 +2,7 @@
 #include "capture/replay.h"
 
 #include <ctype.h>
+#include <libgen.h>
 #include <pthread.h>
 #include <math.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 #include "checks/check.h"
 #include "checks/persist.h"
 #include "core/file.h"
+#include "core/json.h"
 #include "scenario/expect.h"
 #include "scenario/scenario.h"
 #include "core/limits.h"
@@ -364,8 +366,41 @@ static int map_channels(struct replay *r, struct bn_report *rep, struct bn_err *
 	return bn_srr_select(r->srr, r->n_sel, r->sel_src, err);
 }
 
+/* Whether the record is of a real bench: the report beside its sidecar
+ * says (bench.backend), else the sidecar's charger recorded without a
+ * cable (the runner leaves it unknown on a real bench). 1 real, 0 the
+ * simulated bench, -1 not known (a bare capture). */
+static int record_real(const struct replay *r)
+{
+	char dir[1024], path[1100];
+	cJSON *doc = NULL;
+	struct bn_err e = { 0 };
+	int real = -1;
+
+	if (!r->have_evrec || !r->o->events_path)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s", r->o->events_path);
+	snprintf(path, sizeof(path), "%s/report.json", dirname(dir));
+	if (access(path, R_OK) == 0 && bn_json_load(path, &doc, &e) == BN_OK) {
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(doc, "bench");
+		const cJSON *be = cJSON_GetObjectItemCaseSensitive(b, "backend");
+
+		if (cJSON_IsString(be) && !strcmp(be->valuestring, "real"))
+			real = 1;
+		else if (cJSON_IsString(be) && !strcmp(be->valuestring, "sim"))
+			real = 0;
+	}
+	cJSON_Delete(doc);
+	if (real < 0 && r->evrec.ctx.charger_name)
+		real = isnan(r->evrec.ctx.cable_ohm) ? 1 : 0;
+	return real;
+}
+
 /* The charger behind the port, for the port rules: as the capture's
- * sidecar recorded it, or --charger's profile (its rating and cable).
+ * sidecar recorded it, or --charger's profile (its rating, whether it is
+ * meant to be compliant, and its cable as the runner takes it: the
+ * profile's only for a record of the simulated bench; a real bench's own
+ * cable is not the profile's, and a bare capture does not say which).
  * Neither: the port rules know no charger. */
 static int load_charger(struct replay *r, struct bn_report *rep, struct bn_err *err)
 {
@@ -396,7 +431,8 @@ static int load_charger(struct replay *r, struct bn_report *rep, struct bn_err *
 	snprintf(r->charger_name, sizeof(r->charger_name), "%s", ch->name);
 	r->ctx.charger_name = r->charger_name;
 	r->ctx.charger_rated_a = ch->rated_a;
-	r->ctx.cable_ohm = ch->cable_ohm;
+	r->ctx.charger_compliant = ch->compliant;
+	r->ctx.cable_ohm = record_real(r) == 0 ? ch->cable_ohm : NAN;
 	r->ctx.cable_u_ohm = 0;
 	bn_report_add_file(rep, "charger", path, ch->name);
 	free(ch);

@@ -812,6 +812,29 @@ int bn_checks_move(struct bn_checks *c, bn_time_us t_us, const struct bn_check_c
 	return start_rules(c, err);
 }
 
+/* No memory to judge the session's rules together (the port's blame needs
+ * them all at once): each still gets a result, an error saying why, never
+ * an absence that reads as a pass. */
+static void unjudged(const struct bn_checks *c, struct bn_report *rep)
+{
+	for (int i = 0; i < c->n; i++) {
+		const struct rule_inst *ri = &c->v[i];
+		struct bn_result *res = bn_report_add(rep);
+
+		if (!res)
+			return;
+		rule_meta(c, ri, res);
+		if (ri->pre == BN_VERDICT_SKIPPED) {
+			res->verdict = BN_VERDICT_SKIPPED;
+			bn_str_copy(res->reason, sizeof(res->reason), ri->why);
+		} else {
+			res->verdict = BN_VERDICT_ERROR;
+			snprintf(res->reason, sizeof(res->reason), "not judged: out of memory for the %d rules' "
+				 "results at the end of the run", c->n);
+		}
+	}
+}
+
 void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *rep)
 {
 	struct bn_result *res = calloc((size_t)c->n + 1, sizeof(*res));
@@ -819,8 +842,10 @@ void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *r
 	flush_hold(c);
 	est_finish(c);
 	measurement_json(c, rep);
-	if (!res)
+	if (!res) {
+		unjudged(c, rep);
 		return;
+	}
 	/* judge all, blame the port, then append in table order */
 	judge_session(c, t_end_us, res);
 	for (int i = 0; i < c->n; i++) {

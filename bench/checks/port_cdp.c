@@ -17,7 +17,14 @@
  * On a device run the device's own secondary detection drives D- to
  * VDM_SRC too, after D+ left VDP_SRC: a release that is not seen may be
  * the device's, so tvdmsrc_dis fails only when the bench plays the device
- * (ctx->probe) and says when its own VDM_SRC starts. */
+ * (ctx->probe) and says when its own VDM_SRC starts.
+ *
+ * The port sees D+ only through made lines: with the bench's data-contact
+ * events known, an episode that began before the lines made contact, or
+ * saw them open or bounce, is void (a device may begin primary detection
+ * on open lines: no answer is due); a release counts only if the lines
+ * stayed made through it. Without those events a port that never answered
+ * may have had open lines: that is inconclusive, not a fail. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,7 +35,7 @@
 #include "checks/port_rules.h"
 
 #define CDP_MIN_RATE_HZ 1000.0
-#define CDP_SESSION (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF))
+#define CDP_SESSION (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF) | BN_CEV_BIT(BN_CEV_DATA_CONTACT))
 #define CDP_LINES ((1u << BN_CH_DP) | (1u << BN_CH_DM))
 
 /* The worst of a kind of measurement over the episodes. */
@@ -74,6 +81,12 @@ struct cdp_priv {
 	double lv_mean, lv_margin;
 	long lv_n;
 	bn_time_us lv_t0, lv_t1;
+	/* the lines' contact (the bench's BN_CEV_DATA_CONTACT) */
+	bool ct_known, ct_made;
+	bn_time_us ct_t;            /* the last change */
+	bool ep_void, rel_void;     /* the open episode, release: lines open or moved */
+	long n_void;                /* episodes void */
+	bn_time_us void_t0;         /* the first of them */
 };
 
 static void worst_put(struct cdp_worst *w, double d_s, bn_time_us t0, bn_time_us t1, bool cut)
@@ -115,6 +128,8 @@ static void cdp_begin(void *priv, const struct bn_check_ctx *ctx)
 	bn_persist_init(&p->dm_in, BN_PERSIST_LEVEL_US, min_n, false);
 	bn_persist_init(&p->dm_wide, BN_PERSIST_LEVEL_US, min_n, false);
 	p->lvl_from = BN_TIME_NEVER;
+	p->ct_known = (ctx->events & BN_CEV_BIT(BN_CEV_DATA_CONTACT)) != 0;
+	p->ct_t = BN_TIME_NEVER;
 }
 
 /* ---- the episode's transitions ---- */
@@ -125,7 +140,7 @@ static void lvl_close(struct cdp_priv *p)
 
 	p->lvl_pn = 0;
 	p->lvl_p = (struct bn_rsum){ 0 };
-	if (p->lvl_n < BN_PERSIST_MIN_SAMPLES) {
+	if (p->lvl_n < BN_PERSIST_MIN_SAMPLES || p->ep_void) {
 		p->lvl_n = 0;
 		p->lvl = (struct bn_rsum){ 0 };
 		p->lvl_from = BN_TIME_NEVER;
@@ -154,7 +169,8 @@ static void on_answer(struct cdp_priv *p, bn_time_us t)
 	p->answered = true;
 	p->ans_t = t > p->ep_t0 ? t : p->ep_t0;
 	d = bn_time_to_s(p->ans_t - p->ep_t0);
-	worst_put(&p->en, d, p->ep_t0, p->ans_t, false);
+	if (!p->ep_void)
+		worst_put(&p->en, d, p->ep_t0, p->ans_t, false);
 }
 
 static void on_dp_in(struct cdp_priv *p, bn_time_us t)
@@ -163,9 +179,13 @@ static void on_dp_in(struct cdp_priv *p, bn_time_us t)
 	p->episodes++;
 	p->ep_t0 = t;
 	p->answered = false;
+	/* D+ dated before the lines' last change (it is confirmed a
+	 * persistence later) began on other lines than the port's */
+	p->ep_void = p->ct_known && (!p->ct_made || (p->ct_t != BN_TIME_NEVER && p->ct_t > t));
 	/* a release still open ends where primary detection begins again */
 	if (p->rel) {
-		worst_put(&p->stuck, bn_time_to_s(t - p->rel_t0), p->rel_t0, t, false);
+		if (!p->rel_void)
+			worst_put(&p->stuck, bn_time_to_s(t - p->rel_t0), p->rel_t0, t, false);
 		p->rel = false;
 	}
 	if (p->dm_in.state)
@@ -181,6 +201,11 @@ static void on_dp_out(struct cdp_priv *p, bn_time_us t, bool cut)
 		return;
 	p->ep = false;
 	lvl_close(p);
+	if (p->ep_void) {
+		if (!p->n_void++)
+			p->void_t0 = p->ep_t0;
+		return;
+	}
 	if (!p->answered) {
 		worst_put(&p->mute, bn_time_to_s(t - p->ep_t0), p->ep_t0, t, cut);
 		return;
@@ -194,6 +219,7 @@ static void on_dp_out(struct cdp_priv *p, bn_time_us t, bool cut)
 	}
 	p->rel = true;
 	p->rel_t0 = t;
+	p->rel_void = false;
 }
 
 static void on_dm_out(struct cdp_priv *p, bn_time_us t)
@@ -201,6 +227,8 @@ static void on_dm_out(struct cdp_priv *p, bn_time_us t)
 	if (!p->rel)
 		return;
 	p->rel = false;
+	if (p->rel_void)
+		return;
 	worst_put(&p->dis, t > p->rel_t0 ? bn_time_to_s(t - p->rel_t0) : 0.0, p->rel_t0,
 		  t > p->rel_t0 ? t : p->rel_t0, false);
 }
@@ -208,7 +236,7 @@ static void on_dm_out(struct cdp_priv *p, bn_time_us t)
 static void close_all(struct cdp_priv *p, bn_time_us t)
 {
 	on_dp_out(p, t, true);
-	if (p->rel) {
+	if (p->rel && !p->rel_void) {
 		worst_put(&p->stuck, bn_time_to_s(t - p->rel_t0), p->rel_t0, t, true);
 		p->rel = false;
 	}
@@ -327,6 +355,15 @@ static void cdp_event(void *priv, const struct bn_cev *ev)
 {
 	struct cdp_priv *p = priv;
 
+	if (ev->kind == BN_CEV_DATA_CONTACT && p->ct_known && !ev->inferred) {
+		p->ct_made = ev->num > 0.5;
+		p->ct_t = ev->t_us;
+		if (p->ep)
+			p->ep_void = true;
+		if (p->rel)
+			p->rel_void = true;
+		return;
+	}
 	if (ev->kind != BN_CEV_VBUS_OFF && ev->kind != BN_CEV_VBUS_ON)
 		return;
 	close_all(p, ev->t_us);
@@ -357,6 +394,14 @@ static bool cdp_common_end(struct cdp_priv *p, bn_time_us t_end_us, struct bn_re
 		bn_result_window(res, 0, t_end_us);
 		return false;
 	}
+	if (p->n_void == p->episodes) {
+		bn_result_inconclusive(res, "primary detection (D+ at VDP_SRC, from %.3f s) ran while the data lines "
+				       "were not in contact%s: the port could not see it", bn_time_to_s(p->void_t0),
+				       p->ct_t == BN_TIME_NEVER ? " (the bench never reported them made)"
+								: " or across a contact change");
+		bn_result_window(res, 0, t_end_us);
+		return false;
+	}
 	return true;
 }
 
@@ -381,7 +426,12 @@ static void en_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 			*res = m;
 			bn_result_window(res, p->mute.t0, p->mute.t1);
 			bn_result_figure(res, "episodes", (double)p->episodes, "");
-			if (res->verdict == BN_VERDICT_FAIL)
+			if (res->verdict == BN_VERDICT_FAIL && !p->ct_known)
+				bn_result_inconclusive(res, "the port never answered VDM_SRC on D- in the %.1f ms D+ "
+						       "held VDP_SRC from %.3f s, but the capture does not say the data "
+						       "lines were in contact (no data-contact events): open lines look "
+						       "the same", p->mute.d_s * 1e3, bn_time_to_s(p->mute.t0));
+			else if (res->verdict == BN_VERDICT_FAIL)
 				bn_result_fail(res, "the port (%s) never answered VDM_SRC on D- in the %.1f ms D+ "
 					       "held VDP_SRC from %.3f s%s (TVDMSRC_EN max %.0f ms, U = %.2f ms)",
 					       port_of(p), p->mute.d_s * 1e3, bn_time_to_s(p->mute.t0),
@@ -416,7 +466,8 @@ const struct bn_rule bn_port_tvdmsrc_en = {
 	.limit = "TVDMSRC_EN",
 	.persistence = "D+ in the VDP_SRC window and D- in the VDM_SRC window (port's ground), each for "
 		       ">= 1 ms and >= 3 samples, dated at the first sample; the slowest answer of every "
-		       "primary detection, or the longest D+ held VDP_SRC unanswered",
+		       "primary detection, or the longest D+ held VDP_SRC unanswered; only episodes begun with "
+		       "the lines made (data contact) and made through them",
 	.needs_channels = CDP_LINES,
 	.uses_events = CDP_SESSION,
 	.min_rate_hz = CDP_MIN_RATE_HZ,
@@ -494,7 +545,8 @@ const struct bn_rule bn_port_tvdmsrc_dis = {
 	.clause = "BC1.2 Table 5-5",
 	.limit = "TVDMSRC_DIS",
 	.persistence = "D+ out of the VDP_SRC window and D- out of the VDM_SRC window (port's ground), "
-		       "each for >= 1 ms and >= 3 samples, dated at the first sample; the slowest release",
+		       "each for >= 1 ms and >= 3 samples, dated at the first sample; the slowest release with "
+		       "the lines made through it",
 	.needs_channels = CDP_LINES,
 	.uses_events = CDP_SESSION,
 	.min_rate_hz = CDP_MIN_RATE_HZ,
@@ -543,7 +595,8 @@ const struct bn_rule bn_port_vdm_src = {
 	.limit = "VDM_SRC",
 	.persistence = "D- as the mean of each answer (D- above VDAT_REF max and below VLGC min, port's "
 		       "ground, for >= 1 ms, while D+ holds VDP_SRC), from 1 ms after it got there; the "
-		       "answer furthest from the window's middle",
+		       "answer furthest from the window's middle; only episodes begun with the lines made "
+		       "(data contact) and made through them",
 	.needs_channels = CDP_LINES,
 	.uses_events = CDP_SESSION,
 	.min_rate_hz = CDP_MIN_RATE_HZ,

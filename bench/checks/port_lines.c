@@ -16,7 +16,13 @@
  *             0). R = dV / I, where I is IDM_SINK plus what D- may leak
  *             to ground (at most V(D-) / RDAT_LKG min). The two lines'
  *             offsets cancel against their idle difference when the
- *             capture has one (both below VDAT_REF min).
+ *             capture has one (both below VDAT_REF min). The short is
+ *             across the lines only while they touch: with the bench's
+ *             data-contact events known, a run counts only if the lines
+ *             made contact before it began and stayed made through it (a
+ *             device may begin primary detection on open lines, and a
+ *             bounce opens them); without those events a short too
+ *             large may be open lines, so it is inconclusive, not a fail.
  *   leakage   the probe's phases (its telemetry "state"): idle lines sit
  *             at the leakage's open-circuit voltage V0 (judged against
  *             VDAT_LKG); in data contact IDP_SRC into D+ against the
@@ -25,7 +31,8 @@
  *             V1 / RDM_DWN). The short joins the lines: that is both in
  *             parallel, so each line has at least it, and one at most
  *             twice it: pass when it reaches RDAT_LKG min, fail when
- *             twice it does not. */
+ *             twice it does not. Both phases count only with the lines
+ *             made (each from 5 ms after they made contact again). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,7 +43,7 @@
 #include "checks/rules.h"
 
 #define LN_MIN_RATE_HZ 1000.0
-#define LN_SESSION (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF))
+#define LN_SESSION (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF) | BN_CEV_BIT(BN_CEV_DATA_CONTACT))
 #define LN_LINES ((1u << BN_CH_DP) | (1u << BN_CH_DM))
 #define LN_PRI_MIN_BLOCKS 10        /* a primary run: at least 10 ms */
 #define LN_SETTLE_US 5000           /* a probe phase's first 5 ms: the lines settle (RC) */
@@ -46,6 +53,7 @@ struct ln_run {
 	long n_blk, n;
 	struct bn_rsum d, dp, dm;
 	bn_time_us t0, t1;
+	bool open;   /* some of it with the lines open, or a contact change within it */
 };
 
 enum ln_phase { LP_NONE, LP_IDLE, LP_DCD, LP_OTHER };
@@ -66,6 +74,11 @@ struct ln_priv {
 	struct bn_rsum idle_dp, dcd_dp;
 	bn_time_us idle_t0, idle_t1, dcd_t0, dcd_t1;
 	bool tel_seen;
+	/* the lines' contact (the bench's BN_CEV_DATA_CONTACT) */
+	bool ct_known, ct_made, ct_moved;   /* moved: a change within the block being filled */
+	bn_time_us ct_t;                    /* the last change */
+	long n_open_runs;                   /* primary runs void for open lines */
+	bn_time_us open_t0;                 /* the first of them */
 };
 
 static void ln_begin(void *priv, const struct bn_check_ctx *ctx)
@@ -85,6 +98,8 @@ static void ln_begin(void *priv, const struct bn_check_ctx *ctx)
 			p->gnd_unknown = true;
 		p->sh[k] = dut_ref && !isnan(ctx->gnd_offset_v) ? ctx->gnd_offset_v : 0.0;
 	}
+	p->ct_known = (ctx->events & BN_CEV_BIT(BN_CEV_DATA_CONTACT)) != 0;
+	p->ct_t = BN_TIME_NEVER;
 	p->blk_us = bn_block_len_us(ctx);
 	bn_block_start(&p->b, 0, p->blk_us);
 	p->b.t0 = BN_TIME_NEVER;
@@ -111,6 +126,12 @@ static double run_mean(const struct ln_run *r, const struct bn_rsum *s)
 
 static void run_close(struct ln_priv *p)
 {
+	if (p->cur.n_blk >= LN_PRI_MIN_BLOCKS && p->cur.open) {
+		if (!p->n_open_runs++)
+			p->open_t0 = p->cur.t0;
+		memset(&p->cur, 0, sizeof(p->cur));
+		return;
+	}
 	if (p->cur.n_blk >= LN_PRI_MIN_BLOCKS &&
 	    (!p->best.n_blk || run_mean(&p->cur, &p->cur.d) > run_mean(&p->best, &p->best.d)))
 		p->best = p->cur;
@@ -121,7 +142,11 @@ static void ln_blk(void *user, const struct bn_block *b)
 {
 	struct ln_priv *p = user;
 	double dp, dm;
+	/* the lines made through the whole block (a change reported after
+	 * it ended but before it closed voids it too: on the safe side) */
+	bool open = p->ct_known && (!p->ct_made || p->ct_moved);
 
+	p->ct_moved = false;
 	if (b->n < BN_PERSIST_MIN_SAMPLES)
 		return;
 	dp = bn_block_mean(b, 0);
@@ -135,6 +160,8 @@ static void ln_blk(void *user, const struct bn_block *b)
 	 * difference positive (IDM_SINK pulls D- below D+) */
 	if (b->ok && dp - dm > 0) {
 		run_add(&p->cur, b);
+		if (open)
+			p->cur.open = true;
 		return;
 	}
 	run_close(p);
@@ -151,6 +178,8 @@ static void ln_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	/* a block whose D+ left the window is not primary's; the zero
 	 * test reads its means */
 	bn_block_run(&p->b, &t, 1, dp, dm, in, ln_blk, p);
+	if (p->ct_known && (!p->ct_made || t < p->ct_t + LN_SETTLE_US))
+		return; /* the probe's phases see the port only through made lines */
 	if (p->ph == LP_IDLE && t >= p->ph_t0 + LN_SETTLE_US) {
 		if (!p->n_idle)
 			p->idle_t0 = t;
@@ -173,6 +202,14 @@ static void ln_event(void *priv, const struct bn_cev *ev)
 	if (ev->kind == BN_CEV_VBUS_OFF || ev->kind == BN_CEV_VBUS_ON) {
 		run_close(p);
 		p->ph = LP_NONE;
+		return;
+	}
+	if (ev->kind == BN_CEV_DATA_CONTACT && p->ct_known && !ev->inferred) {
+		p->ct_made = ev->num > 0.5;
+		p->ct_t = ev->t_us;
+		p->ct_moved = true;
+		if (p->cur.n_blk)
+			p->cur.open = true;
 		return;
 	}
 	if (ev->kind != BN_CEV_TELEMETRY || !ev->key || strcmp(ev->key, "state") || !ev->text)
@@ -229,6 +266,15 @@ static void rdcp_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 	if (!ln_common(p, t_end_us, res))
 		return;
+	if (!p->best.n_blk && p->n_open_runs) {
+		bn_result_inconclusive(res, "primary detection (D+ in the VDP_SRC window above D-, from %.3f s) "
+				       "ran while the data lines were not in contact%s: the port's short was not "
+				       "across them", bn_time_to_s(p->open_t0),
+				       p->ct_t == BN_TIME_NEVER ? " (the bench never reported them made)"
+								: " or across a contact change");
+		bn_result_window(res, 0, t_end_us);
+		return;
+	}
 	if (!p->best.n_blk) {
 		bn_result_inconclusive(res, "no primary detection (D+ in the VDP_SRC window above D- for >= %d "
 				       "ms) drove a current through the short", LN_PRI_MIN_BLOCKS);
@@ -265,6 +311,14 @@ static void rdcp_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	u_hi = ud / i_lo;
 	bn_result_window(res, p->best.t0, p->best.t1);
 	bn_result_figure(res, "v_dp_minus_dm", d, "V");
+	if (r_lo - eff_u(res, u_lo) > rmax && !p->ct_known) {
+		bn_result_measured(res, r_lo, "ohm");
+		bn_result_inconclusive(res, "the short measures at least %.0f ohm (%.1f mV across it), above "
+				       "RDCP_DAT max %.0f ohm, but the capture does not say the data lines were in "
+				       "contact (no data-contact events): open lines look the same", r_lo, d * 1e3,
+				       rmax);
+		return;
+	}
 	if (r_lo - eff_u(res, u_lo) > rmax) {
 		bn_result_judge_u(res, r_lo, u_lo, NAN, rmax, "ohm");
 		bn_result_fail(res, "the port's (%s) D+/D- short measures at least %.0f ohm (%.1f mV across it "
@@ -276,15 +330,12 @@ static void rdcp_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 		bn_result_judge_u(res, r_hi, u_hi, NAN, rmax, "ohm");
 		return;
 	}
-	if (known) {
-		bn_result_judge_u(res, r_hi, u_hi, NAN, rmax, "ohm");
-		if (res->verdict == BN_VERDICT_INCONCLUSIVE)
-			return; /* within measurement uncertainty */
-	}
+	/* the range straddles the limit: neither end may be judged alone
+	 * (r_hi leaves out what D- may leak, r_lo counts all of it) */
 	bn_result_measured(res, r_hi, "ohm");
-	bn_result_inconclusive(res, "the short measures %.0f-%.0f ohm (%.1f mV across it, U = %.1f mV): %s",
-			       r_lo, r_hi, d * 1e3, ud * 1e3,
-			       known ? "the probe's sink and the lines' leakage leave it that wide"
+	bn_result_inconclusive(res, "the short measures %.0f-%.0f ohm (%.1f mV across it, U = %.1f mV), against "
+			       "RDCP_DAT max %.0f ohm: %s", r_lo, r_hi, d * 1e3, ud * 1e3, rmax,
+			       known ? "the probe's sink, the lines' leakage and the measurement leave it that wide"
 				     : "the device's IDM_SINK is known only within its limits (a port scenario, "
 				       "with the bench's own sink, judges the short)");
 }
@@ -298,7 +349,8 @@ const struct bn_rule bn_port_rdcp_dat = {
 	.limit = "RDCP_DAT",
 	.persistence = "V(D+) - V(D-) as the mean of the longest run (>= 10 ms) of 1 ms blocks with D+ in "
 		       "the VDP_SRC window and D+ above D- (primary detection), less the idle lines' "
-		       "difference; over IDM_SINK (the probe's, else the limits') plus D-'s leakage",
+		       "difference; over IDM_SINK (the probe's, else the limits') plus D-'s leakage; only a run "
+		       "with the lines made (data contact) before it began and through it",
 	.needs_channels = LN_LINES,
 	.uses_events = LN_SESSION,
 	.min_rate_hz = LN_MIN_RATE_HZ,
@@ -366,8 +418,9 @@ static void lkg_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	bn_result_figure(res, "v_loaded", v1, "V");
 	if (fabs(den) <= ud || num * den <= 0) {
 		/* no current the lines take can be told from zero: at least
-		 * what the smallest such difference gives */
-		r_lo = (fabs(num) + un) / (fabs(den) + ud);
+		 * the smallest difference their voltage may have over the
+		 * largest current they may take */
+		r_lo = fmax(0.0, fabs(num) - un) / (fabs(den) + ud);
 		bn_result_measured(res, r_lo, "ohm");
 		if (r_lo > rmin) {
 			bn_result_judge_u(res, r_lo, 0, rmin, NAN, "ohm");
@@ -411,7 +464,8 @@ const struct bn_rule bn_port_leakage = {
 	.clause = "CP 7.4",
 	.limit = "RDAT_LKG",
 	.persistence = "D+ as the mean of the probe's idle phase (open circuit) and of its data-contact phase "
-		       "(IDP_SRC against RDM_DWN), each from 5 ms after it began (its telemetry \"state\")",
+		       "(IDP_SRC against RDM_DWN), each from 5 ms after it began (its telemetry \"state\"), "
+		       "only while the lines are made (from 5 ms after they made contact)",
 	.needs_channels = LN_LINES,
 	.uses_events = LN_SESSION | BN_CEV_BIT(BN_CEV_TELEMETRY),
 	.min_rate_hz = LN_MIN_RATE_HZ,

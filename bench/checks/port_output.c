@@ -43,7 +43,7 @@
 /* Two 1 ms block means of VBUS this close are a held level, not a fall. */
 #define OUT_STEADY_V 0.05
 #define OUT_KS BN_PERSIST_MIN_SAMPLES /* samples an instantaneous excursion needs */
-#define OUT_MAX_STEPS 32
+#define OUT_MAX_STEPS 32            /* steps and off episodes kept; older ones fold into a summary */
 
 /* An extreme of the port's voltage: its value, the current then, the
  * samples it is a mean of, and when. */
@@ -136,6 +136,27 @@ struct off_ep {
 	bn_time_us t_cut;
 };
 
+/* What the closed steps no longer kept say, as und_end judges them. */
+struct step_sum {
+	struct range und;        /* the judged steps that did not go off */
+	int judged;              /* settled in VCHG: their time is judged */
+	double d, lower;         /* the slowest back, the longest not seen back (-1: none) */
+	bool has_worst, has_cut, has_unsettled;
+	struct step worst, worst_cut;
+};
+
+/* What the closed off episodes no longer kept say, as shut_end and
+ * rec_end judge them. */
+struct off_sum {
+	int loaded, unloaded, folds;
+	bool has_shut, has_back, has_cut;
+	struct off_ep shut;      /* loaded: the highest port voltage before (shut_lo) */
+	double shut_lo;
+	struct off_ep back;      /* loaded and back: the slowest (back_s) */
+	double back_s;
+	struct off_ep cut;       /* loaded, not seen back: the longest */
+};
+
 struct out_priv {
 	const struct bn_check_ctx *ctx;
 	const struct bn_limits *lim;
@@ -171,12 +192,12 @@ struct out_priv {
 	/* load steps */
 	struct step st[OUT_MAX_STEPS];
 	int n_st;
-	long n_st_all;
+	struct step_sum st_sum;        /* the steps folded out of st[] */
 	struct bn_persist inv;         /* VBUS (lower bound) inside VCHG */
 	/* output-off episodes */
 	struct off_ep off[OUT_MAX_STEPS];
 	int n_off;
-	long n_off_all;
+	struct off_sum off_sum;        /* the episodes folded out of off[] */
 	bool off_open;
 	bool in_shutdown;              /* a judged shutdown, until the output is back */
 };
@@ -219,6 +240,7 @@ static void out_begin(void *priv, const struct bn_check_ctx *ctx)
 	bn_persist_init(&p->inv, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
 	bn_block_start(&p->b, 0, p->blk_us);
 	p->b.t0 = BN_TIME_NEVER;
+	p->st_sum.d = p->st_sum.lower = -1;
 }
 
 /* The port's voltage from the receptacle's: [lo, hi]. */
@@ -250,6 +272,73 @@ static double u_port(const struct out_priv *p, double v, double i, long n)
 			p->cable_known ? p->r_ohm * bn_ctx_u_level(p->ctx, BN_CH_IBUS, i, n) : 0.0 };
 
 	return bn_u_expand(3, u);
+}
+
+/* ---- the closed steps and off episodes, folded as they are judged ---- */
+
+static void step_fold(struct step_sum *sm, const struct step *s)
+{
+	double dk;
+
+	if (s->judged && !s->went_off && s->und.n)
+		range_merge(&sm->und, &s->und);
+	if (!s->judged || isnan(s->i_after) || s->went_off)
+		return;
+	if (!s->settled_known || !s->settled_in) {
+		sm->has_unsettled = true;
+		return;
+	}
+	sm->judged++;
+	if (s->back) {
+		dk = bn_time_to_s(s->t_back - s->t);
+		if (dk > sm->d) {
+			sm->d = dk;
+			sm->worst = *s;
+			sm->has_worst = true;
+		}
+	} else {
+		dk = bn_time_to_s(s->t_end - s->t);
+		if (dk > sm->lower) {
+			sm->lower = dk;
+			sm->worst_cut = *s;
+			sm->has_cut = true;
+		}
+	}
+}
+
+static void off_fold(const struct out_priv *p, struct off_sum *sm, const struct off_ep *o)
+{
+	double lo, hi;
+
+	if (!o->loaded_known) {
+		sm->folds += o->at_step; /* pulled down by a load step: a fold, not a shutdown */
+		return;
+	}
+	if (!(o->i_before > p->isusp + 2.0 * u_i(p, o->i_before, o->n_before))) {
+		sm->unloaded++;  /* a restart with no load (a DCP's auto mode): not a shutdown */
+		return;
+	}
+	sm->loaded++;
+	/* the port's voltages compared, not the receptacle's: the same VBUS
+	 * at a larger current is a higher port voltage */
+	port_v(p, o->v_before, o->i_before, &lo, &hi);
+	if (!sm->has_shut || lo > sm->shut_lo) {
+		sm->shut = *o;
+		sm->shut_lo = lo;
+		sm->has_shut = true;
+	}
+	if (o->back) {
+		double d = bn_time_to_s(o->t_back - o->t_off);
+
+		if (!sm->has_back || d > sm->back_s) {
+			sm->back = *o;
+			sm->back_s = d;
+			sm->has_back = true;
+		}
+	} else if (!sm->has_cut || o->t_cut - o->t_off > sm->cut.t_cut - sm->cut.t_off) {
+		sm->cut = *o;
+		sm->has_cut = true;
+	}
 }
 
 /* ---- sessions ---- */
@@ -296,8 +385,14 @@ static void out_event(void *priv, const struct bn_cev *ev)
 		p->load_a = ev->num > 0 ? ev->num : 0.0;
 		steps_close(p, ev->t_us);
 		p->t_step = ev->t_us;
-		p->n_st_all++;
-		if (p->n_st < OUT_MAX_STEPS) {
+		if (p->n_st == OUT_MAX_STEPS) {
+			/* every kept step is closed (above): the oldest folds
+			 * into the summary, nothing of it is dropped */
+			step_fold(&p->st_sum, &p->st[0]);
+			memmove(&p->st[0], &p->st[1], (OUT_MAX_STEPS - 1) * sizeof(p->st[0]));
+			p->n_st--;
+		}
+		{
 			struct step *s = &p->st[p->n_st++];
 
 			memset(s, 0, sizeof(*s));
@@ -479,8 +574,13 @@ static void out_one(struct out_priv *p, bn_time_us t, double v, double ibus)
 	    p->seen_on && !p->off_open) {
 		struct off_ep *o;
 
-		p->n_off_all++;
-		if (p->n_off < OUT_MAX_STEPS) {
+		if (p->n_off == OUT_MAX_STEPS) {
+			/* every kept episode is closed (a new one opens only then) */
+			off_fold(p, &p->off_sum, &p->off[0]);
+			memmove(&p->off[0], &p->off[1], (OUT_MAX_STEPS - 1) * sizeof(p->off[0]));
+			p->n_off--;
+		}
+		{
 			o = &p->off[p->n_off++];
 			memset(o, 0, sizeof(*o));
 			o->t_off = tc;
@@ -561,6 +661,7 @@ static void range_judge(const struct out_priv *p, const struct range *r, struct 
 {
 	const struct ext *e;
 	double u;
+	bool lo_in, hi_in;
 
 	/* a fail on a bound that holds whatever the cable */
 	if (!isnan(min) && r->hi_min.set &&
@@ -583,11 +684,34 @@ static void range_judge(const struct out_priv *p, const struct range *r, struct 
 		bn_result_window(res, e->t0, e->t1);
 		return;
 	}
-	/* the bound nearer its limit decides */
+	/* a pass needs both bounds inside with their U; a fail comes only
+	 * from the two tests above: a bound the port may not be at (the
+	 * receptacle's VBUS with the cable unknown, a current that moved
+	 * within the samples at a load step) never fails it */
+	lo_in = isnan(min) || (r->lo_min.set &&
+			       r->lo_min.v >= min + eff_U(res, u_port(p, r->lo_min.v, r->lo_min.i, r->lo_min.n)));
+	hi_in = isnan(max) || (r->hi_max.set && !r->unbounded &&
+			       r->hi_max.v <= max - eff_U(res, u_port(p, r->hi_max.v, r->hi_max.i, r->hi_max.n)));
+	/* the bound nearer its limit is the one reported */
 	if (isnan(max) || (!isnan(min) && r->lo_min.v - min < max - r->hi_max.v))
 		e = &r->lo_min;
 	else
-		e = r->unbounded ? &r->lo_max : &r->hi_max;
+		e = &r->hi_max;
+	if (lo_in && hi_in)
+		goto judge;
+	e = !lo_in ? &r->lo_min : &r->hi_max;
+	u = u_port(p, e->v, e->i, e->n);
+	bn_result_judge_u(res, e->v, u, min, max, "V");
+	bn_result_window(res, e->t0, e->t1);
+	bn_result_figure(res, "port_current", e->i, "A");
+	if (res->verdict == BN_VERDICT_INCONCLUSIVE)
+		return; /* within measurement uncertainty, said by the judge */
+	bn_result_inconclusive(res, "%s: the port's %s bound reaches %.3f V (at %.3f A, U = %.3f V), past %.2f V, "
+			       "but its %s bound does not: the port may be on either side (the cable's "
+			       "resistance, or a current that moved within the samples, leaves it that wide)",
+			       what, !lo_in ? "lower" : "upper", e->v, e->i, u, !lo_in ? min : max,
+			       !lo_in ? "upper" : "lower");
+	return;
 judge:
 	u = u_port(p, e->v, e->i, e->n);
 	bn_result_judge_u(res, e->v, u, min, max, "V");
@@ -669,8 +793,8 @@ static void ovr_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 
 	out_end_common(p, t_end_us);
 	if (!p->ovr.n) {
-		bn_result_inconclusive(res, "VBUS was never measured up (above VOTG_SESS_VLD max %.2f V) while "
-				       "the bench applied it", p->sess_hi);
+		bn_result_inconclusive(res, "the bench never applied VBUS for %d samples in a row (its VBUS_ON to "
+				       "VBUS_OFF): no overshoot to look for", OUT_KS);
 		bn_result_window(res, 0, t_end_us);
 		return;
 	}
@@ -689,8 +813,9 @@ const struct bn_rule bn_port_overshoot = {
 	.title = "the port's VBUS never exceeds VCHG_OVRSHT max (power-up, load steps)",
 	.clause = "CP 7.2, 8.2",
 	.limit = "VCHG_OVRSHT",
-	.persistence = "instantaneous: 3 consecutive samples all above, VBUS + I x R_cable, from VBUS up "
-		       "(above VOTG_SESS_VLD max) while the bench applies it",
+	.persistence = "instantaneous: 3 consecutive samples all above, VBUS + I x R_cable, while the bench "
+		       "applies VBUS (from its VBUS_ON, not from VBUS measured up: a power-up overshoot comes "
+		       "first)",
 	.needs_channels = OUT_CHANNELS,
 	.needs_events = OUT_EVENTS,
 	.min_rate_hz = OUT_MIN_RATE_HZ,
@@ -708,18 +833,22 @@ const struct bn_rule bn_port_overshoot = {
 static void und_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct out_priv *p = priv;
-	double tmax = lim_s(p->lim, "TDCP_UNDSHT"), u, d = -1, lower = -1;
-	const struct step *worst = NULL, *worst_cut = NULL, *unsettled = NULL;
-	int judged = 0;
+	double tmax = lim_s(p->lim, "TDCP_UNDSHT"), u, d, lower;
+	const struct step *worst, *worst_cut;
+	struct step_sum sm;
+	int judged;
 	char what[96];
 
-	struct range und = { 0 };
-
 	out_end_common(p, t_end_us);
+	sm = p->st_sum;
 	for (int k = 0; k < p->n_st; k++)
-		if (p->st[k].judged && !p->st[k].went_off && p->st[k].und.n)
-			range_merge(&und, &p->st[k].und);
-	if (!und.n) {
+		step_fold(&sm, &p->st[k]);
+	d = sm.d;
+	lower = sm.lower;
+	judged = sm.judged;
+	worst = sm.has_worst ? &sm.worst : NULL;
+	worst_cut = sm.has_cut ? &sm.worst_cut : NULL;
+	if (!sm.und.n) {
 		bn_result_inconclusive(res, "no load step within the cap %.3f A (BN_CEV_LOAD) with the output up "
 				       "after it: no undershoot to judge", p->i_cap);
 		bn_result_window(res, 0, t_end_us);
@@ -727,7 +856,7 @@ static void und_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	}
 	/* the level: below VCHG_UNDSHT min for 3 samples fails */
 	snprintf(what, sizeof(what), "VCHG_UNDSHT %s", cable_said(p));
-	range_judge(p, &und, res, p->und_lo, NAN, what);
+	range_judge(p, &sm.und, res, p->und_lo, NAN, what);
 	if (res->verdict == BN_VERDICT_FAIL) {
 		bn_result_fail(res, "the port (%s) undershot to %.3f V (%d samples, %s; U = %.3f V) at %.3f s: "
 			       "below VCHG_UNDSHT min %.2f V", port_of(p), res->measured, OUT_KS, cable_said(p),
@@ -736,32 +865,7 @@ static void und_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	}
 	/* the time: back into VCHG within TDCP_UNDSHT max of each load step
 	 * within the cap, on a port that settles in VCHG (one that does not
-	 * fails bc12.port.vchg, not this) */
-	for (int k = 0; k < p->n_st; k++) {
-		const struct step *s = &p->st[k];
-		double dk;
-
-		if (!s->judged || isnan(s->i_after) || s->went_off)
-			continue;
-		if (!s->settled_known || !s->settled_in) {
-			unsettled = s;
-			continue;
-		}
-		judged++;
-		if (s->back) {
-			dk = bn_time_to_s(s->t_back - s->t);
-			if (dk > d) {
-				d = dk;
-				worst = s;
-			}
-		} else {
-			dk = bn_time_to_s(s->t_end - s->t);
-			if (dk > lower) {
-				lower = dk;
-				worst_cut = s;
-			}
-		}
-	}
+	 * fails bc12.port.vchg, not this): step_fold took the worst */
 	if (worst_cut && lower > d) {
 		/* never seen back, though its plateau averaged in VCHG: at least that long */
 		u = bn_span_U(p->ctx, BN_CH_VBUS, BN_CH_VBUS);
@@ -779,7 +883,7 @@ static void und_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 		return;
 	}
 	if (!judged) {
-		if (unsettled)
+		if (sm.has_unsettled)
 			bn_result_inconclusive(res, "no undershoot below VCHG_UNDSHT; the load steps' plateaus did "
 					       "not settle in VCHG (bc12.port.vchg judges them) or were too short "
 					       "for a %.0f ms average: no undershoot time to judge",
@@ -839,27 +943,19 @@ const struct bn_rule bn_port_undershoot = {
 static void shut_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct out_priv *p = priv;
-	const struct off_ep *worst = NULL;
-	int loaded = 0, unloaded = 0, folds = 0;
+	const struct off_ep *worst;
+	struct off_sum sm;
+	int loaded, unloaded, folds;
 	double lo, hi, u;
 
 	out_end_common(p, t_end_us);
-	for (int k = 0; k < p->n_off; k++) {
-		const struct off_ep *o = &p->off[k];
-
-		if (!o->loaded_known) {
-			folds += o->at_step; /* pulled down by a load step: a fold, not a shutdown */
-			continue;
-		}
-		if (!(o->i_before > p->isusp + 2.0 * u_i(p, o->i_before, o->n_before))) {
-			unloaded++;  /* a restart with no load (a DCP's auto mode): not a shutdown */
-			continue;
-		}
-		loaded++;
-		port_v(p, o->v_before, o->i_before, &lo, &hi);
-		if (!worst || lo > worst->v_before)
-			worst = o;
-	}
+	sm = p->off_sum;
+	for (int k = 0; k < p->n_off; k++)
+		off_fold(p, &sm, &p->off[k]);
+	worst = sm.has_shut ? &sm.shut : NULL;
+	loaded = sm.loaded;
+	unloaded = sm.unloaded;
+	folds = sm.folds;
 	if (!worst) {
 		if (p->max_i > p->isusp) {
 			/* delivered, and never went off under load: nothing broke the rule */
@@ -925,24 +1021,17 @@ const struct bn_rule bn_port_shutdown = {
 static void rec_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 {
 	struct out_priv *p = priv;
-	double rmax = lim_s(p->lim, "TSHTDWN_REC"), d = -1, u = bn_span_U(p->ctx, BN_CH_VBUS, BN_CH_VBUS);
-	const struct off_ep *worst = NULL, *cut = NULL;
+	double rmax = lim_s(p->lim, "TSHTDWN_REC"), d, u = bn_span_U(p->ctx, BN_CH_VBUS, BN_CH_VBUS);
+	const struct off_ep *worst, *cut;
+	struct off_sum sm;
 
 	out_end_common(p, t_end_us);
-	for (int k = 0; k < p->n_off; k++) {
-		const struct off_ep *o = &p->off[k];
-
-		if (!o->loaded_known || !(o->i_before > p->isusp + 2.0 * u_i(p, o->i_before, o->n_before)))
-			continue;
-		if (o->back) {
-			if (bn_time_to_s(o->t_back - o->t_off) > d) {
-				d = bn_time_to_s(o->t_back - o->t_off);
-				worst = o;
-			}
-		} else if (!cut || o->t_cut - o->t_off > cut->t_cut - cut->t_off) {
-			cut = o;
-		}
-	}
+	sm = p->off_sum;
+	for (int k = 0; k < p->n_off; k++)
+		off_fold(p, &sm, &p->off[k]);
+	worst = sm.has_back ? &sm.back : NULL;
+	cut = sm.has_cut ? &sm.cut : NULL;
+	d = sm.back_s;
 	if (cut && bn_time_to_s(cut->t_cut - cut->t_off) > rmax + eff_U(res, u)) {
 		bn_result_judge_u(res, bn_time_to_s(cut->t_cut - cut->t_off), u, NAN, rmax, "s");
 		bn_result_window(res, cut->t_off, cut->t_cut);

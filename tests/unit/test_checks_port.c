@@ -13,22 +13,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture/replay.h"
 #include "checks/check.h"
 #include "core/limits.h"
 #include "core/meas.h"
 #include "report/report.h"
+#include "scenario/runner.h"
 #include "lib/gen_stream.h"
 #include "lib/harness.h"
 
-#define MAX_EV 24
+#define MAX_EV 48
+
+/* calloc, failing once when asked (test_checks_port.mk wraps the
+ * library's calls): the engine's results at the end of a run */
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+static size_t calloc_fail_size;
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (calloc_fail_size && size == calloc_fail_size) {
+		calloc_fail_size = 0;
+		return NULL;
+	}
+	return __real_calloc(n, size);
+}
 
 struct pev {
 	enum bn_cev_kind kind;
 	double t_s, num;
 };
 
-/* A stream for a port rule: gen's samples, VBUS on at 0 (unless the
- * events say otherwise: then exactly the listed ones), VBUS off at the end. */
+/* A stream for a port rule: gen's samples, VBUS on at 0, the data lines
+ * made at 0 (unless the events list data contact: then exactly the listed
+ * ones), VBUS off at the end. */
 struct pcase {
 	const char *rule, *name;
 	enum bn_port_type port;
@@ -53,9 +71,18 @@ static enum bn_verdict run_pcase(const struct pcase *pc, struct bn_result *out)
 	enum bn_verdict v = BN_VERDICT_ERROR;
 	struct bn_rng rng;
 	int ne = 0, next = 0;
+	bool lists_ct = false;
+	struct pev evs[MAX_EV];
 
-	while (ne < MAX_EV && pc->ev[ne].t_s > 0)
-		ne++;
+	/* the events in time order (a case may list them in any) */
+	while (ne < MAX_EV && pc->ev[ne].t_s > 0) {
+		int k = ne++;
+
+		lists_ct |= pc->ev[k].kind == BN_CEV_DATA_CONTACT;
+		for (; k > 0 && evs[k - 1].t_s > pc->ev[ne - 1].t_s; k--)
+			evs[k] = evs[k - 1];
+		evs[k] = pc->ev[ne - 1];
+	}
 	bn_rng_seed(&rng, pc->seed ? pc->seed : 1);
 	ctx_init(&ctx, pc->port, BN_DECL_BATTERY, rate);
 	ctx.cable_ohm = NAN;
@@ -68,15 +95,20 @@ static enum bn_verdict run_pcase(const struct pcase *pc, struct bn_result *out)
 		pc->tweak(&ctx);
 	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
 	ev_at(c, BN_CEV_VBUS_ON, 0.0);
+	if (!lists_ct && (ctx.events & BN_CEV_BIT(BN_CEV_DATA_CONTACT))) {
+		struct bn_cev e = { .kind = BN_CEV_DATA_CONTACT, .num = 1 };
+
+		bn_checks_event(c, &e);
+	}
 	for (long i = 0; i < n; i++) {
 		double t = (double)i / rate;
 		struct bn_sample s = { { 0 } };
 
-		while (next < ne && pc->ev[next].t_s <= t) {
+		while (next < ne && evs[next].t_s <= t) {
 			static const char *const states[] = { "idle", "dcd", "primary", "release", "secondary",
 							       "done" };
-			struct bn_cev e = { .kind = pc->ev[next].kind, .t_us = bn_time_from_s(pc->ev[next].t_s),
-					    .num = pc->ev[next].num };
+			struct bn_cev e = { .kind = evs[next].kind, .t_us = bn_time_from_s(evs[next].t_s),
+					    .num = evs[next].num };
 
 			/* the probe's telemetry: num is the index of its state */
 			if (e.kind == BN_CEV_TELEMETRY) {
@@ -225,6 +257,45 @@ static void test_checks_port__cdp(void **state)
 {
 	(void)state;
 	assert_int_equal(run_pcases(cdp_cases, sizeof(cdp_cases) / sizeof(cdp_cases[0])), 0);
+}
+
+#define CT_EV BN_CEV_BIT(BN_CEV_DATA_CONTACT)
+
+/* The port sees D+ only through made lines: primary detection begun
+ * before they touched, or across a bounce, asks the port nothing; without
+ * the bench's contact events a port that never answered may have had
+ * open lines. */
+static const struct pcase cdp_contact_cases[] = {
+	CDPX("bc12.port.tvdmsrc_en", "lines made 10 ms into primary, no answer", g_cdp_mute, BN_VERDICT_INCONCLUSIVE,
+	     .ev = { { BN_CEV_DATA_CONTACT, 0.21, 1 } }),
+	CDPX("bc12.port.tvdmsrc_en", "lines never made", g_cdp_mute, BN_VERDICT_INCONCLUSIVE,
+	     .ev = { { BN_CEV_DATA_CONTACT, 0.55, 1 } }),
+	CDPX("bc12.port.tvdmsrc_en", "a bounce during primary, no answer", g_cdp_mute, BN_VERDICT_INCONCLUSIVE,
+	     .ev = { { BN_CEV_DATA_CONTACT, 0.001, 1 }, { BN_CEV_DATA_CONTACT, 0.21, 0 },
+		     { BN_CEV_DATA_CONTACT, 0.211, 1 } }),
+	CDPX("bc12.port.tvdmsrc_en", "made before primary, no answer", g_cdp_mute, BN_VERDICT_FAIL,
+	     .ev = { { BN_CEV_DATA_CONTACT, 0.1, 1 } }),
+	CDPX("bc12.port.tvdmsrc_en", "no contact events, no answer", g_cdp_mute, BN_VERDICT_INCONCLUSIVE,
+	     .drop_events = CT_EV),
+	CDPX("bc12.port.tvdmsrc_en", "no contact events, answer after 30 ms", g_cdp_late, BN_VERDICT_FAIL,
+	     .drop_events = CT_EV),
+	CDPX("bc12.port.vdm_src", "0.45 V, lines made 10 ms into primary", g_cdp_low, BN_VERDICT_INCONCLUSIVE,
+	     .ev = { { BN_CEV_DATA_CONTACT, 0.21, 1 } }),
+	CDPX("bc12.port.tvdmsrc_dis", "probe: held 35 ms, lines open 10 ms into the release", g_cdp_sticky,
+	     BN_VERDICT_INCONCLUSIVE, .tweak = probe_no_sec,
+	     .ev = { { BN_CEV_DATA_CONTACT, 0.001, 1 }, { BN_CEV_DATA_CONTACT, 0.25, 0 } }),
+	CDPX("bc12.port.tvdmsrc_dis", "probe: held 35 ms, lines made through it", g_cdp_sticky, BN_VERDICT_FAIL,
+	     .tweak = probe_no_sec, .ev = { { BN_CEV_DATA_CONTACT, 0.001, 1 }, { BN_CEV_DATA_CONTACT, 0.5, 0 } }),
+};
+
+static void test_checks_port__cdp_contact(void **state)
+{
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcases(cdp_contact_cases, sizeof(cdp_contact_cases) / sizeof(cdp_contact_cases[0])), 0);
+	run_pcase(&cdp_contact_cases[0], &r);
+	assert_non_null(strstr(r.reason, "not in contact"));
 }
 
 /* The measured answer time is the one generated, within a sample. */
@@ -494,6 +565,162 @@ static void test_checks_port__output_values(void **state)
 	assert_true(r.measured > 6.0 && r.measured < 5.05 + 1.4);
 }
 
+/* ---- a bound the port may not be at never fails it ---- */
+
+/* VBUS at the receptacle 5.912 V for the 3 samples around the load step
+ * at 1.3 s (0.75 -> 1 A): through the 0.1 ohm cable 5.987 V at the
+ * current before it, 6.012 V at the one after. Which held is not known. */
+static void g_out_spike_at_step(double t, struct bn_sample *s)
+{
+	g_out_ok(t, s);
+	if (t >= 1.29975 && t < 1.30005)
+		s->v[BN_CH_VBUS] = 5.912;
+}
+
+static void test_checks_port__output_bounds(void **state)
+{
+	static const struct pcase cases[] = {
+		/* the receptacle's 3 V dip with the cable unknown: the port's own
+		 * VBUS may be higher (it passes a low bound, no more) */
+		OUTT("bc12.port.undershoot", "3.0 V dip, cable unknown", g_out_dip, BN_VERDICT_INCONCLUSIVE,
+		     unknown_cable),
+		OUTT("bc12.port.undershoot", "reference, cable unknown", g_out_ok, BN_VERDICT_PASS, unknown_cable),
+		OUT("bc12.port.overshoot", "5.99-6.01 V across a load step", g_out_spike_at_step,
+		    BN_VERDICT_INCONCLUSIVE),
+	};
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcases(cases, sizeof(cases) / sizeof(cases[0])), 0);
+	run_pcase(&cases[2], &r);
+	assert_non_null(strstr(r.reason, "may be on either side"));
+	assert_near(r.measured, 5.912 + 0.1, 1e-6);
+}
+
+/* ---- more than 32 load steps and output-off episodes ---- */
+
+#define MANY 40
+
+/* A load toggling 0 <-> 0.25 A every 40 ms from 0.1 s (40 steps); the
+ * 38th (up, at 1.58 s) dips VBUS to 3.0 V for 2 ms. */
+static double many_t(int k) { return 0.1 + 0.04 * k; }
+
+static void g_many_steps(double t, struct bn_sample *s)
+{
+	double i = 0;
+
+	for (int k = 0; k < MANY; k++)
+		if (t >= many_t(k))
+			i = k % 2 ? 0.25 : 0.0;
+	s->v[BN_CH_VBUS] = 5.0 - 0.05 * i - i * CABLE_OHM;
+	if (t >= many_t(37) && t < many_t(37) + 0.002)
+		s->v[BN_CH_VBUS] = 3.0;
+	s->v[BN_CH_IBUS] = 0.0;
+	s->v[BN_CH_DP] = s->v[BN_CH_DM] = 0.0;
+}
+
+/* 34 restarts with no load (off 10 ms every 40 ms from 0.05 s), then a
+ * 1 A load at 1.45 s and a shutdown from 4.85 V at 1.6 s, back at 1.7 s. */
+static void g_many_restarts(double t, struct bn_sample *s)
+{
+	double i = t >= 1.45 && t < 1.75 ? 1.0 : 0.0, v = 5.0 - 0.05 * i;
+
+	for (int k = 0; k < 34; k++)
+		if (t >= 0.05 + 0.04 * k && t < 0.06 + 0.04 * k)
+			v = 0;
+	if (t >= 1.6 && t < 1.7) {
+		v = 0;
+		i = 0;
+	}
+	s->v[BN_CH_VBUS] = v - i * CABLE_OHM;
+	s->v[BN_CH_IBUS] = 0.0;
+	s->v[BN_CH_DP] = s->v[BN_CH_DM] = 0.0;
+}
+
+static void test_checks_port__output_many(void **state)
+{
+	struct pcase und = { .rule = "bc12.port.undershoot", .name = "a dip on the 38th step", .port = BN_PORT_DCP,
+			     .gen = g_many_steps, .dur_s = 1.9, .expect = BN_VERDICT_FAIL, .tweak = known_charger };
+	struct pcase sh = { .rule = "bc12.port.shutdown", .name = "shut down after 34 restarts", .port = BN_PORT_DCP,
+			    .gen = g_many_restarts, .dur_s = 1.9, .expect = BN_VERDICT_FAIL, .tweak = known_charger,
+			    .ev = { { BN_CEV_LOAD, 0.01, 0.0 }, { BN_CEV_LOAD, 1.45, 1.0 }, { BN_CEV_LOAD, 1.75, 0.0 } } };
+	struct pcase rec = sh;
+	struct bn_result r = { 0 };
+
+	(void)state;
+	for (int k = 0; k < MANY; k++)
+		und.ev[k] = (struct pev){ BN_CEV_LOAD, many_t(k), k % 2 ? 0.25 : 0.0 };
+	assert_int_equal(run_pcase(&und, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 3.0 + 0.25 * CABLE_OHM, 1e-6);
+	assert_int_equal(run_pcase(&sh, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 4.95, 1e-4);
+	rec.rule = "bc12.port.recovery";
+	rec.expect = BN_VERDICT_PASS;
+	assert_int_equal(run_pcase(&rec, &r), BN_VERDICT_PASS);
+	assert_near(r.measured, 0.1, 2e-3);
+}
+
+/* ---- the shutdown compares the port's voltages ---- */
+
+/* Two folds then off: 1.95 V at the receptacle drawing 1 A (2.05 V at the
+ * port), then 1.98 V drawing 50 mA (1.985 V at the port). The first is
+ * above VDCP_SHTDWN max 2 V; the second's receptacle VBUS is higher. */
+static void g_two_shutdowns(double t, struct bn_sample *s)
+{
+	double v = 5.0;
+
+	if (t >= 0.2 && t < 0.25)
+		v = 1.95;
+	else if (t >= 0.25 && t < 0.35)
+		v = 0.0;
+	else if (t >= 0.5 && t < 0.55)
+		v = 1.98;
+	else if (t >= 0.55 && t < 0.65)
+		v = 0.0;
+	s->v[BN_CH_VBUS] = v;
+	s->v[BN_CH_IBUS] = 0.0;
+	s->v[BN_CH_DP] = s->v[BN_CH_DM] = 0.0;
+}
+
+static void test_checks_port__shutdown_port_voltage(void **state)
+{
+	const struct pcase pc = { .rule = "bc12.port.shutdown", .name = "two shutdowns", .port = BN_PORT_DCP,
+				  .gen = g_two_shutdowns, .dur_s = 0.9, .expect = BN_VERDICT_FAIL,
+				  .tweak = known_charger,
+				  .ev = { { BN_CEV_LOAD, 0.2, 1.0 }, { BN_CEV_LOAD, 0.3, 0.0 }, { BN_CEV_LOAD, 0.5, 0.05 },
+					  { BN_CEV_LOAD, 0.6, 0.0 } } };
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcase(&pc, &r), BN_VERDICT_FAIL);
+	assert_near(r.measured, 1.95 + 1.0 * CABLE_OHM, 1e-6);
+}
+
+/* ---- the overshoot's reach: from the bench's VBUS on ---- */
+
+/* A port that never reaches VOTG_SESS_VLD max (3.5 V) but spikes to 6.5 V
+ * for 1 ms at 0.5 s: judged all the same (the rule does not wait for VBUS
+ * measured up, or a power-up overshoot would be missed). */
+static void g_out_low_spike(double t, struct bn_sample *s)
+{
+	g_out_ok(t, s);
+	s->v[BN_CH_VBUS] = t >= 0.5 && t < 0.501 ? 6.5 : 3.5;
+}
+
+static void test_checks_port__overshoot_from_vbus_on(void **state)
+{
+	const struct pcase spike = OUT("bc12.port.overshoot", "6.5 V spike, never up", g_out_low_spike, BN_VERDICT_FAIL);
+	const struct pcase brief = { .rule = "bc12.port.overshoot", .name = "VBUS applied for 2 samples",
+				     .port = BN_PORT_DCP, .gen = g_out_ok, .dur_s = 0.1, .expect = BN_VERDICT_INCONCLUSIVE,
+				     .tweak = known_charger, .ev = { { BN_CEV_VBUS_OFF, 0.00015, 0 } } };
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcase(&spike, &r), BN_VERDICT_FAIL);
+	assert_int_equal(run_pcase(&brief, &r), BN_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(r.reason, "never applied VBUS for 3 samples"));
+}
+
 /* ==== the DCP's data lines ==== */
 
 /* The bench's probe on a DCP (its telemetry "state" as events, below):
@@ -594,6 +821,101 @@ static void test_checks_port__lines(void **state)
 {
 	(void)state;
 	assert_int_equal(run_pcases(line_cases, sizeof(line_cases) / sizeof(line_cases[0])), 0);
+}
+
+/* Primary detection begun on lines not yet made: D- at 0 V, the short not
+ * across them, until they touch at 0.1 s (the cases' contact event). */
+static void g_dcp_open(double t, struct bn_sample *s)
+{
+	g_dcp_ok(t, s);
+	if (t < 0.1)
+		s->v[BN_CH_DM] = 0.0;
+}
+
+#define PROBE_STATES_CT(...) .ev = { { BN_CEV_TELEMETRY, 1e-6, 0 }, { BN_CEV_TELEMETRY, 0.05, 1 }, \
+				     { BN_CEV_TELEMETRY, 0.07, 2 }, { BN_CEV_TELEMETRY, 0.17, 3 }, \
+				     { BN_CEV_TELEMETRY, 0.27, 4 }, { BN_CEV_TELEMETRY, 0.32, 5 }, __VA_ARGS__ }
+#define LNC(r, n, g, v, ...) { .rule = r, .name = n, .port = BN_PORT_DCP, .gen = g, .dur_s = 0.5, .expect = v, \
+			       .tweak = probe_dcp, PROBE_STATES_CT(__VA_ARGS__) }
+#define LNDC(r, n, g, v, ...) { .rule = r, .name = n, .port = BN_PORT_DCP, .gen = g, .dur_s = 0.5, .expect = v, \
+				PROBE_STATES_CT(__VA_ARGS__) }
+
+static const struct pcase line_contact_cases[] = {
+	LNC("bc12.port.rdcp_dat", "lines made 30 ms into primary", g_dcp_open, BN_VERDICT_INCONCLUSIVE,
+	    { BN_CEV_DATA_CONTACT, 0.1, 1 }),
+	LNDC("bc12.port.rdcp_dat", "device run: lines made 30 ms into primary", g_dcp_open, BN_VERDICT_INCONCLUSIVE,
+	     { BN_CEV_DATA_CONTACT, 0.1, 1 }),
+	LNC("bc12.port.rdcp_dat", "lines never made", g_dcp_short_300, BN_VERDICT_INCONCLUSIVE,
+	    { BN_CEV_DATA_CONTACT, 0.45, 1 }),
+	LNC("bc12.port.rdcp_dat", "300 ohm, a bounce in primary", g_dcp_short_300, BN_VERDICT_INCONCLUSIVE,
+	    { BN_CEV_DATA_CONTACT, 0.001, 1 }, { BN_CEV_DATA_CONTACT, 0.1, 0 }, { BN_CEV_DATA_CONTACT, 0.1005, 1 }),
+	LNC("bc12.port.rdcp_dat", "300 ohm, made before primary", g_dcp_short_300, BN_VERDICT_FAIL,
+	    { BN_CEV_DATA_CONTACT, 0.001, 1 }),
+	LN("bc12.port.rdcp_dat", "no contact events: 300 ohm", g_dcp_short_300, BN_VERDICT_INCONCLUSIVE,
+	   .drop_events = CT_EV),
+	LN("bc12.port.rdcp_dat", "no contact events: 125 ohm", g_dcp_ok, BN_VERDICT_PASS, .drop_events = CT_EV),
+	LNC("bc12.port.leakage", "150 kohm to 2 V, lines made in data contact", g_dcp_leaky, BN_VERDICT_INCONCLUSIVE,
+	    { BN_CEV_DATA_CONTACT, 0.052, 1 }),
+	LNC("bc12.port.leakage", "150 kohm to 2 V, lines open in data contact", g_dcp_leaky, BN_VERDICT_INCONCLUSIVE,
+	    { BN_CEV_DATA_CONTACT, 0.001, 1 }, { BN_CEV_DATA_CONTACT, 0.05, 0 }),
+	LNC("bc12.port.leakage", "150 kohm to 2 V, made throughout", g_dcp_leaky, BN_VERDICT_FAIL,
+	    { BN_CEV_DATA_CONTACT, 0.001, 1 }),
+};
+
+static void test_checks_port__lines_contact(void **state)
+{
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcases(line_contact_cases, sizeof(line_contact_cases) / sizeof(line_contact_cases[0])),
+			 0);
+	run_pcase(&line_contact_cases[0], &r);
+	assert_non_null(strstr(r.reason, "not in contact"));
+}
+
+/* A short just under RDCP_DAT max measured with the probe's own sink: the
+ * current through it is known only to 100 uA -0.5 %..+2.4 % (the sink's
+ * accuracy, and what D- may leak), so 195-202 ohm straddles 200 ohm: not
+ * a fail on the top of the range. */
+LM(g_dcp_short_198, .r_short = 198, .v_th = 0, .r_th = 500e3)
+
+/* The lines take no current that can be told from zero (D+ at IDP_SRC x
+ * RDM_DWN in data contact), their voltage moves by 1.2 V, with a D+ gain
+ * known only to 30 %: the move may be 0.78-1.62 V, over at most 3.5 uA
+ * their resistance is at least 226 kohm, not the 465 kohm that adding the
+ * move's uncertainty gives. */
+static void g_lkg_no_current(double t, struct bn_sample *s)
+{
+	g_dcp_ok(t, s);
+	if (t < 0.05)
+		s->v[BN_CH_DP] = s->v[BN_CH_DM] = 1.395;
+	else if (t < 0.07)
+		s->v[BN_CH_DP] = s->v[BN_CH_DM] = I_SRC * R_DWN;
+}
+
+static void probe_dcp_dp_gain(struct bn_check_ctx *ctx)
+{
+	probe_dcp(ctx);
+	ctx->meas[BN_CH_DP].gain = 0.3;  /* known to the rule, not applied to the samples (ideal source) */
+}
+
+static void test_checks_port__lines_bounds(void **state)
+{
+	const struct pcase sh = LN("bc12.port.rdcp_dat", "198 ohm", g_dcp_short_198, BN_VERDICT_INCONCLUSIVE);
+	const struct pcase lk = { .rule = "bc12.port.leakage", .name = "no current", .port = BN_PORT_DCP,
+				  .gen = g_lkg_no_current, .dur_s = 0.5, .expect = BN_VERDICT_INCONCLUSIVE,
+				  .tweak = probe_dcp_dp_gain, PROBE_STATES };
+	struct bn_result r = { 0 };
+
+	(void)state;
+	assert_int_equal(run_pcase(&lk, &r), BN_VERDICT_INCONCLUSIVE);
+	assert_true(r.measured > 200e3 && r.measured < 250e3);
+	/* the range, not its top judged as if it were the value */
+	r = (struct bn_result){ 0 };
+	assert_int_equal(run_pcase(&sh, &r), BN_VERDICT_INCONCLUSIVE);
+	assert_false(r.has_margin);
+	assert_near(r.measured, 198.0 * 101.2 / 99.0, 0.05);
+	assert_non_null(strstr(r.reason, "the short measures 195-202 ohm"));
 }
 
 /* The short and the leakage measured are the generated ones. */
@@ -707,17 +1029,133 @@ static void test_checks_port__compliant_never_fails_under_noise(void **state)
 	assert_true(passes >= runs * 9 / 10);
 }
 
+/* With no memory for the results at the end every rule still reports:
+ * an error saying why (a rule missing from the report reads as a pass). */
+static void test_checks_port__end_out_of_memory(void **state)
+{
+	struct bn_check_ctx ctx;
+	struct bn_checks *c = NULL;
+	struct bn_err err = { 0 };
+	struct bn_report rep;
+	int errors = 0, skipped = 0;
+
+	(void)state;
+	ctx_init(&ctx, BN_PORT_DCP, BN_DECL_BATTERY, 10000.0);
+	ctx.cable_ohm = NAN;
+	ctx.charger_compliant = -1;
+	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
+	ev_at(c, BN_CEV_VBUS_ON, 0.0);
+	for (long i = 0; i < 1000; i++) {
+		struct bn_sample s = { { 0 } };
+
+		g_out_ok((double)i / 10000.0, &s);
+		bn_checks_sample(c, (bn_time_us)(i * 100), &s);
+	}
+	ev_at(c, BN_CEV_VBUS_OFF, 0.1);
+	bn_report_init(&rep);
+	calloc_fail_size = sizeof(struct bn_result);
+	bn_checks_end(c, bn_time_from_s(0.1), &rep);
+	assert_int_equal(calloc_fail_size, 0);  /* the engine asked, and was refused */
+	assert_true(rep.n_results > 10);
+	for (int k = 0; k < rep.n_results; k++) {
+		errors += rep.results[k].verdict == BN_VERDICT_ERROR;
+		skipped += rep.results[k].verdict == BN_VERDICT_SKIPPED;
+		if (rep.results[k].verdict == BN_VERDICT_ERROR)
+			assert_non_null(strstr(rep.results[k].reason, "out of memory"));
+	}
+	assert_int_equal(errors + skipped, rep.n_results);
+	assert_true(errors > 0);
+	bn_report_free(&rep);
+	bn_checks_free(c);
+}
+
+/* replay --charger takes the profile's cable as the runner does: on a
+ * record of the simulated bench, not on a real bench's (its own cable). */
+static const struct bn_result *result_of(const struct bn_report *rep, const char *id)
+{
+	for (int i = 0; i < rep->n_results; i++)
+		if (!strcmp(rep->results[i].id, id))
+			return &rep->results[i];
+	return NULL;
+}
+
+static void replay_with_backend(const char *dir, const char *backend, struct bn_report *rep)
+{
+	char cap[512], ev[512], path[512];
+	struct bn_replay_opts o = { .datadir = bn_test_srcdir(), .charger = "dcp-1a" };
+	struct bn_err err = { 0 };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "{\"bench\": {\"backend\": \"%s\"}}\n", backend);
+	fclose(f);
+	snprintf(cap, sizeof(cap), "%s/capture.sr", dir);
+	snprintf(ev, sizeof(ev), "%s/events.json", dir);
+	o.capture_path = cap;
+	o.events_path = ev;
+	bn_report_init(rep);
+	if (bn_replay(&o, rep, &err) != BN_OK)
+		fail_msg("replay: %s", err.msg);
+}
+
+static void test_checks_port__replay_charger_cable(void **state)
+{
+	char dir[64] = "/tmp/bn-portfix-XXXXXX", path[512], cmd[128];
+	struct bn_run_opts o = { .datadir = bn_test_srcdir() };
+	struct bn_err err = { 0 };
+	struct bn_report live, sim, real;
+	const struct bn_result *r;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/scripts/scenarios/port-dcp.scn", bn_test_srcdir());
+	o.scenario_path = path;
+	o.out_dir = dir;
+	bn_report_init(&live);
+	if (bn_run_scenario(&o, &live, &err) != BN_OK)
+		fail_msg("port-dcp: %s", err.msg);
+	r = result_of(&live, "bc12.port.vchg");
+	assert_non_null(r);
+	assert_int_equal(r->verdict, BN_VERDICT_PASS);
+	replay_with_backend(dir, "sim", &sim);
+	r = result_of(&sim, "bc12.port.vchg");
+	assert_non_null(r);
+	assert_int_equal(r->verdict, BN_VERDICT_PASS);
+	replay_with_backend(dir, "real", &real);
+	r = result_of(&real, "bc12.port.vchg");
+	assert_non_null(r);
+	/* the receptacle's VBUS under load is only a lower bound of the port's */
+	assert_int_equal(r->verdict, BN_VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(r->reason, "cable's resistance is not known"));
+	bn_report_free(&live);
+	bn_report_free(&sim);
+	bn_report_free(&real);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checks_port__cdp),
+		cmocka_unit_test(test_checks_port__cdp_contact),
 		cmocka_unit_test(test_checks_port__tvdmsrc_en_value),
 		cmocka_unit_test(test_checks_port__output),
 		cmocka_unit_test(test_checks_port__output_values),
+		cmocka_unit_test(test_checks_port__output_bounds),
+		cmocka_unit_test(test_checks_port__output_many),
+		cmocka_unit_test(test_checks_port__shutdown_port_voltage),
+		cmocka_unit_test(test_checks_port__overshoot_from_vbus_on),
 		cmocka_unit_test(test_checks_port__lines),
+		cmocka_unit_test(test_checks_port__lines_contact),
+		cmocka_unit_test(test_checks_port__lines_bounds),
 		cmocka_unit_test(test_checks_port__lines_values),
 		cmocka_unit_test(test_checks_port__rating),
 		cmocka_unit_test(test_checks_port__compliant_never_fails_under_noise),
+		cmocka_unit_test(test_checks_port__end_out_of_memory),
+		cmocka_unit_test(test_checks_port__replay_charger_cable),
 	};
 
 	if (argc > 1)
