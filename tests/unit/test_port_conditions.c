@@ -9,9 +9,7 @@
  *      dcp-1a and behind dcp-auto-restart, cdp-typ behind cdp-1a5, the
  *      golden-port matrix's rows)
  *      FAIL no port rule (nor ERR) under any of them, and each run
- *      still judges the port with port rules that pass; but for the
- *      rules listed in known[] (a rule misreading a condition, held
- *      failing so that its mend shows);
+ *      still judges the port with port rules that pass;
  *   2. a faulty charger and a faulty port still fail their rule under
  *      realistic measurement: dcp-weak behind dcp-typ fails
  *      bc12.port.vchg, cdp-late (VDM_SRC 60 ms late) fails
@@ -134,38 +132,11 @@ static void test_port_conditions__every_shipped_profile(void **state)
 	assert_true(n_conds >= 6);
 }
 
-/* Port rules that FAIL today on a compliant port under a condition: each
- * a rule misreading the condition, not the port. The test holds every
- * entry to still failing, so the list empties as the rules are mended
- * (an entry that passes fails the test: take it off).
- *
- * slow-plug: the data lines touch 1.5 s after VBUS (events.json has
- * data_contact made at 1.5 s); the probe's detection runs before that
- * (DCD times out at 0.65 s, primary detection on lines that touch
- * nothing). rdcp_dat reads the open lines as a short of 6 kohm and
- * tvdmsrc_en as a CDP that never answered: both judge a detection made
- * before data contact, where nothing of the port was on the lines (an
- * INCONCLUSIVE naming the late contact, as the device's detection rules
- * give, would be right). */
-static const char *const known[][3] = {
-	{ "slow-plug", "port-dcp", "bc12.port.rdcp_dat" },
-	{ "slow-plug", "port-cdp", "bc12.port.tvdmsrc_en" },
-};
-
-#define N_KNOWN (sizeof(known) / sizeof(known[0]))
-
-/* seen[i]: known[i] failed in this run of the test */
-static bool is_known(const char *cond, const char *scn, const char *id, bool *seen)
-{
-	for (size_t i = 0; i < N_KNOWN; i++)
-		if (!strcmp(known[i][0], cond) && !strcmp(known[i][1], scn) &&
-		    !strcmp(known[i][2], id)) {
-			seen[i] = true;
-			return true;
-		}
-	return false;
-}
-
+/* slow-plug: the data lines touch 1.5 s after VBUS, and the probe's
+ * detection runs before that (DCD times out at 0.65 s): the line and
+ * handshake rules judge only a detection made on made lines, so they are
+ * inconclusive there, never a fail (they once read the open lines as a
+ * 6 kohm short and a CDP that never answered). */
 /* 1. the reference ports behind compliant chargers */
 static void test_port_conditions__compliant_ports_fail_nothing(void **state)
 {
@@ -175,7 +146,6 @@ static void test_port_conditions__compliant_ports_fail_nothing(void **state)
 		/* compliant too: its output off for 50 ms with nothing drawn */
 		{ "port-dcp", "dcp-typ", "dcp-auto-restart" },
 	};
-	bool seen[N_KNOWN] = { false };
 	int bad = 0;
 
 	(void)state;
@@ -192,13 +162,6 @@ static void test_port_conditions__compliant_ports_fail_nothing(void **state)
 					continue;
 				n_pass += r->verdict == BN_VERDICT_PASS;
 				n_inc += r->verdict == BN_VERDICT_INCONCLUSIVE;
-				if (r->verdict == BN_VERDICT_FAIL &&
-				    is_known(conds[c].name, rows[i][0], r->id, seen)) {
-					print_message("known: %s on %s/%s under %s: %s fails (%s)\n",
-						      rows[i][0], rows[i][1], rows[i][2], conds[c].name,
-						      r->id, r->reason);
-					continue;
-				}
 				if (r->verdict == BN_VERDICT_FAIL || r->verdict == BN_VERDICT_ERROR) {
 					print_error("%s on %s/%s under %s: %s %s (%s)\n", rows[i][0],
 						    rows[i][1], rows[i][2], conds[c].name, r->id,
@@ -217,11 +180,6 @@ static void test_port_conditions__compliant_ports_fail_nothing(void **state)
 			bn_report_free(&rep);
 		}
 	assert_int_equal(bad, 0);
-	/* an entry that no longer fails is to be taken off the list */
-	for (size_t i = 0; i < N_KNOWN; i++)
-		if (!seen[i])
-			fail_msg("known %s under %s no longer fails on %s: take it off the list",
-				 known[i][2], known[i][0], known[i][1]);
 }
 
 /* 2. a faulty charger and a faulty port under realistic measurement */
