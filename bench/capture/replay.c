@@ -278,18 +278,6 @@ static int load_limits(struct replay *r, struct bn_report *rep, struct bn_err *e
 	return BN_OK;
 }
 
-static void list_channels(const struct bn_srr_info *in, char *buf, size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < in->n_ch && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s%s", used ? ", " : "",
-					 in->ch[i].name, in->ch[i].analog ? "" : " (logic)");
-	if (!in->n_ch)
-		snprintf(buf, len, "no channels");
-}
-
 /* Which file channel feeds each bench channel, and the gain to SI. */
 static int map_channels(struct replay *r, struct bn_report *rep, struct bn_err *err)
 {
@@ -298,7 +286,7 @@ static int map_channels(struct replay *r, struct bn_report *rep, struct bn_err *
 	char have[600];
 	int rc;
 
-	list_channels(in, have, sizeof(have));
+	bn_srr_list_channels(in, have, sizeof(have));
 	if (in->n_analog == 0)
 		return bn_err_set(err, BN_ERR_DATA,
 				  "%s: error: no analog channels (%s): replay needs VBUS, and IBUS or "

@@ -628,6 +628,18 @@ const struct bn_srr_info *bn_srr_info(const struct bn_srr *r)
 	return r ? &r->info : NULL;
 }
 
+void bn_srr_list_channels(const struct bn_srr_info *in, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < in->n_ch && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s%s", used ? ", " : "",
+					 in->ch[i].name, in->ch[i].analog ? "" : " (logic)");
+	if (!in->n_ch)
+		snprintf(buf, len, "no channels");
+}
+
 int bn_srr_find(const struct bn_srr *r, const char *name)
 {
 	if (!r || !name)

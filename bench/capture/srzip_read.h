@@ -48,6 +48,9 @@ struct bn_srr;
 
 int bn_srr_open(const char *path, struct bn_srr **out, struct bn_err *err);
 const struct bn_srr_info *bn_srr_info(const struct bn_srr *r);
+/* The file's channels for a message: "A0, A1, D0 (logic)", or "no
+ * channels". */
+void bn_srr_list_channels(const struct bn_srr_info *in, char *buf, size_t len);
 /* Find a channel by name (case-insensitive); -1 if absent. */
 int bn_srr_find(const struct bn_srr *r, const char *name);
 /* Choose the analog channels to stream (indexes into info.ch), in order.

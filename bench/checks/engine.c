@@ -812,10 +812,10 @@ int bn_checks_move(struct bn_checks *c, bn_time_us t_us, const struct bn_check_c
 	return start_rules(c, err);
 }
 
-/* No memory to judge the session's rules together (the port's blame needs
- * them all at once): each still gets a result, an error saying why, never
- * an absence that reads as a pass. */
-static void unjudged(const struct bn_checks *c, struct bn_report *rep)
+/* One result per rule, unjudged: a rule that does not apply skipped,
+ * every other an error saying why: never an absence that reads as a
+ * pass. */
+static void error_each(const struct bn_checks *c, struct bn_report *rep, const char *why)
 {
 	for (int i = 0; i < c->n; i++) {
 		const struct rule_inst *ri = &c->v[i];
@@ -829,10 +829,20 @@ static void unjudged(const struct bn_checks *c, struct bn_report *rep)
 			bn_str_copy(res->reason, sizeof(res->reason), ri->why);
 		} else {
 			res->verdict = BN_VERDICT_ERROR;
-			snprintf(res->reason, sizeof(res->reason), "not judged: out of memory for the %d rules' "
-				 "results at the end of the run", c->n);
+			bn_str_copy(res->reason, sizeof(res->reason), why);
 		}
 	}
+}
+
+/* No memory to judge the session's rules together (the port's blame needs
+ * them all at once). */
+static void unjudged(const struct bn_checks *c, struct bn_report *rep)
+{
+	char why[160];
+
+	snprintf(why, sizeof(why), "not judged: out of memory for the %d rules' results at the end of the run",
+		 c->n);
+	error_each(c, rep, why);
 }
 
 void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *rep)
@@ -866,22 +876,10 @@ void bn_checks_end(struct bn_checks *c, bn_time_us t_end_us, struct bn_report *r
 
 void bn_checks_unfinished(const struct bn_checks *c, struct bn_report *rep, const char *reason)
 {
-	for (int i = 0; i < c->n; i++) {
-		const struct rule_inst *ri = &c->v[i];
-		struct bn_result *res = bn_report_add(rep);
+	char why[240];
 
-		if (!res)
-			return;
-		rule_meta(c, ri, res);
-		if (ri->pre == BN_VERDICT_SKIPPED) {
-			res->verdict = BN_VERDICT_SKIPPED;
-			bn_str_copy(res->reason, sizeof(res->reason), ri->why);
-		} else {
-			res->verdict = BN_VERDICT_ERROR;
-			snprintf(res->reason, sizeof(res->reason), "the run ended early: %.*s",
-				 bn_utf8_prec(reason, 200), reason);
-		}
-	}
+	snprintf(why, sizeof(why), "the run ended early: %.*s", bn_utf8_prec(reason, 200), reason);
+	error_each(c, rep, why);
 }
 
 void bn_checks_free(struct bn_checks *c)

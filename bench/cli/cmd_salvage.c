@@ -239,7 +239,6 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 {
 	char path[1400];
 	cJSON *root = NULL, *st;
-	char *text;
 	int64_t t_end_us = 0;
 	int kept;
 
@@ -255,7 +254,6 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 	}
 	if (root && (st = cJSON_GetObjectItemCaseSensitive(root, "status")) && cJSON_IsObject(st)) {
 		cJSON *timing = cJSON_GetObjectItemCaseSensitive(root, "timing");
-		int rc;
 
 		cJSON_ReplaceItemInObjectCaseSensitive(st, "state", cJSON_CreateString("error"));
 		cJSON_ReplaceItemInObjectCaseSensitive(st, "reason", cJSON_CreateString(reason));
@@ -307,13 +305,7 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 			bn_json_set(root, "artifacts_sha256", sums);
 			bn_report_json_set_verdicts(root);
 		}
-		text = bn_json_print(root);
-		cJSON_Delete(root);
-		if (!text)
-			return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
-		rc = bn_file_write_atomic(path, text, strlen(text), err);
-		free(text);
-		return rc;
+		return bn_json_write_atomic(path, root, err);
 	} else {
 		struct bn_report rep;
 		int rc;

@@ -433,3 +433,16 @@ double bn_jnum(const cJSON *o, const char *key)
 
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
+
+int bn_json_write_atomic(const char *path, cJSON *root, struct bn_err *err)
+{
+	char *text = root ? bn_json_print(root) : NULL;
+	int rc;
+
+	cJSON_Delete(root);
+	if (!text)
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
+	rc = bn_file_write_atomic(path, text, strlen(text), err);
+	free(text);
+	return rc;
+}

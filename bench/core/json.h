@@ -67,5 +67,10 @@ bool bn_json_sanitize(cJSON *root);
  * file the tool writes goes through here. NULL when out of memory. */
 char *bn_json_print(cJSON *root);
 char *bn_json_print_line(cJSON *root);
+/* root printed (bn_json_print) and written to path atomically
+ * (core/file.h), then deleted whatever happens: the way every JSON file
+ * the tool writes reaches the disk. BN_ERR_NOMEM naming path when it
+ * cannot be printed. */
+int bn_json_write_atomic(const char *path, cJSON *root, struct bn_err *err);
 
 #endif

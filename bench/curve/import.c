@@ -62,18 +62,6 @@ struct src {
 	float *col[2];
 };
 
-static void list_channels(const struct bn_srr_info *in, char *buf, size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < in->n_ch && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s%s", used ? ", " : "",
-					 in->ch[i].name, in->ch[i].analog ? "" : " (logic)");
-	if (!in->n_ch)
-		snprintf(buf, len, "no channels");
-}
-
 /* VBUS and IBUS through the map, as replay maps them (capture/replay.c). */
 static int map_two(struct src *s, struct bn_import *r, struct bn_err *err)
 {
@@ -84,7 +72,7 @@ static int map_two(struct src *s, struct bn_import *r, struct bn_err *err)
 	char have[600];
 	int rc;
 
-	list_channels(in, have, sizeof(have));
+	bn_srr_list_channels(in, have, sizeof(have));
 	bn_chanmap_default(&map);
 	if (s->o->map) {
 		rc = bn_chanmap_parse(s->o->map, &map, "--map", err);

@@ -250,8 +250,6 @@ int bn_sweep_write(const char *path, const struct bn_charger *c, bool has_curve,
 		   const cJSON *measured, struct bn_err *err)
 {
 	cJSON *root;
-	char *text;
-	int rc;
 
 	if (has_curve)
 		return bn_charger_write(path, c, measured, err);
@@ -272,11 +270,5 @@ int bn_sweep_write(const char *path, const struct bn_charger *c, bool has_curve,
 		}
 		cJSON_AddItemToObject(root, "measured", dup);
 	}
-	text = bn_json_print(root);
-	cJSON_Delete(root);
-	if (!text)
-		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
-	rc = bn_file_write_atomic(path, text, strlen(text), err);
-	free(text);
-	return rc;
+	return bn_json_write_atomic(path, root, err);
 }

@@ -666,14 +666,5 @@ void bn_result_print(FILE *f, const struct bn_result *r)
 
 int bn_report_write_json(const struct bn_report *r, const char *path, struct bn_err *err)
 {
-	cJSON *root = bn_report_to_json(r);
-	char *text = root ? bn_json_print(root) : NULL;
-	int rc;
-
-	cJSON_Delete(root);
-	if (!text)
-		return bn_err_set(err, BN_ERR_NOMEM, "%s: cannot render the report", path);
-	rc = bn_file_write_atomic(path, text, strlen(text), err);
-	free(text);
-	return rc;
+	return bn_json_write_atomic(path, bn_report_to_json(r), err);
 }

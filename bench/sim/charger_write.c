@@ -261,7 +261,6 @@ int bn_charger_write(const char *path, const struct bn_charger *c, const cJSON *
 		     struct bn_err *err)
 {
 	cJSON *root;
-	char *text;
 	int rc;
 
 	if (!path || !c)
@@ -274,11 +273,5 @@ int bn_charger_write(const char *path, const struct bn_charger *c, const cJSON *
 		cJSON_Delete(root);
 		return rc;
 	}
-	text = bn_json_print(root);
-	cJSON_Delete(root);
-	if (!text)
-		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
-	rc = bn_file_write_atomic(path, text, strlen(text), err);
-	free(text);
-	return rc;
+	return bn_json_write_atomic(path, root, err);
 }
