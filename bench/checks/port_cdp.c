@@ -85,6 +85,14 @@ struct cdp_priv {
 	bool ct_known, ct_made;
 	bn_time_us ct_t;            /* the last change */
 	bool ep_void, rel_void;     /* the open episode, release: lines open or moved */
+	/* A CDP may keep VDM_SRC off for TCP_VDM_EN max after a device went
+	 * away (its pull-up gone, VBUS off, the lines open): an episode begun
+	 * within that of the last such moment is owed no answer in
+	 * TVDMSRC_EN; it passes on an answer in time, else is not judged. */
+	bn_time_us disc_t;
+	double cp_vdm_en_s;
+	bool ep_grace;
+	long n_grace;               /* episodes late or mute inside that grace */
 	long n_void;                /* episodes void */
 	bn_time_us void_t0;         /* the first of them */
 };
@@ -130,6 +138,10 @@ static void cdp_begin(void *priv, const struct bn_check_ctx *ctx)
 	p->lvl_from = BN_TIME_NEVER;
 	p->ct_known = (ctx->events & BN_CEV_BIT(BN_CEV_DATA_CONTACT)) != 0;
 	p->ct_t = BN_TIME_NEVER;
+	p->disc_t = BN_TIME_NEVER;
+	p->cp_vdm_en_s = bn_limits_max(l, "TCP_VDM_EN");
+	if (isnan(p->cp_vdm_en_s))
+		p->cp_vdm_en_s = 0.0;
 }
 
 /* ---- the episode's transitions ---- */
@@ -169,6 +181,10 @@ static void on_answer(struct cdp_priv *p, bn_time_us t)
 	p->answered = true;
 	p->ans_t = t > p->ep_t0 ? t : p->ep_t0;
 	d = bn_time_to_s(p->ans_t - p->ep_t0);
+	if (p->ep_grace && d > bn_limits_max(p->lim, "TVDMSRC_EN")) {
+		p->n_grace++;
+		return;
+	}
 	if (!p->ep_void)
 		worst_put(&p->en, d, p->ep_t0, p->ans_t, false);
 }
@@ -182,6 +198,8 @@ static void on_dp_in(struct cdp_priv *p, bn_time_us t)
 	/* D+ dated before the lines' last change (it is confirmed a
 	 * persistence later) began on other lines than the port's */
 	p->ep_void = p->ct_known && (!p->ct_made || (p->ct_t != BN_TIME_NEVER && p->ct_t > t));
+	p->ep_grace = p->disc_t != BN_TIME_NEVER &&
+		      t < p->disc_t + bn_time_from_s(p->cp_vdm_en_s);
 	/* a release still open ends where primary detection begins again */
 	if (p->rel) {
 		if (!p->rel_void)
@@ -207,7 +225,10 @@ static void on_dp_out(struct cdp_priv *p, bn_time_us t, bool cut)
 		return;
 	}
 	if (!p->answered) {
-		worst_put(&p->mute, bn_time_to_s(t - p->ep_t0), p->ep_t0, t, cut);
+		if (p->ep_grace)
+			p->n_grace++;
+		else
+			worst_put(&p->mute, bn_time_to_s(t - p->ep_t0), p->ep_t0, t, cut);
 		return;
 	}
 	if (cut)
@@ -355,6 +376,9 @@ static void cdp_event(void *priv, const struct bn_cev *ev)
 {
 	struct cdp_priv *p = priv;
 
+	if (!ev->inferred && (ev->kind == BN_CEV_VBUS_OFF || ev->kind == BN_CEV_DISCONNECT ||
+			      (ev->kind == BN_CEV_DATA_CONTACT && ev->num < 0.5)))
+		p->disc_t = ev->t_us;
 	if (ev->kind == BN_CEV_DATA_CONTACT && p->ct_known && !ev->inferred) {
 		p->ct_made = ev->num > 0.5;
 		p->ct_t = ev->t_us;
@@ -439,6 +463,13 @@ static void en_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 					       emax * 1e3, res->u * 1e3);
 			return;
 		}
+	}
+	if (!p->en.n && p->n_grace) {
+		bn_result_inconclusive(res, "the port answered late or not at all only in primary detections begun "
+				       "within TCP_VDM_EN max (%.0f ms) of a disconnect, where a CDP may still "
+				       "hold VDM_SRC off (%ld episode(s))", p->cp_vdm_en_s * 1e3, p->n_grace);
+		bn_result_window(res, 0, t_end_us);
+		return;
 	}
 	if (!p->en.n) {
 		bn_result_inconclusive(res, "the port did not answer VDM_SRC, but D+ never held VDP_SRC longer "

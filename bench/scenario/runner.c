@@ -143,6 +143,7 @@ struct run_ctx {
 	 * fixture's (dev_side), or why D+ and D- are not judged. */
 	bool dev_side;
 	unsigned dev_nets_now;       /* on the lines now, bits of enum bn_fx_dev_net */
+	unsigned dev_nets_have;      /* what the fixture has (the optional ones may be absent) */
 	char dev_side_why[200];
 };
 
@@ -1570,8 +1571,12 @@ static void bench_device_side_setup(struct run_ctx *c)
 	have = fx && fx->ops && fx->ops->device_nets ? fx->ops->device_nets(fx->priv) : 0;
 	if (fx && fx->ops->device_side && (have & BN_FX_DEV_REQUIRED) == BN_FX_DEV_REQUIRED) {
 		c->dev_side = true;
+		c->dev_nets_have = have;
 		bn_report_event(c->rep, 0, "device-side", "the fixture's device-side networks play "
 				"the probe's detection on D+ and D-");
+		if (!(have & BN_FX_DEV_RDM_DWN))
+			bn_report_event(c->rep, 0, "device-side", "the fixture has no D- pull-down "
+					"(RDM_DWN): data contact detection runs without it");
 		return;
 	}
 	if (fx && fx->ops)
@@ -1604,7 +1609,8 @@ static int bench_device_side_step(struct run_ctx *c, struct bn_err *err)
 		c->dev_nets_now = 0;
 		return BN_OK;
 	}
-	nets = phy_dev_nets(bn_world_phy(c->world));
+	/* an optional network the fixture lacks is left out, said at set-up */
+	nets = phy_dev_nets(bn_world_phy(c->world)) & c->dev_nets_have;
 	if (nets == c->dev_nets_now)
 		return BN_OK;
 	bn_fx_dev_nets_str(nets, names, sizeof(names));
@@ -1732,6 +1738,9 @@ static int run_move(struct run_ctx *c, const struct bn_step *st, struct bn_err *
 		checks_charger(c, &m->charger, &next);
 	if (c->checks && (rc = bn_checks_move(c->checks, bn_world_now(c->world), &next, err)) < 0)
 		return rc;
+	/* the session's context from now on: a later move naming no charger,
+	 * or a capture gap, keeps this port and charger, not the first */
+	c->cctx = next;
 	bn_evlog_move(c->evlog, bn_world_now(c->world), &next);
 	bn_report_event(c->rep, bn_world_now(c->world), "move", m->port.name);
 	return bench_vbus(c, true, err);

@@ -49,9 +49,9 @@ static int parse_pair(const cJSON *root, const char *key, const char *const *key
 	if (!(*v0 >= 0.0) || !isfinite(*v0))
 		return bn_err_set(err, BN_ERR_DATA, "%s: key \"%s\": expected a value >= 0", what,
 				  keys[0]);
-	if (!(*tau_s > 0.0) || !isfinite(*tau_s))
-		return bn_err_set(err, BN_ERR_DATA, "%s: key \"%s\": expected a time > 0", what,
-				  keys[1]);
+	if (!(*tau_s > 0.0 && *tau_s <= CHARGER_MAX_T_S))
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"%s\": expected a time > 0 and up to %g s",
+				  what, keys[1], CHARGER_MAX_T_S);
 	*has = true;
 	return BN_OK;
 }

@@ -1347,6 +1347,10 @@ int bn_world_move(struct bn_world *w, const struct bn_port_profile *port,
 		return bn_err_set(err, BN_ERR_ARG, "world: move while plugged (unplug first)");
 	if (np->vbus == BN_PORT_VBUS_EXTERNAL && !nc)
 		return bn_err_set(err, BN_ERR_ARG, "world: port %s needs a charger behind it", np->name);
+	/* the capacitive model assumes a curve that never rises, as at the start */
+	if (nc && (w->cfg.dut->vbus_cap_f > 0.0 || nc->output_cap_f > 0.0) &&
+	    bn_charger_check_falling(nc, err) < 0)
+		return BN_ERR_DATA;
 	w->cfg.port = np;
 	w->cfg.charger = nc;
 	if (chg_set(w, err) < 0)
@@ -1368,6 +1372,7 @@ int bn_world_move(struct bn_world *w, const struct bn_port_profile *port,
 	w->periph_wait = w->periph_done = false;
 	w->resp_on = w->resp_to = w->resp_blocked = false;
 	w->resp_at = BN_TIME_NEVER;
+	w->resp_block_until = 0; /* the old port's re-enable time is not the new one's */
 	w->lines_dyn = w->phy_hw->line_cap_f > 0.0 || np->line_cap_f > 0.0 || w->cfg.line_cap_f > 0.0;
 	w->vbus_dyn = w->cfg.dut->vbus_cap_f > 0.0 || (nc && nc->output_cap_f > 0.0);
 	bn_charger_state_init(&w->chg);

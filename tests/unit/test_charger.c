@@ -670,7 +670,7 @@ static void test_charger__v2_rejects_broken(void **state)
 		{ "{" C "\"measured\": [1]}", NULL, "\"measured\": expected an object" },
 		{ "{" C "\"transient\": {\"r\": \"0.8ohm\"}}", NULL, "transient: missing key \"tau\"" },
 		{ "{" C "\"transient\": {\"r\": \"0.8ohm\", \"tau\": \"0s\"}}", NULL,
-		  "\"tau\": expected a time > 0" },
+		  "\"tau\": expected a time > 0 and up to" },
 		{ "{" C "\"power_up\": {\"peak\": \"6A\", \"tau\": \"2ms\"}}", NULL, "\"peak\"" },
 		{ "{" C "\"schedule\": [{\"from\": \"2s\", \"curve\": [[0, 5], [1, 4]]},"
 		  " {\"from\": \"1s\", \"curve\": [[0, 5], [1, 4]]}]}",
@@ -699,6 +699,11 @@ static void test_charger__v2_rejects_broken(void **state)
 		  "samples[1]: time 2000000 s: expected at most" },
 		{ "{" C "\"schedule\": [{\"from\": \"1e300s\", \"curve\": [[0, 5], [1, 4]]}]}", NULL,
 		  "schedule[0]: key \"from\": expected a time from 0 to 1e+06 s" },
+		/* a time constant past 1e6 s: the world's steps of tau would leave bn_time_us */
+		{ "{" C "\"transient\": {\"r\": \"0.8ohm\", \"tau\": \"1e14s\"}}", NULL,
+		  "\"tau\": expected a time > 0 and up to 1e+06 s" },
+		{ "{" C "\"power_up\": {\"peak\": \"6V\", \"tau\": \"2e6s\"}}", NULL,
+		  "\"tau\": expected a time > 0 and up to 1e+06 s" },
 	};
 #undef VT
 #undef C

@@ -286,6 +286,15 @@ static const struct pcase cdp_contact_cases[] = {
 	     .ev = { { BN_CEV_DATA_CONTACT, 0.001, 1 }, { BN_CEV_DATA_CONTACT, 0.25, 0 } }),
 	CDPX("bc12.port.tvdmsrc_dis", "probe: held 35 ms, lines made through it", g_cdp_sticky, BN_VERDICT_FAIL,
 	     .tweak = probe_no_sec, .ev = { { BN_CEV_DATA_CONTACT, 0.001, 1 }, { BN_CEV_DATA_CONTACT, 0.5, 0 } }),
+	/* a CDP may hold VDM_SRC off for TCP_VDM_EN max (200 ms) after a
+	 * device went away: primary detection 150 ms after a disconnect is
+	 * owed no answer in TVDMSRC_EN, yet an answer in time still passes */
+	CDPX("bc12.port.tvdmsrc_en", "answer after 30 ms, 150 ms after a disconnect", g_cdp_late,
+	     BN_VERDICT_INCONCLUSIVE, .ev = { { BN_CEV_DISCONNECT, 0.05, 0 } }),
+	CDPX("bc12.port.tvdmsrc_en", "never answered, 150 ms after a disconnect", g_cdp_mute,
+	     BN_VERDICT_INCONCLUSIVE, .ev = { { BN_CEV_DISCONNECT, 0.05, 0 } }),
+	CDPX("bc12.port.tvdmsrc_en", "answer after 5 ms, 150 ms after a disconnect", g_cdp_ok, BN_VERDICT_PASS,
+	     .ev = { { BN_CEV_DISCONNECT, 0.05, 0 } }),
 };
 
 static void test_checks_port__cdp_contact(void **state)
