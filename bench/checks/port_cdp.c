@@ -5,8 +5,12 @@
  *
  * One tracker reads both lines against the port's ground (the port sees
  * them so), each through the level persistence: D+ "at VDP_SRC" is D+
- * inside the VDP_SRC window, the port's answer is D- inside the VDM_SRC
- * window; each change is dated at its first sample (checks/persist.h),
+ * inside the VDP_SRC window, the port's answer is D- where a device's
+ * comparator reads one (above VDAT_REF max, below VLGC min: an answer
+ * whose level misses VDM_SRC is still on time or late, and its level is
+ * vdm_src's to judge, so a level within U of VDM_SRC's edge never reads
+ * as no answer), its release D- leaving the VDM_SRC window; each change
+ * is dated at its first sample (checks/persist.h),
  * so a time between two of them has no bias from the persistence.
  *
  * An episode opens when D+ enters VDP_SRC and closes when it leaves, VBUS
@@ -206,7 +210,7 @@ static void on_dp_in(struct cdp_priv *p, bn_time_us t)
 			worst_put(&p->stuck, bn_time_to_s(t - p->rel_t0), p->rel_t0, t, false);
 		p->rel = false;
 	}
-	if (p->dm_in.state)
+	if (p->dm_wide.state)
 		on_answer(p, t);
 	if (p->dm_wide.state)
 		p->lvl_from = t + BN_PERSIST_LEVEL_US;
@@ -350,13 +354,13 @@ static void cdp_hold(void *priv, const bn_time_us *t, long n, const struct bn_sa
 				on_dp_out(p, tc_dp, false);
 		} else if (which == 1) {
 			k_dm = n;
-			if (p->dm_in.state)
-				on_answer(p, tc_dm);
-			else
+			if (!p->dm_in.state)
 				on_dm_out(p, tc_dm);
 		} else {
 			k_w = n;
 			p->cur_w = p->dm_wide.state;
+			if (p->dm_wide.state)
+				on_answer(p, tc_w);
 			if (p->dm_wide.state && p->ep)
 				p->lvl_from = tc_w + BN_PERSIST_LEVEL_US;
 			else if (!p->dm_wide.state)
@@ -492,10 +496,11 @@ const struct bn_rule bn_port_tvdmsrc_en = {
 	.id = "bc12.port.tvdmsrc_en",
 	.task = BN_TASK_PORT_HANDSHAKE,
 	.side = BN_SIDE_PORT,
-	.title = "a CDP answers D+ at VDP_SRC with D- in the VDM_SRC window within TVDMSRC_EN max",
+	.title = "a CDP answers D+ at VDP_SRC with VDM_SRC on D- within TVDMSRC_EN max",
 	.clause = "BC1.2 Table 5-5",
 	.limit = "TVDMSRC_EN",
-	.persistence = "D+ in the VDP_SRC window and D- in the VDM_SRC window (port's ground), each for "
+	.persistence = "D+ in the VDP_SRC window and D- where a comparator reads an answer (above VDAT_REF "
+		       "max, below VLGC min; port's ground), each for "
 		       ">= 1 ms and >= 3 samples, dated at the first sample; the slowest answer of every "
 		       "primary detection, or the longest D+ held VDP_SRC unanswered; only episodes begun with "
 		       "the lines made (data contact) and made through them",
