@@ -231,7 +231,8 @@ static const char *port_of(const struct ln_priv *p)
 
 static bool ln_common(struct ln_priv *p, bn_time_us t_end_us, struct bn_result *res)
 {
-	bn_block_run(&p->b, &t_end_us, 1, 0, 0, false, ln_blk, p); /* closes the last block */
+	if (p->b.t0 != BN_TIME_NEVER) /* no sample at all: no block to close */
+		bn_block_run(&p->b, &t_end_us, 1, 0, 0, false, ln_blk, p); /* closes the last block */
 	run_close(p);
 	if (p->gnd_unknown) {
 		bn_result_inconclusive(res, "D+ or D- is measured against the device's ground and its offset "

@@ -15,6 +15,7 @@
 
 #include "capture/replay.h"
 #include "checks/check.h"
+#include "checks/rules.h"
 #include "core/limits.h"
 #include "core/meas.h"
 #include "report/report.h"
@@ -1145,11 +1146,32 @@ static void test_checks_port__replay_charger_cable(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A run that ends before its first sample (a firmware that livelocks at
+ * 0 s): every port rule ends without a block to close, says nothing it
+ * did not see, and never reads a time of BN_TIME_NEVER (the last block's
+ * close once overflowed it: caught by UBSan). */
+static void test_checks_port__no_samples(void **state)
+{
+	(void)state;
+	for (int i = 0; bn_rules_port[i]; i++) {
+		const char *id = bn_rules_port[i]->id;
+		bool cdp = !strncmp(id, "bc12.port.tvdmsrc", 17) || !strcmp(id, "bc12.port.vdm_src");
+		struct pcase pc = { .rule = id, .name = "no samples", .port = cdp ? BN_PORT_CDP : BN_PORT_DCP,
+				    .gen = g_cdp_ok, .dur_s = 0.0, .tweak = cdp ? probe_no_sec : probe_dcp };
+		struct bn_result r = { 0 };
+		enum bn_verdict v = run_pcase(&pc, &r);
+
+		if (v != BN_VERDICT_INCONCLUSIVE)
+			fail_msg("%s over no samples: %s (%s)", id, bn_verdict_name(v), r.reason);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_checks_port__cdp),
 		cmocka_unit_test(test_checks_port__cdp_contact),
+		cmocka_unit_test(test_checks_port__no_samples),
 		cmocka_unit_test(test_checks_port__tvdmsrc_en_value),
 		cmocka_unit_test(test_checks_port__output),
 		cmocka_unit_test(test_checks_port__output_values),
