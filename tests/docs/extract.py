@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Find the examples in Markdown files, for tests/integration/docs.sh.
+
+The convention (tests/docs/README.md says it for writers):
+
+  ```sh, ```bash, ```shell, ```console   commands; run
+  ```scn                                 a scenario; run with bcbench run
+  ```suite                               a suite; run with bcbench suite
+  ```text, ```json, ```conf, ```c        not a command or a scenario
+                                         (output, a synopsis, a file format,
+                                         a bench.conf): not run, counted
+
+A command block with `$ ` prompts holds commands on the prompt lines (a
+line ending in a backslash goes on to the next) and their output between;
+`$ echo $?` followed by a number is the exit code of the command before
+it. A block without prompts is one command per line (`#` comment lines
+and blank lines skipped). Every command must exit 0 unless told.
+
+HTML comments on the lines right before a fence (blank lines between are
+allowed) say more about the block:
+
+  <!-- exit N -->           every command of the block (or the scenario,
+                            or the suite) exits N ($ echo $? still wins)
+  <!-- not run: REASON -->  not run, and why (hardware, minutes, ...);
+                            the test prints each one, so a skip is seen
+
+Anything the test cannot place is an error naming the file and line: a
+fence without a language or with an unknown one, a marker that is not
+right before a fence, `not run` without a reason, an unclosed fence, or
+a command written as an indented code block (fence it as ```sh).
+
+Usage: extract.py OUTDIR FILE.md...
+Writes OUTDIR/manifest, one line per item, tab-separated:
+  cmd    FILE LINE EXIT BODY   (BODY: OUTDIR/NNNN.sh, the command)
+  scn    FILE LINE EXIT BODY   (BODY: OUTDIR/NNNN.scn)
+  suite  FILE LINE EXIT BODY   (BODY: OUTDIR/NNNN.suite)
+  skip   FILE LINE -    REASON
+  other  FILE LINE -    LANGUAGE
+  error  FILE LINE -    WHAT
+in document order; exits 0 (errors are items: the test counts them).
+"""
+import os
+import re
+import sys
+
+CMD_LANGS = {"sh", "bash", "shell", "console"}
+RUN_LANGS = {"scn": "scn", "suite": "suite"}
+OTHER_LANGS = {"text", "json", "conf", "c"}
+
+FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^`\s]*)")
+MARKER = re.compile(r"^\s*<!--\s*(exit|not run)\b\s*(.*?)\s*-->\s*$")
+ANY_MARKERISH = re.compile(r"<!--\s*(exit|not run)\b")
+PROMPT = re.compile(r"^\$ ?(.*)$")
+# An indented line that reads as a command a user would type.
+CMDISH = re.compile(r"^(\$ |build/|bcbench\b|make\b|sudo\b|sh\b|cc\b|python3\b|sigrok-cli\b)")
+
+
+class Out:
+    def __init__(self, outdir):
+        self.outdir = outdir
+        self.n = 0
+        self.lines = []
+
+    def body(self, ext, text):
+        self.n += 1
+        path = os.path.join(self.outdir, "%04d.%s" % (self.n, ext))
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def add(self, kind, doc, line, want, arg):
+        arg = str(arg).replace("\t", " ").replace("\n", " ")
+        self.lines.append("\t".join([kind, doc, str(line), str(want), arg]))
+
+
+def commands(body, first_line):
+    """(line, text, exit or None) for each command of a block's lines."""
+    cmds = []
+    prompted = any(PROMPT.match(l) and l.startswith("$") for l in body)
+    i = 0
+    while i < len(body):
+        raw = body[i]
+        lineno = first_line + i
+        if prompted:
+            m = PROMPT.match(raw) if raw.startswith("$") else None
+            if not m:
+                i += 1
+                continue
+            text = m.group(1)
+        else:
+            text = raw
+            if not text.strip() or text.lstrip().startswith("#"):
+                i += 1
+                continue
+        parts = [text]
+        while parts[-1].rstrip().endswith("\\") and i + 1 < len(body):
+            i += 1
+            parts.append(body[i])
+        i += 1
+        text = "\n".join(parts)
+        if prompted and text.strip() == "echo $?":
+            # the next line is the exit code of the command before
+            if cmds and i < len(body) and re.fullmatch(r"\s*\d+\s*", body[i]):
+                ln, t, _ = cmds[-1]
+                cmds[-1] = (ln, t, int(body[i]))
+                i += 1
+                continue
+            cmds.append((lineno, None, "`$ echo $?` without a number on the next line"))
+            continue
+        cmds.append((lineno, text, None))
+    return cmds
+
+
+def scan(path, out):
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    pending = []  # markers seen since the last fence or text: (line, kind, arg)
+    in_list = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        m = FENCE.match(line)
+        if not m:
+            mk = MARKER.match(line)
+            if mk:
+                pending.append((i + 1, mk.group(1), mk.group(2)))
+            elif ANY_MARKERISH.search(line):
+                out.add("error", path, i + 1, "-", "a marker must be a line of its own: <!-- exit N --> or <!-- not run: REASON -->")
+            elif line.strip():
+                for ln, kind, _ in pending:
+                    out.add("error", path, ln, "-", "<!-- %s --> is not right before a fenced block" % kind)
+                pending = []
+                if re.match(r"^\s*([-*+]|\d+[.)])\s", line):
+                    in_list = True
+                elif not line.startswith((" ", "\t")):
+                    in_list = False
+                # An indented code block: a blank line, then 4 spaces or a
+                # tab, outside a list.
+                if (not in_list and i > 0 and not lines[i - 1].strip()
+                        and re.match(r"^( {4}|\t)", line) and CMDISH.match(line.strip())):
+                    out.add("error", path, i + 1, "-",
+                            "a command in an indented code block: fence it as ```sh so the test runs it")
+            i += 1
+            continue
+        indent, fence, lang = m.group(1), m.group(2), m.group(3).lower()
+        start = i + 1  # the fence's line, 1-based
+        j = i + 1
+        while j < len(lines):
+            c = lines[j].strip()
+            if c.startswith(fence[0] * len(fence)) and not c.strip(fence[0]):
+                break
+            j += 1
+        if j == len(lines):
+            out.add("error", path, start, "-", "fence never closed")
+            return
+        body = [l[len(indent):] if l.startswith(indent) else l for l in lines[i + 1:j]]
+        want = None
+        skip = None
+        for ln, kind, arg in pending:
+            if kind == "exit":
+                if not re.fullmatch(r"\d+", arg):
+                    out.add("error", path, ln, "-", "<!-- exit N --> wants a number, got \"%s\"" % arg)
+                else:
+                    want = int(arg)
+            else:
+                reason = arg[1:].strip() if arg.startswith(":") else ""
+                if not reason:
+                    out.add("error", path, ln, "-", "<!-- not run: REASON --> without a reason")
+                skip = reason or "?"
+        pending = []
+        i = j + 1
+        if not lang:
+            out.add("error", path, start, "-",
+                    "a fence without a language: sh or console (commands), scn or suite (run), or text, json, conf, c (not run)")
+            continue
+        if lang not in CMD_LANGS and lang not in RUN_LANGS and lang not in OTHER_LANGS:
+            out.add("error", path, start, "-", "unknown fence language \"%s\"" % lang)
+            continue
+        if lang in OTHER_LANGS:
+            if want is not None or skip is not None:
+                out.add("error", path, start, "-", "a marker on a ```%s block, which is never run" % lang)
+            out.add("other", path, start, "-", lang)
+            continue
+        if skip is not None:
+            out.add("skip", path, start, "-", skip)
+            continue
+        if lang in RUN_LANGS:
+            p = out.body(RUN_LANGS[lang], "\n".join(body) + "\n")
+            out.add(RUN_LANGS[lang], path, start, 0 if want is None else want, p)
+            continue
+        cmds = commands(body, start + 1)
+        if not cmds:
+            out.add("error", path, start, "-", "a command block without a command")
+        for ln, text, code in cmds:
+            if text is None:
+                out.add("error", path, ln, "-", code)
+                continue
+            if code is None:
+                code = 0 if want is None else want
+            out.add("cmd", path, ln, code, out.body("sh", text + "\n"))
+    for ln, kind, _ in pending:
+        out.add("error", path, ln, "-", "<!-- %s --> is not right before a fenced block" % kind)
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.stderr.write("usage: extract.py OUTDIR FILE.md...\n")
+        return 2
+    out = Out(argv[1])
+    os.makedirs(argv[1], exist_ok=True)
+    for path in argv[2:]:
+        scan(path, out)
+    with open(os.path.join(argv[1], "manifest"), "w") as f:
+        f.write("".join(l + "\n" for l in out.lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

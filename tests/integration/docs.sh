@@ -1,0 +1,104 @@
+#!/bin/sh
+# Docs that run: every command and scenario example in README.md and
+# docs/*.md is run as a reader would, and its exit code checked, so an
+# example cannot go stale. tests/docs/extract.py finds them (the fence
+# convention and the markers are in tests/docs/README.md).
+#
+# Each document's examples run in order in a fresh copy of the tree's data
+# (bench.conf, profiles/, scripts/, fixtures/, docs/, tests/data/, ...),
+# with build/bcbench, build/fw and build/emu there pointing at BCBENCH,
+# FWDIR and EMUDIR, and `bcbench` on PATH: as a user who built the tree
+# and stands in its root. A ```scn block is written there as a file and
+# run with `bcbench run`, a ```suite block with `bcbench suite`. Each
+# failure names the document and the line. Blocks marked not run are
+# listed with their reasons.
+# Run from the repository root; BCBENCH, FWDIR, EMUDIR: the build's.
+set -u
+BCBENCH=${BCBENCH:-build/bcbench}
+FWDIR=${FWDIR:-build/fw}
+EMUDIR=${EMUDIR:-build/emu}
+DOCS=${DOCS:-"README.md docs/*.md"}
+TMP=$(mktemp -d /tmp/bcbench-docs.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+. tests/integration/lib.sh
+
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+BCBENCH_ABS=$(abs "$BCBENCH")
+[ -x "$BCBENCH_ABS" ] || { bad "no bcbench at $BCBENCH"; echo "docs: $pass passed, $fail failed"; exit 1; }
+
+# `bcbench` on PATH, as after make install.
+mkdir -p "$TMP/bin"
+ln -s "$BCBENCH_ABS" "$TMP/bin/bcbench"
+
+# The tree a reader stands in, made once and copied per document.
+SEED=$TMP/seed
+mkdir -p "$SEED/build" "$SEED/bench" "$SEED/tests"
+for d in bench.conf profiles scripts fixtures docs README.md; do
+	[ -e "$d" ] && cp -R "$d" "$SEED/"
+done
+cp -R bench/firmware "$SEED/bench/"
+for d in data firmware; do cp -R "tests/$d" "$SEED/tests/"; done
+ln -s "$BCBENCH_ABS" "$SEED/build/bcbench"
+ln -s "$(abs "$FWDIR")" "$SEED/build/fw"
+[ -d "$EMUDIR" ] && ln -s "$(abs "$EMUDIR")" "$SEED/build/emu"
+
+# shellcheck disable=SC2086 # DOCS is a list of globs
+/usr/bin/python3 tests/docs/extract.py "$TMP/x" $DOCS || { bad "tests/docs/extract.py failed"; exit 1; }
+
+t0=$(date +%s)
+ncmd=0 nscn=0 nsuite=0 nskip=0 nother=0
+doc_now=
+TREE=
+tab=$(printf '\t')
+
+# run_one DOC LINE WANT WHAT CMD...: run in the document's tree, check the
+# exit code, show the end of the output on a miss.
+run_one() {
+	ro_doc=$1 ro_line=$2 ro_want=$3 ro_what=$4
+	shift 4
+	(cd "$TREE" && PATH="$TMP/bin:$PATH" timeout 50 "$@") >"$TMP/out" 2>&1 </dev/null
+	ro_got=$?
+	if [ "$ro_got" -eq "$ro_want" ]; then
+		ok "$ro_doc:$ro_line: $ro_what (exit $ro_got)"
+	else
+		bad "$ro_doc:$ro_line: $ro_what: exit $ro_got, the document says $ro_want"
+		sed 's/^/     | /' "$TMP/out" | tail -8
+	fi
+}
+
+while IFS=$tab read -r kind doc line want arg; do
+	if [ "$doc" != "$doc_now" ]; then
+		doc_now=$doc
+		TREE=$TMP/tree-$(echo "$doc" | tr '/.' '__')
+		cp -R "$SEED" "$TREE"
+	fi
+	case $kind in
+	cmd)
+		ncmd=$((ncmd + 1))
+		run_one "$doc" "$line" "$want" "$(head -c 100 "$arg" | tr '\n' ' ' | sed 's/ *$//')" sh "$arg"
+		;;
+	scn)
+		nscn=$((nscn + 1))
+		cp "$arg" "$TREE/example-L$line.scn"
+		run_one "$doc" "$line" "$want" "scenario (bcbench run example-L$line.scn)" \
+			bcbench run -q -o "reports/example-L$line" "example-L$line.scn"
+		;;
+	suite)
+		nsuite=$((nsuite + 1))
+		cp "$arg" "$TREE/example-L$line.suite"
+		run_one "$doc" "$line" "$want" "suite (bcbench suite example-L$line.suite)" \
+			bcbench suite -q -j 2 -o "reports/example-L$line" "example-L$line.suite"
+		;;
+	skip)
+		nskip=$((nskip + 1))
+		echo "skip $doc:$line: not run: $arg"
+		;;
+	other) nother=$((nother + 1)) ;;
+	error) bad "$doc:$line: $arg" ;;
+	*) bad "extract.py wrote an unknown kind \"$kind\"" ;;
+	esac
+done <"$TMP/x/manifest"
+
+echo "docs: $ncmd commands, $nscn scenarios and $nsuite suites run; $nskip blocks marked not run; $nother blocks not examples (text, json, conf, c); $(($(date +%s) - t0)) s"
+echo "docs: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
