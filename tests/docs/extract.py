@@ -23,6 +23,10 @@ allowed) say more about the block:
                             or the suite) exits N ($ echo $? still wins)
   <!-- not run: REASON -->  not run, and why (hardware, minutes, ...);
                             the test prints each one, so a skip is seen
+  <!-- shortened with --filter GLOB: REASON -->
+                            each `bcbench suite` of the block runs only
+                            the entries GLOB selects (a whole suite takes
+                            minutes); printed like a skip
 
 Anything the test cannot place is an error naming the file and line: a
 fence without a language or with an unknown one, a marker that is not
@@ -35,6 +39,7 @@ Writes OUTDIR/manifest, one line per item, tab-separated:
   scn    FILE LINE EXIT BODY   (BODY: OUTDIR/NNNN.scn)
   suite  FILE LINE EXIT BODY   (BODY: OUTDIR/NNNN.suite)
   skip   FILE LINE -    REASON
+  short  FILE LINE GLOB REASON (the block's commands follow)
   other  FILE LINE -    LANGUAGE
   error  FILE LINE -    WHAT
 in document order; exits 0 (errors are items: the test counts them).
@@ -48,8 +53,10 @@ RUN_LANGS = {"scn": "scn", "suite": "suite"}
 OTHER_LANGS = {"text", "json", "conf", "c"}
 
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^`\s]*)")
-MARKER = re.compile(r"^\s*<!--\s*(exit|not run)\b\s*(.*?)\s*-->\s*$")
-ANY_MARKERISH = re.compile(r"<!--\s*(exit|not run)\b")
+MARKER = re.compile(r"^\s*<!--\s*(exit|not run|shortened with)\b\s*(.*?)\s*-->\s*$")
+ANY_MARKERISH = re.compile(r"<!--\s*(exit|not run|shortened with)\b")
+SHORTENED = re.compile(r"^--filter\s+('[^']+'|\S+):\s*(\S.*)$")
+SUITE_CMD = re.compile(r"\b(bcbench suite)(?=\s)")
 PROMPT = re.compile(r"^\$ ?(.*)$")
 # An indented line that reads as a command a user would type.
 CMDISH = re.compile(r"^(\$ |build/|bcbench\b|make\b|sudo\b|sh\b|cc\b|python3\b|sigrok-cli\b)")
@@ -156,12 +163,19 @@ def scan(path, out):
         body = [l[len(indent):] if l.startswith(indent) else l for l in lines[i + 1:j]]
         want = None
         skip = None
+        short = None
         for ln, kind, arg in pending:
             if kind == "exit":
                 if not re.fullmatch(r"\d+", arg):
                     out.add("error", path, ln, "-", "<!-- exit N --> wants a number, got \"%s\"" % arg)
                 else:
                     want = int(arg)
+            elif kind == "shortened with":
+                sm = SHORTENED.match(arg)
+                if not sm:
+                    out.add("error", path, ln, "-", "<!-- shortened with --filter GLOB: REASON --> wants a glob and a reason")
+                else:
+                    short = (sm.group(1), sm.group(2))
             else:
                 reason = arg[1:].strip() if arg.startswith(":") else ""
                 if not reason:
@@ -177,7 +191,7 @@ def scan(path, out):
             out.add("error", path, start, "-", "unknown fence language \"%s\"" % lang)
             continue
         if lang in OTHER_LANGS:
-            if want is not None or skip is not None:
+            if want is not None or skip is not None or short is not None:
                 out.add("error", path, start, "-", "a marker on a ```%s block, which is never run" % lang)
             out.add("other", path, start, "-", lang)
             continue
@@ -185,12 +199,21 @@ def scan(path, out):
             out.add("skip", path, start, "-", skip)
             continue
         if lang in RUN_LANGS:
+            if short is not None:
+                out.add("error", path, start, "-", "<!-- shortened with --filter --> on a ```%s block: only a command block's `bcbench suite` takes it" % lang)
+                continue
             p = out.body(RUN_LANGS[lang], "\n".join(body) + "\n")
             out.add(RUN_LANGS[lang], path, start, 0 if want is None else want, p)
             continue
         cmds = commands(body, start + 1)
         if not cmds:
             out.add("error", path, start, "-", "a command block without a command")
+        if short is not None:
+            if not any(t and SUITE_CMD.search(t) for _, t, _ in cmds):
+                out.add("error", path, start, "-", "<!-- shortened with --filter --> on a block without a `bcbench suite` command")
+            else:
+                out.add("short", path, start, short[0], short[1])
+                cmds = [(ln, SUITE_CMD.sub(r"\1 --filter " + short[0], t) if t else t, c) for ln, t, c in cmds]
         for ln, text, code in cmds:
             if text is None:
                 out.add("error", path, ln, "-", code)

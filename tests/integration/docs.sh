@@ -18,6 +18,7 @@ BCBENCH=${BCBENCH:-build/bcbench}
 FWDIR=${FWDIR:-build/fw}
 EMUDIR=${EMUDIR:-build/emu}
 DOCS=${DOCS:-"README.md docs/*.md"}
+t0=$(date +%s)
 TMP=$(mktemp -d /tmp/bcbench-docs.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 . tests/integration/lib.sh
@@ -45,8 +46,7 @@ ln -s "$(abs "$FWDIR")" "$SEED/build/fw"
 # shellcheck disable=SC2086 # DOCS is a list of globs
 /usr/bin/python3 tests/docs/extract.py "$TMP/x" $DOCS || { bad "tests/docs/extract.py failed"; exit 1; }
 
-t0=$(date +%s)
-ncmd=0 nscn=0 nsuite=0 nskip=0 nother=0
+ncmd=0 nscn=0 nsuite=0 nskip=0 nshort=0 nother=0
 doc_now=
 TREE=
 tab=$(printf '\t')
@@ -56,10 +56,12 @@ tab=$(printf '\t')
 run_one() {
 	ro_doc=$1 ro_line=$2 ro_want=$3 ro_what=$4
 	shift 4
+	ro_t0=$(date +%s%N)
 	(cd "$TREE" && PATH="$TMP/bin:$PATH" timeout 50 "$@") >"$TMP/out" 2>&1 </dev/null
 	ro_got=$?
+	ro_ms=$((($(date +%s%N) - ro_t0) / 1000000))
 	if [ "$ro_got" -eq "$ro_want" ]; then
-		ok "$ro_doc:$ro_line: $ro_what (exit $ro_got)"
+		ok "$ro_doc:$ro_line: $ro_what (exit $ro_got, $ro_ms ms)"
 	else
 		bad "$ro_doc:$ro_line: $ro_what: exit $ro_got, the document says $ro_want"
 		sed 's/^/     | /' "$TMP/out" | tail -8
@@ -93,12 +95,16 @@ while IFS=$tab read -r kind doc line want arg; do
 		nskip=$((nskip + 1))
 		echo "skip $doc:$line: not run: $arg"
 		;;
+	short)
+		nshort=$((nshort + 1))
+		echo "short $doc:$line: its suites run with --filter $want: $arg"
+		;;
 	other) nother=$((nother + 1)) ;;
 	error) bad "$doc:$line: $arg" ;;
 	*) bad "extract.py wrote an unknown kind \"$kind\"" ;;
 	esac
 done <"$TMP/x/manifest"
 
-echo "docs: $ncmd commands, $nscn scenarios and $nsuite suites run; $nskip blocks marked not run; $nother blocks not examples (text, json, conf, c); $(($(date +%s) - t0)) s"
+echo "docs: $ncmd commands, $nscn scenarios and $nsuite suites run; $nskip blocks marked not run, $nshort shortened; $nother blocks not examples (text, json, conf, c); $(($(date +%s) - t0)) s"
 echo "docs: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
