@@ -23,6 +23,13 @@ TMP=$(mktemp -d /tmp/bcbench-docs.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 . tests/integration/lib.sh
 
+# The examples are the same under the sanitizers; the plain pass runs them
+# (make check passes BN_CHECK_SAN=$(SAN)).
+if [ "${BN_CHECK_SAN:-}" = 1 ]; then
+	echo "docs: not run under SAN=1 (make check without SAN runs the documents' examples)"
+	exit 0
+fi
+
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 BCBENCH_ABS=$(abs "$BCBENCH")
 [ -x "$BCBENCH_ABS" ] || { bad "no bcbench at $BCBENCH"; echo "docs: $pass passed, $fail failed"; exit 1; }
@@ -42,6 +49,22 @@ for d in data firmware; do cp -R "tests/$d" "$SEED/tests/"; done
 ln -s "$BCBENCH_ABS" "$SEED/build/bcbench"
 ln -s "$(abs "$FWDIR")" "$SEED/build/fw"
 [ -d "$EMUDIR" ] && ln -s "$(abs "$EMUDIR")" "$SEED/build/emu"
+
+# The test's own test: a document of wrong examples, each of which must
+# fail at its line, and two right ones that must pass.
+if [ -z "${DOCS_SELFTEST:-}" ]; then
+	DOCS_SELFTEST=1 DOCS=tests/docs/bad-examples.md BCBENCH=$BCBENCH FWDIR=$FWDIR EMUDIR=$EMUDIR \
+		sh tests/integration/docs.sh >"$TMP/self.out" 2>&1
+	self_rc=$?
+	self_fail=$(sed -n 's/^FAIL tests\/docs\/bad-examples.md:\([0-9]*\):.*/\1/p' "$TMP/self.out" | tr '\n' ' ')
+	self_ok=$(sed -n 's/^ok   tests\/docs\/bad-examples.md:\([0-9]*\):.*/\1/p' "$TMP/self.out" | tr '\n' ' ')
+	if [ "$self_rc" -ne 0 ] && [ "$self_fail" = "8 14 16 19 26 36 44 49 " ] && [ "$self_ok" = "58 61 " ]; then
+		ok "tests/docs/bad-examples.md: every wrong example fails at its line, the right ones pass"
+	else
+		bad "tests/docs/bad-examples.md: exit $self_rc, failed at lines $self_fail(want 8 14 16 19 26 36 44 49), passed $self_ok(want 58 61)"
+		sed 's/^/     | /' "$TMP/self.out" | tail -20
+	fi
+fi
 
 # shellcheck disable=SC2086 # DOCS is a list of globs
 /usr/bin/python3 tests/docs/extract.py "$TMP/x" $DOCS || { bad "tests/docs/extract.py failed"; exit 1; }
