@@ -33,7 +33,12 @@ fence without a language or with an unknown one, a marker that is not
 right before a fence, `not run` without a reason, an unclosed fence, or
 a command written as an indented code block (fence it as ```sh).
 
-Usage: extract.py OUTDIR FILE.md...
+A man page (FILE.1) has its examples in .nf/.fi (or .EX/.EE) blocks:
+each is a command block, unless a comment line before it names what else
+it is (.\" text, .\" conf, .\" scn, ...); .\" exit N and
+.\" not run: REASON as above. Its escapes (\-, \e, \(em, ...) are undone.
+
+Usage: extract.py OUTDIR FILE.md|FILE.1...
 Writes OUTDIR/manifest, one line per item, tab-separated:
   cmd    FILE LINE EXIT BODY   (BODY: OUTDIR/NNNN.sh, the command)
   scn    FILE LINE EXIT BODY   (BODY: OUTDIR/NNNN.scn)
@@ -118,6 +123,71 @@ def commands(body, first_line):
     return cmds
 
 
+def block(path, out, start, lang, body, pending, what):
+    """Emit one block's items; pending: its markers. Returns no markers."""
+    want = None
+    skip = None
+    short = None
+    for ln, kind, arg in pending:
+        if kind == "exit":
+            if not re.fullmatch(r"\d+", arg):
+                out.add("error", path, ln, "-", "exit N wants a number, got \"%s\"" % arg)
+            else:
+                want = int(arg)
+        elif kind == "shortened with":
+            sm = SHORTENED.match(arg)
+            if not sm:
+                out.add("error", path, ln, "-", "shortened with --filter GLOB: REASON wants a glob and a reason")
+            else:
+                short = (sm.group(1), sm.group(2))
+        elif kind == "not run":
+            reason = arg[1:].strip() if arg.startswith(":") else ""
+            if not reason:
+                out.add("error", path, ln, "-", "not run: REASON without a reason")
+            skip = reason or "?"
+        else:
+            lang = kind  # a man page's block says what it is
+    if not lang:
+        out.add("error", path, start, "-",
+                "a fence without a language: sh or console (commands), scn or suite (run), or text, json, conf, c (not run)")
+        return []
+    if lang not in CMD_LANGS and lang not in RUN_LANGS and lang not in OTHER_LANGS:
+        out.add("error", path, start, "-", "unknown block language \"%s\"" % lang)
+        return []
+    if lang in OTHER_LANGS:
+        if want is not None or skip is not None or short is not None:
+            out.add("error", path, start, "-", "a marker on a %s block, which is never run" % what)
+        out.add("other", path, start, "-", lang)
+        return []
+    if skip is not None:
+        out.add("skip", path, start, "-", skip)
+        return []
+    if lang in RUN_LANGS:
+        if short is not None:
+            out.add("error", path, start, "-", "shortened with --filter on a %s block: only a command block's `bcbench suite` takes it" % what)
+            return []
+        p = out.body(RUN_LANGS[lang], "\n".join(body) + "\n")
+        out.add(RUN_LANGS[lang], path, start, 0 if want is None else want, p)
+        return []
+    cmds = commands(body, start + 1)
+    if not cmds:
+        out.add("error", path, start, "-", "a command block without a command")
+    if short is not None:
+        if not any(t and SUITE_CMD.search(t) for _, t, _ in cmds):
+            out.add("error", path, start, "-", "shortened with --filter on a block without a `bcbench suite` command")
+        else:
+            out.add("short", path, start, short[0], short[1])
+            cmds = [(ln, SUITE_CMD.sub(r"\1 --filter " + short[0], t) if t else t, c) for ln, t, c in cmds]
+    for ln, text, code in cmds:
+        if text is None:
+            out.add("error", path, ln, "-", code)
+            continue
+        if code is None:
+            code = 0 if want is None else want
+        out.add("cmd", path, ln, code, out.body("sh", text + "\n"))
+    return []
+
+
 def scan(path, out):
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
@@ -161,68 +231,56 @@ def scan(path, out):
             out.add("error", path, start, "-", "fence never closed")
             return
         body = [l[len(indent):] if l.startswith(indent) else l for l in lines[i + 1:j]]
-        want = None
-        skip = None
-        short = None
-        for ln, kind, arg in pending:
-            if kind == "exit":
-                if not re.fullmatch(r"\d+", arg):
-                    out.add("error", path, ln, "-", "<!-- exit N --> wants a number, got \"%s\"" % arg)
-                else:
-                    want = int(arg)
-            elif kind == "shortened with":
-                sm = SHORTENED.match(arg)
-                if not sm:
-                    out.add("error", path, ln, "-", "<!-- shortened with --filter GLOB: REASON --> wants a glob and a reason")
-                else:
-                    short = (sm.group(1), sm.group(2))
-            else:
-                reason = arg[1:].strip() if arg.startswith(":") else ""
-                if not reason:
-                    out.add("error", path, ln, "-", "<!-- not run: REASON --> without a reason")
-                skip = reason or "?"
-        pending = []
-        i = j + 1
-        if not lang:
-            out.add("error", path, start, "-",
-                    "a fence without a language: sh or console (commands), scn or suite (run), or text, json, conf, c (not run)")
-            continue
-        if lang not in CMD_LANGS and lang not in RUN_LANGS and lang not in OTHER_LANGS:
-            out.add("error", path, start, "-", "unknown fence language \"%s\"" % lang)
-            continue
-        if lang in OTHER_LANGS:
-            if want is not None or skip is not None or short is not None:
-                out.add("error", path, start, "-", "a marker on a ```%s block, which is never run" % lang)
-            out.add("other", path, start, "-", lang)
-            continue
-        if skip is not None:
-            out.add("skip", path, start, "-", skip)
-            continue
-        if lang in RUN_LANGS:
-            if short is not None:
-                out.add("error", path, start, "-", "<!-- shortened with --filter --> on a ```%s block: only a command block's `bcbench suite` takes it" % lang)
-                continue
-            p = out.body(RUN_LANGS[lang], "\n".join(body) + "\n")
-            out.add(RUN_LANGS[lang], path, start, 0 if want is None else want, p)
-            continue
-        cmds = commands(body, start + 1)
-        if not cmds:
-            out.add("error", path, start, "-", "a command block without a command")
-        if short is not None:
-            if not any(t and SUITE_CMD.search(t) for _, t, _ in cmds):
-                out.add("error", path, start, "-", "<!-- shortened with --filter --> on a block without a `bcbench suite` command")
-            else:
-                out.add("short", path, start, short[0], short[1])
-                cmds = [(ln, SUITE_CMD.sub(r"\1 --filter " + short[0], t) if t else t, c) for ln, t, c in cmds]
-        for ln, text, code in cmds:
-            if text is None:
-                out.add("error", path, ln, "-", code)
-                continue
-            if code is None:
-                code = 0 if want is None else want
-            out.add("cmd", path, ln, code, out.body("sh", text + "\n"))
+        pending, i = block(path, out, start, lang, body, pending, "```" + lang), j + 1
     for ln, kind, _ in pending:
         out.add("error", path, ln, "-", "<!-- %s --> is not right before a fenced block" % kind)
+
+
+ROFF_ESC = [("\\-", "-"), ("\\e", "\\"), ("\\(em", "\u2014"), ("\\(*W", "\u03a9"),
+            ("\\(mu", "\u00d7"), ("\\&", ""), ("\\(aq", "'"), ("\\(dq", '"')]
+ROFF_MARK = re.compile(r'^\.\\"\s*(exit|not run|shortened with|text|json|conf|c|sh|console|scn|suite)\b\s*(.*?)\s*$')
+
+
+def unroff(line):
+    for a, b in ROFF_ESC:
+        line = line.replace(a, b)
+    return line
+
+
+def scan_roff(path, out):
+    """The .nf/.fi and .EX/.EE blocks of a man page, as command blocks."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    pending = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        mk = ROFF_MARK.match(line)
+        if mk:
+            pending.append((i + 1, mk.group(1), mk.group(2)))
+            i += 1
+            continue
+        if line.startswith((".RS", ".PP", ".in", ".sp")) or not line.strip():
+            i += 1
+            continue
+        if line.strip() not in (".nf", ".EX"):
+            for ln, kind, _ in pending:
+                out.add("error", path, ln, "-", '.\\" %s is not right before a .nf block' % kind)
+            pending = []
+            i += 1
+            continue
+        end = ".fi" if line.strip() == ".nf" else ".EE"
+        start = i + 1
+        j = i + 1
+        while j < len(lines) and lines[j].strip() != end:
+            j += 1
+        if j == len(lines):
+            out.add("error", path, start, "-", "%s never closed by %s" % (line.strip(), end))
+            return
+        body = [unroff(l) for l in lines[i + 1:j]]
+        pending, i = block(path, out, start, "sh", body, pending, line.strip()), j + 1
+    for ln, kind, _ in pending:
+        out.add("error", path, ln, "-", '.\\" %s is not right before a .nf block' % kind)
 
 
 def main(argv):
@@ -232,7 +290,7 @@ def main(argv):
     out = Out(argv[1])
     os.makedirs(argv[1], exist_ok=True)
     for path in argv[2:]:
-        scan(path, out)
+        (scan_roff if re.search(r"\.[1-9]$", path) else scan)(path, out)
     with open(os.path.join(argv[1], "manifest"), "w") as f:
         f.write("".join(l + "\n" for l in out.lines))
     return 0
