@@ -17,7 +17,7 @@ set -u
 BCBENCH=${BCBENCH:-build/bcbench}
 FWDIR=${FWDIR:-build/fw}
 EMUDIR=${EMUDIR:-build/emu}
-DOCS=${DOCS:-"README.md docs/*.md"}
+DOCS=${DOCS:-"README.md docs/*.md docs/*.1"}
 t0=$(date +%s)
 TMP=$(mktemp -d /tmp/bcbench-docs.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
