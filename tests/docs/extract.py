@@ -38,7 +38,12 @@ each is a command block, unless a comment line before it names what else
 it is (.\" text, .\" conf, .\" scn, ...); .\" exit N and
 .\" not run: REASON as above. Its escapes (\-, \e, \(em, ...) are undone.
 
+A prompted block's output lines are checked too: each (but a "..." line)
+must be part of a line the command printed, "..." in it standing for any
+text, wall-clock times ("in 0.056 s)") for any time.
+
 Usage: extract.py OUTDIR FILE.md|FILE.1...
+       extract.py --check-output SHOWN ACTUAL   (the output check)
 Writes OUTDIR/manifest, one line per item, tab-separated:
   cmd    FILE LINE EXIT BODY   (BODY: OUTDIR/NNNN.sh, the command)
   scn    FILE LINE EXIT BODY   (BODY: OUTDIR/NNNN.scn)
@@ -86,7 +91,8 @@ class Out:
 
 
 def commands(body, first_line):
-    """(line, text, exit or None) for each command of a block's lines."""
+    """[line, text, exit or None, output lines] for each command of a
+    block's lines; text None: an error, said in place of the exit."""
     cmds = []
     prompted = any(PROMPT.match(l) and l.startswith("$") for l in body)
     i = 0
@@ -96,6 +102,8 @@ def commands(body, first_line):
         if prompted:
             m = PROMPT.match(raw) if raw.startswith("$") else None
             if not m:
+                if cmds and cmds[-1][1] is not None:
+                    cmds[-1][3].append(raw)  # what the command printed
                 i += 1
                 continue
             text = m.group(1)
@@ -112,14 +120,13 @@ def commands(body, first_line):
         text = "\n".join(parts)
         if prompted and text.strip() == "echo $?":
             # the next line is the exit code of the command before
-            if cmds and i < len(body) and re.fullmatch(r"\s*\d+\s*", body[i]):
-                ln, t, _ = cmds[-1]
-                cmds[-1] = (ln, t, int(body[i]))
+            if cmds and cmds[-1][1] is not None and i < len(body) and re.fullmatch(r"\s*\d+\s*", body[i]):
+                cmds[-1][2] = int(body[i])
                 i += 1
                 continue
-            cmds.append((lineno, None, "`$ echo $?` without a number on the next line"))
+            cmds.append([lineno, None, "`$ echo $?` without a command before it or a number on the next line", []])
             continue
-        cmds.append((lineno, text, None))
+        cmds.append([lineno, text, None, []])
     return cmds
 
 
@@ -173,18 +180,26 @@ def block(path, out, start, lang, body, pending, what):
     if not cmds:
         out.add("error", path, start, "-", "a command block without a command")
     if short is not None:
-        if not any(t and SUITE_CMD.search(t) for _, t, _ in cmds):
+        if not any(c[1] and SUITE_CMD.search(c[1]) for c in cmds):
             out.add("error", path, start, "-", "shortened with --filter on a block without a `bcbench suite` command")
         else:
             out.add("short", path, start, short[0], short[1])
-            cmds = [(ln, SUITE_CMD.sub(r"\1 --filter " + short[0], t) if t else t, c) for ln, t, c in cmds]
-    for ln, text, code in cmds:
+            for c in cmds:
+                if c[1] and SUITE_CMD.search(c[1]):
+                    c[1] = SUITE_CMD.sub(r"\1 --filter " + short[0], c[1])
+                    c[3] = []  # a shortened suite prints fewer entries
+    for ln, text, code, printed in cmds:
         if text is None:
             out.add("error", path, ln, "-", code)
             continue
         if code is None:
             code = 0 if want is None else want
-        out.add("cmd", path, ln, code, out.body("sh", text + "\n"))
+        p = out.body("sh", text + "\n")
+        if any(l.strip() and l.strip() != "..." for l in printed):
+            # NNNN.sh's output as the document shows it: NNNN.sh.out
+            with open(p + ".out", "w") as f:
+                f.write("\n".join(printed) + "\n")
+        out.add("cmd", path, ln, code, p)
     return []
 
 
@@ -283,7 +298,35 @@ def scan_roff(path, out):
         out.add("error", path, ln, "-", '.\\" %s is not right before a .nf block' % kind)
 
 
+# Wall-clock times differ from run to run: "simulated in 0.056 s)",
+# an entry's "(0.26 s)" are not compared.
+WALL = re.compile(r"(?:(?<=\()|(?<=in ))\d+(\.\d+)? m?s\)")
+
+
+def shown_line(line):
+    """A regex for a line of output as a document shows it: a part of an
+    actual line, "..." standing for any text, wall times for any time."""
+    parts = [re.escape(WALL.sub("@WALL@", p)) for p in line.strip().split("...")]
+    return re.compile(".*".join(parts).replace("@WALL@", r"\d+(\.\d+)? m?s\)"))
+
+
+def check_output(shown_path, actual_path):
+    """Each line the document shows (but "...") is part of a line the
+    command printed (in any order: stdout and stderr are interleaved by
+    buffering). Prints the lines that are not; 1 if any."""
+    with open(shown_path, encoding="utf-8") as f:
+        shown = [l for l in f.read().split("\n") if l.strip() and l.strip() != "..."]
+    with open(actual_path, encoding="utf-8", errors="replace") as f:
+        actual = [WALL.sub("0 s)", l) for l in f.read().split("\n")]
+    missing = [l for l in shown if not any(shown_line(l).search(a) for a in actual)]
+    for l in missing:
+        print(l.strip())
+    return 1 if missing else 0
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "--check-output":
+        return check_output(argv[2], argv[3])
     if len(argv) < 3:
         sys.stderr.write("usage: extract.py OUTDIR FILE.md...\n")
         return 2

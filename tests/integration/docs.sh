@@ -58,10 +58,10 @@ if [ -z "${DOCS_SELFTEST:-}" ]; then
 	self_rc=$?
 	self_fail=$(sed -n 's/^FAIL tests\/docs\/bad-examples.md:\([0-9]*\):.*/\1/p' "$TMP/self.out" | tr '\n' ' ')
 	self_ok=$(sed -n 's/^ok   tests\/docs\/bad-examples.md:\([0-9]*\):.*/\1/p' "$TMP/self.out" | tr '\n' ' ')
-	if [ "$self_rc" -ne 0 ] && [ "$self_fail" = "8 14 16 19 26 36 44 49 " ] && [ "$self_ok" = "58 61 " ]; then
+	if [ "$self_rc" -ne 0 ] && [ "$self_fail" = "9 15 17 20 27 37 45 54 59 " ] && [ "$self_ok" = "45 68 71 " ]; then
 		ok "tests/docs/bad-examples.md: every wrong example fails at its line, the right ones pass"
 	else
-		bad "tests/docs/bad-examples.md: exit $self_rc, failed at lines $self_fail(want 8 14 16 19 26 36 44 49), passed $self_ok(want 58 61)"
+		bad "tests/docs/bad-examples.md: exit $self_rc, failed at lines $self_fail(want 9 15 17 20 27 37 45 54 59), passed $self_ok(want 45 68 71)"
 		sed 's/^/     | /' "$TMP/self.out" | tail -20
 	fi
 fi
@@ -85,6 +85,17 @@ run_one() {
 	ro_ms=$((($(date +%s%N) - ro_t0) / 1000000))
 	if [ "$ro_got" -eq "$ro_want" ]; then
 		ok "$ro_doc:$ro_line: $ro_what (exit $ro_got, $ro_ms ms)"
+		# What the document shows it printing (a prompted block).
+		if [ -n "${ro_shown:-}" ] && [ -f "$ro_shown" ]; then
+			if /usr/bin/python3 tests/docs/extract.py --check-output "$ro_shown" "$TMP/out" >"$TMP/missing"; then
+				ok "$ro_doc:$ro_line: prints what the document shows"
+			else
+				bad "$ro_doc:$ro_line: the output the document shows is not what it prints; not printed:"
+				sed 's/^/     | /' "$TMP/missing" | head -5
+				echo "     | it printed:"
+				sed 's/^/     | /' "$TMP/out" | tail -6
+			fi
+		fi
 	else
 		bad "$ro_doc:$ro_line: $ro_what: exit $ro_got, the document says $ro_want"
 		sed 's/^/     | /' "$TMP/out" | tail -8
@@ -92,15 +103,18 @@ run_one() {
 }
 
 while IFS=$tab read -r kind doc line want arg; do
-	if [ "$doc" != "$doc_now" ]; then
+	# A document's first example to run gets it a fresh tree.
+	case $kind in cmd | scn | suite) if [ "$doc" != "$doc_now" ]; then
 		doc_now=$doc
 		TREE=$TMP/tree-$(echo "$doc" | tr '/.' '__')
 		cp -R "$SEED" "$TREE"
-	fi
+	fi ;; esac
 	case $kind in
 	cmd)
 		ncmd=$((ncmd + 1))
+		ro_shown=$arg.out
 		run_one "$doc" "$line" "$want" "$(head -c 100 "$arg" | tr '\n' ' ' | sed 's/ *$//')" sh "$arg"
+		ro_shown=
 		;;
 	scn)
 		nscn=$((nscn + 1))
