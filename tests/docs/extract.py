@@ -212,11 +212,13 @@ def scan(path, out):
     while i < len(lines):
         line = lines[i]
         m = FENCE.match(line)
+        if m and m.group(2)[0] == "`" and "`" in line[m.end(2):]:
+            m = None  # CommonMark: a backtick fence's info has no backtick (``` `` ```` in text)
         if not m:
             mk = MARKER.match(line)
             if mk:
                 pending.append((i + 1, mk.group(1), mk.group(2)))
-            elif ANY_MARKERISH.search(line):
+            elif ANY_MARKERISH.search(re.sub(r"`+[^`]*`+", "", line)):  # not one quoted in text
                 out.add("error", path, i + 1, "-", "a marker must be a line of its own: <!-- exit N --> or <!-- not run: REASON -->")
             elif line.strip():
                 for ln, kind, _ in pending:

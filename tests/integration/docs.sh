@@ -1,7 +1,8 @@
 #!/bin/sh
-# Docs that run: every command and scenario example in README.md and
-# docs/*.md is run as a reader would, and its exit code checked, so an
-# example cannot go stale. tests/docs/extract.py finds them (the fence
+# Docs that run: every command, scenario and suite example in README.md,
+# docs/*.md and the man page's EXAMPLES is run as a reader would, its exit
+# code checked and the output a prompted block shows, so an example cannot
+# go stale. tests/docs/extract.py finds them (the fence
 # convention and the markers are in tests/docs/README.md).
 #
 # Each document's examples run in order in a fresh copy of the tree's data
