@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Find the examples in Markdown files, for tests/integration/docs.sh.
+"""Find the examples in Markdown files and man pages, for
+tests/integration/docs.sh.
 
 The convention (tests/docs/README.md says it for writers):
 
@@ -67,7 +68,7 @@ MARKER = re.compile(r"^\s*<!--\s*(exit|not run|shortened with)\b\s*(.*?)\s*-->\s
 ANY_MARKERISH = re.compile(r"<!--\s*(exit|not run|shortened with)\b")
 SHORTENED = re.compile(r"^--filter\s+('[^']+'|\S+):\s*(\S.*)$")
 SUITE_CMD = re.compile(r"\b(bcbench suite)(?=\s)")
-PROMPT = re.compile(r"^\$ ?(.*)$")
+PROMPT = re.compile(r"^\$ (.*)$")
 # An indented line that reads as a command a user would type.
 CMDISH = re.compile(r"^(\$ |build/|bcbench\b|make\b|sudo\b|sh\b|cc\b|python3\b|sigrok-cli\b)")
 
@@ -94,13 +95,13 @@ def commands(body, first_line):
     """[line, text, exit or None, output lines] for each command of a
     block's lines; text None: an error, said in place of the exit."""
     cmds = []
-    prompted = any(PROMPT.match(l) and l.startswith("$") for l in body)
+    prompted = any(PROMPT.match(l) for l in body)
     i = 0
     while i < len(body):
         raw = body[i]
         lineno = first_line + i
         if prompted:
-            m = PROMPT.match(raw) if raw.startswith("$") else None
+            m = PROMPT.match(raw)
             if not m:
                 if cmds and cmds[-1][1] is not None:
                     cmds[-1][3].append(raw)  # what the command printed
