@@ -8,8 +8,8 @@ The convention (tests/docs/README.md says it for writers):
   ```scn                                 a scenario; run with bcbench run
   ```suite                               a suite; run with bcbench suite
   ```text, ```json, ```conf, ```c        not a command or a scenario
-                                         (output, a synopsis, a file format,
-                                         a bench.conf): not run, counted
+  (and ```toml, ```yaml, ```ini, ```xml, (output, a synopsis, a file format,
+  ```diff, ```udev)                      a bench.conf): not run, counted
 
 A command block with `$ ` prompts holds commands on the prompt lines (a
 line ending in a backslash goes on to the next) and their output between;
@@ -61,7 +61,7 @@ import sys
 
 CMD_LANGS = {"sh", "bash", "shell", "console"}
 RUN_LANGS = {"scn": "scn", "suite": "suite"}
-OTHER_LANGS = {"text", "json", "conf", "c"}
+OTHER_LANGS = {"text", "json", "conf", "c", "toml", "yaml", "yml", "ini", "xml", "diff", "udev"}
 
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^`\s]*)")
 MARKER = re.compile(r"^\s*<!--\s*(exit|not run|shortened with)\b\s*(.*?)\s*-->\s*$")

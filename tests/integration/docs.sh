@@ -143,6 +143,6 @@ while IFS=$tab read -r kind doc line want arg; do
 	esac
 done <"$TMP/x/manifest"
 
-echo "docs: $ncmd commands, $nscn scenarios and $nsuite suites run; $nskip blocks marked not run, $nshort shortened; $nother blocks not examples (text, json, conf, c); $(($(date +%s) - t0)) s"
+echo "docs: $ncmd commands, $nscn scenarios and $nsuite suites run; $nskip blocks marked not run, $nshort shortened; $nother blocks not examples (text, json, conf, ...); $(($(date +%s) - t0)) s"
 echo "docs: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
