@@ -34,10 +34,6 @@
 #include "report/report_html.h"
 #include "scenario/runner.h"
 
-#ifndef BN_DATADIR
-#define BN_DATADIR "/usr/local/share/bcbench"
-#endif
-
 /* A run that makes no progress this long is killed (--watchdog): far
  * above any instrument's own time-out, far below a CI job's. */
 #define BN_RUN_WATCHDOG_S 30.0
@@ -66,8 +62,8 @@ const char bn_cli_run_usage[] =
 	"  -o, --out DIR       report directory (default <out>/<scenario file stem>, <out>\n"
 	"                      from bench.conf, else reports)\n"
 	"  -d, --datadir DIR   where profiles/ live (default: $BCBENCH_DATADIR, else the\n"
-	"                      conf's datadir key, else the conf's directory, else ./ if\n"
-	"                      ./profiles exists, else " BN_DATADIR ")\n"
+	"                      conf's datadir key, else the one beside the binary:\n"
+	"                      ../share/bcbench installed, the source tree in a build)\n"
 	"  -l, --limits FILE   judge against this limits file (e.g. a lab's stricter copy);\n"
 	"                      wins over the scenario's and bench.conf's\n"
 	"  -f, --firmware FW   run this firmware (\"reference\" or a .so) instead of the\n"
@@ -391,6 +387,10 @@ int bn_cli_run(int argc, char **argv)
 		return 2;
 	}
 	datadir = bn_cli_datadir(datadir, &j->conf, conf_path, datadir_buf, sizeof(datadir_buf));
+	if (!datadir) {
+		free(j);
+		return 2;
+	}
 	j->datadir = datadir;
 	bn_cli_file_stem(argv[optind], stem, sizeof(stem));
 	if (!out_dir) {
