@@ -23,9 +23,16 @@ SANARG=
 unset BCBENCH_DATADIR BCBENCH_FWDIR
 P=$TMP/prefix
 
-# The checkout's HEAD, as a newcomer gets it.
-git clone -q "$PWD" "$TMP/clone" >"$TMP/out" 2>&1 && ok "git clone of HEAD ($(git -C "$TMP/clone" rev-parse --short HEAD))" || { bad "git clone: $(tail -2 "$TMP/out")"; exit 1; }
-make --no-print-directory -C "$TMP/clone" -j1 -o all BUILD="$BUILD" $SANARG PREFIX="$P" install >"$TMP/make.out" 2>&1
+# The checkout's HEAD, as a newcomer gets it (a source tree that is no git
+# checkout, an unpacked tarball, installs from itself).
+SRC=$PWD
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	SRC=$TMP/clone
+	git clone -q "$PWD" "$SRC" >"$TMP/out" 2>&1 && ok "git clone of HEAD ($(git -C "$SRC" rev-parse --short HEAD))" || { bad "git clone: $(tail -2 "$TMP/out")"; exit 1; }
+else
+	echo "note: not a git checkout: installing from the tree itself"
+fi
+make --no-print-directory -C "$SRC" -j1 -o all BUILD="$BUILD" $SANARG PREFIX="$P" install >"$TMP/make.out" 2>&1
 got=$?
 [ $got -eq 0 ] && ok "make install PREFIX=<scratch> from the clone" || { bad "make install from the clone: exit $got"; tail -5 "$TMP/make.out" | sed 's/^/     | /'; exit 1; }
 [ -x "$P/bin/bcbench" ] && [ -f "$P/share/bcbench/profiles/limits/bc12.json" ] && [ -f "$P/share/man/man1/bcbench.1" ] &&
@@ -66,7 +73,7 @@ expect_out "the text report has the verdicts" "dut.port == dcp"
 # Mistake 1: a shipped profile's name misspelt.
 sed 's/^charger .*/charger  dcp-waek/' my.scn >typo.scn
 expect_exit "a misspelt profile name" 2 bcbench run -q typo.scn
-expect_err "names the scenario line" "typo.scn:3:10: error: cannot open charger profile \"dcp-waek\""
+expect_err "names the scenario line" "typo.scn:3:1: error: cannot open charger profile \"dcp-waek\""
 expect_err "says where it looked" "looked for $P/share/bcbench/profiles/chargers/dcp-waek.json"
 expect_err "says how to use another data dir" "give --datadir DIR, set BCBENCH_DATADIR=DIR, or put datadir = DIR in bench.conf"
 
@@ -89,7 +96,7 @@ expect_exit "the copied binary with --datadir" 0 ./bin/bcbench run -q --datadir 
 # (a path is read from the working directory, then under the data dir).
 cd "$TMP" || exit 1
 expect_exit "the scenario run from its parent directory" 2 bcbench run -q work/my.scn
-expect_err "names the path as written" "work/my.scn:3:10: error: cannot open charger profile \"my-charger.json\""
+expect_err "names the path as written" "work/my.scn:3:1: error: cannot open charger profile \"my-charger.json\""
 expect_err "says both places it looked" "looked for my-charger.json from the working directory, then $P/share/bcbench/my-charger.json"
 
 echo "newcomer: $pass passed, $fail failed"
