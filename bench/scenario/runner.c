@@ -286,7 +286,12 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	if (c->o->firmware_override) {
 		fw_spec = c->o->firmware_override;
 		if (!bn_fw_is_builtin(fw_spec) && !file_exists(fw_spec))
-			return bn_err_set(err, BN_ERR_IO, "cannot open firmware \"%s\"", fw_spec);
+			return bn_err_set(err, BN_ERR_IO, "cannot open firmware \"%s\" (looked for %s%s; "
+					  "give reference, a path to a .so, or the NAME of one in the "
+					  "firmware dir: BCBENCH_FWDIR=DIR, else the one beside the "
+					  "bcbench binary)", fw_spec, fw_spec,
+					  strchr(fw_spec, '/') ? "" : " from the working directory, then "
+					  "NAME.so in the firmware dir");
 		if (!bn_fw_is_builtin(fw_spec)) {
 			snprintf(path, sizeof(path), "%s", fw_spec);
 			fw_spec = path;

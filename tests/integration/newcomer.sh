@@ -92,6 +92,12 @@ expect_err "lists where it looked, in order" "none beside the bcbench binary (lo
 expect_err "and how to give one" "give --datadir DIR"
 expect_exit "the copied binary with --datadir" 0 ./bin/bcbench run -q --datadir "$P/share/bcbench" --out copied my.scn
 
+# A test firmware by name: NAME.so in the firmware dir beside the binary.
+expect_exit "--firmware cdp_as_dcp (a NAME from the installed firmware dir)" 0 bcbench run -q --firmware cdp_as_dcp --out fwname my.scn
+has "the run loaded it from the prefix" fwname/report.json "\"$P/lib/bcbench/firmware/cdp_as_dcp.so\""
+expect_exit "a misspelt firmware name" 2 bcbench run -q --firmware cdp_as_dcq my.scn
+expect_err "says where it looked and how to change it" 'cannot open firmware "cdp_as_dcq" (looked for cdp_as_dcq from the working directory, then NAME.so in the firmware dir; give reference, a path to a .so, or the NAME of one in the firmware dir: BCBENCH_FWDIR=DIR'
+
 # Mistake 3: a relative path in the scenario, run from another directory
 # (a path is read from the working directory, then under the data dir).
 cd "$TMP" || exit 1
