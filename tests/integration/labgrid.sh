@@ -53,11 +53,11 @@ LG_BCBENCH=$(abs "$BCBENCH") LG_FWDIR=$(abs "$FWDIR") LG_DATADIR=$PWD LG_SCRATCH
 rc=$?
 # one line per test: PASSED/FAILED NAME
 n_tests=$(grep -c '^PASSED ' "$TMP/pytest.out")
-if [ $rc -eq 0 ] && [ "$n_tests" -eq 6 ]; then
+if [ $rc -eq 0 ] && [ "$n_tests" -eq 8 ]; then
 	grep '^PASSED ' "$TMP/pytest.out" | while read -r _ t; do echo "ok   pytest: $t"; done
 	pass=$((pass + n_tests))
 else
-	bad "pytest exit $rc, $n_tests of 6 passed:"
+	bad "pytest exit $rc, $n_tests of 8 passed:"
 	sed 's/^/     | /' "$TMP/pytest.out" | tail -40
 fi
 

@@ -97,3 +97,26 @@ def test_pty_bench_gone_is_a_bench_fault(env):
     res = exc.value.result
     assert res.retryable and res.exit_code in (3, 5)
     assert os.environ["LG_SCRATCH"] + "/no-tty" in str(exc.value)
+
+
+def test_fixture_bench_conf(env, tmp_path):
+    drv = env.get_target("labbench").get_driver("BcbenchDriver", activate=False)
+    assert drv.load is None and drv.supply is None
+    conf = dict(drv.conf_lines())
+    assert conf["fixture"] == "ftdi:0403:6014:FT4ZB1"
+    assert conf["fixture_file"] == "fixtures/bcbench-fixture-b.json"
+    assert conf["console"] == "/dev/ttyACM0@115200"
+    assert conf["capture"] == "sigrok:fx2lafw"
+    assert conf["capture_rate"] == "100kHz"
+    assert not {"load", "supply"} & set(conf)
+    # bcbench itself reads the written file: `devices` parses bench.conf
+    # first, so a key it does not know would be exit 2, not a missing device
+    path = drv.write_conf(str(tmp_path / "bench.conf"))
+    import subprocess
+    got = subprocess.run([drv.tool, "devices", "--conf", path], capture_output=True, text=True)
+    assert got.returncode != 2, got.stderr
+
+
+def test_fixture_ids_checked(env):
+    with pytest.raises(ValueError, match="four hex digits"):
+        bl.BcbenchFixture(env.get_target("main"), "bad", fixture_file="f.json", vendor="403", product="6014")
