@@ -243,10 +243,18 @@ class BcbenchDriver(Driver):
         if capture is not None:
             lines.append(("capture", f"sigrok:{capture.driver}"))
         for key in ("capture_map", "capture_rate", "instrument_timeout", "instrument_retries",
-                    "max_load", "max_vbus", "max_power", "limits", "datadir", "lock_dir"):
+                    "max_load", "max_vbus", "max_power", "limits", "lock_dir"):
             val = getattr(self, key)
             if val is not None:
                 lines.append((key, str(val)))
+        # Without a datadir key bcbench takes the conf's own directory (the
+        # run's, here), so say one: the attribute, else the working
+        # directory when it is a checkout (as bcbench without --conf).
+        # BCBENCH_DATADIR in the environment wins over both in bcbench.
+        if self.datadir is not None:
+            lines.append(("datadir", self.datadir))
+        elif os.path.isdir("profiles"):
+            lines.append(("datadir", os.path.abspath(".")))
         lines += [(str(k), str(v)) for k, v in self.extra.items()]
         for key, val in lines:
             if "\n" in val or not val.strip():

@@ -30,6 +30,26 @@ def conf_of(res):
         return dict(line.split(" = ", 1) for line in f.read().splitlines() if " = " in line)
 
 
+# First: the emulators started just before pytest wait the shortest.
+def test_pty_bench_run(pty):
+    res = pty.run("tests/data/scenarios/follow-load-step.scn")
+    assert res.exit_code == 0 and res.cause == "ok", res.stderr
+    assert res.state == "completed" and os.path.isfile(res.report)
+    conf = conf_of(res)
+    # the role named by the resource (load) and the one mapped (supply: psu)
+    assert conf["load"] == "scpi:" + os.environ["LG_LOAD_PTY"] + "@115200"
+    assert conf["supply"] == "scpi:" + os.environ["LG_SUPPLY_PTY"] + "@115200"
+    assert conf["supply_mode"] == "follow" and "fixture" not in conf
+    with open(res.report, encoding="utf-8") as f:
+        rep = json.load(f)
+    roles = {i["role"] for i in rep["bench"]["instruments"]}
+    assert {"load", "supply"} <= roles, rep["bench"]
+    assert rep["bench"]["backend"] == "real"
+    # the emulated load saw the scenario's 800 mA step
+    with open(os.environ["LG_LOAD_LOG"], encoding="utf-8") as f:
+        assert any(line.startswith(":SOUR:CURR:LEV 0.8") for line in f)
+
+
 def test_sim_bench_run(sim):
     res = sim.run("scripts/scenarios/dcp.scn")
     assert res.exit_code == 0 and res.cause == "ok"
@@ -71,25 +91,6 @@ def test_bad_input_raises(sim):
     assert not isinstance(exc.value, bl.BcbenchBenchFault)
 
 
-def test_pty_bench_run(pty):
-    res = pty.run("tests/data/scenarios/follow-load-step.scn")
-    assert res.exit_code == 0 and res.cause == "ok", res.stderr
-    assert res.state == "completed" and os.path.isfile(res.report)
-    conf = conf_of(res)
-    # the role named by the resource (load) and the one mapped (supply: psu)
-    assert conf["load"] == "scpi:" + os.environ["LG_LOAD_PTY"] + "@115200"
-    assert conf["supply"] == "scpi:" + os.environ["LG_SUPPLY_PTY"] + "@115200"
-    assert conf["supply_mode"] == "follow" and "fixture" not in conf
-    with open(res.report, encoding="utf-8") as f:
-        rep = json.load(f)
-    roles = {i["role"] for i in rep["bench"]["instruments"]}
-    assert {"load", "supply"} <= roles, rep["bench"]
-    assert rep["bench"]["backend"] == "real"
-    # the emulated load saw the scenario's 800 mA step
-    with open(os.environ["LG_LOAD_LOG"], encoding="utf-8") as f:
-        assert any(line.startswith(":SOUR:CURR:LEV 0.8") for line in f)
-
-
 def test_pty_bench_gone_is_a_bench_fault(env):
     drv = env.get_target("gonebench").get_driver("BcbenchDriver")
     with pytest.raises(bl.BcbenchBenchFault) as exc:
@@ -120,3 +121,47 @@ def test_fixture_bench_conf(env, tmp_path):
 def test_fixture_ids_checked(env):
     with pytest.raises(ValueError, match="four hex digits"):
         bl.BcbenchFixture(env.get_target("main"), "bad", fixture_file="f.json", vendor="403", product="6014")
+
+
+# The examples in contrib/labgrid/, read by labgrid itself in a separate
+# process (the example environment imports the driver module again, which
+# would register its classes twice here).
+EXAMPLE_ENV = r'''
+from labgrid import Environment
+t = Environment(config_file="contrib/labgrid/bench1.yaml").get_target("main")
+d = t.get_driver("BcbenchDriver", activate=False)
+for role in ("fixture", "load", "supply", "console", "capture"):
+    r = getattr(d, role)
+    print(role, type(r).__name__, r.name)
+'''
+
+EXAMPLE_EXPORTER = r'''
+from labgrid.remote.config import ResourceConfig
+from labgrid.remote.exporter import exports
+c = ResourceConfig("contrib/labgrid/exporter.yaml")
+for group, res in c.data.items():
+    for name, params in res.items():
+        if name != "location":
+            print(group, name, params.get("cls", name) in exports, sorted(params.get("match", {})))
+'''
+
+
+def example(code):
+    import subprocess
+    import sys
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr[-2000:]
+    return got.stdout.splitlines()
+
+
+def test_example_environment_binds_every_role():
+    assert example(EXAMPLE_ENV) == [
+        "fixture BcbenchFixture None", "load USBSerialPort load",
+        "supply USBSerialPort supply", "console USBSerialPort console",
+        "capture SigrokDevice None"]
+
+
+def test_example_exporter_config_reads():
+    lines = [l for l in example(EXAMPLE_EXPORTER) if not l.startswith(("(", " "))]
+    assert lines == [f"bench{b} {r} True ['ID_SERIAL_SHORT']"
+                     for b in (1, 2) for r in ("load", "supply", "console")], lines
