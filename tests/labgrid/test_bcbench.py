@@ -51,7 +51,7 @@ def test_pty_bench_run(pty):
 
 
 def test_sim_bench_run(sim):
-    res = sim.run("scripts/scenarios/dcp.scn")
+    res = sim.run("scripts/scenarios/dcp.scn", args=["--charger", "dcp-1a"])
     assert res.exit_code == 0 and res.cause == "ok"
     assert res.judges == "device" and res.verdict == "compliant"
     assert res.verdicts == {"device": "compliant", "port": "not-demonstrated"}
