@@ -73,16 +73,17 @@ class BcbenchEnvironmentError(BcbenchError):
     signal (128+N): neither is the device's nor the bench's doing."""
 
 
-def cause_of(exit_code, record_cause=None):
+def cause_of(exit_code, record_cause=None, table=True):
     """The cause of an exit: the record's own when it states one, else the
-    table's. A record without status.cause comes from a bcbench before the
-    table, whose 3 meant a bench fault (or abort)."""
+    table's. table False: the record comes from a bcbench before the
+    table (no cause anywhere in it, or no record), whose 3 meant a bench
+    fault or an abort."""
     if record_cause:
         return record_cause
-    if exit_code == 3:
-        return "bench-fault"
     if exit_code >= 128:
         return "interrupted"
+    if exit_code == 3 and not table:
+        return "bench-fault"
     return CAUSES.get(exit_code, "unknown")
 
 
@@ -255,7 +256,11 @@ class BcbenchDriver(Driver):
             lines.append(("datadir", self.datadir))
         elif os.path.isdir("profiles"):
             lines.append(("datadir", os.path.abspath(".")))
-        lines += [(str(k), str(v)) for k, v in self.extra.items()]
+        given = {k for k, _ in lines}
+        for key, val in self.extra.items():
+            if str(key) in given:
+                raise ValueError(f"{self.display_name}: extra {key!r}: already set by a resource or an attribute")
+            lines.append((str(key), str(val)))
         for key, val in lines:
             if "\n" in val or not val.strip():
                 raise ValueError(f"{self.display_name}: bench.conf {key} {val!r}: expected one non-empty line")
@@ -316,7 +321,7 @@ class BcbenchDriver(Driver):
             res.verdict, res.judges = rec.get("verdict"), rec.get("judges")
             res.verdicts = dict(rec.get("verdicts") or {})
             res.state, res.reason = status.get("state"), status.get("reason")
-        res.cause = cause_of(res.exit_code, record_cause)
+        res.cause = cause_of(res.exit_code, record_cause, table=record_cause is not None)
         return self._check(res)
 
     @Driver.check_active
@@ -334,14 +339,17 @@ class BcbenchDriver(Driver):
         argv += [*args, suite_file]
         res = self._call(argv, out, conf)
         path = os.path.join(out, "suite.json")
-        record_cause = None
+        table = False
         if os.path.exists(path) and res.exit_code != 2:
             with open(path, encoding="utf-8") as f:
                 rec = json.load(f)
             res.suite, res.record = path, rec
-            record_cause = rec.get("cause") if isinstance(rec.get("cause"), str) else None
+            # suite.json states no cause of its own; entries name theirs
+            # (exit_cause) once bcbench has the table
+            table = any("exit_cause" in e for e in rec.get("entries", []))
             for e in rec.get("entries", []):
-                entry = {k: e.get(k) for k in ("id", "outcome", "as_expected", "exit_code", "cause")}
+                entry = {k: e.get(k) for k in ("id", "outcome", "as_expected", "exit_code",
+                                               "exit_cause", "cause")}
                 entry["report"], entry["verdicts"] = None, {}
                 if e.get("report"):
                     rpath = os.path.join(out, e["report"]["path"])
@@ -352,7 +360,7 @@ class BcbenchDriver(Driver):
                     except (OSError, ValueError):
                         pass
                 res.entries.append(entry)
-        res.cause = cause_of(res.exit_code, record_cause)
+        res.cause = cause_of(res.exit_code, None, table=table)
         return self._check(res)
 
     def _check(self, res):

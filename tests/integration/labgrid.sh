@@ -61,11 +61,11 @@ LG_BCBENCH=$(abs "$BCBENCH") LG_FWDIR=$(abs "$FWDIR") LG_DATADIR=$PWD LG_SCRATCH
 rc=$?
 # one line per test: PASSED/FAILED NAME
 n_tests=$(grep -c '^PASSED ' "$TMP/pytest.out")
-if [ $rc -eq 0 ] && [ "$n_tests" -eq 10 ]; then
+if [ $rc -eq 0 ] && [ "$n_tests" -eq 11 ]; then
 	grep '^PASSED ' "$TMP/pytest.out" | while read -r _ t; do echo "ok   pytest: $t"; done
 	pass=$((pass + n_tests))
 else
-	bad "pytest exit $rc, $n_tests of 10 passed:"
+	bad "pytest exit $rc, $n_tests of 11 passed:"
 	sed 's/^/     | /' "$TMP/pytest.out" | tail -40
 	for p in $EPIDS; do grep -q instr_emu "/proc/$p/cmdline" 2>/dev/null && echo "     | emulator $p still running" || echo "     | emulator $p exited"; done
 	tail -n 3 "$TMP"/*.out "$TMP"/*.log 2>/dev/null | sed 's/^/     | /'

@@ -118,6 +118,16 @@ def test_fixture_bench_conf(env, tmp_path):
     assert got.returncode != 2, got.stderr
 
 
+def test_causes_old_and_new_table():
+    # bcbench before the shared table: 3 was a bench fault (or an abort)
+    assert bl.cause_of(3, None, table=False) == "bench-fault"
+    # with it, 3 is the device's doing and 5 the bench's
+    assert bl.cause_of(3, None, table=True) == "device-broke-run"
+    assert bl.cause_of(5, None, table=True) == "bench-fault"
+    assert bl.cause_of(143, None) == "interrupted"
+    assert bl.cause_of(1, "rule-failed") == "rule-failed"
+
+
 def test_fixture_ids_checked(env):
     with pytest.raises(ValueError, match="four hex digits"):
         bl.BcbenchFixture(env.get_target("main"), "bad", fixture_file="f.json", vendor="403", product="6014")
