@@ -54,7 +54,7 @@ LG_LOAD_PTY=$pty
 emu supply rigol-dp800 --log "$TMP/supply.log" --ohms 0 --sink-file "$TMP/sink"
 LG_SUPPLY_PTY=$pty
 
-LG_BCBENCH=$(abs "$BCBENCH") LG_FWDIR=$(abs "$FWDIR") LG_DATADIR=$PWD LG_SCRATCH=$TMP \
+PYTHONDONTWRITEBYTECODE=1 LG_BCBENCH=$(abs "$BCBENCH") LG_FWDIR=$(abs "$FWDIR") LG_DATADIR=$PWD LG_SCRATCH=$TMP \
 	LG_LOAD_PTY=$LG_LOAD_PTY LG_SUPPLY_PTY=$LG_SUPPLY_PTY LG_LOAD_LOG=$TMP/load.log \
 	/usr/bin/python3 -m pytest -p no:cacheprovider -q -rA --lg-env tests/labgrid/env.yaml \
 	--junitxml "$TMP/pytest.xml" tests/labgrid/test_bcbench.py >"$TMP/pytest.out" 2>&1
