@@ -238,7 +238,7 @@ validate_records "$TMP"
 # (BN_CHECK_JOBS), the longest first; the twin's, which time a bench in
 # real time, run alone after them.
 run_own=$(($(date +%s) - ${run_t0}))
-POOLED="suite.sh replay.sh diff.sh html.sh curve.sh curve-import.sh curve-replay.sh realbench-curve.sh realbench-port.sh conditions.sh faults.sh hostile.sh fakeusb.sh"
+POOLED="suite.sh replay.sh diff.sh html.sh curve.sh curve-import.sh curve-replay.sh realbench-curve.sh realbench-port.sh conditions.sh faults.sh hostile.sh fakeusb.sh labgrid.sh"
 SOLO="twin.sh twin-matrix.sh"
 . tests/lanes.sh
 lanes "${BN_CHECK_JOBS:-2}" "$TMP/lanes" "env BCBENCH=$BCBENCH FWDIR=$FWDIR EMUDIR=${EMUDIR:-build/emu} sh" $(for s in $POOLED; do echo tests/integration/$s; done) >"$TMP/pooled.out"
