@@ -176,9 +176,10 @@ bench: all $(BENCH_BIN)
 # make install [PREFIX=/usr/local] [DESTDIR=]: nothing built depends on
 # PREFIX (the binary finds its data and firmware beside itself,
 # bench/core/datadir.h; bcfw.pc, which names PREFIX, is written as it is
-# installed), so a changed PREFIX has nothing to rebuild. Every file goes through
-# INSTALL_FILE, which also writes it, relative to PREFIX, into the
-# manifest share/bcbench/installed-files that `make uninstall` removes.
+# installed), so a changed PREFIX has nothing to rebuild. Every file
+# installed is listed, relative to PREFIX, in the manifest
+# share/bcbench/installed-files that `make uninstall` removes; installing
+# again over an older install adds to its list.
 BINDIR := $(PREFIX)/bin
 DATADIR_INST := $(PREFIX)/share/bcbench
 FWDIR_INST := $(PREFIX)/lib/bcbench/firmware
@@ -198,7 +199,7 @@ install -D -m $(1) $(2) $(DESTDIR)$(3) && echo '$(3)' >> $(DESTDIR)$(MANIFEST).t
 endef
 
 install: all
-	@mkdir -p $(DESTDIR)$(DATADIR_INST) && rm -f $(DESTDIR)$(MANIFEST).tmp
+	@mkdir -p $(DESTDIR)$(DATADIR_INST) && { cat $(DESTDIR)$(MANIFEST) 2>/dev/null || true; } > $(DESTDIR)$(MANIFEST).tmp
 	@echo '  INSTALL $(DESTDIR)$(PREFIX)'
 	$(Q)$(call INSTALL_FILE,755,$(BUILD)/bcbench,$(BINDIR)/bcbench)
 	$(Q)$(foreach f,$(INST_DATA),$(call INSTALL_FILE,644,$(f),$(DATADIR_INST)/$(f)) &&) true
@@ -216,7 +217,7 @@ install: all
 # an older tree), then the directories that are bcbench's own once empty.
 uninstall:
 	@test -f $(DESTDIR)$(MANIFEST) || { echo "make uninstall: no $(DESTDIR)$(MANIFEST): nothing installed under PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"; exit 1; }
-	@echo '  REMOVE  $(DESTDIR)$(PREFIX) ($$(wc -l < $(DESTDIR)$(MANIFEST)) files)'
+	@echo "  REMOVE  $(DESTDIR)$(PREFIX) ($$(wc -l < $(DESTDIR)$(MANIFEST)) files)"
 	$(Q)sed 's|^|$(DESTDIR)|' $(DESTDIR)$(MANIFEST) | xargs rm -f
 	$(Q)for d in $(DATADIR_INST) $(PREFIX)/lib/bcbench $(INCDIR); do \
 		[ -d $(DESTDIR)$$d ] && find $(DESTDIR)$$d -depth -type d -empty -delete; done; true
