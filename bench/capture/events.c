@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/file.h"
 #include "core/json.h"
 

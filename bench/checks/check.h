@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "checks/event.h"
 #include "core/limits.h"
 #include "core/meas.h"

@@ -9,7 +9,7 @@
 
 #include "core/err.h"
 #include "core/text.h"
-#include "capture/chanmap.h"
+#include "core/chanmap.h"
 #include "hil/bench_hw.h"
 
 #ifndef BN_DATADIR

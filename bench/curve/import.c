@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "capture/chanmap.h"
-#include "capture/channel.h"
+#include "core/chanmap.h"
+#include "core/channel.h"
 #include "capture/events.h"
 #include "capture/srzip_read.h"
 #include "core/file.h"

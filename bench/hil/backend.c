@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/log.h"
 #include "hil/guard.h"
 #include "sim/port.h"

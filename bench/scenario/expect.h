@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
 

@@ -22,7 +22,7 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "checks/event.h"
 #include "core/err.h"
 #include "core/limits.h"
