@@ -72,14 +72,6 @@ int bn_origins_parse(const char *list, unsigned *mask, const char *what, struct 
 	return BN_OK;
 }
 
-int bn_cev_from_name(const char *name)
-{
-	for (int k = 0; k < BN_CEV_COUNT; k++)
-		if (!strcmp(name, bn_cev_name(k)))
-			return k;
-	return -1;
-}
-
 /* ---- writer ---- */
 
 struct bn_evlog {

@@ -18,7 +18,7 @@
 #include <stddef.h>
 
 #include "core/channel.h"
-#include "checks/event.h"
+#include "core/event.h"
 #include "core/limits.h"
 #include "core/meas.h"
 #include "core/time.h"

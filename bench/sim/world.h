@@ -23,7 +23,7 @@
 #include <stdbool.h>
 
 #include "core/channel.h"
-#include "checks/event.h"
+#include "core/event.h"
 #include "core/err.h"
 #include "core/limits.h"
 #include "core/time.h"
