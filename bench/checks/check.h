@@ -23,7 +23,7 @@
 #include "core/meas.h"
 #include "core/time.h"
 #include "report/report.h"
-#include "sim/port.h"
+#include "core/port_type.h"
 
 /* The five tasks of a BC-1.2 portable device (README.md, "Compliance rules"). */
 #define BN_TASK_DETECT "1-detect-port"

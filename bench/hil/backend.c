@@ -12,7 +12,7 @@
 #include "core/channel.h"
 #include "core/log.h"
 #include "hil/guard.h"
-#include "sim/port.h"
+#include "core/port_type.h"
 #include "sim/world.h"
 
 /* ---- sim fixture ---- */
