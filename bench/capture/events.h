@@ -20,7 +20,8 @@
 
 #include <stdint.h>
 
-#include "checks/check.h"
+#include "core/check_ctx.h"
+#include "core/event.h"
 #include "core/err.h"
 
 #define BN_EVENTS_SCHEMA "bcbench-events/1"

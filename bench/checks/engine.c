@@ -8,11 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *bn_acceptance_name(enum bn_acceptance a)
-{
-	return a == BN_ACCEPT_SIMPLE ? "simple" : "guarded";
-}
-
 const char *bn_side_name(enum bn_side s)
 {
 	return s == BN_SIDE_PORT ? "port" : "device";
