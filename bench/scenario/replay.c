@@ -1,5 +1,5 @@
 #define BN_LOG_MODULE "replay"
-#include "capture/replay.h"
+#include "scenario/replay.h"
 
 #include <ctype.h>
 #include <libgen.h>
