@@ -13,6 +13,7 @@ sh "$CHECK" >"$TMP/out" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && [ ! -s "$TMP/out" ]; then ok "bench/ includes go down the floors only"; else
 	bad "check-layers on the tree: exit $rc"; sed 's/^/     | /' "$TMP/out"; fi
+tree_clean=$rc
 
 # The floors docs/design.md explains are the ones the script enforces.
 awk -F'|' '/^\| *[0-9]+ *\|/ { f = $2; w = $3; gsub(/[ `]/, "", f); gsub(/[`,]/, " ", w);
@@ -20,6 +21,13 @@ awk -F'|' '/^\| *[0-9]+ *\|/ { f = $2; w = $3; gsub(/[ `]/, "", f); gsub(/[`,]/,
 sh "$CHECK" --floors >"$TMP/table"
 if [ -s "$TMP/doc" ] && cmp -s "$TMP/doc" "$TMP/table"; then ok "docs/design.md's floors are the script's"; else
 	bad "docs/design.md's floors differ from scripts/check-layers.sh's"; diff "$TMP/doc" "$TMP/table" | sed 's/^/     | /'; fi
+
+# A copy of a tree that breaks the floors would carry its edges into
+# every case below: they wait for a clean tree.
+if [ "$tree_clean" -ne 0 ]; then
+	echo "layers: $pass passed, $fail failed (the copied-tree cases not run)"
+	exit 1
+fi
 
 # check_tree NAME WANT: the check on $TMP/t fails (exit 1) and prints WANT
 # as its only line
