@@ -35,7 +35,7 @@ ROOT=${1:-.}
 
 cd "$ROOT" || exit 2
 # The folders bench/ has, so an include of anything else is left alone.
-dirs=$(for d in bench/*/; do [ -d "$d" ] && basename "$d"; done)
+dirs=$(for d in bench/*/; do d=${d%/}; [ -d "$d" ] && echo "${d##*/}"; done)
 files=$(find bench -type f \( -name '*.c' -o -name '*.h' \) | LC_ALL=C sort)
 [ -n "$files" ] || exit 0
 
