@@ -163,6 +163,11 @@ check: deps
 
 units: $(UNIT_BIN) $(EMU_BIN) $(FAULT_SO)
 
+# No #include in bench/ goes up a floor (docs/design.md, "The floors").
+.PHONY: layers
+layers:
+	sh scripts/check-layers.sh
+
 demo: deps
 	$(MAKE) --no-print-directory all
 	sh scripts/demo.sh $(BUILD)/bcbench $(BUILD)/fw

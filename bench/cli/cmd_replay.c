@@ -12,7 +12,7 @@
 #include "core/err.h"
 #include "core/log.h"
 #include "capture/events.h"
-#include "capture/replay.h"
+#include "scenario/replay.h"
 #include "cli/cli.h"
 #include "cli/run_output.h"
 #include "cli/common.h"

@@ -17,7 +17,7 @@
 #include "core/file.h"
 #include "core/log.h"
 #include "capture/events.h"
-#include "capture/replay.h"
+#include "scenario/replay.h"
 #include "capture/srzip_write.h"
 #include "cli/cli.h"
 #include "cli/run_output.h"

@@ -28,7 +28,7 @@
 #include "hil/lock.h"
 #include "cli/provenance.h"
 #include "report/junit.h"
-#include "report/suite_html.h"
+#include "suite/suite_html.h"
 #include "report/suite_doc.h"
 #include "suite/judge.h"
 #include "suite/suite.h"

@@ -11,7 +11,7 @@
 #include "core/datadir.h"
 #include "core/err.h"
 #include "core/text.h"
-#include "capture/chanmap.h"
+#include "core/chanmap.h"
 #include "hil/bench_hw.h"
 
 /* The only mutable global: a signal handler has nowhere else to write. */

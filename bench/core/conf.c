@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/chanmap.h"
+#include "core/chanmap.h"
 #include "core/file.h"
 #include "core/units.h"
 

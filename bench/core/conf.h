@@ -10,7 +10,7 @@
  *                          through libsigrok acquiring alongside the scenario (which
  *                          then runs in real time)
  *   capture_map  = MAP     bench channel <- device channel, e.g.
- *                          VBUS=A0,IBUS=A1:shunt=0.1 (capture/chanmap.h)
+ *                          VBUS=A0,IBUS=A1:shunt=0.1 (core/chanmap.h)
  *   capture_rate = RATE    the device's samplerate, e.g. 20kHz (default: the
  *                          scenario's capture rate)
  *   fixture = sim          the port-emulation fixture: sim, or ftdi[:VID:PID[:SERIAL]]

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "capture/events.h"
 #include "capture/srzip_write.h"
 #include "checks/check.h"

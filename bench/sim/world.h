@@ -22,8 +22,8 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "capture/channel.h"
-#include "checks/event.h"
+#include "core/channel.h"
+#include "core/event.h"
 #include "core/err.h"
 #include "core/limits.h"
 #include "core/time.h"

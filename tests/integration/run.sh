@@ -24,6 +24,11 @@ xargs -0 grep -lIE '\.\./shared|(^|[[:space:]"'"'"'(`=])/work/|DESIGN\.md|STYLE\
 [ ! -s "$TMP/outside" ] && ok "no file refers to a document outside the repository" ||
 	bad "files refer outside the repository: $(tr '\n' ' ' <"$TMP/outside")"
 
+# No #include in bench/ goes up a floor (scripts/check-layers.sh; < 1 s).
+sh tests/integration/layers.sh >"$TMP/layers.out" 2>&1 || fail=$((fail + 1))
+grep -v '^ok ' "$TMP/layers.out"
+pass=$((pass + $(grep -c '^ok ' "$TMP/layers.out")))
+
 expect_exit "--version" 0 "$BCBENCH" --version
 grep -q "^bcbench [0-9]" "$TMP/out" && ok "--version prints the version" || bad "--version output"
 expect_exit "--help" 0 "$BCBENCH" --help

@@ -1,5 +1,5 @@
 #define BN_LOG_MODULE "replay"
-#include "capture/replay.h"
+#include "scenario/replay.h"
 
 #include <ctype.h>
 #include <libgen.h>
@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/chanmap.h"
-#include "capture/channel.h"
+#include "core/chanmap.h"
+#include "core/channel.h"
 #include "capture/events.h"
 #include "capture/srzip_read.h"
 #include "checks/check.h"
