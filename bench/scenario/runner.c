@@ -355,25 +355,7 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 			return rc;
 		fw_spec = path;
 	}
-	for (int i = 0; i < s->n_steps; i++) {
-		const struct bn_step *st = &s->steps[i];
-		/* A quantity compared with a telemetry key of another unit. */
-		if (st->kind == BN_STEP_EXPECT && st->expect.kind == BN_EXPECT_TELEMETRY &&
-		    !st->expect.is_word && st->expect.dim != BN_DIM_NONE) {
-			if (bn_expect_key_dim(st->expect.key) != st->expect.dim)
-				return bn_err_set(err, BN_ERR_DATA,
-						  "%s:%d:%d: error: dut.%s is not %s (expected a key ending "
-						  "in _ma for a current or _mv for a voltage, or a bare number)",
-						  s->path, st->line, st->col, st->expect.key,
-						  bn_dim_name(st->expect.dim));
-		}
-		for (int k = 0; st->kind == BN_STEP_CHECK && k < st->n_checks; k++)
-			if (!bn_rule_name_known(st->checks[k]))
-				return bn_err_set(err, BN_ERR_DATA,
-						  "%s:%d:%d: error: unknown check \"%s\" (expected a rule id "
-						  "or family such as bc12.det; see bcbench(1))",
-						  s->path, st->line, st->col, st->checks[k]);
-	}
+	/* telemetry keys, their units and the check ids: the parser's */
 	rc = bn_fw_load(fw_spec, &c->fw, &e2);
 	if (rc < 0)
 		return bn_err_set(err, rc, "%s:%d:%d: error: %s", s->path,
