@@ -98,14 +98,16 @@ const char *bn_cli_datadir(const char *opt, const struct bn_conf *conf, const ch
 int bn_cli_lock_err(const struct bn_conf *conf, const char *who, double wait_s, bool quiet,
 		    struct bn_lock *lock, struct bn_err *err)
 {
-	char name[128];
+	char base[128], name[300];
 	int rc;
 
 	lock->fd = -1;
 	lock->inherited = 0;
 	if (strcmp(conf->lock, "yes") && !(!strcmp(conf->lock, "auto") && bn_conf_has_hardware(conf)))
 		return 0;
-	bn_bench_lock_name(conf, name, sizeof(name));
+	bn_bench_lock_name(conf, base, sizeof(base));
+	/* the fixture's serial, else the conf's path: one lock per bench */
+	bn_lock_bench_name(base, conf->fixture, conf->path, name, sizeof(name));
 	if (wait_s > 0 && !quiet)
 		bn_term_printf(stderr, "bcbench: waiting up to %.0f s for the bench \"%s\"\n", wait_s, name);
 	rc = bn_lock_take(lock, conf->lock_dir, name, wait_s, who, &stop_requested, err);
