@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/suggest.h"
 #include "core/text.h"
 #include "capture/chanmap.h"
 #include "hil/bench_hw.h"
@@ -223,7 +224,12 @@ int bn_cli_conditions(const char *cmd, const char *spec, const char *datadir,
 	else
 		snprintf(path, len, "%s/%s", datadir, spec);
 	if (access(path, R_OK) != 0) {
-		bn_term_printf(stderr, "bcbench %s: --conditions %s: cannot open %s\n", cmd, spec, path);
+		char hint[900] = "";
+
+		if (bare)
+			bn_suggest_profile(datadir, "conditions", spec, hint, sizeof(hint));
+		bn_term_printf(stderr, "bcbench %s: --conditions %s: cannot open %s%s\n", cmd, spec, path,
+			       hint);
 		return 1;
 	}
 	if (bn_conditions_load(path, c, &err) < 0) {
