@@ -223,6 +223,8 @@ static int resolve_in(struct run_ctx *c, const char *base, const char *kind, con
 			snprintf(first, sizeof(first), "%s", spec);
 		if (file_exists(first))
 			snprintf(out, len, "%s", first);
+		else if (!strcmp(dd, "."))
+			snprintf(out, len, "%s", spec);
 		else
 			snprintf(out, len, "%s/%s", dd, spec);
 	}

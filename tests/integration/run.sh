@@ -180,8 +180,8 @@ printf 'lock = yes\nlock_dir = %s\ndatadir = %s\n' "$TMP" "$PWD" >"$TMP/lock.con
 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l1" tests/data/scenarios/long.scn >"$TMP/l1.out" 2>&1 &
 pid1=$!
 i=0
-while [ $i -lt 100 ] && ! grep -q "^pid $pid1 " "$TMP/bcbench-bench.lock" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-grep -q "^pid $pid1 (bcbench run tests/data/scenarios/long.scn" "$TMP/bcbench-bench.lock" && ok "the lock file names its holder" || bad "lock file: $(cat "$TMP/bcbench-bench.lock" 2>&1)"
+while [ $i -lt 100 ] && ! grep -q "^pid $pid1 " "$TMP"/bcbench-bench-*.lock 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+grep -q "^pid $pid1 (bcbench run tests/data/scenarios/long.scn" "$TMP"/bcbench-bench-*.lock && ok "the lock file names its holder" || bad "lock file: $(cat "$TMP"/bcbench-bench-*.lock 2>&1)"
 expect_exit "second run on a held bench" 3 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l2" scripts/scenarios/float.scn
 expect_err "names the holder's pid" "is in use by pid $pid1 (bcbench run tests/data/scenarios/long.scn"
 [ ! -e "$TMP/l2/report.json" ] && ok "the refused run touched nothing" || bad "the refused run wrote a report"
