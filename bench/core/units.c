@@ -330,10 +330,10 @@ int bn_plausible_max(double v, enum bn_dim dim, double max_si, int bare, char *w
 	bn_qty_format(v, u, got, sizeof(got));
 	bn_qty_format(max_si, u, most, sizeof(most));
 	if (bare)
-		snprintf(why, len, "%s is more than a USB charger gives (at most %s): did you write m%s? "
+		snprintf(why, len, "%s is more than USB carries (at most %s): did you write m%s? "
 			 "write %g or \"%gm%s\"", got, most, u, v / 1000.0, v, u);
 	else
-		snprintf(why, len, "%s is more than a USB charger gives (at most %s): did you mean "
+		snprintf(why, len, "%s is more than USB carries (at most %s): did you mean "
 			 "\"%gm%s\"?", got, most, v, u);
 	return BN_ERR_DATA;
 }

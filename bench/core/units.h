@@ -51,7 +51,7 @@ void bn_limit_format(const char *name, double min, double max, const char *unit,
 
 /* v (SI, of dim) above max_si: BN_ERR_DATA with why saying so and what
  * was likely meant; bare: it was written as a plain number ("800 A is
- * more than a USB charger gives (at most 10 A): did you write mA? write
+ * more than USB carries (at most 10 A): did you write mA? write
  * 0.8 or \"800mA\""), else as a quantity ("did you mean \"800mA\"?").
  * BN_OK when v <= max_si. */
 int bn_plausible_max(double v, enum bn_dim dim, double max_si, int bare, char *why, size_t len);

@@ -492,16 +492,16 @@ static void test_charger__curve_units(void **state)
 	} cases[] = {
 		{ "{\"curve\": [[\"0mA\", \"5.05V\"], [\"800mA\", \"4.4V\"], [1.0, 2]], \"cable\": \"0.1ohm\"}", NULL },
 		{ "{\"curve\": [[0, 5.05], [800, 4.4]], \"cable\": \"0.1ohm\"}",
-		  "key \"curve\": point 1: current 800 A is more than a USB charger gives (at most 10 A): "
+		  "key \"curve\": point 1: current 800 A is more than USB carries (at most 10 A): "
 		  "did you write mA? write 0.8 or \"800mA\"" },
 		{ "{\"curve\": [[0, 5050], [0.8, 4.4]], \"cable\": \"0.1ohm\"}",
-		  "point 0: voltage 5050 V is more than a USB charger gives (at most 50 V): did you write mV?" },
+		  "point 0: voltage 5050 V is more than USB carries (at most 50 V): did you write mV?" },
 		{ "{\"curve\": [[\"0A\", \"5V\"], [\"800A\", \"4.4V\"]], \"cable\": \"0.1ohm\"}",
-		  "point 1: current 800 A is more than a USB charger gives (at most 10 A): did you mean \"800mA\"?" },
+		  "point 1: current 800 A is more than USB carries (at most 10 A): did you mean \"800mA\"?" },
 		{ "{\"curve\": [[\"0A\", \"5V\"], [\"0.8V\", \"4.4V\"]], \"cable\": \"0.1ohm\"}",
 		  "point 1: current: expected a current" },
 		{ "{\"curve\": [[0, 5], [1, 4]], \"cable\": \"0.1ohm\", \"rated\": 1500}",
-		  "key \"rated\": 1500 A is more than a USB charger gives (at most 10 A): did you write mA? write 1.5" },
+		  "key \"rated\": 1500 A is more than USB carries (at most 10 A): did you write mA? write 1.5" },
 		{ "{\"curve\": [[0, 5], [1, 4]], \"cable\": \"0.1ohm\", \"shutdown\": {\"above\": 1200, "
 		  "\"after\": \"5ms\", \"recover\": \"1s\"}}", "key \"above\": 1200 A" },
 	};
