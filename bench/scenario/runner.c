@@ -341,6 +341,15 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	fw_spec = s->firmware[0] ? s->firmware : c->dut.firmware;
 	if (c->o->firmware_override) {
 		fw_spec = c->o->firmware_override;
+		if (!bn_fw_is_builtin(fw_spec) && !file_exists(fw_spec) && !strchr(fw_spec, '/') &&
+		    !strstr(fw_spec, ".so")) {
+			static const char *const builtins[] = { "probe", "reference" };
+			char list[200];
+
+			bn_suggest_text(fw_spec, builtins, 2, list, sizeof(list));
+			return bn_err_set(err, BN_ERR_DATA, "--firmware: unknown firmware \"%s\" (built in: "
+					  "%s; or a path to a .so)", fw_spec, list);
+		}
 		if (!bn_fw_is_builtin(fw_spec) && !file_exists(fw_spec))
 			return bn_err_set(err, BN_ERR_IO, "cannot open firmware \"%s\"", fw_spec);
 		if (!bn_fw_is_builtin(fw_spec)) {

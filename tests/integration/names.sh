@@ -59,6 +59,8 @@ expect_err "the conditions' nearest" "did you mean realistic?"
 printf 'port dcp\nfirmware refrence\nplug\nwait 1s\n' >"$TMP/lab/fw.scn"
 expect_exit "an unknown firmware name" 2 "$BCBENCH" run -q --datadir "$ROOT" --out "$TMP/o-fw" "$TMP/lab/fw.scn"
 expect_err "the firmware's nearest" "fw.scn:2:1: error: unknown firmware \"refrence\" (built in: probe, reference; did you mean reference?"
+expect_exit "an unknown --firmware" 2 "$BCBENCH" run -q --datadir "$ROOT" --out "$TMP/o-fw" --firmware refrence "$TMP/lab/rel.scn"
+expect_err "its nearest" "--firmware: unknown firmware \"refrence\" (built in: probe, reference; did you mean reference?"
 
 # --- 3: telemetry keys and check ids at parse time ---
 printf 'port dcp\nplug\nwait 10min\nexpect dut.prot == dcp\n' >"$TMP/lab/key.scn"
