@@ -36,6 +36,12 @@ const char bn_cli_devices_usage[] =
 	"bench.conf, 3 the dut_usb device or the capture device is not there, or the\n"
 	"descriptors are bad.\n";
 
+/* The dut or capture device is not there: a bench fault (Contract 1's
+ * BN_EXIT_BENCH_FAULT once bench/core/exit.h is on this branch). */
+#ifndef BN_EXIT_BENCH_FAULT
+#define BN_EXIT_BENCH_FAULT 3
+#endif
+
 static int print_dut(const char *text)
 {
 	struct bn_usb_spec spec;
@@ -115,7 +121,7 @@ static int json_dut(cJSON *root, const char *text)
 	if (bn_usb_read(&spec, &d, &seen, &err) < 0) {
 		cJSON_AddBoolToObject(o, "found", false);
 		add_clean(o, "error", err.msg);
-		return 3;
+		return BN_EXIT_BENCH_FAULT;
 	}
 	cJSON_AddBoolToObject(o, "found", true);
 	cJSON_AddNullToObject(o, "error");
@@ -181,7 +187,7 @@ static int devices_json(const struct bn_conf *conf)
 		cJSON_AddNullToObject(root, "dut");
 	if (conf->capture_driver[0]) {
 		if (json_capture(root, conf) && !rc)
-			rc = 3;
+			rc = BN_EXIT_BENCH_FAULT;
 	} else {
 		cJSON_AddNullToObject(root, "capture");
 	}
