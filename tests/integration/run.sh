@@ -186,8 +186,8 @@ printf 'lock = yes\nlock_dir = %s\ndatadir = %s\n' "$TMP" "$PWD" >"$TMP/lock.con
 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l1" tests/data/scenarios/long.scn >"$TMP/l1.out" 2>&1 &
 pid1=$!
 i=0
-while [ $i -lt 100 ] && ! grep -q "^pid $pid1 " "$TMP/bcbench-bench.lock" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-grep -q "^pid $pid1 (bcbench run tests/data/scenarios/long.scn" "$TMP/bcbench-bench.lock" && ok "the lock file names its holder" || bad "lock file: $(cat "$TMP/bcbench-bench.lock" 2>&1)"
+while [ $i -lt 100 ] && ! grep -q "^pid $pid1 " "$TMP"/bcbench-bench-*.lock 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+grep -q "^pid $pid1 (bcbench run tests/data/scenarios/long.scn" "$TMP"/bcbench-bench-*.lock && ok "the lock file names its holder" || bad "lock file: $(cat "$TMP"/bcbench-bench-*.lock 2>&1)"
 expect_exit "second run on a held bench" 3 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l2" scripts/scenarios/float.scn
 expect_err "names the holder's pid" "is in use by pid $pid1 (bcbench run tests/data/scenarios/long.scn"
 [ ! -e "$TMP/l2/report.json" ] && ok "the refused run touched nothing" || bad "the refused run wrote a report"
@@ -243,7 +243,7 @@ validate_records "$TMP"
 # (BN_CHECK_JOBS), the longest first; the twin's, which time a bench in
 # real time, run alone after them.
 run_own=$(($(date +%s) - ${run_t0}))
-POOLED="suite.sh replay.sh diff.sh html.sh curve.sh curve-import.sh curve-replay.sh realbench-curve.sh realbench-port.sh conditions.sh faults.sh hostile.sh fakeusb.sh labgrid.sh install.sh newcomer.sh"
+POOLED="html.sh suite.sh faults.sh replay.sh conditions.sh curve.sh diff.sh names.sh realbench-port.sh fakeusb.sh labgrid.sh realbench-curve.sh install.sh newcomer.sh hostile.sh curve-import.sh curve-replay.sh"
 SOLO="twin.sh twin-matrix.sh"
 . tests/lanes.sh
 lanes "${BN_CHECK_JOBS:-2}" "$TMP/lanes" "env BCBENCH=$BCBENCH FWDIR=$FWDIR EMUDIR=${EMUDIR:-build/emu} sh" $(for s in $POOLED; do echo tests/integration/$s; done) >"$TMP/pooled.out"
