@@ -1,4 +1,5 @@
 /* Nearest names by edit distance, and the profiles a data dir holds. */
+#include "core/datadir.h"
 #include "core/suggest.h"
 
 #include <dirent.h>
@@ -155,10 +156,12 @@ void bn_suggest_profile(const char *datadir, const char *kind, const char *word,
 	const char *dd = datadir ? datadir : ".";
 
 	if (bn_profile_names(dd, kind, &names, &n) < 0) {
-		snprintf(buf, len, " (%s/profiles/%s/ cannot be read)", dd, kind);
+		snprintf(buf, len, " (%s/profiles/%s/ cannot be read; to use another data dir, %s)", dd,
+			 kind, BN_DATADIR_HOW);
 		return;
 	}
 	bn_suggest_text(word, (const char *const *)names, n, list, sizeof(list));
-	snprintf(buf, len, " (available in %s/profiles/%s/: %s)", dd, kind, list);
+	snprintf(buf, len, " (available in %s/profiles/%s/: %s; another data dir: %s)", dd, kind,
+		 list, BN_DATADIR_HOW);
 	free(names);
 }

@@ -218,7 +218,8 @@ static int resolve_in(struct run_ctx *c, const char *base, const char *kind, con
 	if (spec[0] == '/') {
 		snprintf(out, len, "%s", spec);
 	} else {
-		if (base)
+		/* (a scenario in the working directory: its paths as written) */
+		if (base && strcmp(base, "."))
 			snprintf(first, sizeof(first), "%s/%s", base, spec);
 		else
 			snprintf(first, sizeof(first), "%s", spec);
@@ -350,7 +351,9 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 
 			bn_suggest_text(fw_spec, builtins, 2, list, sizeof(list));
 			return bn_err_set(err, BN_ERR_DATA, "--firmware: unknown firmware \"%s\" (built in: "
-					  "%s; or a path to a .so)", fw_spec, list);
+					  "%s; nor %s.so in the firmware dir: BCBENCH_FWDIR=DIR, else the "
+					  "one beside the bcbench binary; or a path to a .so)", fw_spec,
+					  list, fw_spec);
 		}
 		if (!bn_fw_is_builtin(fw_spec) && !file_exists(fw_spec))
 			return bn_err_set(err, BN_ERR_IO, "cannot open firmware \"%s\" (looked for %s%s; "

@@ -48,7 +48,7 @@ expect_err "it names both places it looked" "(looked for $TMP/lab/chargers/none.
 printf 'port dcp\ncharger dcp-wek\nplug\nwait 1s\n' >"$TMP/lab/wek.scn"
 expect_exit "an unknown charger profile" 2 "$BCBENCH" run -q --datadir "$ROOT" --out "$TMP/o-wek" "$TMP/lab/wek.scn"
 expect_err "it is named at its place with the nearest" "wek.scn:2:1: error: unknown charger profile \"dcp-wek\" (available in $ROOT/profiles/chargers/: cdp-1a5,"
-expect_err "did you mean" "did you mean dcp-weak?)"
+expect_err "did you mean" "did you mean dcp-weak?; another data dir"
 expect_exit "an unknown port on the command line" 2 "$BCBENCH" run -q --datadir "$ROOT" --out "$TMP/o-wek" --port dcpp "$TMP/lab/rel.scn"
 expect_err "the port's nearest" "unknown port profile \"dcpp\""
 expect_err "the port's nearest, named" "did you mean dcp?"
