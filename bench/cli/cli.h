@@ -1,4 +1,4 @@
-/* Commands beyond run and replay (which live in main.c): each takes the
+/* The commands (bench/main.c dispatches to them): each takes the
  * command's argv (argv[0] the command name) and returns the exit code. */
 #ifndef BN_CLI_CLI_H
 #define BN_CLI_CLI_H
@@ -9,7 +9,8 @@
 
 #include "core/err.h"
 
-int bn_cli_run(int argc, char **argv);     /* main.c */
+int bn_cli_run(int argc, char **argv);     /* cmd_run.c */
+int bn_cli_replay(int argc, char **argv);  /* cmd_replay.c */
 int bn_cli_devices(int argc, char **argv);
 int bn_cli_selftest(int argc, char **argv);
 int bn_cli_suite(int argc, char **argv);   /* cmd_suite.c */
@@ -20,6 +21,8 @@ int bn_cli_report(int argc, char **argv);  /* cmd_report.c */
 int bn_cli_curve(int argc, char **argv);   /* cmd_curve.c: dispatches to the two below */
 int bn_cli_curve_sweep(int argc, char **argv);  /* cmd_curve_sweep.c */
 int bn_cli_curve_import(int argc, char **argv); /* cmd_curve_import.c */
+extern const char bn_cli_run_usage[];
+extern const char bn_cli_replay_usage[];
 extern const char bn_cli_devices_usage[];
 extern const char bn_cli_selftest_usage[];
 extern const char bn_cli_suite_usage[];

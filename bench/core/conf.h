@@ -2,7 +2,8 @@
  * '#' comments. Keys:
  *   backend = sim          the bench backend (sim is the only one so far)
  *   limits  = FILE         default limits file (a scenario's own wins)
- *   datadir = DIR          where profiles/ live (default: the conf's directory)
+ *   datadir = DIR          where profiles/ live; relative: to the conf's folder
+ *                          (default: beside the binary, core/datadir.h)
  *   out     = DIR          where reports go (default: reports)
  *   capture = sim          the samples the checks judge: the simulated bench's own
  *                          (default), or sigrok:DRIVER[:conn=SPEC], a capture device
@@ -48,7 +49,8 @@ struct bn_conf {
 	char path[512];
 	char backend[32];
 	char limits[512];
-	char datadir[512];
+	char datadir[512];          /* as the conf's folder makes it; "": not given */
+	int datadir_line;
 	char out[512];
 	char capture_driver[64];    /* "" : the simulated bench's samples */
 	char capture_conn[256];

@@ -13,6 +13,7 @@
 #include "capture/events.h"
 #include "capture/srzip_write.h"
 #include "checks/check.h"
+#include "core/datadir.h"
 #include "core/file.h"
 #include "core/limits.h"
 #include "core/log.h"
@@ -161,12 +162,14 @@ static bool file_exists(const char *p)
 }
 
 /* Bare names are profiles/<kind>/<name>.json under the data dir; paths
- * are tried as written, then under the data dir. */
+ * are tried as written, then under the data dir. A miss names every place
+ * tried, in order, and how to point at another data dir. */
 static int resolve(struct run_ctx *c, const char *kind, const char *what, const char *spec,
 		   struct bn_scn_loc loc, char *out, size_t len, struct bn_err *err)
 {
 	const char *dd = c->o->datadir ? c->o->datadir : ".";
 	bool bare = !strchr(spec, '/') && !strstr(spec, ".json") && !strstr(spec, ".so");
+	char tried[BN_SCN_PATH_LEN * 2 + 1200];
 
 	if (bare)
 		snprintf(out, len, "%s/profiles/%s/%s.json", dd, kind, spec);
@@ -174,13 +177,20 @@ static int resolve(struct run_ctx *c, const char *kind, const char *what, const 
 		snprintf(out, len, "%s", spec);
 	else
 		snprintf(out, len, "%s/%s", dd, spec);
-	if (!file_exists(out) && !loc.line)
+	if (file_exists(out))
+		return BN_OK;
+	if (bare || spec[0] == '/')
+		snprintf(tried, sizeof(tried), "looked for %s; to use another data dir, %s", out,
+			 BN_DATADIR_HOW);
+	else
+		snprintf(tried, sizeof(tried), "looked for %s from the working directory, then %s; "
+			 "a path is read from the working directory, else under the data dir %s", spec,
+			 out, dd);
+	if (!loc.line)
 		return bn_err_set(err, BN_ERR_DATA, "%s: error: cannot open %s \"%s\" (not written in "
-				  "the scenario: the command line's or the default; looked for %s)", c->scn.path, what, spec, out);
-	if (!file_exists(out))
-		return bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: cannot open %s \"%s\" (looked for %s)",
-				  c->scn.path, loc.line, loc.col, what, spec, out);
-	return BN_OK;
+				  "the scenario: the command line's or the default; %s)", c->scn.path, what, spec, tried);
+	return bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: cannot open %s \"%s\" (%s)",
+			  c->scn.path, loc.line, loc.col, what, spec, tried);
 }
 
 
