@@ -36,8 +36,9 @@ mkdir -p "$TMP/src/bcbench"
 git archive "$src" | tar -x -C "$TMP/src/bcbench" || { bad "git archive $src"; exit 1; }
 
 # -Pnocheck: also proves the package builds without cmocka (debian/rules
-# then asks pkg-config without it).
-(cd "$TMP/src/bcbench" && DEB_BUILD_OPTIONS="nocheck parallel=2" \
+# then asks pkg-config without it). noautodbgsym: no -dbgsym package to
+# build and throw away.
+(cd "$TMP/src/bcbench" && DEB_BUILD_OPTIONS="nocheck noautodbgsym parallel=2" \
 	dpkg-buildpackage -us -uc -b -Pnocheck) >"$TMP/build.log" 2>&1
 got=$?
 build_s=$(($(date +%s) - start_s))
@@ -54,6 +55,10 @@ DEB=$(ls "$TMP"/src/bcbench_*_*.deb 2>/dev/null | head -1)
 DEV=$(ls "$TMP"/src/bcbench-dev_*_all.deb 2>/dev/null | head -1)
 [ -f "$DEB" ] && ok "built ${DEB##*/}" || { bad "no bcbench_*.deb in $(ls "$TMP/src" | tr '\n' ' ')"; exit 1; }
 [ -f "$DEV" ] && ok "built ${DEV##*/}" || { bad "no bcbench-dev_*_all.deb"; exit 1; }
+# BN_DEB_OUT=DIR keeps the packages (a CI job's artifacts, lintian).
+if [ -n "${BN_DEB_OUT:-}" ]; then
+	mkdir -p "$BN_DEB_OUT" && cp "$DEB" "$DEV" "$BN_DEB_OUT"/ && ok "packages copied to $BN_DEB_OUT" || bad "cannot copy the packages to $BN_DEB_OUT"
+fi
 
 # What each package holds.
 dpkg-deb -c "$DEB" | awk '{print $6}' | sed 's|^\./|/|' >"$TMP/deb.list"
