@@ -159,12 +159,7 @@ fuzz: deps
 
 check: deps
 	$(MAKE) --no-print-directory all units $(BUILD)/fw/reference.so $(FUZZ_REPLAY_BIN)
-	@set -e; fails=0; for t in $(UNIT_BIN); do \
-		echo "== $$t"; BN_FWDIR=$(BUILD)/fw BN_EMUDIR=$(BUILD)/emu $$t || fails=$$((fails+1)); done; \
-	echo "== fuzz corpora"; $(MAKE) --no-print-directory fuzz-replay || fails=$$((fails+1)); \
-	echo "== integration"; BN_CHECK_SAN=$(SAN) BCBENCH=$(BUILD)/bcbench FWDIR=$(BUILD)/fw EMUDIR=$(BUILD)/emu sh tests/integration/run.sh || fails=$$((fails+1)); \
-	if [ $$fails -ne 0 ]; then echo "make check: $$fails test program(s) failed"; exit 1; fi; \
-	echo "make check: all tests passed"
+	@BN_CHECK_SAN=$(SAN) MAKE="$(MAKE)" sh tests/check.sh $(BUILD) $(UNIT_BIN)
 
 units: $(UNIT_BIN) $(EMU_BIN) $(FAULT_SO)
 
@@ -178,12 +173,13 @@ bench: all $(BENCH_BIN)
 		sh scripts/bench-suite-rss.sh $(BUILD)/bcbench $(BUILD)/fw && \
 		sh scripts/bench-html.sh $(BUILD)/bcbench $(BUILD)/bench/sr_peer
 
-# make install [PREFIX=/usr/local] [DESTDIR=]: nothing compiled depends on
+# make install [PREFIX=/usr/local] [DESTDIR=]: nothing built depends on
 # PREFIX (the binary finds its data and firmware beside itself,
-# bench/core/datadir.h), so a changed PREFIX rebuilds only bcfw.pc, through
-# a stamp of the PREFIX it was made for. Every file goes through
-# INSTALL_FILE, which also writes it, relative to PREFIX, into the
-# manifest share/bcbench/installed-files that `make uninstall` removes.
+# bench/core/datadir.h; bcfw.pc, which names PREFIX, is written as it is
+# installed), so a changed PREFIX has nothing to rebuild. Every file
+# installed is listed, relative to PREFIX, in the manifest
+# share/bcbench/installed-files that `make uninstall` removes; installing
+# again over an older install adds to its list.
 BINDIR := $(PREFIX)/bin
 DATADIR_INST := $(PREFIX)/share/bcbench
 FWDIR_INST := $(PREFIX)/lib/bcbench/firmware
@@ -197,28 +193,22 @@ UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 MANIFEST := $(DATADIR_INST)/installed-files
 INST_DATA := $(sort $(shell find profiles fixtures scripts/scenarios scripts/suites -type f 2>/dev/null))
 
-$(BUILD)/gen/prefix: FORCE
-	@mkdir -p $(dir $@)
-	@printf '%s\n' '$(PREFIX)' > $@.tmp
-	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
-$(BUILD)/bcfw.pc: bench/firmware/bcfw.pc.in $(BUILD)/gen/prefix
-	@echo '  GEN     $@'
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
-
 # INSTALL_FILE MODE SRC DEST(under PREFIX's tree, without DESTDIR)
 define INSTALL_FILE
 install -D -m $(1) $(2) $(DESTDIR)$(3) && echo '$(3)' >> $(DESTDIR)$(MANIFEST).tmp
 endef
 
-install: all $(BUILD)/bcfw.pc
-	@mkdir -p $(DESTDIR)$(DATADIR_INST) && rm -f $(DESTDIR)$(MANIFEST).tmp
+install: all
+	@mkdir -p $(DESTDIR)$(DATADIR_INST) && { cat $(DESTDIR)$(MANIFEST) 2>/dev/null || true; } > $(DESTDIR)$(MANIFEST).tmp
 	@echo '  INSTALL $(DESTDIR)$(PREFIX)'
 	$(Q)$(call INSTALL_FILE,755,$(BUILD)/bcbench,$(BINDIR)/bcbench)
 	$(Q)$(foreach f,$(INST_DATA),$(call INSTALL_FILE,644,$(f),$(DATADIR_INST)/$(f)) &&) true
 	$(Q)$(foreach f,$(FW_SO) $(BUILD)/fw/reference.so,$(call INSTALL_FILE,644,$(f),$(FWDIR_INST)/$(notdir $(f))) &&) true
 	$(Q)$(call INSTALL_FILE,644,docs/bcbench.1,$(MAN1DIR)/bcbench.1)
 	$(Q)$(call INSTALL_FILE,644,bench/firmware/bcfw.h,$(INCDIR)/bcfw.h)
-	$(Q)$(call INSTALL_FILE,644,$(BUILD)/bcfw.pc,$(PCDIR)/bcfw.pc)
+	$(Q)install -d $(DESTDIR)$(PCDIR) && sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+		bench/firmware/bcfw.pc.in > $(DESTDIR)$(PCDIR)/bcfw.pc && chmod 644 $(DESTDIR)$(PCDIR)/bcfw.pc && \
+		echo '$(PCDIR)/bcfw.pc' >> $(DESTDIR)$(MANIFEST).tmp
 	$(Q)$(call INSTALL_FILE,644,scripts/bash-completion/bcbench,$(BASHCOMPDIR)/bcbench)
 	$(Q)$(call INSTALL_FILE,644,fixtures/udev/60-bcbench.rules,$(UDEVRULESDIR)/60-bcbench.rules)
 	$(Q)echo '$(MANIFEST)' >> $(DESTDIR)$(MANIFEST).tmp && sort -u $(DESTDIR)$(MANIFEST).tmp > $(DESTDIR)$(MANIFEST) && rm -f $(DESTDIR)$(MANIFEST).tmp
@@ -227,7 +217,7 @@ install: all $(BUILD)/bcfw.pc
 # an older tree), then the directories that are bcbench's own once empty.
 uninstall:
 	@test -f $(DESTDIR)$(MANIFEST) || { echo "make uninstall: no $(DESTDIR)$(MANIFEST): nothing installed under PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"; exit 1; }
-	@echo '  REMOVE  $(DESTDIR)$(PREFIX) ($$(wc -l < $(DESTDIR)$(MANIFEST)) files)'
+	@echo "  REMOVE  $(DESTDIR)$(PREFIX) ($$(wc -l < $(DESTDIR)$(MANIFEST)) files)"
 	$(Q)sed 's|^|$(DESTDIR)|' $(DESTDIR)$(MANIFEST) | xargs rm -f
 	$(Q)for d in $(DATADIR_INST) $(PREFIX)/lib/bcbench $(INCDIR); do \
 		[ -d $(DESTDIR)$$d ] && find $(DESTDIR)$$d -depth -type d -empty -delete; done; true

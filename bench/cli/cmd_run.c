@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/conf.h"
+#include "core/datadir.h"
 #include "core/dirlock.h"
 #include "core/err.h"
 #include "core/file.h"
@@ -32,6 +33,7 @@
 #include "cli/provenance.h"
 #include "report/report.h"
 #include "report/report_html.h"
+#include "firmware/fw_load.h"
 #include "scenario/runner.h"
 
 /* A run that makes no progress this long is killed (--watchdog): far
@@ -66,8 +68,9 @@ const char bn_cli_run_usage[] =
 	"                      ../share/bcbench installed, the source tree in a build)\n"
 	"  -l, --limits FILE   judge against this limits file (e.g. a lab's stricter copy);\n"
 	"                      wins over the scenario's and bench.conf's\n"
-	"  -f, --firmware FW   run this firmware (\"reference\" or a .so) instead of the\n"
-	"                      scenario's or the device declaration's\n"
+	"  -f, --firmware FW   run this firmware (\"reference\", a .so, or a NAME in the\n"
+	"                      firmware dir: $BCBENCH_FWDIR, else the one beside the\n"
+	"                      binary) instead of the scenario's or the device's\n"
 	"      --port, --charger, --host, --dut NAME|FILE\n"
 	"                      run with this port profile, charger, host or device\n"
 	"                      declaration instead of the scenario's (a suite's matrix)\n"
@@ -288,6 +291,25 @@ static void run_job_orphaned(void *user, const char *cause)
 	bn_dirlock_release(&j->dirlock);
 }
 
+/* --firmware NAME (no '/', not a file here, not built in): NAME.so in the
+ * firmware dir, as a suite finds it; else as given, for the run's own
+ * "cannot open" message. */
+static const char *firmware_in_fwdir(const char *fw, char *buf, size_t len)
+{
+	char dir[BN_DATADIR_LEN];
+	const char *d;
+	size_t n;
+
+	if (!fw || strchr(fw, '/') || bn_fw_is_builtin(fw) || access(fw, R_OK) == 0)
+		return fw;
+	d = bn_cli_fwdir(NULL, dir, sizeof(dir));
+	if (!d)
+		return fw;
+	n = strlen(fw);
+	snprintf(buf, len, "%s/%s%s", d, fw, n > 3 && !strcmp(fw + n - 3, ".so") ? "" : ".so");
+	return access(buf, R_OK) == 0 ? buf : fw;
+}
+
 int bn_cli_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -319,7 +341,7 @@ int bn_cli_run(int argc, char **argv)
 		   *conditions = NULL, *operator_opt = NULL;
 	struct bn_cli_record_opts rec = { 0 };
 	char operator_buf[64];
-	char datadir_buf[1200], out_buf[1200], stem[256];
+	char datadir_buf[1200], out_buf[1200], stem[256], fw_buf[BN_DATADIR_LEN + 300];
 	struct bn_err err = { 0 };
 	struct bn_lock lock = { .fd = -1 };
 	struct run_job *j;
@@ -392,6 +414,7 @@ int bn_cli_run(int argc, char **argv)
 		return 2;
 	}
 	j->datadir = datadir;
+	firmware = firmware_in_fwdir(firmware, fw_buf, sizeof(fw_buf));
 	bn_cli_file_stem(argv[optind], stem, sizeof(stem));
 	if (!out_dir) {
 		snprintf(out_buf, sizeof(out_buf), "%s/%s", j->conf.out, stem);

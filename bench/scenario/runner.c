@@ -162,14 +162,12 @@ static bool file_exists(const char *p)
 }
 
 /* Bare names are profiles/<kind>/<name>.json under the data dir; paths
- * are tried as written, then under the data dir. A miss names every place
- * tried, in order, and how to point at another data dir. */
+ * are tried as written, then under the data dir. */
 static int resolve(struct run_ctx *c, const char *kind, const char *what, const char *spec,
 		   struct bn_scn_loc loc, char *out, size_t len, struct bn_err *err)
 {
 	const char *dd = c->o->datadir ? c->o->datadir : ".";
 	bool bare = !strchr(spec, '/') && !strstr(spec, ".json") && !strstr(spec, ".so");
-	char tried[BN_SCN_PATH_LEN * 2 + 1200];
 
 	if (bare)
 		snprintf(out, len, "%s/profiles/%s/%s.json", dd, kind, spec);
@@ -177,20 +175,13 @@ static int resolve(struct run_ctx *c, const char *kind, const char *what, const 
 		snprintf(out, len, "%s", spec);
 	else
 		snprintf(out, len, "%s/%s", dd, spec);
-	if (file_exists(out))
-		return BN_OK;
-	if (bare || spec[0] == '/')
-		snprintf(tried, sizeof(tried), "looked for %s; to use another data dir, %s", out,
-			 BN_DATADIR_HOW);
-	else
-		snprintf(tried, sizeof(tried), "looked for %s from the working directory, then %s; "
-			 "a path is read from the working directory, else under the data dir %s", spec,
-			 out, dd);
-	if (!loc.line)
+	if (!file_exists(out) && !loc.line)
 		return bn_err_set(err, BN_ERR_DATA, "%s: error: cannot open %s \"%s\" (not written in "
-				  "the scenario: the command line's or the default; %s)", c->scn.path, what, spec, tried);
-	return bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: cannot open %s \"%s\" (%s)",
-			  c->scn.path, loc.line, loc.col, what, spec, tried);
+				  "the scenario: the command line's or the default; looked for %s)", c->scn.path, what, spec, out);
+	if (!file_exists(out))
+		return bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: cannot open %s \"%s\" (looked for %s)",
+				  c->scn.path, loc.line, loc.col, what, spec, out);
+	return BN_OK;
 }
 
 
@@ -225,7 +216,8 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	if (c->o->limits_override) {
 		snprintf(path, sizeof(path), "%s", c->o->limits_override);
 		if (!file_exists(path))
-			return bn_err_set(err, BN_ERR_IO, "cannot open limits file \"%s\"", path);
+			return bn_err_set(err, BN_ERR_IO, "cannot open limits file \"%s\" (looked for it "
+					  "from the working directory: --limits takes a file)", path);
 	} else if (s->limits[0]) {
 		rc = resolve(c, "limits", "limits file", s->limits, s->limits_loc, path, sizeof(path), err);
 		if (rc < 0)
@@ -286,7 +278,12 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	if (c->o->firmware_override) {
 		fw_spec = c->o->firmware_override;
 		if (!bn_fw_is_builtin(fw_spec) && !file_exists(fw_spec))
-			return bn_err_set(err, BN_ERR_IO, "cannot open firmware \"%s\"", fw_spec);
+			return bn_err_set(err, BN_ERR_IO, "cannot open firmware \"%s\" (looked for %s%s; "
+					  "give reference, a path to a .so, or the NAME of one in the "
+					  "firmware dir: BCBENCH_FWDIR=DIR, else the one beside the "
+					  "bcbench binary)", fw_spec, fw_spec,
+					  strchr(fw_spec, '/') ? "" : " from the working directory, then "
+					  "NAME.so in the firmware dir");
 		if (!bn_fw_is_builtin(fw_spec)) {
 			snprintf(path, sizeof(path), "%s", fw_spec);
 			fw_spec = path;

@@ -16,10 +16,15 @@ TMP=$(mktemp -d /tmp/bcbench-install.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 . tests/integration/lib.sh
 
+# make install and uninstall are the same with sanitizers: once per CI
+# (newcomer.sh runs the installed binary in the SAN pass too).
+if [ "${BN_CHECK_SAN:-}" = 1 ]; then
+	echo "ok   skipped in the SAN pass (make install is checked in the plain one)"
+	exit 0
+fi
 TOP=$PWD
 BUILD=$(dirname "$BCBENCH")
 SANARG=
-[ "${BN_CHECK_SAN:-}" = 1 ] && SANARG=SAN=1
 # The tests below run the installed binary with none of the variables that
 # would point it at the source tree.
 unset BCBENCH_DATADIR BCBENCH_FWDIR
@@ -117,19 +122,17 @@ got=$?
 has "the report names the out-of-tree firmware" ext/report.json '"outoftree"'
 cd "$TOP" || exit 1
 
-# A PREFIX compiled into nothing: another PREFIX rebuilds only bcfw.pc,
-# and that staged tree works too.
+# A PREFIX compiled into nothing: another PREFIX rebuilds nothing, its
+# bcfw.pc names it, and that staged tree works too.
 run_make install DESTDIR="$TMP/root2" PREFIX=/opt/bcb
 got=$?
 [ $got -eq 0 ] && ok "make install PREFIX=/opt/bcb" || { bad "make install PREFIX=/opt/bcb: exit $got"; tail -5 "$TMP/make.out"; }
-grep -E '^  (CC|LD|AR|FW) ' "$TMP/make.out" >"$TMP/rebuilt"
-[ ! -s "$TMP/rebuilt" ] && ok "a new PREFIX recompiles nothing" || bad "a new PREFIX recompiled: $(head -3 "$TMP/rebuilt" | tr '\n' ' ')"
-grep -q "GEN .*bcfw.pc" "$TMP/make.out" && grep -q '^prefix=/opt/bcb$' "$TMP/root2/opt/bcb/share/pkgconfig/bcfw.pc" &&
-	ok "a new PREFIX remakes bcfw.pc" || bad "bcfw.pc after PREFIX=/opt/bcb: $(grep '^prefix' "$TMP/root2/opt/bcb/share/pkgconfig/bcfw.pc")"
+grep -E '^  (CC|LD|AR|FW|GEN) ' "$TMP/make.out" >"$TMP/rebuilt"
+[ ! -s "$TMP/rebuilt" ] && ok "a new PREFIX rebuilds nothing" || bad "a new PREFIX rebuilt: $(head -3 "$TMP/rebuilt" | tr '\n' ' ')"
+grep -q '^prefix=/opt/bcb$' "$TMP/root2/opt/bcb/share/pkgconfig/bcfw.pc" && ok "its bcfw.pc says prefix=/opt/bcb" ||
+	bad "bcfw.pc after PREFIX=/opt/bcb: $(grep '^prefix' "$TMP/root2/opt/bcb/share/pkgconfig/bcfw.pc")"
 (cd "$TMP" && "$TMP/root2/opt/bcb/bin/bcbench" run -q --out "$TMP/opt-run" "$TMP/root2/opt/bcb/share/bcbench/scripts/scenarios/float.scn") >"$TMP/out" 2>"$TMP/err"
 [ $? -eq 0 ] && ok "the /opt/bcb tree runs from where it is staged" || { bad "/opt/bcb run: $(tail -2 "$TMP/err")"; }
-run_make install DESTDIR="$TMP/root2" PREFIX=/opt/bcb
-grep -q "GEN .*bcfw.pc" "$TMP/make.out" && bad "the same PREFIX again remade bcfw.pc" || ok "the same PREFIX again remakes nothing"
 
 # make uninstall removes what install put there, and nothing else.
 mkdir -p "$U/share/bcbench/profiles/chargers" && echo '{}' >"$U/share/bcbench/profiles/chargers/lab-own.json"

@@ -73,9 +73,9 @@ expect_out "the text report has the verdicts" "dut.port == dcp"
 # Mistake 1: a shipped profile's name misspelt.
 sed 's/^charger .*/charger  dcp-waek/' my.scn >typo.scn
 expect_exit "a misspelt profile name" 2 bcbench run -q typo.scn
-expect_err "names the scenario line" "typo.scn:3:1: error: cannot open charger profile \"dcp-waek\""
-expect_err "says where it looked" "looked for $P/share/bcbench/profiles/chargers/dcp-waek.json"
-expect_err "says how to use another data dir" "give --datadir DIR, set BCBENCH_DATADIR=DIR, or put datadir = DIR in bench.conf"
+expect_err "names the scenario line and the name" "typo.scn:3:1: error: "
+expect_err "names the name" '"dcp-waek"'
+expect_err "says where it looked: the installed data dir's chargers" "$P/share/bcbench/profiles/chargers/"
 
 # Mistake 2: a data dir that is not there, from each place one can be given.
 expect_exit "BCBENCH_DATADIR that is not there" 2 env BCBENCH_DATADIR="$TMP/bcbench-data" bcbench run -q my.scn
@@ -92,12 +92,19 @@ expect_err "lists where it looked, in order" "none beside the bcbench binary (lo
 expect_err "and how to give one" "give --datadir DIR"
 expect_exit "the copied binary with --datadir" 0 ./bin/bcbench run -q --datadir "$P/share/bcbench" --out copied my.scn
 
-# Mistake 3: a relative path in the scenario, run from another directory
-# (a path is read from the working directory, then under the data dir).
+# A test firmware by name: NAME.so in the firmware dir beside the binary.
+expect_exit "--firmware cdp_as_dcp (a NAME from the installed firmware dir)" 0 bcbench run -q --firmware cdp_as_dcp --out fwname my.scn
+has "the run loaded it from the prefix" fwname/report.json "\"$P/lib/bcbench/firmware/cdp_as_dcp.so\""
+expect_exit "a misspelt firmware name" 2 bcbench run -q --firmware cdp_as_dcq my.scn
+expect_err "says where it looked and how to change it" 'cannot open firmware "cdp_as_dcq" (looked for cdp_as_dcq from the working directory, then NAME.so in the firmware dir; give reference, a path to a .so, or the NAME of one in the firmware dir: BCBENCH_FWDIR=DIR'
+
+# Mistake 3: a relative path in the scenario that is not there, run from
+# another directory: every place looked names the path.
+sed 's/^charger .*/charger  my-chargr.json/' my.scn >path.scn
 cd "$TMP" || exit 1
-expect_exit "the scenario run from its parent directory" 2 bcbench run -q work/my.scn
-expect_err "names the path as written" "work/my.scn:3:1: error: cannot open charger profile \"my-charger.json\""
-expect_err "says both places it looked" "looked for my-charger.json from the working directory, then $P/share/bcbench/my-charger.json"
+expect_exit "a relative path that is not there" 2 bcbench run -q work/path.scn
+expect_err "names the scenario line and the path as written" "work/path.scn:3:1: error: cannot open charger profile \"my-chargr.json\" (looked for "
+expect_err "says it looked under the data dir too" "$P/share/bcbench/my-chargr.json"
 
 echo "newcomer: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
