@@ -396,7 +396,7 @@ static void beacon_beat(struct run_ctx *c, bn_time_us t)
 }
 
 /* The capture (or its events record) cannot be written: a run whose
- * evidence is lost stops at once, as a bench fault, with the file and
+ * evidence is lost stops at once, as an environment fault (exit 6), with the file and
  * the errno in its reason; the bench then goes to its safe state. */
 static void capture_lost(struct run_ctx *c, bn_time_us t)
 {
@@ -2597,7 +2597,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	}
 	if (rc < 0) {
 		/* not the input's fault (a full disk, a read-only directory):
-		 * a bench fault, in the report when one can be written */
+		 * the environment's (exit 6), in the report when one can be written */
 		rep->status = BN_RUN_ERROR;
 		rep->exit_code = run_exit_code(c, run_err.code);
 		snprintf(rep->reason, sizeof(rep->reason), "cannot start the capture: %.700s",
