@@ -24,7 +24,7 @@ OPT ?= -O2 -g
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS_ALL := -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
-	-Ibench -I$(BUILD)/gen $(PKG_CFLAGS) -DBN_VERSION='"$(VERSION)"' -DBN_DATADIR='"$(PREFIX)/share/bcbench"' -MMD -MP $(SANFLAGS) $(CFLAGS)
+	-Ibench -I$(BUILD)/gen $(PKG_CFLAGS) -DBN_VERSION='"$(VERSION)"' -MMD -MP $(SANFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) -ldl -lm $(LDLIBS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
@@ -159,14 +159,14 @@ fuzz: deps
 
 check: deps
 	$(MAKE) --no-print-directory all units $(BUILD)/fw/reference.so $(FUZZ_REPLAY_BIN)
-	@set -e; fails=0; for t in $(UNIT_BIN); do \
-		echo "== $$t"; BN_FWDIR=$(BUILD)/fw BN_EMUDIR=$(BUILD)/emu $$t || fails=$$((fails+1)); done; \
-	echo "== fuzz corpora"; $(MAKE) --no-print-directory fuzz-replay || fails=$$((fails+1)); \
-	echo "== integration"; BN_CHECK_SAN=$(SAN) BCBENCH=$(BUILD)/bcbench FWDIR=$(BUILD)/fw EMUDIR=$(BUILD)/emu sh tests/integration/run.sh || fails=$$((fails+1)); \
-	if [ $$fails -ne 0 ]; then echo "make check: $$fails test program(s) failed"; exit 1; fi; \
-	echo "make check: all tests passed"
+	@BN_CHECK_SAN=$(SAN) MAKE="$(MAKE)" sh tests/check.sh $(BUILD) $(UNIT_BIN)
 
 units: $(UNIT_BIN) $(EMU_BIN) $(FAULT_SO)
+
+# No #include in bench/ goes up a floor (docs/design.md, "The floors").
+.PHONY: layers
+layers:
+	sh scripts/check-layers.sh
 
 demo: deps
 	$(MAKE) --no-print-directory all
@@ -178,11 +178,54 @@ bench: all $(BENCH_BIN)
 		sh scripts/bench-suite-rss.sh $(BUILD)/bcbench $(BUILD)/fw && \
 		sh scripts/bench-html.sh $(BUILD)/bcbench $(BUILD)/bench/sr_peer
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: nothing built depends on
+# PREFIX (the binary finds its data and firmware beside itself,
+# bench/core/datadir.h; bcfw.pc, which names PREFIX, is written as it is
+# installed), so a changed PREFIX has nothing to rebuild. Every file
+# installed is listed, relative to PREFIX, in the manifest
+# share/bcbench/installed-files that `make uninstall` removes; installing
+# again over an older install adds to its list.
+BINDIR := $(PREFIX)/bin
+DATADIR_INST := $(PREFIX)/share/bcbench
+FWDIR_INST := $(PREFIX)/lib/bcbench/firmware
+MAN1DIR := $(PREFIX)/share/man/man1
+INCDIR := $(PREFIX)/include/bcfw
+PCDIR := $(PREFIX)/share/pkgconfig
+BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
+# udev reads /usr/lib/udev/rules.d (a package's rules) and
+# /usr/local/lib/udev/rules.d (udev(7)); /etc/udev/rules.d is the admin's.
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+MANIFEST := $(DATADIR_INST)/installed-files
+INST_DATA := $(sort $(shell find profiles fixtures scripts/scenarios scripts/suites -type f 2>/dev/null))
+
+# INSTALL_FILE MODE SRC DEST(under PREFIX's tree, without DESTDIR)
+define INSTALL_FILE
+install -D -m $(1) $(2) $(DESTDIR)$(3) && echo '$(3)' >> $(DESTDIR)$(MANIFEST).tmp
+endef
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bcbench $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(BUILD)/bcbench $(DESTDIR)$(PREFIX)/bin/bcbench
-	cp -r profiles scripts fixtures $(DESTDIR)$(PREFIX)/share/bcbench/
-	install -m 644 docs/bcbench.1 $(DESTDIR)$(PREFIX)/share/man/man1/bcbench.1
+	@mkdir -p $(DESTDIR)$(DATADIR_INST) && { cat $(DESTDIR)$(MANIFEST) 2>/dev/null || true; } > $(DESTDIR)$(MANIFEST).tmp
+	@echo '  INSTALL $(DESTDIR)$(PREFIX)'
+	$(Q)$(call INSTALL_FILE,755,$(BUILD)/bcbench,$(BINDIR)/bcbench)
+	$(Q)$(foreach f,$(INST_DATA),$(call INSTALL_FILE,644,$(f),$(DATADIR_INST)/$(f)) &&) true
+	$(Q)$(foreach f,$(FW_SO) $(BUILD)/fw/reference.so,$(call INSTALL_FILE,644,$(f),$(FWDIR_INST)/$(notdir $(f))) &&) true
+	$(Q)$(call INSTALL_FILE,644,docs/bcbench.1,$(MAN1DIR)/bcbench.1)
+	$(Q)$(call INSTALL_FILE,644,bench/firmware/bcfw.h,$(INCDIR)/bcfw.h)
+	$(Q)install -d $(DESTDIR)$(PCDIR) && sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+		bench/firmware/bcfw.pc.in > $(DESTDIR)$(PCDIR)/bcfw.pc && chmod 644 $(DESTDIR)$(PCDIR)/bcfw.pc && \
+		echo '$(PCDIR)/bcfw.pc' >> $(DESTDIR)$(MANIFEST).tmp
+	$(Q)$(call INSTALL_FILE,644,scripts/bash-completion/bcbench,$(BASHCOMPDIR)/bcbench)
+	$(Q)$(call INSTALL_FILE,644,fixtures/udev/60-bcbench.rules,$(UDEVRULESDIR)/60-bcbench.rules)
+	$(Q)echo '$(MANIFEST)' >> $(DESTDIR)$(MANIFEST).tmp && sort -u $(DESTDIR)$(MANIFEST).tmp > $(DESTDIR)$(MANIFEST) && rm -f $(DESTDIR)$(MANIFEST).tmp
+
+# Removes the files the manifest lists (what install put there, even from
+# an older tree), then the directories that are bcbench's own once empty.
+uninstall:
+	@test -f $(DESTDIR)$(MANIFEST) || { echo "make uninstall: no $(DESTDIR)$(MANIFEST): nothing installed under PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"; exit 1; }
+	@echo "  REMOVE  $(DESTDIR)$(PREFIX) ($$(wc -l < $(DESTDIR)$(MANIFEST)) files)"
+	$(Q)sed 's|^|$(DESTDIR)|' $(DESTDIR)$(MANIFEST) | xargs rm -f
+	$(Q)for d in $(DATADIR_INST) $(PREFIX)/lib/bcbench $(INCDIR); do \
+		[ -d $(DESTDIR)$$d ] && find $(DESTDIR)$$d -depth -type d -empty -delete; done; true
 
 format:
 	clang-format -i bench/*/*.c bench/*/*.h bench/*.c tests/unit/*.c
@@ -190,6 +233,6 @@ format:
 clean:
 	rm -rf build reports/*/
 
-.PHONY: FORCE all deps check units demo bench install clean format fuzz fuzzers fuzz-replay
+.PHONY: FORCE all deps check units demo bench install uninstall clean format fuzz fuzzers fuzz-replay
 
 -include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

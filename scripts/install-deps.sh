@@ -1,6 +1,8 @@
 #!/bin/sh
 # Install the Debian packages bcbench builds and tests with (chromium:
-# the headless browser tests/integration/html.sh reads report.html with).
+# the headless browser tests/integration/html.sh reads report.html with;
+# python3-labgrid and python3-pytest: tests/integration/labgrid.sh runs
+# contrib/labgrid's driver through labgrid's pytest plugin).
 # As root: apt-get. Otherwise sudo if it works without a password prompt
 # failing; otherwise print the exact command and exit non-zero.
 set -eu
@@ -8,7 +10,8 @@ set -eu
 PKGS="build-essential pkg-config clang libclang-rt-14-dev make
 libsigrok-dev libserialport-dev libftdi1-dev libusb-1.0-0-dev
 libcjson-dev libzip-dev libcmocka-dev libglib2.0-dev nettle-dev
-sigrok-cli libxml2-utils python3-jsonschema time chromium"
+sigrok-cli libxml2-utils python3-jsonschema time chromium
+python3-labgrid python3-pytest"
 
 missing=""
 for p in $PKGS; do

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/file.h"
 #include "core/json.h"
 
@@ -70,14 +70,6 @@ int bn_origins_parse(const char *list, unsigned *mask, const char *what, struct 
 	if (!*mask)
 		return bn_err_set(err, BN_ERR_ARG, "%s: expected fixture, host or dut", what);
 	return BN_OK;
-}
-
-int bn_cev_from_name(const char *name)
-{
-	for (int k = 0; k < BN_CEV_COUNT; k++)
-		if (!strcmp(name, bn_cev_name(k)))
-			return k;
-	return -1;
 }
 
 /* ---- writer ---- */

@@ -20,7 +20,8 @@
 
 #include <stdint.h>
 
-#include "checks/check.h"
+#include "core/check_ctx.h"
+#include "core/event.h"
 #include "core/err.h"
 
 #define BN_EVENTS_SCHEMA "bcbench-events/1"
@@ -33,8 +34,6 @@ const char *bn_origin_name(enum bn_cev_origin o);
 unsigned bn_origin_kinds(unsigned origin_mask);
 /* "fixture,host" -> origin bits; what names the option in errors. */
 int bn_origins_parse(const char *list, unsigned *mask, const char *what, struct bn_err *err);
-/* "vbus_on" -> kind; -1 if unknown. */
-int bn_cev_from_name(const char *name);
 
 struct bn_evlog_meta {
 	const char *capture_file; /* "capture.sr", or NULL when none was written */

@@ -8,21 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const cev_names[BN_CEV_COUNT] = {
-	"vbus_on", "vbus_off", "data_contact", "connect", "disconnect", "config",
-	"suspend", "resume", "peripheral", "load", "telemetry", "mark",
-};
-
-const char *bn_cev_name(enum bn_cev_kind k)
-{
-	return (unsigned)k < BN_CEV_COUNT ? cev_names[k] : "?";
-}
-
-const char *bn_acceptance_name(enum bn_acceptance a)
-{
-	return a == BN_ACCEPT_SIMPLE ? "simple" : "guarded";
-}
-
 const char *bn_side_name(enum bn_side s)
 {
 	return s == BN_SIDE_PORT ? "port" : "device";

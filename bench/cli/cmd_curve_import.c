@@ -214,6 +214,8 @@ int bn_cli_curve_import(int argc, char **argv)
 	if (bn_cli_conf(&conf_path, &conf))
 		return 2;
 	datadir = bn_cli_datadir(datadir, &conf, conf_path, datadir_buf, sizeof(datadir_buf));
+	if (!datadir)
+		return 2;
 	if (!o.limits_path) {
 		if (conf.limits[0]) {
 			o.limits_path = conf.limits;

@@ -362,6 +362,8 @@ int bn_cli_curve_sweep(int argc, char **argv)
 	if (bn_cli_conf(&o.conf_path, &conf))
 		return 2;
 	dd = bn_cli_datadir(o.datadir, &conf, o.conf_path, dd_buf, sizeof(dd_buf));
+	if (!dd)
+		return 2;
 	if (o.limits)
 		snprintf(lim_path, sizeof(lim_path), "%s", o.limits);
 	else if (conf.limits[0] && (access(conf.limits, R_OK) == 0 || conf.limits[0] == '/'))

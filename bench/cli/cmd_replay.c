@@ -12,7 +12,7 @@
 #include "core/err.h"
 #include "core/log.h"
 #include "capture/events.h"
-#include "capture/replay.h"
+#include "scenario/replay.h"
 #include "cli/cli.h"
 #include "cli/run_output.h"
 #include "cli/common.h"
@@ -178,6 +178,8 @@ int bn_cli_replay(int argc, char **argv)
 	if (bn_cli_conf(&conf_path, &conf))
 		return 2;
 	datadir = bn_cli_datadir(datadir, &conf, conf_path, datadir_buf, sizeof(datadir_buf));
+	if (!datadir)
+		return 2;
 	ro.datadir = datadir;
 	if (!ro.limits_path && conf.limits[0])
 		ro.limits_path = conf.limits;

@@ -22,7 +22,7 @@
 #include "report/report.h"
 #include "report/report_html.h"
 #include "report/suite_doc.h"
-#include "report/suite_html.h"
+#include "suite/suite_html.h"
 
 const char bn_cli_report_usage[] =
 	"Usage: bcbench report FORMAT FILE... [--out FILE] [--baseline SUITE.json]\n"

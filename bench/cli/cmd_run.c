@@ -11,13 +11,14 @@
 #include <unistd.h>
 
 #include "core/conf.h"
+#include "core/datadir.h"
 #include "core/dirlock.h"
 #include "core/err.h"
 #include "core/exit.h"
 #include "core/file.h"
 #include "core/log.h"
 #include "capture/events.h"
-#include "capture/replay.h"
+#include "scenario/replay.h"
 #include "capture/srzip_write.h"
 #include "cli/cli.h"
 #include "cli/run_output.h"
@@ -33,11 +34,8 @@
 #include "cli/provenance.h"
 #include "report/report.h"
 #include "report/report_html.h"
+#include "firmware/fw_load.h"
 #include "scenario/runner.h"
-
-#ifndef BN_DATADIR
-#define BN_DATADIR "/usr/local/share/bcbench"
-#endif
 
 /* A run that makes no progress this long is killed (--watchdog): far
  * above any instrument's own time-out, far below a CI job's. */
@@ -67,12 +65,13 @@ const char bn_cli_run_usage[] =
 	"  -o, --out DIR       report directory (default <out>/<scenario file stem>, <out>\n"
 	"                      from bench.conf, else reports)\n"
 	"  -d, --datadir DIR   where profiles/ live (default: $BCBENCH_DATADIR, else the\n"
-	"                      conf's datadir key, else the conf's directory, else ./ if\n"
-	"                      ./profiles exists, else " BN_DATADIR ")\n"
+	"                      conf's datadir key, else the one beside the binary:\n"
+	"                      ../share/bcbench installed, the source tree in a build)\n"
 	"  -l, --limits FILE   judge against this limits file (e.g. a lab's stricter copy);\n"
 	"                      wins over the scenario's and bench.conf's\n"
-	"  -f, --firmware FW   run this firmware (\"reference\" or a .so) instead of the\n"
-	"                      scenario's or the device declaration's\n"
+	"  -f, --firmware FW   run this firmware (\"reference\", a .so, or a NAME in the\n"
+	"                      firmware dir: $BCBENCH_FWDIR, else the one beside the\n"
+	"                      binary) instead of the scenario's or the device's\n"
 	"      --port, --charger, --host, --dut NAME|FILE\n"
 	"                      run with this port profile, charger, host or device\n"
 	"                      declaration instead of the scenario's (a suite's matrix)\n"
@@ -308,6 +307,25 @@ static void run_job_orphaned(void *user, const char *cause)
 	bn_dirlock_release(&j->dirlock);
 }
 
+/* --firmware NAME (no '/', not a file here, not built in): NAME.so in the
+ * firmware dir, as a suite finds it; else as given, for the run's own
+ * "cannot open" message. */
+static const char *firmware_in_fwdir(const char *fw, char *buf, size_t len)
+{
+	char dir[BN_DATADIR_LEN];
+	const char *d;
+	size_t n;
+
+	if (!fw || strchr(fw, '/') || bn_fw_is_builtin(fw) || access(fw, R_OK) == 0)
+		return fw;
+	d = bn_cli_fwdir(NULL, dir, sizeof(dir));
+	if (!d)
+		return fw;
+	n = strlen(fw);
+	snprintf(buf, len, "%s/%s%s", d, fw, n > 3 && !strcmp(fw + n - 3, ".so") ? "" : ".so");
+	return access(buf, R_OK) == 0 ? buf : fw;
+}
+
 int bn_cli_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -339,7 +357,7 @@ int bn_cli_run(int argc, char **argv)
 		   *conditions = NULL, *operator_opt = NULL;
 	struct bn_cli_record_opts rec = { 0 };
 	char operator_buf[64];
-	char datadir_buf[1200], out_buf[1200], stem[256];
+	char datadir_buf[1200], out_buf[1200], stem[256], fw_buf[BN_DATADIR_LEN + 300];
 	struct bn_err err = { 0 };
 	struct bn_lock lock = { .fd = -1 };
 	struct run_job *j;
@@ -407,7 +425,12 @@ int bn_cli_run(int argc, char **argv)
 		return 2;
 	}
 	datadir = bn_cli_datadir(datadir, &j->conf, conf_path, datadir_buf, sizeof(datadir_buf));
+	if (!datadir) {
+		free(j);
+		return 2;
+	}
 	j->datadir = datadir;
+	firmware = firmware_in_fwdir(firmware, fw_buf, sizeof(fw_buf));
 	bn_cli_file_stem(argv[optind], stem, sizeof(stem));
 	if (!out_dir) {
 		snprintf(out_buf, sizeof(out_buf), "%s/%s", j->conf.out, stem);

@@ -163,6 +163,8 @@ int bn_cli_selftest(int argc, char **argv)
 	if (bn_cli_conf(&conf_path, &conf))
 		return 2;
 	datadir = bn_cli_datadir(datadir, &conf, conf_path, datadir_buf, sizeof(datadir_buf));
+	if (!datadir)
+		return 2;
 	if (!strcmp(conf.fixture, "sim")) {
 		fprintf(stderr,
 			"bcbench selftest: %s has no real fixture (fixture = sim): the selftest checks "

@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "core/datadir.h"
 #include "core/dirlock.h"
 #include "core/exit.h"
 #include "core/file.h"
@@ -28,7 +29,7 @@
 #include "hil/lock.h"
 #include "cli/provenance.h"
 #include "report/junit.h"
-#include "report/suite_html.h"
+#include "suite/suite_html.h"
 #include "report/suite_doc.h"
 #include "suite/judge.h"
 #include "suite/suite.h"
@@ -59,8 +60,9 @@ const char bn_cli_suite_usage[] =
 	"                       (bcbench merge joins their suite.json files)\n"
 	"      --filter PAT     only entries whose id matches a glob (comma-separated\n"
 	"                       list), e.g. 'dcp*,*/ignore_droop'\n"
-	"      --fwdir DIR      where firmware NAMEs are built (NAME.so); wins over the\n"
-	"                       suite's fwdir (default build/fw)\n"
+	"      --fwdir DIR      where firmware NAMEs are built (NAME.so); wins over\n"
+	"                       $BCBENCH_FWDIR and the suite's fwdir (default: the one\n"
+	"                       beside the binary, ../lib/bcbench/firmware or build/fw)\n"
 	"      --watchdog S     per entry: no progress this long and it is killed as hung\n"
 	"                       (default: the suite's watchdog, else 30)\n"
 	"      --limits FILE    judge every entry against this limits file\n"
@@ -561,7 +563,8 @@ int bn_cli_suite(int argc, char **argv)
 	};
 	const char *conf_path = NULL, *out_dir = NULL, *datadir = NULL, *junit = NULL,
 		   *filter = NULL, *fwdir = NULL, *limits = NULL, *baseline = NULL, *operator_opt = NULL;
-	char datadir_buf[1200], out_buf[1200], operator_buf[64];
+	char datadir_buf[1200], out_buf[1200], operator_buf[64], fwdir_buf[BN_DATADIR_LEN],
+		fw_tried[BN_DATADIR_TRIED_LEN];
 	bool no_html = false, require_verdicts = false;
 	struct bn_conf conf;
 	struct bn_err err = { 0 };
@@ -637,6 +640,8 @@ int bn_cli_suite(int argc, char **argv)
 	if (bn_cli_conf(&conf_path, &conf))
 		return 2;
 	datadir = bn_cli_datadir(datadir, &conf, conf_path, datadir_buf, sizeof(datadir_buf));
+	if (!datadir)
+		return 2;
 	if (limits && access(limits, R_OK) != 0) {
 		fprintf(stderr, "bcbench suite: cannot open limits file \"%s\"\n", limits);
 		return 2;
@@ -646,8 +651,12 @@ int bn_cli_suite(int argc, char **argv)
 		return 2;
 	}
 	so = (struct bn_suite_opts){ .datadir = datadir, .fwdir = fwdir };
-	if (!fwdir && getenv("BCBENCH_FWDIR"))
+	if (!fwdir && getenv("BCBENCH_FWDIR") && getenv("BCBENCH_FWDIR")[0]) {
 		so.fwdir = getenv("BCBENCH_FWDIR");
+		so.fwdir_from = "BCBENCH_FWDIR";
+	}
+	if (bn_fwdir_beside_exe(fwdir_buf, sizeof(fwdir_buf), fw_tried, sizeof(fw_tried)) == BN_OK)
+		so.fwdir_default = fwdir_buf;
 	if (bn_suite_parse_file(argv[optind], &so, &s, &err) < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		return 2;

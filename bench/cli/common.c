@@ -5,17 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/datadir.h"
 #include "core/err.h"
 #include "core/exit.h"
 #include "core/text.h"
-#include "capture/chanmap.h"
+#include "core/chanmap.h"
 #include "hil/bench_hw.h"
-
-#ifndef BN_DATADIR
-#define BN_DATADIR "/usr/local/share/bcbench"
-#endif
 
 /* The only mutable global: a signal handler has nowhere else to write. */
 static volatile sig_atomic_t stop_requested;
@@ -82,23 +80,58 @@ int bn_cli_conf(const char **conf_path, struct bn_conf *conf)
 	return 0;
 }
 
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 const char *bn_cli_datadir(const char *opt, const struct bn_conf *conf, const char *conf_path,
 			   char *buf, size_t len)
 {
-	char dir[1024];
+	char tried[BN_DATADIR_TRIED_LEN], from[700];
+	const char *dir = NULL;
+
+	if (opt) {
+		dir = opt;
+		snprintf(from, sizeof(from), "--datadir");
+	} else if (getenv("BCBENCH_DATADIR") && getenv("BCBENCH_DATADIR")[0]) {
+		dir = getenv("BCBENCH_DATADIR");
+		snprintf(from, sizeof(from), "BCBENCH_DATADIR");
+	} else if (conf->datadir[0]) {
+		dir = conf->datadir;
+		snprintf(from, sizeof(from), "%s:%d: datadir", conf_path ? conf_path : conf->path,
+			 conf->datadir_line);
+	}
+	if (dir) {
+		if (is_dir(dir))
+			return dir;
+		bn_term_printf(stderr, "bcbench: error: the data dir \"%s\" (from %s) is not a directory; "
+			       "it holds profiles/, scripts/ and fixtures/ (%s, or leave all three "
+			       "unset to use the one beside the bcbench binary)\n",
+			       dir, from, BN_DATADIR_HOW);
+		return NULL;
+	}
+	if (bn_datadir_beside_exe(buf, len, tried, sizeof(tried)) == BN_OK)
+		return buf;
+	bn_term_printf(stderr, "bcbench: error: no data dir (profiles/, scripts/, fixtures/): none "
+		       "given, and none beside the bcbench binary (looked for profiles/ in %s); %s\n",
+		       tried, BN_DATADIR_HOW);
+	return NULL;
+}
+
+const char *bn_cli_fwdir(const char *opt, char *buf, size_t len)
+{
+	char tried[BN_DATADIR_TRIED_LEN];
 
 	if (opt)
 		return opt;
-	if (getenv("BCBENCH_DATADIR"))
-		return getenv("BCBENCH_DATADIR");
-	if (conf->datadir[0])
-		return conf->datadir;
-	if (conf_path) {
-		snprintf(dir, sizeof(dir), "%s", conf_path);
-		snprintf(buf, len, "%s", dirname(dir));
+	if (getenv("BCBENCH_FWDIR") && getenv("BCBENCH_FWDIR")[0])
+		return getenv("BCBENCH_FWDIR");
+	if (bn_fwdir_beside_exe(buf, len, tried, sizeof(tried)) == BN_OK)
 		return buf;
-	}
-	return access("profiles", R_OK) == 0 ? "." : BN_DATADIR;
+	return NULL;
 }
 
 int bn_cli_lock_err(const struct bn_conf *conf, const char *who, double wait_s, bool quiet,

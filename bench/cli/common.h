@@ -18,11 +18,17 @@
  * prints "bcbench: FILE:LINE: error: ..." and returns exit code 2. */
 int bn_cli_conf(const char **conf_path, struct bn_conf *conf);
 
-/* --datadir, else $BCBENCH_DATADIR, else the conf's datadir key, else the
- * conf's directory, else ./ if ./profiles exists, else the installed
- * share directory. Returns opt or a string in buf. */
+/* The data dir: --datadir, else $BCBENCH_DATADIR, else the conf's datadir
+ * key (relative to the conf's folder), else the one beside the binary
+ * (core/datadir.h). Never the working directory or the conf's folder by
+ * itself. Returns opt, the environment's, the conf's or a string in buf;
+ * NULL after printing why (a given dir that is not one, none found): the
+ * caller exits 2. conf_path only names the conf in the message. */
 const char *bn_cli_datadir(const char *opt, const struct bn_conf *conf, const char *conf_path,
 			   char *buf, size_t len);
+/* The firmware dir: --fwdir, else $BCBENCH_FWDIR, else the one beside the
+ * binary; NULL when none (a suite file's fwdir may still name one). */
+const char *bn_cli_fwdir(const char *opt, char *buf, size_t len);
 
 /* SIGINT, SIGTERM and SIGHUP set the flag (the signal number); the loops
  * read it between events. SIGPIPE is ignored. */

@@ -1,11 +1,12 @@
 #include "core/conf.h"
 
 #include <ctype.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/chanmap.h"
+#include "core/chanmap.h"
 #include "core/file.h"
 #include "core/units.h"
 
@@ -124,6 +125,27 @@ static int parse_capture(struct bn_conf *c, const char *val, const char *path, i
 	return BN_OK;
 }
 
+/* A relative datadir is the conf's folder's: the same conf works from
+ * any working directory. */
+static int set_datadir(struct bn_conf *c, const char *val, const char *path, int lineno,
+		       struct bn_err *err)
+{
+	char dir[sizeof(c->path)];
+	int n;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (val[0] == '/')
+		n = snprintf(c->datadir, sizeof(c->datadir), "%s", val);
+	else
+		n = snprintf(c->datadir, sizeof(c->datadir), "%s/%s", dirname(dir), val);
+	if (n < 0 || (size_t)n >= sizeof(c->datadir))
+		return bn_err_set(err, BN_ERR_DATA, "%s:%d: error: datadir \"%s\" is too long "
+				  "(expected at most %zu characters with the conf's folder)",
+				  path, lineno, val, sizeof(c->datadir) - 1);
+	c->datadir_line = lineno;
+	return BN_OK;
+}
+
 /* meas_<ch>: the channel's index in capture order, -1 if none. */
 static int meas_index(const char *ch)
 {
@@ -180,7 +202,7 @@ int bn_conf_load(const char *path, struct bn_conf *c, struct bn_err *err)
 		} else if (!strcmp(key, "limits")) {
 			snprintf(c->limits, sizeof(c->limits), "%s", val);
 		} else if (!strcmp(key, "datadir")) {
-			snprintf(c->datadir, sizeof(c->datadir), "%s", val);
+			rc = set_datadir(c, val, path, lineno, err);
 		} else if (!strcmp(key, "out")) {
 			snprintf(c->out, sizeof(c->out), "%s", val);
 		} else if (!strcmp(key, "capture")) {

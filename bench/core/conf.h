@@ -2,14 +2,15 @@
  * '#' comments. Keys:
  *   backend = sim          the bench backend (sim is the only one so far)
  *   limits  = FILE         default limits file (a scenario's own wins)
- *   datadir = DIR          where profiles/ live (default: the conf's directory)
+ *   datadir = DIR          where profiles/ live; relative: to the conf's folder
+ *                          (default: beside the binary, core/datadir.h)
  *   out     = DIR          where reports go (default: reports)
  *   capture = sim          the samples the checks judge: the simulated bench's own
  *                          (default), or sigrok:DRIVER[:conn=SPEC], a capture device
  *                          through libsigrok acquiring alongside the scenario (which
  *                          then runs in real time)
  *   capture_map  = MAP     bench channel <- device channel, e.g.
- *                          VBUS=A0,IBUS=A1:shunt=0.1 (capture/chanmap.h)
+ *                          VBUS=A0,IBUS=A1:shunt=0.1 (core/chanmap.h)
  *   capture_rate = RATE    the device's samplerate, e.g. 20kHz (default: the
  *                          scenario's capture rate)
  *   fixture = sim          the port-emulation fixture: sim, or ftdi[:VID:PID[:SERIAL]]
@@ -48,7 +49,8 @@ struct bn_conf {
 	char path[512];
 	char backend[32];
 	char limits[512];
-	char datadir[512];
+	char datadir[512];          /* as the conf's folder makes it; "": not given */
+	int datadir_line;
 	char out[512];
 	char capture_driver[64];    /* "" : the simulated bench's samples */
 	char capture_conn[256];

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "capture/chanmap.h"
-#include "capture/channel.h"
+#include "core/chanmap.h"
+#include "core/channel.h"
 #include "capture/events.h"
 #include "capture/srzip_read.h"
 #include "core/file.h"
@@ -62,7 +62,7 @@ struct src {
 	float *col[2];
 };
 
-/* VBUS and IBUS through the map, as replay maps them (capture/replay.c). */
+/* VBUS and IBUS through the map, as replay maps them (scenario/replay.c). */
 static int map_two(struct src *s, struct bn_import *r, struct bn_err *err)
 {
 	const char *path = s->o->capture_path;

@@ -61,7 +61,7 @@ struct cJSON;
 struct bn_import_opts {
 	const char *capture_path;
 	const char *events_path;   /* NULL: none (the caller looks beside the capture) */
-	const char *map;           /* channel map (capture/chanmap.h); NULL: by name */
+	const char *map;           /* channel map (core/chanmap.h); NULL: by name */
 	const char *limits_path;   /* VCHG, VOTG_SESS_VLD, VBUS_LKG from here */
 	const char *name;          /* the profile's name; NULL: the capture's stem */
 	double bin_a;              /* 25 mA */

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/log.h"
 #include "hil/guard.h"
-#include "sim/port.h"
+#include "core/port_type.h"
 #include "sim/world.h"
 
 /* ---- sim fixture ---- */

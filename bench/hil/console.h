@@ -14,7 +14,7 @@
 #define BN_HIL_CONSOLE_H
 
 #include "core/err.h"
-#include "sim/port.h"
+#include "core/port_type.h"
 
 /* A value the line did not give. */
 #define BN_CON_ABSENT (-1)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/json.h"
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))

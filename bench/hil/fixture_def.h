@@ -71,7 +71,7 @@ struct bn_fx_input {
 	char what[BN_FX_TEXT_LEN];
 };
 
-/* BN_CH_COUNT channels: vbus ibus dp dm id (capture/channel.h). */
+/* BN_CH_COUNT channels: vbus ibus dp dm id (core/channel.h). */
 #define BN_FX_CHANNELS 5
 
 struct bn_fx_port {

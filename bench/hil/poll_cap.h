@@ -22,7 +22,7 @@
 
 #include <stdbool.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/err.h"
 #include "hil/backend.h"
 

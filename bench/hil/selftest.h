@@ -14,7 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/err.h"
 #include "hil/backend.h"
 #include "hil/fixture_def.h"

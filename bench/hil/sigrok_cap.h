@@ -22,8 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "capture/channel.h"
-#include "capture/chanmap.h"
+#include "core/channel.h"
+#include "core/chanmap.h"
 #include "core/err.h"
 #include "hil/sigrok_feed.h"
 

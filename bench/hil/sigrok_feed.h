@@ -31,8 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture/channel.h"
-#include "capture/chanmap.h"
+#include "core/channel.h"
+#include "core/chanmap.h"
 #include "core/err.h"
 #include "core/time.h"
 

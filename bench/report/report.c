@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/exit.h"
 #include "core/file.h"
 #include "core/json.h"

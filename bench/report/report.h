@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/err.h"
 #include "core/time.h"
 

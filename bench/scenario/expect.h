@@ -1,5 +1,5 @@
 /* Judging a scenario's expectations, for a live run (runner.c) and for a
- * replay that judges them again from the capture (capture/replay.c): a
+ * replay that judges them again from the capture (scenario/replay.c): a
  * window of recent samples per channel, sized by the scenario's longest
  * STAT window, and the two kinds of expectation. An expectation is the
  * scenario author's own plain comparison (no uncertainty, no decision
@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "report/report.h"
 #include "scenario/scenario.h"
 

@@ -9,10 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "capture/events.h"
 #include "capture/srzip_write.h"
 #include "checks/check.h"
+#include "core/datadir.h"
 #include "core/exit.h"
 #include "core/file.h"
 #include "core/limits.h"
@@ -216,7 +217,8 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	if (c->o->limits_override) {
 		snprintf(path, sizeof(path), "%s", c->o->limits_override);
 		if (!file_exists(path))
-			return bn_err_set(err, BN_ERR_IO, "cannot open limits file \"%s\"", path);
+			return bn_err_set(err, BN_ERR_IO, "cannot open limits file \"%s\" (looked for it "
+					  "from the working directory: --limits takes a file)", path);
 	} else if (s->limits[0]) {
 		rc = resolve(c, "limits", "limits file", s->limits, s->limits_loc, path, sizeof(path), err);
 		if (rc < 0)
@@ -277,7 +279,12 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	if (c->o->firmware_override) {
 		fw_spec = c->o->firmware_override;
 		if (!bn_fw_is_builtin(fw_spec) && !file_exists(fw_spec))
-			return bn_err_set(err, BN_ERR_IO, "cannot open firmware \"%s\"", fw_spec);
+			return bn_err_set(err, BN_ERR_IO, "cannot open firmware \"%s\" (looked for %s%s; "
+					  "give reference, a path to a .so, or the NAME of one in the "
+					  "firmware dir: BCBENCH_FWDIR=DIR, else the one beside the "
+					  "bcbench binary)", fw_spec, fw_spec,
+					  strchr(fw_spec, '/') ? "" : " from the working directory, then "
+					  "NAME.so in the firmware dir");
 		if (!bn_fw_is_builtin(fw_spec)) {
 			snprintf(path, sizeof(path), "%s", fw_spec);
 			fw_spec = path;

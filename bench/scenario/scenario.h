@@ -40,7 +40,7 @@
 
 #include <stdbool.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/err.h"
 #include "core/meas.h"
 #include "core/time.h"

@@ -23,8 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "capture/channel.h"
-#include "checks/event.h"
+#include "core/channel.h"
+#include "core/event.h"
 #include "core/err.h"
 #include "core/limits.h"
 #include "core/time.h"

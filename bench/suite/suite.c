@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "checks/check.h"
+#include "core/datadir.h"
 #include "core/file.h"
 #include "firmware/fw_load.h"
 #include "scenario/lexer.h"
@@ -64,6 +65,8 @@ struct sp {
 	struct bn_err *err;
 	struct block *b;           /* the open block, NULL before the first */
 	bool fwdir_set;
+	char fwdir_from[BN_SUITE_PATH_LEN + 40]; /* for messages: who chose s->fwdir */
+	char tried[3 * BN_SUITE_PATH_LEN + 64];  /* find_file's places, in order */
 	struct bn_token toks[LINE_MAX_TOKS];
 	int n;
 };
@@ -100,15 +103,21 @@ static bool readable(const char *path)
 	return access(path, R_OK) == 0;
 }
 
-/* As written, beside the suite file, under the data dir. */
+/* As written, beside the suite file, under the data dir; p->tried lists
+ * the places in that order for a message. */
 static bool find_file(struct sp *p, const char *spec, char *out, size_t len)
 {
 	const char *dd = p->o && p->o->datadir ? p->o->datadir : ".";
+	char beside[BN_SUITE_PATH_LEN];
 
 	fit(out, len, "%s", spec);
+	fit(p->tried, sizeof(p->tried), "%s", spec);
 	if (readable(out) || spec[0] == '/')
 		return readable(out);
-	fit(out, len, "%s/%s", p->dir, spec);
+	fit(beside, sizeof(beside), "%s/%s", p->dir, spec);
+	fit(p->tried, sizeof(p->tried), "%s (from the working directory), %s, %s/%s", spec, beside,
+	    dd, spec);
+	fit(out, len, "%s", beside);
 	if (readable(out))
 		return true;
 	fit(out, len, "%s/%s", dd, spec);
@@ -131,19 +140,21 @@ static int resolve_value(struct sp *p, enum bn_suite_axis a, const struct bn_tok
 		else if (!find_file(p, t->text, out, len))
 			fit(out, len, "%s", t->text);
 		if (!readable(out))
-			return perr(p, t, "no firmware \"%s\" (looked for %s; build it with make, or "
-					  "give --fwdir)", t->text, out);
+			return perr(p, t, "no firmware \"%s\" (looked for %s; the firmware dir %s is %s: "
+					  "%s)", t->text, bare ? out : p->tried, p->s->fwdir, p->fwdir_from,
+					  BN_FWDIR_HOW);
 		return BN_OK;
 	}
 	if (bare) {
 		fit(out, len, "%s/profiles/%s/%s.json", dd, axis_kinds[a], t->text);
 		if (!readable(out))
-			return perr(p, t, "no %s profile \"%s\" (looked for %s)", axis_names[a],
-				    t->text, out);
+			return perr(p, t, "no %s profile \"%s\" (looked for %s; to use another data "
+				    "dir, %s)", axis_names[a], t->text, out, BN_DATADIR_HOW);
 		return BN_OK;
 	}
 	if (!find_file(p, t->text, out, len))
-		return perr(p, t, "cannot open %s file \"%s\"", axis_names[a], t->text);
+		return perr(p, t, "cannot open %s file \"%s\" (looked for %s)", axis_names[a],
+			    t->text, p->tried);
 	return BN_OK;
 }
 
@@ -207,7 +218,7 @@ static int open_block(struct sp *p)
 		return bn_err_set(p->err, BN_ERR_NOMEM, "%s: out of memory", p->name);
 	p->b->line = kw->line;
 	if (!find_file(p, t->text, p->b->scenario, sizeof(p->b->scenario)))
-		return perr(p, t, "cannot open scenario \"%s\"", t->text);
+		return perr(p, t, "cannot open scenario \"%s\" (looked for %s)", t->text, p->tried);
 	/* A broken scenario is the suite's bad input, found before anything runs. */
 	rc = bn_scenario_parse_file(p->b->scenario, &scn, &e2);
 	if (rc < 0)
@@ -369,11 +380,14 @@ static int statement(struct sp *p, int *cap)
 					    t->text);
 			p->s->watchdog_s = v;
 		} else if (!strcmp(kw->text, "fwdir")) {
-			if (!p->o || !p->o->fwdir)
+			if (!p->o || !p->o->fwdir) {
 				fit(p->s->fwdir, sizeof(p->s->fwdir), "%s", t->text);
+				fit(p->fwdir_from, sizeof(p->fwdir_from), "from %s:%d", p->name, t->line);
+			}
 		} else {
 			if (!find_file(p, t->text, p->s->limits, sizeof(p->s->limits)))
-				return perr(p, t, "cannot open limits file \"%s\"", t->text);
+				return perr(p, kw, "cannot open limits file \"%s\" (looked for %s)", t->text,
+					    p->tried);
 		}
 		return BN_OK;
 	}
@@ -464,7 +478,16 @@ int bn_suite_parse_text(const char *name, const char *text, const struct bn_suit
 	fit(buf, sizeof(buf), "%s", name);
 	fit(p->dir, sizeof(p->dir), "%s", dirname(buf));
 	fit(out->path, sizeof(out->path), "%s", name);
-	fit(out->fwdir, sizeof(out->fwdir), "%s", o && o->fwdir ? o->fwdir : "build/fw");
+	if (o && o->fwdir) {
+		fit(out->fwdir, sizeof(out->fwdir), "%s", o->fwdir);
+		fit(p->fwdir_from, sizeof(p->fwdir_from), "from %s", o->fwdir_from ? o->fwdir_from : "--fwdir");
+	} else if (o && o->fwdir_default) {
+		fit(out->fwdir, sizeof(out->fwdir), "%s", o->fwdir_default);
+		fit(p->fwdir_from, sizeof(p->fwdir_from), "the one beside the bcbench binary");
+	} else {
+		fit(out->fwdir, sizeof(out->fwdir), "build/fw");
+		fit(p->fwdir_from, sizeof(p->fwdir_from), "the default");
+	}
 	bn_lexer_init(&lx, name, text);
 	for (;;) {
 		struct bn_token *t = &p->toks[p->n];

@@ -75,7 +75,9 @@ struct bn_suite {
 
 struct bn_suite_opts {
 	const char *datadir;   /* profiles/ */
-	const char *fwdir;     /* wins over the file's fwdir; NULL: the file's, else build/fw */
+	const char *fwdir;     /* wins over the file's fwdir; NULL: the file's, else fwdir_default */
+	const char *fwdir_from;    /* who gave fwdir, for messages: NULL "--fwdir" */
+	const char *fwdir_default; /* the one beside the binary; NULL: build/fw */
 };
 
 int bn_suite_parse_file(const char *path, const struct bn_suite_opts *o, struct bn_suite *out,

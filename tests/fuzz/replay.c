@@ -1,10 +1,10 @@
-/* bcbench replay (bench/capture/replay.c over srzip_read.c) on any bytes
+/* bcbench replay (bench/scenario/replay.c over srzip_read.c) on any bytes
  * as the capture, with no sidecar: the events inferred from the samples,
  * judged as from an SDP port with the phone profile, into a report that
  * is then freed. */
 #include "lib/fuzz.h"
 
-#include "capture/replay.h"
+#include "scenario/replay.h"
 #include "report/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -8,6 +8,7 @@ FWDIR=${FWDIR:-build/fw}
 TMP=$(mktemp -d /tmp/bcbench-it.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 . tests/integration/lib.sh
+run_t0=$(date +%s)
 
 # The repository stands alone: no file refers to a document outside it
 # (a sibling folder, another machine's home or work paths, design notes
@@ -22,6 +23,11 @@ xargs -0 grep -lIE '\.\./shared|(^|[[:space:]"'"'"'(`=])/work/|DESIGN\.md|STYLE\
 	<"$TMP/files" 2>/dev/null | grep -vx 'tests/integration/run.sh' >"$TMP/outside" # (this test's own patterns)
 [ ! -s "$TMP/outside" ] && ok "no file refers to a document outside the repository" ||
 	bad "files refer outside the repository: $(tr '\n' ' ' <"$TMP/outside")"
+
+# No #include in bench/ goes up a floor (scripts/check-layers.sh; < 1 s).
+sh tests/integration/layers.sh >"$TMP/layers.out" 2>&1 || fail=$((fail + 1))
+grep -v '^ok ' "$TMP/layers.out"
+pass=$((pass + $(grep -c '^ok ' "$TMP/layers.out")))
 
 expect_exit "--version" 0 "$BCBENCH" --version
 grep -q "^bcbench [0-9]" "$TMP/out" && ok "--version prints the version" || bad "--version output"
@@ -237,16 +243,20 @@ expect_err "names the console's port" "console: $TMP/no-tty: open"
 # Every record this script wrote, against its schema.
 validate_records "$TMP"
 
-# Suites, merge, diff and JUnit have their own scripts.
-for script in tests/integration/suite.sh tests/integration/exitcodes.sh tests/integration/diff.sh tests/integration/replay.sh tests/integration/html.sh tests/integration/curve.sh tests/integration/curve-import.sh tests/integration/curve-replay.sh tests/integration/realbench-curve.sh tests/integration/realbench-port.sh tests/integration/conditions.sh tests/integration/faults.sh tests/integration/hostile.sh tests/integration/twin.sh tests/integration/fakeusb.sh tests/integration/twin-matrix.sh; do
-	[ -f "$script" ] || continue
-	BCBENCH=$BCBENCH FWDIR=$FWDIR EMUDIR=${EMUDIR:-build/emu} sh "$script" >"$TMP/sub.out" 2>&1
-	rc=$?
-	grep -v '^ok ' "$TMP/sub.out"
-	sub_pass=$(grep -c '^ok ' "$TMP/sub.out")
-	pass=$((pass + sub_pass))
-	[ $rc -eq 0 ] || fail=$((fail + 1))
-done
+# Suites, merge, diff and JUnit have their own scripts, two at a time
+# (BN_CHECK_JOBS), the longest first; the twin's, which time a bench in
+# real time, run alone after them.
+run_own=$(($(date +%s) - ${run_t0}))
+POOLED="suite.sh replay.sh exitcodes.sh diff.sh html.sh curve.sh curve-import.sh curve-replay.sh realbench-curve.sh realbench-port.sh conditions.sh faults.sh hostile.sh fakeusb.sh labgrid.sh install.sh newcomer.sh"
+SOLO="twin.sh twin-matrix.sh"
+. tests/lanes.sh
+lanes "${BN_CHECK_JOBS:-2}" "$TMP/lanes" "env BCBENCH=$BCBENCH FWDIR=$FWDIR EMUDIR=${EMUDIR:-build/emu} sh" $(for s in $POOLED; do echo tests/integration/$s; done) >"$TMP/pooled.out"
+fail=$((fail + lanes_failed))
+lanes 1 "$TMP/solo" "env BCBENCH=$BCBENCH FWDIR=$FWDIR EMUDIR=${EMUDIR:-build/emu} sh" $(for s in $SOLO; do echo tests/integration/$s; done) >"$TMP/solo.out"
+fail=$((fail + lanes_failed))
+grep -v '^ok ' "$TMP/pooled.out" "$TMP/solo.out" | sed 's/^[^:]*://'
+pass=$((pass + $(cat "$TMP/pooled.out" "$TMP/solo.out" | grep -c '^ok ')))
+echo "integration: run.sh's own checks $run_own s; each script's time is on its == line"
 
 echo "integration: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

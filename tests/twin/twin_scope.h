@@ -36,7 +36,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/err.h"
 #include "core/time.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 
 /* What the VBUS_SENSE comparator on the device side of K1 trips at
  * (fixtures/README.md): VBUS above 4 V. */

@@ -7,7 +7,7 @@
 
 #include "lib/harness.h"
 
-#include "capture/chanmap.h"
+#include "core/chanmap.h"
 
 static void expect_error(const char *spec, const char *want1, const char *want2)
 {

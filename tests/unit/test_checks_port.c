@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture/replay.h"
+#include "scenario/replay.h"
 #include "checks/check.h"
 #include "checks/rules.h"
 #include "core/limits.h"

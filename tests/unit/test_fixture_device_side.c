@@ -24,7 +24,7 @@
 #include "hil/fixture_def.h"
 #include "report/report.h"
 #include "scenario/runner.h"
-#include "sim/port.h"
+#include "core/port_type.h"
 #include "sim/world.h"
 
 #define FIXTURE_A "fixtures/bcbench-fixture-a.json"

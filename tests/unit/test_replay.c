@@ -22,7 +22,7 @@
 
 #include "lib/harness.h"
 #include "capture/events.h"
-#include "capture/replay.h"
+#include "scenario/replay.h"
 #include "capture/srzip_write.h"
 #include "checks/check.h"
 #include "core/file.h"

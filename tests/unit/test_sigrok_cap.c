@@ -32,7 +32,7 @@
 
 #include "lib/harness.h"
 
-#include "capture/chanmap.h"
+#include "core/chanmap.h"
 #include "hil/sigrok_cap.h"
 
 #define RATE_HZ 20000.0

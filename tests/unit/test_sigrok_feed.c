@@ -18,7 +18,7 @@
 
 #include "lib/harness.h"
 
-#include "capture/chanmap.h"
+#include "core/chanmap.h"
 #include "hil/sigrok_feed.h"
 
 struct fx {

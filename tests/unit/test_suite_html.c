@@ -1,7 +1,7 @@
-/* A suite's report.html (report/suite_html.c) from suite records built
+/* A suite's report.html (suite/suite_html.c) from suite records built
  * here on disk, as bcbench suite writes them: each entry's report.json
  * under DIR/entries/NNNN-ID/, named by suite.json by path and sha256. The
- * page's DOM contract (report/suite_html.h) is read back from the text:
+ * page's DOM contract (suite/suite_html.h) is read back from the text:
  * the rows, each (entry, rule) cell's verdict, the links, the overall
  * verdict, the diff section, escaping and byte-identical re-rendering. */
 #include <setjmp.h>
@@ -20,7 +20,7 @@
 #include "core/err.h"
 #include "core/file.h"
 #include "report/suite_doc.h"
-#include "report/suite_html.h"
+#include "suite/suite_html.h"
 
 #define NASTY_ID "a<b>&c"
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "lib/harness.h"
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/conditions.h"
 #include "core/json.h"
 #include "core/meas.h"

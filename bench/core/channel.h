@@ -1,8 +1,8 @@
 /* The measured channels, their names and units. VBUS is measured at the
  * device's receptacle; IBUS is the device's own current, signed (negative
  * when it sources VBUS); DP, DM, ID are the line voltages. */
-#ifndef BN_CAPTURE_CHANNEL_H
-#define BN_CAPTURE_CHANNEL_H
+#ifndef BN_CORE_CHANNEL_H
+#define BN_CORE_CHANNEL_H
 
 enum bn_chan { BN_CH_VBUS = 0, BN_CH_IBUS, BN_CH_DP, BN_CH_DM, BN_CH_ID, BN_CH_COUNT };
 

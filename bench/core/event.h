@@ -1,8 +1,10 @@
 /* What a bench knows besides the samples: the events of a run, as the
  * checks see them. Every source of samples (the simulator, a sigrok
  * device, a replayed file) produces these, or says which it cannot. */
-#ifndef BN_CHECKS_EVENT_H
-#define BN_CHECKS_EVENT_H
+#ifndef BN_CORE_EVENT_H
+#define BN_CORE_EVENT_H
+
+#include <stdbool.h>
 
 #include "core/time.h"
 
@@ -45,5 +47,7 @@ struct bn_cev {
 };
 
 const char *bn_cev_name(enum bn_cev_kind k);
+/* "vbus_on" -> kind; -1 if unknown. */
+int bn_cev_from_name(const char *name);
 
 #endif

@@ -4,7 +4,7 @@
  * its file, checked, used and let go before the next: the first collects
  * the rule ids (the matrix's columns) and the overall verdict, the second
  * writes the rows. */
-#include "report/suite_html.h"
+#include "suite/suite_html.h"
 
 #include <glib.h>
 #include <math.h>

@@ -21,7 +21,7 @@
  * bench.conf) replaces the entries it names, options starting again from
  * scale 1, no shunt and the channel's unit. On error the map is left
  * unchanged. */
-#include "capture/chanmap.h"
+#include "core/chanmap.h"
 
 #include <errno.h>
 #include <math.h>

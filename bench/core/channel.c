@@ -1,4 +1,4 @@
-#include "capture/channel.h"
+#include "core/channel.h"
 
 #include <strings.h>
 

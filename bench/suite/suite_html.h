@@ -40,8 +40,8 @@
  *   section#diff (only with a baseline)  ul.diff[data-cat=CAT] li per row,
  *       CAT one of new-failure, new-error, new-inconclusive, gone, margin,
  *       unexpected, fixed, added, changed */
-#ifndef BN_REPORT_SUITE_HTML_H
-#define BN_REPORT_SUITE_HTML_H
+#ifndef BN_SUITE_SUITE_HTML_H
+#define BN_SUITE_SUITE_HTML_H
 
 #include <cjson/cJSON.h>
 

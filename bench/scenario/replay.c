@@ -1,5 +1,5 @@
 #define BN_LOG_MODULE "replay"
-#include "capture/replay.h"
+#include "scenario/replay.h"
 
 #include <ctype.h>
 #include <libgen.h>
@@ -12,12 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "capture/chanmap.h"
-#include "capture/channel.h"
+#include "core/chanmap.h"
+#include "core/channel.h"
 #include "capture/events.h"
 #include "capture/srzip_read.h"
 #include "checks/check.h"
 #include "checks/persist.h"
+#include "core/datadir.h"
 #include "core/exit.h"
 #include "core/file.h"
 #include "core/json.h"
@@ -260,6 +261,15 @@ static void resolve(const struct bn_replay_opts *o, const char *kind, const char
 		snprintf(out, len, "%s", spec);
 }
 
+/* For a bare name that is not there: where it was looked for is the data
+ * dir, and how to use another. */
+static const char *dd_hint(const char *spec)
+{
+	if (strchr(spec, '/') || strstr(spec, ".json"))
+		return "";
+	return " (a bare name is read under the data dir; to use another, " BN_DATADIR_HOW ")";
+}
+
 static int load_limits(struct replay *r, struct bn_report *rep, struct bn_err *err)
 {
 	char path[1200];
@@ -408,7 +418,8 @@ static int load_charger(struct replay *r, struct bn_report *rep, struct bn_err *
 		return BN_OK;
 	resolve(r->o, "chargers", r->o->charger, path, sizeof(path));
 	if (access(path, R_OK) != 0)
-		return bn_err_set(err, BN_ERR_IO, "--charger %s: cannot open %s", r->o->charger, path);
+		return bn_err_set(err, BN_ERR_IO, "--charger %s: cannot open %s%s", r->o->charger, path,
+					  dd_hint(r->o->charger));
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
 		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
@@ -500,7 +511,8 @@ static int load_context(struct replay *r, struct bn_report *rep, struct bn_err *
 
 		resolve(r->o, "ports", r->o->port, path, sizeof(path));
 		if (access(path, R_OK) != 0)
-			return bn_err_set(err, BN_ERR_IO, "--port %s: cannot open %s", r->o->port, path);
+			return bn_err_set(err, BN_ERR_IO, "--port %s: cannot open %s%s", r->o->port, path,
+					  dd_hint(r->o->port));
 		rc = bn_port_load(path, &r->lim, &port, &e2);
 		if (rc < 0)
 			return bn_err_set(err, rc, "%s", e2.msg);
@@ -521,7 +533,8 @@ static int load_context(struct replay *r, struct bn_report *rep, struct bn_err *
 		resolve(r->o, "duts", r->o->dut, path, sizeof(path));
 		if (access(path, R_OK) != 0) {
 			free(d);
-			return bn_err_set(err, BN_ERR_IO, "--dut %s: cannot open %s", r->o->dut, path);
+			return bn_err_set(err, BN_ERR_IO, "--dut %s: cannot open %s%s", r->o->dut, path,
+					  dd_hint(r->o->dut));
 		}
 		rc = bn_dut_load(path, &r->lim, d, &e2);
 		if (rc < 0) {

@@ -13,8 +13,8 @@
  * Bad input (the capture, the sidecar, a map, a profile) is BN_ERR_DATA
  * or BN_ERR_IO with the file and what is missing, and no report. Once the
  * stream runs, the report says how it ended. */
-#ifndef BN_CAPTURE_REPLAY_H
-#define BN_CAPTURE_REPLAY_H
+#ifndef BN_SCENARIO_REPLAY_H
+#define BN_SCENARIO_REPLAY_H
 
 #include <signal.h>
 #include <stdio.h>

@@ -5,12 +5,12 @@
  * channel is raw * scale, in unit, converted to SI (mV -> V, mA -> A),
  * and for a shunt divided by its resistance (V -> A). A bench channel not
  * named keeps its own name as the source name. */
-#ifndef BN_CAPTURE_CHANMAP_H
-#define BN_CAPTURE_CHANMAP_H
+#ifndef BN_CORE_CHANMAP_H
+#define BN_CORE_CHANMAP_H
 
 #include <stdbool.h>
 
-#include "capture/channel.h"
+#include "core/channel.h"
 #include "core/err.h"
 
 struct bn_chanmap_entry {

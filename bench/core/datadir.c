@@ -1,0 +1,106 @@
+#include "core/datadir.h"
+
+#include <libgen.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/err.h"
+
+int bn_exe_dir(char *out, size_t len)
+{
+	char exe[BN_DATADIR_LEN];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n <= 0 || (size_t)n >= sizeof(exe) - 1) {
+		if (len)
+			out[0] = '\0';
+		return BN_ERR_IO;
+	}
+	exe[n] = '\0';
+	snprintf(out, len, "%s", dirname(exe));
+	return BN_OK;
+}
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Parent of dir, textually ("/" stays "/"): the candidates read as
+ * plain paths in messages, without "..". */
+static void parent(const char *dir, char *out, size_t len)
+{
+	char buf[BN_DATADIR_LEN];
+
+	snprintf(buf, sizeof(buf), "%s", dir);
+	snprintf(out, len, "%s", dirname(buf));
+}
+
+/* The first of cand[] whose path + probe is a directory. */
+static int first_dir(char cand[][BN_DATADIR_LEN], int n, const char *probe, char *out, size_t len,
+		     char *tried, size_t tried_len)
+{
+	char p[BN_DATADIR_LEN + 32];
+	size_t used = 0;
+	int found = -1;
+
+	if (tried_len)
+		tried[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (i && used + 2 < tried_len)
+			used += (size_t)snprintf(tried + used, tried_len - used, ", ");
+		if (used < tried_len)
+			used += (size_t)snprintf(tried + used, tried_len - used, "%s", cand[i]);
+		snprintf(p, sizeof(p), "%s%s", cand[i], probe);
+		if (found < 0 && is_dir(p))
+			found = i;
+	}
+	if (found < 0) {
+		if (len)
+			out[0] = '\0';
+		return BN_ERR_IO;
+	}
+	snprintf(out, len, "%s", cand[found]);
+	return BN_OK;
+}
+
+int bn_datadir_beside_exe(char *out, size_t len, char *tried, size_t tried_len)
+{
+	char cand[4][BN_DATADIR_LEN], up[BN_DATADIR_LEN], up2[BN_DATADIR_LEN];
+
+	if (bn_exe_dir(cand[1], sizeof(cand[1])) < 0) {
+		snprintf(tried, tried_len, "(the binary's directory: /proc/self/exe unreadable)");
+		if (len)
+			out[0] = '\0';
+		return BN_ERR_IO;
+	}
+	parent(cand[1], up, sizeof(up));
+	parent(up, up2, sizeof(up2));
+	snprintf(cand[0], sizeof(cand[0]), "%.*s/share/bcbench", BN_DATADIR_LEN - 20,
+		 strcmp(up, "/") ? up : "");
+	snprintf(cand[2], sizeof(cand[2]), "%s", up);
+	snprintf(cand[3], sizeof(cand[3]), "%s", up2);
+	return first_dir(cand, 4, "/profiles", out, len, tried, tried_len);
+}
+
+int bn_fwdir_beside_exe(char *out, size_t len, char *tried, size_t tried_len)
+{
+	char cand[2][BN_DATADIR_LEN], bin[BN_DATADIR_LEN], up[BN_DATADIR_LEN];
+
+	if (bn_exe_dir(bin, sizeof(bin)) < 0) {
+		snprintf(tried, tried_len, "(the binary's directory: /proc/self/exe unreadable)");
+		if (len)
+			out[0] = '\0';
+		return BN_ERR_IO;
+	}
+	parent(bin, up, sizeof(up));
+	snprintf(cand[0], sizeof(cand[0]), "%.*s/lib/bcbench/firmware", BN_DATADIR_LEN - 30,
+		 strcmp(up, "/") ? up : "");
+	snprintf(cand[1], sizeof(cand[1]), "%.*s/fw", BN_DATADIR_LEN - 10, bin);
+	return first_dir(cand, 2, "", out, len, tried, tried_len);
+}
