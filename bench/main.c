@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/exit.h"
 #include "core/text.h"
 #include "report/report.h"
 
@@ -39,18 +40,29 @@ static const char usage_main[] =
 	"\n"
 	"Every command takes -h/--help (its help) and --version (as bcbench version).\n"
 	"\n"
-	"Exit codes (every command):\n"
-	"  0  everything passed, or failed only where a suite expected it (xfail);\n"
-	"     inconclusive results alone do not fail a run\n"
-	"  1  a rule or expectation failed, an xfail passed (xpass), or diff found a\n"
-	"     regression\n"
-	"  2  bad input or usage: scenario, suite, profile, limits, config, capture,\n"
-	"     report files\n"
-	"  3  bench fault or abort: firmware crashed, hung or livelocked, instrument lost,\n"
-	"     lock time-out, interrupted; an output that cannot be written (disk full,\n"
-	"     file size limit, read-only or unwritable directory); the report says which\n"
-	"  4  with --require-verdicts: nothing failed, but compliance was not\n"
-	"     demonstrated (an applicable rule inconclusive or in error, or none judged)\n"
+	"Exit codes (every command; report.json status.cause, suite.json exit_cause\n"
+	"and JUnit error/failure types name the cause):\n"
+	"  0    ok                everything as expected: passed, or failed only where a\n"
+	"                         suite expected it (xfail, xerror)\n"
+	"  1    rule-failed       a rule failed; a suite entry failed unexpectedly or\n"
+	"                         xpassed; diff found a regression\n"
+	"  2    bad-input         usage, scenario, suite, profile, limits, config,\n"
+	"                         fixture, capture or report file\n"
+	"  3    device-broke-run  the device under test broke the run: its firmware\n"
+	"                         crashed, hung in a call, livelocked or exited early\n"
+	"  4    not-demonstrated  with --require-verdicts: nothing failed, compliance\n"
+	"                         not demonstrated\n"
+	"  5    bench-fault       an instrument, fixture or console lost, stalled or\n"
+	"                         unreachable; the bench in use past --wait. The only\n"
+	"                         code a CI should retry.\n"
+	"  6    environment       a retry would repeat it: disk full, file size limit,\n"
+	"                         read-only or unwritable output, permission denied, a\n"
+	"                         library that cannot be loaded\n"
+	"  7    nothing-to-run    an empty suite, a --filter or --shard that selects\n"
+	"                         nothing\n"
+	"  128+N interrupted      signal N: 129 SIGHUP, 130 SIGINT, 143 SIGTERM\n"
+	"A suite or merge exits with the most urgent outcome not expected:\n"
+	"interrupted > 2 > 6 > 3 > 1 > 5 > 4 > 7 > 0.\n"
 	"\n"
 	"Run 'bcbench help COMMAND' or 'man bcbench' for more.\n";
 
@@ -60,7 +72,7 @@ static const char usage_version[] =
 
 
 /* What a command printed must have reached its stdout: a full disk
- * under `bcbench diff A B > FILE` is an environment fault (3), not a
+ * under `bcbench diff A B > FILE` is an environment fault (6), not a
  * verdict. A reader that went away (EPIPE) is not: a closed output pipe
  * does not stop a run. */
 static int stdout_flushed(int rc)
@@ -76,7 +88,7 @@ static int stdout_flushed(int rc)
 		return rc;
 	fprintf(stderr, "bcbench: cannot write the output: %s\n",
 		e ? bn_errno_text(e, why, sizeof(why)) : "write error");
-	return rc > 3 ? rc : 3;
+	return bn_exit_most_urgent(rc, BN_EXIT_ENVIRONMENT);
 }
 
 /* Every command's usage, for help COMMAND and COMMAND --help. */
@@ -153,7 +165,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	/* Past the file size limit (ulimit -f), write() fails with EFBIG and
-	 * the run says so (exit 3), instead of the kernel killing bcbench
+	 * the run says so (exit 6), instead of the kernel killing bcbench
 	 * with SIGXFSZ mid-write. Inherited by every process it forks. */
 	signal(SIGXFSZ, SIG_IGN);
 	rc = dispatch(argc, argv);

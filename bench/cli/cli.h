@@ -66,10 +66,13 @@ struct bn_salvage {
 	const char *cause;     /* why the record is unfinished: the reason's start */
 	int64_t sim_t_us;      /* where the run was; < 0: the capture's length */
 	const char *keep;      /* bn_run_temps before the run: not removed */
+	/* why, as the record's exit code (core/exit.h); 0: not known (a
+	 * process killed from outside: 137, interrupted by SIGKILL) */
+	int exit_code;
 };
 /* Finish dir's record: capture.sr from the spool, events.json from its
  * temporary file, report.json (the provisional one, else a new one) marked
- * error, exit code 3, its reason cause plus what was kept (also in
+ * error, its exit code s->exit_code, its reason cause plus what was kept (also in
  * reason); a temporary that cannot be finished is removed. BN_OK, or the
  * error writing the report. */
 int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, struct bn_err *err);

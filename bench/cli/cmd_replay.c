@@ -71,9 +71,10 @@ const char bn_cli_replay_usage[] =
 	"  -c, --conf FILE, -d, --datadir DIR, --operator NAME, --no-html,\n"
 	"  --require-verdicts, -v, -q, -h: as for run\n"
 	"\n"
-	"Exit codes: 0 passed, 1 failed, 2 bad input (a capture that is broken or lacks\n"
-	"the minimum channels), 3 interrupted, or the report cannot be written, 4\n"
-	"compliance not demonstrated (with --require-verdicts).\n";
+	"Exit codes (bcbench help has the table): 0 passed, 1 failed, 2 bad input (a\n"
+	"capture that is broken or lacks the minimum channels), 4 compliance not\n"
+	"demonstrated (with --require-verdicts), 6 the report cannot be written,\n"
+	"128+N interrupted by signal N (130 SIGINT, 143 SIGTERM).\n";
 
 
 /* reports/dcp/capture.sr -> "dcp"; x/long.sr -> "long". */
@@ -220,7 +221,7 @@ int bn_cli_replay(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		bn_report_free(&rep);
-		return bn_err_exit_code(rc);
+		return bn_cli_exit_of(rc);
 	}
 	return bn_cli_write_record(&rep, out_dir, " of the capture", &rec);
 }

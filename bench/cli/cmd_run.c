@@ -14,6 +14,7 @@
 #include "core/datadir.h"
 #include "core/dirlock.h"
 #include "core/err.h"
+#include "core/exit.h"
 #include "core/file.h"
 #include "core/log.h"
 #include "capture/events.h"
@@ -56,7 +57,7 @@ const char bn_cli_run_usage[] =
 	"(schema bcbench-report/3) with DIR/report.html, the page to review and sign. On SIGINT, SIGTERM or SIGHUP the bench goes to its\n"
 	"safe state (VBUS off, load off, data lines open) and a partial report says\n"
 	"why. A closed output pipe does not stop the run. One run writes into DIR at a\n"
-	"time (a second is refused, exit 3, naming the first); what a killed run left\n"
+	"time (a second is refused, exit 5, naming the first); what a killed run left\n"
 	"there is finished and moved to DIR/interrupted-YYYYmmdd-HHMMSS/ first (see\n"
 	"bcbench salvage).\n"
 	"\n"
@@ -75,12 +76,13 @@ const char bn_cli_run_usage[] =
 	"                      run with this port profile, charger, host or device\n"
 	"                      declaration instead of the scenario's (a suite's matrix)\n"
 	"  -w, --wait SECONDS  when the bench is in use (its lock is held), queue for it\n"
-	"                      this long instead of exiting 3 at once\n"
+	"                      this long instead of exiting 5 at once\n"
 	"      --watchdog SECONDS\n"
 	"                      the run goes on in a child process; if it makes no\n"
 	"                      progress this long (a firmware hanging in a call) it is\n"
 	"                      killed, the bench put in its safe state, and the report\n"
-	"                      says so (exit 3); a crash is reported the same way\n"
+	"                      says so (exit 3; 5 when it hung outside the firmware,\n"
+	"                      in an instrument); a crash is reported the same way\n"
 	"                      (default 30)\n"
 	"      --no-isolate    run in this process (for a debugger): no watchdog, and a\n"
 	"                      crashing firmware takes bcbench down with it\n"
@@ -108,11 +110,19 @@ const char bn_cli_run_usage[] =
 	"  -q, --quiet         print only the summary\n"
 	"  -h, --help          this help\n"
 	"\n"
-	"Exit codes: 0 passed, 1 failed, 2 bad input (also a capture rate above its\n"
-	"source's maximum, a capture too big for the disk), 3 bench fault or abort (the\n"
-	"firmware crashed, hung or livelocked; an instrument lost; interrupted; the\n"
-	"output cannot be written: disk full, file size limit, read-only directory),\n"
-	"4 compliance not demonstrated (with --require-verdicts).\n";
+	"Exit codes (report.json status.exit_code and status.cause say the same):\n"
+	"  0    ok: passed\n"
+	"  1    rule-failed: a rule or expectation failed\n"
+	"  2    bad-input: also a capture rate above its source's maximum, a capture\n"
+	"       too big for the disk; nothing runs, no report\n"
+	"  3    device-broke-run: the firmware crashed, hung in a call, livelocked,\n"
+	"       refused to start or exited\n"
+	"  4    not-demonstrated: with --require-verdicts\n"
+	"  5    bench-fault: an instrument, fixture or console lost, stalled or\n"
+	"       unreachable; the bench or DIR in use (past --wait). Retry.\n"
+	"  6    environment: disk full, file size limit, read-only or unwritable\n"
+	"       output, a firmware library that cannot be loaded; a rule in error\n"
+	"  128+N interrupted by signal N: 129 SIGHUP, 130 SIGINT, 143 SIGTERM\n";
 
 /* Everything one run needs, shared by the in-process and isolated ways. */
 struct run_job {
@@ -149,7 +159,10 @@ static void write_provisional(void *user, const struct bn_report *rep)
 	st = cJSON_GetObjectItemCaseSensitive(root, "status");
 	cJSON_ReplaceItemInObjectCaseSensitive(st, "reason",
 				  cJSON_CreateString(BN_PROVISIONAL_REASON));
-	cJSON_ReplaceItemInObjectCaseSensitive(st, "exit_code", cJSON_CreateNumber(3));
+	/* as a salvage of a process killed from outside would say */
+	bn_json_set(st, "cause", cJSON_CreateString(BN_CAUSE_INTERRUPTED));
+	cJSON_ReplaceItemInObjectCaseSensitive(st, "exit_code",
+					      cJSON_CreateNumber(BN_EXIT_INTERRUPTED(SIGKILL)));
 	text = bn_json_print(root);
 	cJSON_Delete(root);
 	snprintf(path, sizeof(path), "%s/report.json", j->out_dir);
@@ -171,12 +184,12 @@ static int run_job_body(void *user)
 	rc = bn_bench_hw_open(&hw, &j->conf, j->datadir, &err);
 	if (rc < 0) {
 		fprintf(stderr, "bcbench: %s\n", err.msg);
-		return bn_err_exit_code(rc);
+		return bn_cli_exit_of(rc);
 	}
 	if (j->conf.console[0] && bn_console_open(j->conf.console, &console, &err) < 0) {
 		fprintf(stderr, "bcbench: %s: console: %s\n", j->conf.path, err.msg);
 		bn_bench_hw_close(&hw);
-		return bn_err_exit_code(err.code);
+		return bn_cli_exit_of(err.code);
 	}
 	j->ro.console = console;
 	j->ro.real_time = bn_conf_has_hardware(&j->conf);
@@ -206,7 +219,7 @@ static int run_job_body(void *user)
 		/* Bad input: nothing ran, no report claims anything. */
 		fprintf(stderr, "%s\n", err.msg);
 		bn_report_free(&rep);
-		return bn_err_exit_code(rc);
+		return bn_cli_exit_of(rc);
 	}
 	/* Stopped because the process it belonged to is gone: say that, not
 	 * the stop signal the watcher used to stop it. */
@@ -259,18 +272,20 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 		bn_err_clear(&err);
 	}
 	s.cause = cause;
+	s.exit_code = end->exit_code;
 	snprintf(path, sizeof(path), "%s/report.json", j->out_dir);
 	if (bn_salvage_record(&s, reason, sizeof(reason), &err) < 0) {
 		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
-		return 3;
+		return bn_cli_exit_of(err.code);
 	}
 	/* (one call per line: the terminal printer escapes a newline inside) */
 	bn_term_printf(stdout, "%s: error — %s\n", j->scenario, reason);
 	bn_term_printf(stdout, "  report: %s\n", path);
 	bn_term_printf(stderr, "bcbench: %s: %s\n", j->scenario, reason);
 	if (!j->rec.no_html)
-		bn_cli_write_html(path, j->out_dir, 3);
-	return 3;
+		bn_cli_write_html(path, j->out_dir, end->exit_code);
+	bn_term_printf(stdout, "  exit %d (%s)\n", end->exit_code, bn_exit_cause(end->exit_code));
+	return end->exit_code;
 }
 
 /* In the run's child, when the process it belonged to is gone and the
@@ -279,7 +294,8 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 static void run_job_orphaned(void *user, const char *cause)
 {
 	struct run_job *j = user;
-	struct bn_isolate_end end = { .abnormal = true, .exit_code = 3 };
+	struct bn_isolate_end end = { .abnormal = true,
+				      .exit_code = BN_EXIT_INTERRUPTED(SIGHUP) };
 
 	snprintf(end.cause, sizeof(end.cause), "%s", cause);
 	end.last = *j->ro.beacon;
@@ -399,7 +415,7 @@ int bn_cli_run(int argc, char **argv)
 
 	j = calloc(1, sizeof(*j));
 	if (!j)
-		return 3;
+		return BN_EXIT_ENVIRONMENT;
 	j->scenario = argv[optind];
 	j->quiet = quiet;
 	j->rec = rec;
@@ -487,7 +503,7 @@ int bn_cli_run(int argc, char **argv)
 			fprintf(stderr, "bcbench run: %s\n", err.msg);
 			bn_dirlock_release(&j->dirlock);
 			free(j);
-			return 3;
+			return bn_cli_exit_of(err.code);
 		}
 		j->temps_before = bn_run_temps(out_dir);
 		rc = bn_cli_lock(&j->conf, who, wait_s, quiet, &lock);
@@ -514,7 +530,7 @@ int bn_cli_run(int argc, char **argv)
 		j->ro.beacon = iso.beacon;
 		if (!iso.beacon || bn_isolate_run(&iso, run_job_child, j, &end) < 0) {
 			fprintf(stderr, "bcbench: cannot start the run's process: %s\n", strerror(errno));
-			rc = 3;
+			rc = BN_EXIT_ENVIRONMENT;
 		} else if (end.abnormal) {
 			rc = run_job_salvage(j, &end);
 		} else {

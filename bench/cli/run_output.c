@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/exit.h"
 #include "core/file.h"
 #include "core/text.h"
 #include "cli/common.h"
@@ -57,7 +58,7 @@ void bn_cli_print_summary(const struct bn_report *rep, const char *report_path)
 /* report.html from the report.json just written (the same code as
  * `bcbench report html`, so a later render gives the same bytes). A page
  * that cannot be written loses no verdict (report.json is there) but is
- * an output not written: exit 3 where the run would exit 0. */
+ * an output not written: exit 6 where the run would exit 0. */
 int bn_cli_write_html(const char *report_path, const char *out_dir, int exit_code)
 {
 	struct bn_err err = { 0 };
@@ -67,7 +68,7 @@ int bn_cli_write_html(const char *report_path, const char *out_dir, int exit_cod
 	if (bn_report_html_write(report_path, html_path, NULL, &err) < 0) {
 		fprintf(stderr, "bcbench: cannot write %s: %s (report.json is complete; "
 				"bcbench report html renders it again)\n", html_path, err.msg);
-		return exit_code ? exit_code : 3;
+		return exit_code ? exit_code : BN_EXIT_ENVIRONMENT;
 	}
 	bn_term_printf(stdout, "  page: %s\n", html_path);
 	return exit_code;
@@ -82,12 +83,13 @@ int bn_cli_write_record(struct bn_report *rep, const char *out_dir, const char *
 	struct bn_err err = { 0 };
 	char report_path[1400];
 	int exit_code;
-	enum bn_overall overall;
 
 	if (*bn_cli_stop_flag())
 		snprintf(rep->reason, sizeof(rep->reason), "interrupted by %s at t=%.3f s%s",
 			 bn_cli_signal_name(*bn_cli_stop_flag()), rep->sim_s, where);
 	bn_cli_provenance_end(rep);
+	/* the record's exit code is the process's: 4 in status too */
+	rep->require_verdicts = ro->require_verdicts;
 	if (ro->beacon)
 		__atomic_store_n(&ro->beacon->finishing, 1, __ATOMIC_RELAXED);
 	bn_report_hash_artifacts(rep, out_dir);
@@ -98,18 +100,18 @@ int bn_cli_write_record(struct bn_report *rep, const char *out_dir, const char *
 		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
 		bn_cli_print_summary(rep, NULL);
 		bn_report_free(rep);
-		return 3;
+		return bn_cli_exit_of(err.code);
 	}
 	bn_cli_print_summary(rep, report_path);
 	exit_code = bn_report_exit_code(rep);
-	overall = bn_report_overall(rep);
 	bn_report_free(rep);
+	if (exit_code == BN_EXIT_NOT_DEMONSTRATED)
+		bn_term_printf(stdout, "  compliance not demonstrated (--require-verdicts): exit 4\n");
 	if (!ro->no_html)
 		exit_code = bn_cli_write_html(report_path, out_dir, exit_code);
-	if (exit_code == 0 && ro->require_verdicts && overall == BN_OVERALL_NOT_DEMONSTRATED) {
-		bn_term_printf(stdout, "  compliance not demonstrated (--require-verdicts): exit 4\n");
-		exit_code = 4;
-	}
+	/* what a CI acts on, said where a person looks (0 and 1 say themselves) */
+	if (exit_code >= BN_EXIT_BAD_INPUT && exit_code != BN_EXIT_NOT_DEMONSTRATED)
+		bn_term_printf(stdout, "  exit %d (%s)\n", exit_code, bn_exit_cause(exit_code));
 	return exit_code;
 }
 

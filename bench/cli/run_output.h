@@ -19,7 +19,7 @@ struct bn_cli_record_opts {
 };
 
 void bn_cli_print_summary(const struct bn_report *rep, const char *report_path);
-/* report.html beside report.json; exit_code, or 3 when the page cannot be
+/* report.html beside report.json; exit_code, or 6 when the page cannot be
  * written on a run that would otherwise exit 0. */
 int bn_cli_write_html(const char *report_path, const char *out_dir, int exit_code);
 /* The interrupt (if any) in the reason, OUT/report.json written

@@ -6,7 +6,7 @@
 # pseudo-terminal (tests/emu/instr_emu.c) and the FTDI fixture through
 # the fake libftdi1 in bcbench's own process (build/tests/bcbench-fakeftdi,
 # tests/unit/test_sweep.mk), end to end, then a load that stops answering
-# mid-sweep and a SIGTERM: exit 3, the load's input off and every relay
+# mid-sweep (exit 5) and a SIGTERM (143): the load's input off and every relay
 # open, PROFILE.partial.json with "complete": false, no PROFILE.json (and
 # an earlier one left as it was). Run from the repository root.
 set -u
@@ -94,7 +94,7 @@ sleep 0.5
 kill -INT $pid
 wait $pid
 rc=$?
-[ $rc -eq 3 ] && ok "SIGINT: exit 3" || bad "SIGINT: exit $rc, want 3"
+[ $rc -eq 130 ] && ok "SIGINT: exit 130" || bad "SIGINT: exit $rc, want 130"
 [ ! -e "$TMP/int.json" ] && ok "SIGINT: no PROFILE.json" || bad "SIGINT wrote the profile"
 check "SIGINT: the partial profile says why" "$TMP/int.partial.json" \
 	"d['measured']['complete'] is False and 'SIGINT' in d['measured']['why']"
@@ -169,7 +169,7 @@ R=$TMP/stall
 start_emu "$R" --stall-after 60
 echo '{"kept": true}' >"$R/emu.json"
 BN_FAKE_FTDI_FIXTURE=fixtures/bcbench-fixture-a.json BN_FAKE_FTDI_LOG=$R/ftdi.log \
-	expect_exit "a load that stalls mid-sweep: exit 3" 3 \
+	expect_exit "a load that stalls mid-sweep: a bench fault" 5 \
 	"$FAKEFTDI" curve sweep --conf "$R/bench.conf" --datadir . --port dcp --step 0.25A --to 2A \
 	--out "$R/emu.json"
 stop_emu
@@ -193,7 +193,7 @@ kill -TERM $pid
 wait $pid
 rc=$?
 stop_emu
-[ $rc -eq 3 ] && ok "SIGTERM on the real bench: exit 3" || bad "SIGTERM: exit $rc, want 3"
+[ $rc -eq 143 ] && ok "SIGTERM on the real bench: exit 143" || bad "SIGTERM: exit $rc, want 143"
 [ ! -e "$R/emu.json" ] && ok "SIGTERM: no PROFILE.json" || bad "SIGTERM wrote the profile"
 check "SIGTERM: partial, says SIGTERM, safe state confirmed" "$R/emu.partial.json" \
 	"d['measured']['complete'] is False and 'SIGTERM' in d['measured']['why'] and d['measured']['safe_confirmed'] is True"

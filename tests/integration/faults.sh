@@ -177,7 +177,7 @@ two_writers() {
 		bad "second writer removed the first's spool"
 	kill -TERM $pid
 	wait $pid
-	[ $? -eq 3 ] && ok "first writer ended by its SIGTERM (exit 3)" || bad "first writer's exit"
+	[ $? -eq 143 ] && ok "first writer ended by its SIGTERM (exit 143)" || bad "first writer's exit"
 }
 
 # both processes of a run killed at once: nothing of the run finishes it
@@ -335,18 +335,18 @@ unprivileged() { # CMD...: run as nobody in $PUB; a clear skip where that cannot
 }
 readonly_run() {
 	unprivileged ./bcbench run -q --out "$DIR" dcp-weak.scn
-	[ "$got" -eq 3 ] && expect_err "read-only run says why" "$DIR: cannot write to the output directory: Permission denied"
+	[ "$got" -eq 6 ] && expect_err "read-only run says why" "$DIR: cannot write to the output directory: Permission denied"
 }
 readonly_replay() {
 	cp "$TMP/earlier/capture.sr" "$TMP/earlier/events.json" "$PUB/" && chmod a+r "$PUB/capture.sr" "$PUB/events.json"
 	unprivileged ./bcbench replay -q --out "$DIR" capture.sr
-	[ "$got" -eq 3 ] && expect_err "read-only replay says why" "cannot write the report: $DIR/report.json: cannot create a temporary file in $DIR: Permission denied"
+	[ "$got" -eq 6 ] && expect_err "read-only replay says why" "cannot write the report: $DIR/report.json: cannot create a temporary file in $DIR: Permission denied"
 }
 
 # A serial instrument serves one program at a time: while a run holds the
 # electronic load (the pty emulator), another program's open() is refused
 # (TIOCEXCL: root is exempt, so all of it runs as nobody) and a second
-# bcbench on another bench lock is refused the port (flock), exit 3.
+# bcbench on another bench lock is refused the port (flock), exit 5.
 EMUDIR=${EMUDIR:-$(dirname "$BCBENCH")/emu}
 serial_exclusive() {
 	if [ "$(id -u)" -ne 0 ] || ! as_nobody true 2>/dev/null; then
@@ -377,8 +377,8 @@ serial_exclusive() {
 	fi
 	(cd "$PUB" && as_nobody ./bcbench run -q --conf held2.conf --out "$DIR/second" held.scn) >"$TMP/out2" 2>"$TMP/err2"
 	x=$?
-	[ $x -eq 3 ] && grep -q "$pty: in use by another program" "$TMP/err2" &&
-		ok "a second bcbench is refused the load's port (exit 3)" ||
+	[ $x -eq 5 ] && grep -q "$pty: in use by another program" "$TMP/err2" &&
+		ok "a second bcbench is refused the load's port (exit 5)" ||
 		bad "second bcbench on the held port: exit $x, $(tail -2 "$TMP/err2")"
 	wait $rpid
 	got=$?
@@ -390,16 +390,16 @@ lock_unwritable() { # the bench lock's directory is not the user's to write
 	printf 'lock = yes\nlock_dir = %s\n' "$TMP/rootlocks" >"$PUB/lock.conf" && chmod a+r "$PUB/lock.conf"
 	mkdir -p "$DIR" && chown nobody "$DIR" 2>/dev/null # the output is the user's
 	unprivileged ./bcbench run -q --conf lock.conf --out "$DIR" dcp-weak.scn
-	[ "$got" -eq 3 ] && expect_err "unwritable bench lock says why" "bench lock $TMP/rootlocks/bcbench-bench-" && expect_err "unwritable bench lock, the system's reason" ".lock: cannot open: Permission denied"
+	[ "$got" -eq 6 ] && expect_err "unwritable bench lock says why" "bench lock $TMP/rootlocks/bcbench-bench-" && expect_err "unwritable bench lock, the system's reason" ".lock: cannot open: Permission denied"
 }
 # A capture device that is not there is the bench's fault, not the input's:
-# exit 3 and a report saying nothing was measured.
+# exit 5 and a report saying nothing was measured.
 capture_missing() {
 	printf 'capture = sigrok:rigol-ds:conn=/nonexistent/ttyBN0\ncapture_map = VBUS=CH1,IBUS=CH2:shunt=0.1\ndatadir = %s\n' "$PWD" >"$TMP/cap.conf"
 	runc "$BCBENCH" run -q --conf "$TMP/cap.conf" --out "$DIR" scripts/scenarios/dcp-weak.scn
 }
 
-# Every command: an output it cannot write is 3, whatever the output.
+# Every command: an output it cannot write is 6, whatever the output.
 printf 'suite "one"\nscenario %s/scripts/scenarios/dcp.scn\n  firmware reference\n' "$PWD" >"$TMP/one.suite"
 "$BCBENCH" suite -q --fwdir "$FWDIR" --out "$TMP/one" "$TMP/one.suite" >/dev/null 2>&1 ||
 	bad "the suite the merge case needs did not run"
@@ -448,32 +448,32 @@ wait_too_big() { # 100 h x 1 MHz x 5 channels: 14 TB, refused by the estimate on
 #     label                              exit state   reason        case
 fault "firmware built for another ABI"   2    -       -             wrong_abi
 fault "SIGKILL of bcbench run"           137  aborted "the bcbench process that started this run is gone (killed?)" run_killed
-fault "SIGKILL of the bench child"       3    error   "from outside the run" child_killed
+fault "SIGKILL of the bench child"       137  error   "from outside the run" child_killed
 fault "SIGKILL of bcbench suite -j 2"    137  -       -             suite_killed
-fault "SIGINT at 1 MHz capture"          3    aborted "interrupted by SIGINT" sigint_fast
-fault "SIGTERM at 1 MHz capture"         3    aborted "interrupted by SIGTERM" sigterm_fast
-fault "two writers in one directory"     3    aborted "interrupted by SIGTERM" two_writers
+fault "SIGINT at 1 MHz capture"          130  aborted "interrupted by SIGINT" sigint_fast
+fault "SIGTERM at 1 MHz capture"         143  aborted "interrupted by SIGTERM" sigterm_fast
+fault "two writers in one directory"     5    aborted "interrupted by SIGTERM" two_writers
 fault "salvage of a SIGKILLed run"       0    error   "not finished by its own process" salvage_killed
 fault "next run into a killed run's dir" 0    completed ""          next_run_moves_aside
 fault "watchdog during a long zip"       0    completed ""          long_zip
-fault "disk full at start"               3    error   "No space left on device" full_at_start
-fault "disk full mid-run"                3    error   "No space left on device" full_mid_run
-fault "spool write fails (seam)"         3    error   "the capture was lost at t=6.553 s" full_mid_run_seam
-fault "I/O error while zipping"          3    error   "writing the capture: Input/output error" io_error_zipping
+fault "disk full at start"               6    error   "No space left on device" full_at_start
+fault "disk full mid-run"                6    error   "No space left on device" full_mid_run
+fault "spool write fails (seam)"         6    error   "the capture was lost at t=6.553 s" full_mid_run_seam
+fault "I/O error while zipping"          6    error   "writing the capture: Input/output error" io_error_zipping
 fault "capture too big for the disk"     2    -       -             too_big_refused
 fault "--force runs it anyway"           0    completed ""          too_big_forced
-fault "file size limit at start"         3    error   "the file size limit (ulimit -f)" fsize_at_start
-fault "file size limit mid-run"          3    error   "the file size limit (ulimit -f)" fsize_mid_run
-fault "read-only output: run"            3    -       -             readonly_run
-fault "read-only output: replay"         3    -       -             readonly_replay
-fault "bench lock not writable"          3    -       -             lock_unwritable
-fault "capture device missing"           3    error   "the capture device failed before the run" capture_missing
+fault "file size limit at start"         6    error   "the file size limit (ulimit -f)" fsize_at_start
+fault "file size limit mid-run"          6    error   "the file size limit (ulimit -f)" fsize_mid_run
+fault "read-only output: run"            6    -       -             readonly_run
+fault "read-only output: replay"         6    -       -             readonly_replay
+fault "bench lock not writable"          6    -       -             lock_unwritable
+fault "capture device missing"           5    error   "the capture device failed before the run" capture_missing
 fault "one program per serial port"      0    completed ""          serial_exclusive
-fault "run: output under a plain file"   3    -       -             run_out_under_file
-fault "replay: output under a plain file" 3   -       -             replay_out_under_file
-fault "suite: output under a plain file" 3    -       -             suite_out_under_file
-fault "merge: disk full (seam)"          3    -       -             merge_full_disk
-fault "diff: stdout on a full disk"      3    -       -             diff_full_disk
+fault "run: output under a plain file"   6    -       -             run_out_under_file
+fault "replay: output under a plain file" 6   -       -             replay_out_under_file
+fault "suite: output under a plain file" 6    -       -             suite_out_under_file
+fault "merge: disk full (seam)"          6    -       -             merge_full_disk
+fault "diff: stdout on a full disk"      6    -       -             diff_full_disk
 fault "capture rate above the sim's"     2    -       -             rate_too_high
 fault "wait 1000h"                       2    -       -             wait_too_long
 fault "wait 100h: too big a capture"     2    -       -             wait_too_big

@@ -6,7 +6,7 @@
 # current it sinks where the supply reads it). The scenario's load steps
 # on dcp-weak move the supply's setpoint to the curve's voltage at each
 # current; report.json states the loop's rate and what it cannot
-# reproduce; a supply that stops answering ends the run with exit 3, the
+# reproduce; a supply that stops answering ends the run with exit 5, the
 # load off; supply_mode = fixed keeps the open-circuit voltage. Run from
 # the repository root.
 set -u
@@ -99,9 +99,10 @@ expect_exit "run with supply_mode = fixed" 0 "$BCBENCH" run -q --conf "$TMP/fixe
 [ "$(json "$TMP/fixed/report.json" '"bench.supply_follow" in res')" = False ] && ok "fixed: no loop result" ||
 	bad "fixed: a loop result"
 
-# The supply stops answering mid-run: exit 3, the load off, the reason.
+# The supply stops answering mid-run: a bench fault (exit 5), the load off,
+# the reason.
 bench stall follow --stall-after 60
-expect_exit "a supply that stops answering" 3 "$BCBENCH" run -q --conf "$TMP/stall.conf" --out "$TMP/stall" "$SCN"
+expect_exit "a supply that stops answering" 5 "$BCBENCH" run -q --conf "$TMP/stall.conf" --out "$TMP/stall" "$SCN"
 R=$TMP/stall/report.json
 [ "$(json "$R" 'r["status"]["state"]')" = error ] && ok "the report says error" || bad "stall state: $(json "$R" 'r["status"]')"
 json "$R" 'r["status"]["reason"]' | grep -q "no answer" && ok "the reason: $(json "$R" 'r["status"]["reason"]' | cut -c1-110)" ||

@@ -7,7 +7,7 @@
 # following the charger's curve. The record judges the port, the probe's
 # sequence reaches the fixture's pins, the device rules judge nothing (the
 # bench plays the device), the port rules that need D+ and D- say why they
-# cannot judge; a load that stops answering mid-run ends it with exit 3,
+# cannot judge; a load that stops answering mid-run ends it with exit 5,
 # the load and the supply off. Run from the repository root.
 set -u
 BCBENCH=${BCBENCH:-build/bcbench}
@@ -119,9 +119,9 @@ R=$TMP/a/report.json
 	ok "the record says fixture A has no device-side networks" || bad "no word of fixture A's missing networks"
 [ "$(json "$R" 'r["judges"]')" = port ] && ok "fixture A: the record judges the port" || bad "fixture A judges: $(json "$R" 'r["judges"]')"
 
-# ---- the load stops answering mid-run: exit 3, everything off ----
+# ---- the load stops answering mid-run: a bench fault (exit 5), everything off ----
 bench stall bcbench-fixture-b --stall-after 40
-expect_exit "a load that stops answering mid-run" 3 run_fake stall bcbench-fixture-b --port dcp --charger dcp-1a "$SCN"
+expect_exit "a load that stops answering mid-run" 5 run_fake stall bcbench-fixture-b --port dcp --charger dcp-1a "$SCN"
 R=$TMP/stall/report.json
 [ "$(json "$R" 'r["status"]["state"]')" = error ] && ok "the report says error" || bad "stall state: $(json "$R" 'r["status"]')"
 json "$R" 'r["status"]["reason"]' | grep -q "no answer" && ok "the reason: $(json "$R" 'r["status"]["reason"]' | cut -c1-100)" ||

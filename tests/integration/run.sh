@@ -70,10 +70,12 @@ sed 's/expect   avg(ibus, 250ms) <= 0.71A/expect   avg(ibus, 250ms) <= 0.3A/' sc
 expect_exit "failed expectation" 1 "$BCBENCH" run -q --out "$TMP/fails" "$TMP/fails.scn"
 grep -q '"verdict":[[:space:]]*"fail"' "$TMP/fails/report.json" && ok "report records the failure" || bad "failure not in report"
 
-# A firmware that livelocks virtual time: exit 3 and the cause in the report.
+# A firmware that livelocks virtual time: the device broke the run, exit 3
+# and the cause in the report.
 sed "s|^port.*|port sdp\nfirmware $FWDIR/livelock.so|" tests/data/scenarios/odd-port.scn >"$TMP/livelock.scn"
 expect_exit "livelock firmware" 3 "$BCBENCH" run -q --out "$TMP/ll" "$TMP/livelock.scn"
 grep -q 'livelocked virtual time' "$TMP/ll/report.json" && ok "report names the livelock" || bad "livelock not in report"
+grep -q '"cause":[[:space:]]*"device-broke-run"' "$TMP/ll/report.json" && ok "report's cause: device-broke-run" || bad "livelock cause: $(grep '"cause"' "$TMP/ll/report.json")"
 
 # interrupt SIG DIR: a long run into DIR, sent SIG after a second; its
 # exit code in $got
@@ -86,9 +88,10 @@ interrupt() {
 	got=$?
 }
 
-# SIGINT during a long run: exit 3, a partial report that says why.
+# SIGINT during a long run: exit 130 (128 + SIGINT), a partial report that
+# says why.
 interrupt INT "$TMP/long"
-[ "$got" -eq 3 ] && ok "SIGINT exits 3" || bad "SIGINT: exit $got, want 3"
+[ "$got" -eq 130 ] && ok "SIGINT exits 130" || bad "SIGINT: exit $got, want 130"
 grep -q '"state":[[:space:]]*"aborted"' "$TMP/long/report.json" 2>/dev/null && ok "SIGINT leaves an aborted report" || bad "no aborted report after SIGINT"
 grep -q 'interrupted by SIGINT' "$TMP/long/report.json" 2>/dev/null && ok "report says SIGINT" || bad "report lacks the signal"
 grep -q '"safe_state"' "$TMP/long/report.json" 2>/dev/null && ok "bench put in safe state" || bad "no safe state event"
@@ -102,7 +105,7 @@ grep -q '"status": "aborted"' "$TMP/long/events.json" && ok "events.json says ab
 # SIGHUP (a dropped ssh session) ends a run as SIGTERM does; a closed
 # output pipe does not end it at all.
 interrupt HUP "$TMP/hup"
-[ "$got" -eq 3 ] && ok "SIGHUP exits 3" || bad "SIGHUP: exit $got, want 3"
+[ "$got" -eq 129 ] && ok "SIGHUP exits 129" || bad "SIGHUP: exit $got, want 129"
 grep -q 'interrupted by SIGHUP' "$TMP/hup/report.json" 2>/dev/null && ok "report says SIGHUP" || bad "report lacks SIGHUP"
 grep -q '"safe_state"' "$TMP/hup/report.json" 2>/dev/null && ok "SIGHUP: bench put in safe state" || bad "SIGHUP: no safe state event"
 grep -q '"status": "aborted"' "$TMP/hup/events.json" && ok "SIGHUP: events.json finished" || bad "SIGHUP: events.json"
@@ -167,10 +170,11 @@ sed 's/GOTO="bcbench_end"/GOTO="bcbench_out"/' fixtures/udev/60-bcbench.rules >"
 sh tests/integration/udev-syntax.sh "$TMP/bad.rules" >"$TMP/err" 2>&1
 expect_err "udev checker finds a GOTO without LABEL" 'GOTO "bcbench_out" has no LABEL'
 
-# The FTDI fixture with no FTDI device on this machine: exit 3, the device
+# The FTDI fixture with no FTDI device on this machine: a bench fault (exit
+# 5), the device
 # and the way on named, and nothing written.
 printf 'fixture = ftdi\nfixture_file = fixtures/bcbench-fixture-a.json\nlock_dir = %s\n' "$TMP" >"$TMP/ftdi.conf"
-expect_exit "ftdi fixture without the device" 3 "$BCBENCH" run -q --conf "$TMP/ftdi.conf" --out "$TMP/noftdi" scripts/scenarios/dcp.scn
+expect_exit "ftdi fixture without the device" 5 "$BCBENCH" run -q --conf "$TMP/ftdi.conf" --out "$TMP/noftdi" scripts/scenarios/dcp.scn
 expect_err "names the fixture and its USB ids" 'fixture "ftdi" (bcbench-fixture-a, 0403:6014'
 expect_err "points at bcbench devices" "bcbench devices"
 printf 'fixture = ftdi:0403\nfixture_file = fixtures/bcbench-fixture-a.json\n' >"$TMP/ftdi2.conf"
@@ -180,7 +184,7 @@ printf 'fixture = ftdi\n' >"$TMP/ftdi3.conf"
 expect_exit "ftdi without fixture_file" 2 "$BCBENCH" run -q --conf "$TMP/ftdi3.conf" --out "$TMP/noftdi" scripts/scenarios/dcp.scn
 expect_err "asks for fixture_file" "needs fixture_file"
 
-# Two runs on one bench: the second exits 3 naming the holder; a third
+# Two runs on one bench: the second exits 5 naming the holder; a third
 # with --wait queues and runs once the first is interrupted.
 printf 'lock = yes\nlock_dir = %s\ndatadir = %s\n' "$TMP" "$PWD" >"$TMP/lock.conf"
 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l1" tests/data/scenarios/long.scn >"$TMP/l1.out" 2>&1 &
@@ -188,7 +192,7 @@ pid1=$!
 i=0
 while [ $i -lt 100 ] && ! grep -q "^pid $pid1 " "$TMP"/bcbench-bench-*.lock 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
 grep -q "^pid $pid1 (bcbench run tests/data/scenarios/long.scn" "$TMP"/bcbench-bench-*.lock && ok "the lock file names its holder" || bad "lock file: $(cat "$TMP"/bcbench-bench-*.lock 2>&1)"
-expect_exit "second run on a held bench" 3 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l2" scripts/scenarios/float.scn
+expect_exit "second run on a held bench" 5 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l2" scripts/scenarios/float.scn
 expect_err "names the holder's pid" "is in use by pid $pid1 (bcbench run tests/data/scenarios/long.scn"
 [ ! -e "$TMP/l2/report.json" ] && ok "the refused run touched nothing" || bad "the refused run wrote a report"
 "$BCBENCH" run --wait 60 --conf "$TMP/lock.conf" --out "$TMP/l3" scripts/scenarios/float.scn >"$TMP/l3.out" 2>&1 &
@@ -200,7 +204,7 @@ wait $pid1
 got1=$?
 wait $pid3
 got3=$?
-[ "$got1" -eq 3 ] && [ "$got3" -eq 0 ] && ok "the queued run ran after the first (exit $got1, $got3)" || bad "lock queue: first exit $got1, queued exit $got3: $(cat "$TMP/l3.out")"
+[ "$got1" -eq 130 ] && [ "$got3" -eq 0 ] && ok "the queued run ran after the first (exit $got1, $got3)" || bad "lock queue: first exit $got1, queued exit $got3: $(cat "$TMP/l3.out")"
 grep -q '"state":[[:space:]]*"completed"' "$TMP/l3/report.json" 2>/dev/null && ok "the queued run completed" || bad "queued run report"
 grep -q "waiting up to 60 s for the bench \"bench\"" "$TMP/l3.out" && ok "--wait says it waits" || bad "--wait is silent: $(cat "$TMP/l3.out")"
 
@@ -210,7 +214,7 @@ for want in "FTDI devices (libftdi1):" "Serial ports (libserialport):" "sigrok d
 	grep -qF "$want" "$TMP/out" && ok "devices lists \"$want\"" || bad "devices lacks \"$want\""; done
 grep -q "found\.$\|none found" "$TMP/out" && ok "devices says what it found" || bad "devices summary"
 printf 'dut_usb = 18d1:4ee1\n' >"$TMP/dut.conf"
-expect_exit "devices, dut_usb not attached" 3 "$BCBENCH" devices --conf "$TMP/dut.conf"
+expect_exit "devices, dut_usb not attached" 5 "$BCBENCH" devices --conf "$TMP/dut.conf"
 grep -q "not found: no USB device 18d1:4ee1 found" "$TMP/out" && ok "devices says the DUT is not there" || bad "devices DUT section: $(tail -2 "$TMP/out")"
 printf 'dut_usb = phone\n' >"$TMP/dut2.conf"
 expect_exit "devices, bad dut_usb" 2 "$BCBENCH" devices --conf "$TMP/dut2.conf"
@@ -220,7 +224,7 @@ printf 'capture = sigrok:demo\ncapture_map = VBUS=A0\n' >"$TMP/capdev.conf"
 expect_exit "devices, a capture device" 0 "$BCBENCH" devices --conf "$TMP/capdev.conf"
 expect_out "devices lists the capture device's channels and rates" "analog channels A0, A1, A2, A3, A4 (5); samplerate settable"
 printf 'capture = sigrok:rigol-ds:conn=/nonexistent/ttyBN0\ncapture_map = VBUS=CH1\n' >"$TMP/capgone.conf"
-expect_exit "devices, a capture device that is not there" 3 "$BCBENCH" devices --conf "$TMP/capgone.conf"
+expect_exit "devices, a capture device that is not there" 5 "$BCBENCH" devices --conf "$TMP/capgone.conf"
 expect_exit "help devices" 0 "$BCBENCH" help devices
 expect_exit "help selftest" 0 "$BCBENCH" help selftest
 expect_exit "help of an unknown command" 2 "$BCBENCH" help frobnicate
@@ -228,12 +232,12 @@ expect_exit "help of an unknown command" 2 "$BCBENCH" help frobnicate
 printf 'datadir = %s\n' "$PWD" >"$TMP/sim.conf"
 expect_exit "selftest on the simulated bench" 2 "$BCBENCH" selftest --conf "$TMP/sim.conf"
 expect_err "selftest says it needs a fixture" "has no real fixture (fixture = sim)"
-expect_exit "selftest without the FTDI device" 3 "$BCBENCH" selftest --conf "$TMP/ftdi.conf"
+expect_exit "selftest without the FTDI device" 5 "$BCBENCH" selftest --conf "$TMP/ftdi.conf"
 expect_err "selftest names the fixture" 'fixture "ftdi" (bcbench-fixture-a, 0403:6014'
 
 # The device's console named in bench.conf but not there: a bench fault.
 printf 'console = %s/no-tty@115200\ndatadir = %s\nlock_dir = %s\n' "$TMP" "$PWD" "$TMP" >"$TMP/con.conf"
-expect_exit "console that is not there" 3 "$BCBENCH" run -q --conf "$TMP/con.conf" --out "$TMP/nocon" scripts/scenarios/dcp.scn
+expect_exit "console that is not there" 5 "$BCBENCH" run -q --conf "$TMP/con.conf" --out "$TMP/nocon" scripts/scenarios/dcp.scn
 expect_err "names the console's port" "console: $TMP/no-tty: open"
 
 # Every record this script wrote, against its schema.
@@ -243,7 +247,7 @@ validate_records "$TMP"
 # (BN_CHECK_JOBS), the longest first; the twin's, which time a bench in
 # real time, run alone after them.
 run_own=$(($(date +%s) - ${run_t0}))
-POOLED="deb.sh html.sh suite.sh faults.sh replay.sh conditions.sh curve.sh diff.sh names.sh realbench-port.sh fakeusb.sh labgrid.sh realbench-curve.sh install.sh newcomer.sh hostile.sh curve-import.sh curve-replay.sh"
+POOLED="deb.sh html.sh suite.sh exitcodes.sh faults.sh replay.sh conditions.sh curve.sh diff.sh names.sh realbench-port.sh fakeusb.sh labgrid.sh realbench-curve.sh install.sh newcomer.sh hostile.sh curve-import.sh curve-replay.sh"
 SOLO="twin.sh twin-matrix.sh"
 . tests/lanes.sh
 lanes "${BN_CHECK_JOBS:-2}" "$TMP/lanes" "env BCBENCH=$BCBENCH FWDIR=$FWDIR EMUDIR=${EMUDIR:-build/emu} sh" $(for s in $POOLED; do echo tests/integration/$s; done) >"$TMP/pooled.out"

@@ -38,7 +38,7 @@ expect_exit "suite, -j 0" 2 "$BCBENCH" suite -j 0 scripts/suites/regression.suit
 expect_exit "suite, --shard 4/3" 2 "$BCBENCH" suite --shard 4/3 scripts/suites/regression.suite
 expect_err "--shard names what it expects" "expected K/N with 1 <= K <= N"
 expect_exit "suite --help" 0 "$BCBENCH" suite --help
-has "suite --help lists exit codes" "$TMP/out" "3  bench fault"
+has "suite --help lists exit codes" "$TMP/out" "5      bench-fault"
 
 # Crashing, hanging and livelocking firmware among healthy entries.
 expect_exit "isolation suite" 3 "$BCBENCH" suite -j 2 --fwdir "$FWDIR" --out "$TMP/iso" --junit "$TMP/iso.xml" tests/data/suites/isolation.suite
@@ -50,12 +50,14 @@ has "livelock entry is error with its cause" "$S" "livelocked virtual time"
 [ "$(json_num "$S" error)" = 3 ] && ok "three entries in error" || bad "errors = $(json_num "$S" error)"
 has "crash report on disk says why" "$TMP/iso/entries/0001-dcp-crash_segv/report.json" "killed by SIGSEGV"
 xmllint --noout --schema "$XSD" "$TMP/iso.xml" 2>"$TMP/xmlerr" && ok "isolation JUnit validates against $XSD" || { bad "isolation JUnit invalid"; head -5 "$TMP/xmlerr"; }
-has "JUnit has the crash as a bench-fault error" "$TMP/iso.xml" 'type="bench-fault"'
+has "JUnit has the crash as the device's error" "$TMP/iso.xml" 'type="device-broke-run"'
+if grep -q 'type="bench-fault"' "$TMP/iso.xml"; then bad "JUnit calls a firmware's fault the bench's"; else ok "JUnit calls no firmware fault the bench's"; fi
 expect_exit "expected errors (xerror)" 0 "$BCBENCH" suite -j 2 --fwdir "$FWDIR" --out "$TMP/xerror" tests/data/suites/xerror.suite
 expect_exit "xpass is unexpected" 1 "$BCBENCH" suite --fwdir "$FWDIR" --out "$TMP/xpass" tests/data/suites/xpass.suite
 has "xpass says which rule passed" "$TMP/out" "bc12.det.port_type was expected to fail but is pass"
 
-# bcbench run alone on each: exit 3 and the cause in its report.
+# bcbench run alone on each: the device broke the run, exit 3 and the cause
+# in its report.
 for fwname in crash_segv hang_spin livelock exit_early; do
 	case $fwname in
 	exit_early) cause="exited with status 0 at t=0.300 s" ;;
@@ -66,6 +68,7 @@ for fwname in crash_segv hang_spin livelock exit_early; do
 	expect_exit "run alone: $fwname" 3 "$BCBENCH" run -q --watchdog 1 --firmware "$FWDIR/$fwname.so" --out "$TMP/alone-$fwname" scripts/scenarios/dcp.scn
 	has "run alone: $fwname report has the cause" "$TMP/alone-$fwname/report.json" "$cause"
 	has "run alone: $fwname report is an error" "$TMP/alone-$fwname/report.json" '"state":	"error"'
+	has "run alone: $fwname report's cause is the device's" "$TMP/alone-$fwname/report.json" '"cause":	"device-broke-run"'
 	# every rule that applies on the DCP is an error with the run's cause,
 	# the others skipped; none passes or fails on the partial stream
 	python3 - "$TMP/alone-$fwname/report.json" "$cause" <<'PY' &&
@@ -168,14 +171,14 @@ expect_exit "merge with a shard missing" 2 "$BCBENCH" merge -o "$TMP/m2.json" "$
 expect_exit "merge a shard twice" 2 "$BCBENCH" merge -o "$TMP/m3.json" "$TMP/shard1/suite.json" "$TMP/shard1/suite.json" "$TMP/shard2/suite.json" "$TMP/shard3/suite.json"
 
 # SIGTERM mid-suite: the running entries stop in their safe state, what
-# was not run is recorded as such, suite.json is written, exit 3.
+# was not run is recorded as such, suite.json is written, exit 143.
 "$BCBENCH" suite -q -j 1 --fwdir "$FWDIR" --out "$TMP/term" scripts/suites/regression.suite >"$TMP/term.out" 2>&1 &
 spid=$!
 sleep 1
 kill -TERM $spid
 wait $spid
 rc=$?
-[ $rc -eq 3 ] && ok "SIGTERM mid-suite exits 3" || bad "SIGTERM mid-suite exited $rc"
+[ $rc -eq 143 ] && ok "SIGTERM mid-suite exits 143" || bad "SIGTERM mid-suite exited $rc"
 has "interrupted suite still writes suite.json" "$TMP/term/suite.json" '"schema":	"bcbench-suite/2"'
 has "entries not run say so" "$TMP/term/suite.json" "not run: the suite was interrupted by SIGTERM"
 n_term=$(json_num "$TMP/term/suite.json" entries)
@@ -191,28 +194,31 @@ i=0
 while [ $i -lt 200 ] && [ "$(find "$TMP/held/entries" -name report.json 2>/dev/null | wc -l)" -lt 2 ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(find "$TMP/held/entries" -name report.json 2>/dev/null | wc -l)" -eq 2 ] && ok "both entries run under the suite's lock" || bad "entries did not start: $(cat "$TMP/held.out" "$TMP"/held/entries/*/run.log 2>&1 | head -5)"
 grep -qsF "pid $spid (bcbench suite tests/data/suites/long.suite" "$TMP"/bcbench-bench-*.lock && ok "the lock file names the suite" || bad "the lock file names the suite: $(cat "$TMP"/bcbench-bench-*.lock 2>&1)"
-expect_exit "a run while a suite holds the bench" 3 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l2" scripts/scenarios/float.scn
+expect_exit "a run while a suite holds the bench" 5 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l2" scripts/scenarios/float.scn
 expect_err "the refusal names the suite" "is in use by pid $spid (bcbench suite"
 kill -TERM $spid
 wait $spid
 rc=$?
-[ $rc -eq 3 ] && ok "interrupted locked suite exits 3" || bad "interrupted locked suite exited $rc"
+[ $rc -eq 143 ] && ok "interrupted locked suite exits 143" || bad "interrupted locked suite exited $rc"
 if grep -q "in use" "$TMP/held/suite.json"; then bad "an entry of the suite found the bench in use"; else ok "no entry found its own suite's bench in use"; fi
 has "the entries were interrupted, not refused" "$TMP/held/suite.json" "interrupted"
 expect_exit "the suite released the bench" 0 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l3" scripts/scenarios/float.scn
 # A suite that finds the bench in use runs nothing, says why for every
-# entry (suite.json and JUnit) and exits 3.
+# entry (suite.json and JUnit) and exits 5: an expected error (xerror) is
+# the device's, and a bench in use never tested it.
 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l4" tests/data/scenarios/long.scn >/dev/null 2>&1 &
 rpid=$!
 i=0
 while [ $i -lt 100 ] && ! grep -q "^pid $rpid " "$TMP"/bcbench-bench-*.lock 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-expect_exit "a suite on a bench in use" 3 "$BCBENCH" suite -q --conf "$TMP/lock.conf" --fwdir "$FWDIR" --out "$TMP/busy" --junit "$TMP/busy/junit.xml" tests/data/suites/xerror.suite
+expect_exit "a suite on a bench in use" 5 "$BCBENCH" suite -q --conf "$TMP/lock.conf" --fwdir "$FWDIR" --out "$TMP/busy" --junit "$TMP/busy/junit.xml" tests/data/suites/xerror.suite
 expect_err "says who holds the bench" "is in use by pid $rpid (bcbench run tests/data/scenarios/long.scn"
 n_busy=$(grep -c "\"cause\":.*not run: bench .* is in use by pid $rpid" "$TMP/busy/suite.json")
 n_want=$(json_num "$TMP/busy/suite.json" entries)
 [ "$n_busy" -ge 1 ] && [ "$n_busy" = "$n_want" ] && ok "every entry says the bench was in use ($n_busy)" || bad "entries saying the bench was in use: $n_busy of $n_want"
 [ -z "$(find "$TMP/busy/entries" -name report.json 2>/dev/null)" ] && ok "the refused suite ran nothing" || bad "the refused suite ran an entry"
 xmllint --noout --schema "$XSD" "$TMP/busy/junit.xml" 2>/dev/null && ok "the refused suite's JUnit validates" || bad "refused suite JUnit invalid"
+n_bf=$(grep -c '<error [^>]*type="bench-fault"' "$TMP/busy/junit.xml")
+[ "$n_bf" = "$n_want" ] && ok "JUnit: each entry's run is a bench-fault error ($n_bf)" || bad "JUnit bench-fault errors: $n_bf of $n_want"
 (sleep 1; kill -INT $rpid) &
 "$BCBENCH" suite -q --wait 60 --conf "$TMP/lock.conf" --fwdir "$FWDIR" --out "$TMP/queued" tests/data/suites/xerror.suite >"$TMP/queued.out" 2>&1
 rc=$?
@@ -229,7 +235,7 @@ i=0
 while [ $i -lt 50 ] && [ ! -s "$TMP/emu.out" ]; do sleep 0.1; i=$((i + 1)); done
 pty=$(head -1 "$TMP/emu.out")
 printf 'load = scpi:%s\nload_dialect = rigol-dl3000\nlock_dir = %s\ndatadir = %s\n' "$pty" "$TMP" "$PWD" >"$TMP/gone.conf"
-expect_exit "a suite whose bench goes away" 3 "$BCBENCH" suite --conf "$TMP/gone.conf" --fwdir "$FWDIR" --out "$TMP/gone" --junit "$TMP/gone.xml" tests/data/suites/bench-gone.suite
+expect_exit "a suite whose bench goes away" 5 "$BCBENCH" suite --conf "$TMP/gone.conf" --fwdir "$FWDIR" --out "$TMP/gone" --junit "$TMP/gone.xml" tests/data/suites/bench-gone.suite
 kill $epid 2>/dev/null
 wait $epid 2>/dev/null
 expect_out "the first entry ran on the real instrument" "[1/4] pass   short/dcp-1a/reference"

@@ -307,7 +307,7 @@ static void signal_mid_run(int sig)
 	rec_run(rr, "scripts/scenarios/dbp.scn", NULL);
 	assert_int_equal(rr->rc, BN_OK);
 	assert_int_equal(rr->rep.status, BN_RUN_ABORTED);
-	assert_int_equal(bn_report_exit_code(&rr->rep), 3);
+	assert_int_equal(bn_report_exit_code(&rr->rep), 128 + sig);
 	assert_non_null(strstr(rr->rep.reason, "interrupt"));
 	assert_ends_safe(&rr->r);
 	/* it stopped early: far from the scenario's 45 minutes */
@@ -340,7 +340,8 @@ static void test_bench__fixture_lost(void **state)
 	rec_run(rr, "scripts/scenarios/dcp.scn", NULL);
 	assert_int_equal(rr->rc, BN_OK);
 	assert_int_equal(rr->rep.status, BN_RUN_ERROR);
-	assert_int_equal(bn_report_exit_code(&rr->rep), 3);
+	/* an instrument lost mid-run: a bench fault */
+	assert_int_equal(bn_report_exit_code(&rr->rep), 5);
 	assert_non_null(strstr(rr->rep.reason, "vbus off: device vanished"));
 	assert_ends_safe(&rr->r);
 	bn_report_free(&rr->rep);
@@ -355,7 +356,7 @@ static void test_bench__safe_state_not_reached(void **state)
 	rr->r.safe_fails = true;
 	rec_run(rr, "scripts/scenarios/dcp.scn", NULL);
 	assert_int_equal(rr->rep.status, BN_RUN_ERROR);
-	assert_int_equal(bn_report_exit_code(&rr->rep), 3);
+	assert_int_equal(bn_report_exit_code(&rr->rep), 5);
 	assert_non_null(strstr(rr->rep.reason, "safe state not reached"));
 	assert_non_null(strstr(rr->rep.reason, "relay driver"));
 	bn_report_free(&rr->rep);

@@ -31,10 +31,13 @@ static void test_bounds__exit_codes(void **state)
 	} table[] = {
 		{ BN_OK, 0 },
 		{ BN_ERR_ARG, 2 },     { BN_ERR_DATA, 2 }, { BN_ERR_IO, 2 },  { BN_ERR_NA, 2 },
-		{ BN_ERR_TIMEOUT, 3 }, { BN_ERR_NOMEM, 3 }, { BN_ERR_FAULT, 3 }, { BN_ERR_INTR, 3 },
-		{ BN_ERR_BUG, 3 },
+		{ BN_ERR_DUT, 3 },
+		{ BN_ERR_TIMEOUT, 5 }, { BN_ERR_FAULT, 5 },
+		{ BN_ERR_NOMEM, 6 }, { BN_ERR_BUG, 6 },
 		/* an output that cannot be written: never the input's fault */
-		{ BN_ERR_ENV, 3 },
+		{ BN_ERR_ENV, 6 },
+		/* no signal known: SIGINT's */
+		{ BN_ERR_INTR, 130 },
 	};
 
 	(void)state;

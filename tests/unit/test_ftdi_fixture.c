@@ -861,7 +861,7 @@ static void interrupted(int sig)
 	rig_open_ok(e->r);
 	run_scn("scripts/scenarios/dbp.scn", &e->r->fx, e, rep);
 	assert_int_equal(rep->status, BN_RUN_ABORTED);
-	assert_int_equal(bn_report_exit_code(rep), 3);
+	assert_int_equal(bn_report_exit_code(rep), 128 + sig);
 	assert_non_null(strstr(rep->reason, "interrupt"));
 	assert_true(rep->sim_s < 60.0);
 	/* the pins, read back through the fixture file: VBUS off, load off,

@@ -20,6 +20,7 @@
 
 #include "cli/isolate.h"
 #include "core/err.h"
+#include "core/exit.h"
 
 struct body_arg {
 	struct bn_run_beacon *b;
@@ -64,6 +65,18 @@ static int body_hangs(void *user)
 	struct body_arg *a = user;
 
 	at_line(a->b, 9, 300000);
+	for (;;)
+		sleep_ms(1000);
+	return 0;
+}
+
+/* Hangs inside a firmware call (the world marks the beacon around them). */
+static int body_hangs_in_firmware(void *user)
+{
+	struct body_arg *a = user;
+
+	at_line(a->b, 9, 300000);
+	a->b->in_fw_call = 1;
 	for (;;)
 		sleep_ms(1000);
 	return 0;
@@ -152,12 +165,14 @@ static void test_isolate__crash_is_a_fault_with_its_signal(void **state)
 	(void)state;
 	run(body_aborts, &a, 5, NULL, &end);
 	assert_true(end.abnormal);
-	assert_int_equal(end.exit_code, 3);
+	assert_int_equal(end.exit_code, BN_EXIT_DUT_BROKE);
 	assert_int_equal(end.signal, SIGABRT);
 	assert_non_null(strstr(end.cause, "crashed: killed by SIGABRT at t=0.250 s, in the step on "
 					  "scenario line 7"));
 }
 
+/* Outside a firmware call the run waits on the bench (an instrument that
+ * does not answer): a bench fault, 5. */
 static void test_isolate__hang_is_killed_by_the_watchdog(void **state)
 {
 	struct body_arg a = { 0 };
@@ -166,10 +181,24 @@ static void test_isolate__hang_is_killed_by_the_watchdog(void **state)
 	(void)state;
 	run(body_hangs, &a, 0.2, NULL, &end);
 	assert_true(end.abnormal);
-	assert_int_equal(end.exit_code, 3);
+	assert_int_equal(end.exit_code, BN_EXIT_BENCH_FAULT);
 	assert_int_equal(end.signal, SIGKILL);
 	assert_non_null(strstr(end.cause, "watchdog: no progress for 0.2 s at t=0.300 s, in the "
-					  "step on scenario line 9"));
+					  "step on scenario line 9 (outside the firmware: an "
+					  "instrument that does not answer?); killed"));
+}
+
+/* In a firmware call the device broke the run: 3. */
+static void test_isolate__hang_in_firmware_is_the_device_s(void **state)
+{
+	struct body_arg a = { 0 };
+	struct bn_isolate_end end;
+
+	(void)state;
+	run(body_hangs_in_firmware, &a, 0.2, NULL, &end);
+	assert_true(end.abnormal);
+	assert_int_equal(end.exit_code, BN_EXIT_DUT_BROKE);
+	assert_non_null(strstr(end.cause, "(the firmware hangs in a call); killed"));
 }
 
 static void test_isolate__exit_behind_the_runner_is_a_fault(void **state)
@@ -180,7 +209,7 @@ static void test_isolate__exit_behind_the_runner_is_a_fault(void **state)
 	(void)state;
 	run(body_exits, &a, 5, NULL, &end);
 	assert_true(end.abnormal);
-	assert_int_equal(end.exit_code, 3);
+	assert_int_equal(end.exit_code, BN_EXIT_DUT_BROKE);
 	assert_non_null(strstr(end.cause, "exited with status 0 at t=0.300 s"));
 }
 
@@ -206,7 +235,7 @@ static void test_isolate__stop_is_passed_on_then_enforced(void **state)
 	(void)state;
 	run(body_ignores_stop, &a, 5, &stop, &end);
 	assert_true(end.abnormal);
-	assert_int_equal(end.exit_code, 3);
+	assert_int_equal(end.exit_code, BN_EXIT_INTERRUPTED(SIGTERM));
 	/* SIGTERM's default action ended it: said as an interrupt, not a crash */
 	assert_non_null(strstr(end.cause, "interrupted by SIGTERM"));
 	assert_null(strstr(end.cause, "crashed"));
@@ -225,6 +254,7 @@ static void test_isolate__stop_ignored_is_killed_after_the_grace(void **state)
 	signal(SIGTERM, SIG_DFL);
 	assert_true(end.abnormal);
 	assert_int_equal(end.signal, SIGKILL);
+	assert_int_equal(end.exit_code, BN_EXIT_INTERRUPTED(SIGTERM));
 	assert_non_null(strstr(end.cause, "interrupted by SIGTERM, and the run did not stop within "
 					  "0.3 s at t=0.200 s, in the step on scenario line 8"));
 }
@@ -393,7 +423,8 @@ static void test_isolate__parent_killed_the_run_stops(void **state)
 }
 
 /* A child stuck in the firmware when its parent is killed: after the
- * grace its watcher finishes the record (the hook) and ends it, 3. */
+ * grace its watcher finishes the record (the hook) and ends it, 129 (as
+ * the SIGHUP of a lost parent). */
 static void test_isolate__parent_killed_a_stuck_run_is_salvaged_and_ends(void **state)
 {
 	struct shared *sh = shared_new();
@@ -412,7 +443,7 @@ static void test_isolate__parent_killed_a_stuck_run_is_salvaged_and_ends(void **
 	assert_int_equal(waitpid(p, NULL, 0), p);
 	assert_int_equal(reap_all(3000, &status), 1);
 	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 3);
+	assert_int_equal(WEXITSTATUS(status), BN_EXIT_INTERRUPTED(SIGHUP));
 	assert_string_equal(sh->orphan_cause,
 			    "the bcbench process that started this run is gone (killed?), and the "
 			    "run did not stop within 0.3 s (the firmware does not return?)");
@@ -480,7 +511,9 @@ static void test_isolate__a_parent_s_parent_not_watched_is_not_a_loss(void **sta
 	assert_int_equal(sh->stopped, 0);
 	sh->stop = SIGTERM; /* now end it as a user would */
 	assert_true(reap_all(3000, NULL) >= 1); /* the run parent (it reaped its child) */
-	assert_int_equal(sh->end_code, 3);
+	/* the body's own end (it saw the flag), or the SIGTERM passed on
+	 * ending it first (143): whichever came first, never a loss */
+	assert_true(sh->end_code == 3 || sh->end_code == BN_EXIT_INTERRUPTED(SIGTERM));
 	munmap(sh, sizeof(*sh));
 }
 
@@ -535,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_isolate__return_code_passes_through),
 		cmocka_unit_test(test_isolate__crash_is_a_fault_with_its_signal),
 		cmocka_unit_test(test_isolate__hang_is_killed_by_the_watchdog),
+		cmocka_unit_test(test_isolate__hang_in_firmware_is_the_device_s),
 		cmocka_unit_test(test_isolate__exit_behind_the_runner_is_a_fault),
 		cmocka_unit_test(test_isolate__progress_keeps_the_watchdog_away),
 		cmocka_unit_test(test_isolate__stop_is_passed_on_then_enforced),

@@ -494,7 +494,8 @@ static void test_junit__failure_message(void **state)
 	tc = testcase(xml, "bcbench.fail.sdp.unconfigured_500",
 		      "bc12.cur.unconfigured: " NASTY_ESCAPED);
 	assert_has(tc, "<failure message=\"");
-	assert_has(tc, "type=\"fail\"");
+	/* the cause string of its exit code (core/exit.h) */
+	assert_has(tc, "type=\"rule-failed\"");
 	assert_has(tc, "measured 0.5 A");
 	assert_has(tc, "limit i_unconfigured (max 0.1 A)");
 	assert_has(tc, "margin -0.4 A");
@@ -561,7 +562,7 @@ static void test_junit__xfail_xpass(void **state)
 	free(tc);
 	tc = testcase(xml, "bcbench.xpass.cdp.good", "bc12.det.cdp: CDP detected");
 	assert_has(tc, "<failure message=\"expected to fail (xfail) but was pass");
-	assert_has(tc, "type=\"xpass\"");
+	assert_has(tc, "type=\"rule-failed\"");
 	free(tc);
 	/* A listed rule with no result at all is an xpass too. */
 	{
@@ -572,7 +573,7 @@ static void test_junit__xfail_xpass(void **state)
 		x2 = render(state, doc, &err);
 		assert_non_null(x2);
 		tc = testcase(x2, "bcbench.xpass.cdp.good", "bc12.det.gone");
-		assert_has(tc, "type=\"xpass\"");
+		assert_has(tc, "type=\"rule-failed\"");
 		free(tc);
 		free(x2);
 	}
@@ -589,8 +590,9 @@ static void test_junit__run_error(void **state)
 	(void)state;
 	assert_non_null(xml);
 	tc = testcase(xml, "bcbench.error.dcp.livelock", "run");
+	/* a record from before exit_cause: the device's */
 	assert_has(tc, "<error message=\"killed by SIGSEGV (firmware crashed)\" "
-		       "type=\"bench-fault\">killed by SIGSEGV (firmware crashed)</error>");
+		       "type=\"device-broke-run\">killed by SIGSEGV (firmware crashed)</error>");
 	assert_has(tc, "exit code -1");
 	free(tc);
 	tc = testcase(xml, "bcbench.error-expected.dcp.hang", "run");
@@ -599,18 +601,28 @@ static void test_junit__run_error(void **state)
 	free(tc);
 	/* A report that did not complete: its status reason. */
 	{
-		cJSON *e = add_entry(doc, "aborted/dcp/ref", "pass", NULL, "error", 3);
+		cJSON *e = add_entry(doc, "aborted/dcp/ref", "pass", NULL, "error", 130);
+		cJSON *b = add_entry(doc, "busy/dcp/ref", "error", NULL, "error", 5);
 		cJSON *st;
 		char *x2;
 
 		add_report(e, "aborted", "reference");
 		st = get(get(e, "report"), "status");
 		set_str(st, "reason", "interrupted by SIGINT");
+		set_str(e, "exit_cause", "interrupted");
+		/* an expected error that is the bench's, not the device's */
+		set_str(b, "exit_cause", "bench-fault");
+		set_str(b, "cause", "not run: bench in use");
+		cJSON_ReplaceItemInObjectCaseSensitive(b, "as_expected", cJSON_CreateFalse());
 		x2 = render(state, doc, &err);
 		assert_non_null(x2);
 		tc = testcase(x2, "bcbench.aborted.dcp.ref", "run");
-		assert_has(tc, "<error message=\"interrupted by SIGINT\" type=\"bench-fault\">"
+		assert_has(tc, "<error message=\"interrupted by SIGINT\" type=\"interrupted\">"
 			       "interrupted by SIGINT</error>");
+		free(tc);
+		tc = testcase(x2, "bcbench.busy.dcp.ref", "run");
+		assert_has(tc, "<error message=\"not run: bench in use\" type=\"bench-fault\">");
+		assert_lacks(tc, "expected error");
 		free(tc);
 		free(x2);
 	}

@@ -259,6 +259,70 @@ static void test_merge__exit_code(void **state)
 	}
 }
 
+/* Entries with their exit_cause: the most urgent not as expected, in the
+ * order interrupted > 2 > 6 > 3 > 1 > 5 > 4 > 7 > 0; none at all is 7. */
+static void test_merge__exit_code_most_urgent(void **state)
+{
+	static const struct {
+		const char *a, *b; /* the two entries' exit_cause, not as expected */
+		int code_b;        /* b's exit_code */
+		int want;
+	} cases[] = {
+		{ "bench-fault", "device-broke-run", 3, 3 },
+		{ "bench-fault", NULL, 0, 5 },
+		{ "rule-failed", "bench-fault", 5, 1 },
+		{ "device-broke-run", "environment", 6, 6 },
+		{ "environment", "bad-input", 2, 2 },
+		{ "bad-input", "interrupted", 143, 143 },
+		{ "bench-fault", "interrupted", -1, 130 }, /* not run: its signal unknown */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *doc = cJSON_CreateObject(), *entries, *e;
+		struct bn_err err = { 0 };
+
+		cJSON_AddStringToObject(doc, "schema", BN_SUITE_SCHEMA);
+		entries = cJSON_AddArrayToObject(doc, "entries");
+		e = entry(1, "error", false, "");
+		cJSON_AddStringToObject(e, "exit_cause", cases[i].a);
+		cJSON_AddItemToArray(entries, e);
+		if (cases[i].b) {
+			e = entry(2, strcmp(cases[i].b, "rule-failed") ? "error" : "fail", false, "");
+			cJSON_AddStringToObject(e, "exit_cause", cases[i].b);
+			cJSON_AddNumberToObject(e, "exit_code", cases[i].code_b);
+			cJSON_AddItemToArray(entries, e);
+		}
+		cJSON_AddItemToArray(entries, entry(3, "xfail", true, ""));
+		assert_int_equal(bn_suite_doc_totals(doc, &err), BN_OK);
+		if (num(doc, "exit_code") != cases[i].want)
+			fail_msg("%s + %s: exit %d, want %d", cases[i].a, cases[i].b ? cases[i].b : "-",
+				 (int)num(doc, "exit_code"), cases[i].want);
+		cJSON_Delete(doc);
+	}
+	/* an expected error (xerror) counts as 0 */
+	{
+		cJSON *doc = cJSON_CreateObject(), *entries, *e;
+		struct bn_err err = { 0 };
+
+		cJSON_AddStringToObject(doc, "schema", BN_SUITE_SCHEMA);
+		entries = cJSON_AddArrayToObject(doc, "entries");
+		e = entry(1, "error", true, "");
+		cJSON_AddStringToObject(e, "exit_cause", "device-broke-run");
+		cJSON_AddItemToArray(entries, e);
+		assert_int_equal(bn_suite_doc_totals(doc, &err), BN_OK);
+		assert_int_equal(num(doc, "exit_code"), 0);
+		cJSON_Delete(doc);
+		/* nothing selected */
+		doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "schema", BN_SUITE_SCHEMA);
+		cJSON_AddArrayToObject(doc, "entries");
+		assert_int_equal(bn_suite_doc_totals(doc, &err), BN_OK);
+		assert_int_equal(num(doc, "exit_code"), 7);
+		cJSON_Delete(doc);
+	}
+}
+
 static void test_merge__totals_bad_entry(void **state)
 {
 	cJSON *doc = suite(0, 0), *e;
@@ -676,6 +740,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_merge__totals),
 		cmocka_unit_test(test_merge__totals_replaced),
 		cmocka_unit_test(test_merge__exit_code),
+		cmocka_unit_test(test_merge__exit_code_most_urgent),
 		cmocka_unit_test(test_merge__case_keys),
 		cmocka_unit_test(test_merge__totals_bad_entry),
 		cmocka_unit_test(test_merge__check),

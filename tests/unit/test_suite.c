@@ -35,6 +35,19 @@ static void parse_bad(const char *text, const char *where, const char *what)
 	assert_null(s.entries);
 }
 
+/* A suite with no entries parses: running it is nothing to run (exit 7,
+ * the command's to say), not bad input. */
+static void test_suite__empty_parses(void **state)
+{
+	struct bn_suite s;
+
+	(void)state;
+	parse_ok("# nothing yet\nsuite \"empty\"\n", &s);
+	assert_int_equal(s.n_entries, 0);
+	assert_string_equal(s.name, "empty");
+	bn_suite_free(&s);
+}
+
 static void test_suite__block_is_the_product_of_its_axes(void **state)
 {
 	struct bn_suite s;
@@ -114,7 +127,6 @@ static void test_suite__errors_name_file_line_col(void **state)
 		  "bad watchdog");
 	parse_bad("scenario scripts/scenarios/dcp.scn\nscenario scripts/scenarios/dcp.scn\n",
 		  "t.suite:2:1: error:", "repeats the one from line 1");
-	parse_bad("# nothing\n", "t.suite:1:1: error:", "no entries");
 	parse_bad("scenario scripts/scenarios/detect.scn\n  port sdp sdp\n", "t.suite:2:12: error:",
 		  "given twice");
 }
@@ -362,11 +374,58 @@ static void test_suite__judge_record_says_why(void **state)
 	cJSON_Delete(o);
 }
 
+/* An entry's exit_cause: an error's own (from its report, else its run's
+ * exit code); an expected error (xerror) is as expected only when the
+ * device broke the run. */
+static void test_suite__judge_exit_causes(void **state)
+{
+	struct bn_suite_entry e = { .id = "dcp/x", .scenario = "dcp.scn", .expect = BN_SUITE_EXPECT_ERROR };
+	static const char *const none[][3] = { { NULL, NULL, NULL } };
+	cJSON *o, *rep;
+
+	(void)state;
+	/* a crash: what xerror expects */
+	o = bn_suite_judge(&e, NULL, NULL, 3, "crashed: killed by SIGSEGV", "entries/x", 0.1);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "as_expected")));
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "exit_cause")->valuestring,
+			    "device-broke-run");
+	cJSON_Delete(o);
+	/* the bench in use: the device was never tested */
+	o = bn_suite_judge(&e, NULL, NULL, 5, "not run: bench \"b\" is in use", "entries/x", 0);
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "as_expected")));
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "exit_cause")->valuestring,
+			    "bench-fault");
+	assert_non_null(strstr(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "unexpected"),
+						  0)->valuestring, "(bench-fault), not one of the device's"));
+	cJSON_Delete(o);
+	/* the report's cause wins over the run's exit code */
+	rep = report("error", none, 0);
+	cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(rep, "status"), "cause", "environment");
+	o = bn_suite_judge(&e, rep, SHA, 3, NULL, "entries/x", 0.1);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "exit_cause")->valuestring,
+			    "environment");
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(o, "as_expected")));
+	cJSON_Delete(o);
+	cJSON_Delete(rep);
+	/* an entry that completed: ok, or rule-failed when not as expected */
+	rep = report("completed", none, 0);
+	o = bn_suite_judge(&e, rep, SHA, 0, NULL, "entries/x", 0.1);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "exit_cause")->valuestring,
+			    "rule-failed");
+	cJSON_Delete(o);
+	e.expect = BN_SUITE_EXPECT_PASS;
+	o = bn_suite_judge(&e, rep, SHA, 0, NULL, "entries/x", 0.1);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "exit_cause")->valuestring, "ok");
+	cJSON_Delete(o);
+	cJSON_Delete(rep);
+}
+
 int main(void)
 {
 	/* the test firmware builds (make check: BN_FWDIR) */
 	opts.fwdir = getenv("BN_FWDIR") ? getenv("BN_FWDIR") : "build/fw";
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_suite__empty_parses),
 		cmocka_unit_test(test_suite__block_is_the_product_of_its_axes),
 		cmocka_unit_test(test_suite__firmware_lines_carry_expectations),
 		cmocka_unit_test(test_suite__errors_name_file_line_col),
@@ -374,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_suite__judge_outcomes),
 		cmocka_unit_test(test_suite__judge_sides),
 		cmocka_unit_test(test_suite__judge_record_says_why),
+		cmocka_unit_test(test_suite__judge_exit_causes),
 	};
 
 	return cmocka_run_group_tests_name("suite", tests, NULL, NULL);
