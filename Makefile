@@ -162,7 +162,7 @@ check: deps
 	@set -e; fails=0; for t in $(UNIT_BIN); do \
 		echo "== $$t"; BN_FWDIR=$(BUILD)/fw BN_EMUDIR=$(BUILD)/emu $$t || fails=$$((fails+1)); done; \
 	echo "== fuzz corpora"; $(MAKE) --no-print-directory fuzz-replay || fails=$$((fails+1)); \
-	echo "== integration"; BCBENCH=$(BUILD)/bcbench FWDIR=$(BUILD)/fw EMUDIR=$(BUILD)/emu sh tests/integration/run.sh || fails=$$((fails+1)); \
+	echo "== integration"; BN_CHECK_SAN=$(SAN) BCBENCH=$(BUILD)/bcbench FWDIR=$(BUILD)/fw EMUDIR=$(BUILD)/emu sh tests/integration/run.sh || fails=$$((fails+1)); \
 	if [ $$fails -ne 0 ]; then echo "make check: $$fails test program(s) failed"; exit 1; fi; \
 	echo "make check: all tests passed"
 

@@ -18,6 +18,7 @@
 #include "capture/srzip_read.h"
 #include "checks/check.h"
 #include "checks/persist.h"
+#include "core/exit.h"
 #include "core/file.h"
 #include "core/json.h"
 #include "scenario/expect.h"
@@ -991,7 +992,7 @@ int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_e
 		rep->status = BN_RUN_COMPLETED;
 	} else {
 		rep->status = BN_RUN_ABORTED;
-		rep->exit_code = 3;
+		rep->exit_code = bn_exit_of_err(rc, o->stop_flag ? (int)*o->stop_flag : 0);
 		snprintf(rep->reason, sizeof(rep->reason), "interrupted at t=%.3f s of the capture",
 			 bn_time_to_s(t_end));
 		for (int i = first; i < rep->n_results; i++)

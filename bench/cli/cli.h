@@ -1,4 +1,4 @@
-/* Commands beyond run and replay (which live in main.c): each takes the
+/* The commands (bench/main.c dispatches to them): each takes the
  * command's argv (argv[0] the command name) and returns the exit code. */
 #ifndef BN_CLI_CLI_H
 #define BN_CLI_CLI_H
@@ -9,7 +9,8 @@
 
 #include "core/err.h"
 
-int bn_cli_run(int argc, char **argv);     /* main.c */
+int bn_cli_run(int argc, char **argv);     /* cmd_run.c */
+int bn_cli_replay(int argc, char **argv);  /* cmd_replay.c */
 int bn_cli_devices(int argc, char **argv);
 int bn_cli_selftest(int argc, char **argv);
 int bn_cli_suite(int argc, char **argv);   /* cmd_suite.c */
@@ -20,6 +21,8 @@ int bn_cli_report(int argc, char **argv);  /* cmd_report.c */
 int bn_cli_curve(int argc, char **argv);   /* cmd_curve.c: dispatches to the two below */
 int bn_cli_curve_sweep(int argc, char **argv);  /* cmd_curve_sweep.c */
 int bn_cli_curve_import(int argc, char **argv); /* cmd_curve_import.c */
+extern const char bn_cli_run_usage[];
+extern const char bn_cli_replay_usage[];
 extern const char bn_cli_devices_usage[];
 extern const char bn_cli_selftest_usage[];
 extern const char bn_cli_suite_usage[];
@@ -63,10 +66,13 @@ struct bn_salvage {
 	const char *cause;     /* why the record is unfinished: the reason's start */
 	int64_t sim_t_us;      /* where the run was; < 0: the capture's length */
 	const char *keep;      /* bn_run_temps before the run: not removed */
+	/* why, as the record's exit code (core/exit.h); 0: not known (a
+	 * process killed from outside: 137, interrupted by SIGKILL) */
+	int exit_code;
 };
 /* Finish dir's record: capture.sr from the spool, events.json from its
  * temporary file, report.json (the provisional one, else a new one) marked
- * error, exit code 3, its reason cause plus what was kept (also in
+ * error, its exit code s->exit_code, its reason cause plus what was kept (also in
  * reason); a temporary that cannot be finished is removed. BN_OK, or the
  * error writing the report. */
 int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, struct bn_err *err);

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "core/exit.h"
 #include "core/file.h"
 #include "core/log.h"
 #include "core/units.h"
@@ -57,8 +58,9 @@ const char bn_cli_curve_import_usage[] =
 	"                          else u is the mean's statistical part only, and says so)\n"
 	"  -l, --limits FILE, -c, --conf FILE, -d, --datadir DIR, -q: as for run\n"
 	"\n"
-	"Exit codes: 0 written, 2 bad input (no VBUS or IBUS, too short, nothing steady),\n"
-	"3 the profile cannot be written, or interrupted.\n";
+	"Exit codes (bcbench help has the table): 0 written, 2 bad input (no VBUS or\n"
+	"IBUS, too short, nothing steady), 6 the profile cannot be written, 128+N\n"
+	"interrupted by signal N (130 SIGINT, 143 SIGTERM).\n";
 
 static int qty(const char *opt, const char *arg, enum bn_dim dim, double *out)
 {
@@ -254,7 +256,7 @@ int bn_cli_curve_import(int argc, char **argv)
 	rc = bn_curve_import(&o, &r, &err);
 	if (rc < 0) {
 		fprintf(stderr, "bcbench curve import: %s\n", err.msg);
-		return bn_err_exit_code(rc);
+		return bn_cli_exit_of(rc);
 	}
 	{
 		char dir[1400];
@@ -264,14 +266,16 @@ int bn_cli_curve_import(int argc, char **argv)
 		if (bn_mkdir_p(dirname(dir), &e2) < 0) {
 			fprintf(stderr, "bcbench curve import: %s\n", e2.msg);
 			bn_import_free(&r);
-			return 3;
+			return bn_cli_exit_of(e2.code);
 		}
 	}
 	rc = bn_import_write(out, &r, &o, &err);
 	if (rc < 0) {
 		fprintf(stderr, "bcbench curve import: %s\n", err.msg);
 		bn_import_free(&r);
-		return rc == BN_ERR_NOMEM || rc == BN_ERR_ENV || rc == BN_ERR_IO ? 3 : bn_err_exit_code(rc);
+		/* the profile is an output: an I/O error writing it is the
+		 * environment's, never the input's */
+		return rc == BN_ERR_IO ? BN_EXIT_ENVIRONMENT : bn_cli_exit_of(rc);
 	}
 	if (!quiet) {
 		int n_sd = 0;

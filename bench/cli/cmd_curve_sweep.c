@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "core/exit.h"
 #include "core/conf.h"
 #include "core/file.h"
 #include "core/json.h"
@@ -71,9 +72,10 @@ const char bn_cli_curve_sweep_usage[] =
 	"short (an instrument lost, a hard limit, SIGINT/SIGTERM) the bench goes to its\n"
 	"safe state and PROFILE.partial.json says why (\"complete\": false).\n"
 	"\n"
-	"Exit codes: 0 swept, 2 bad input (options, profiles, bench.conf; a hard limit\n"
-	"refused a step; fewer than 2 points), 3 bench fault or abort (an instrument lost,\n"
-	"interrupted, the profile cannot be written).\n";
+	"Exit codes (bcbench help has the table): 0 swept, 2 bad input (options,\n"
+	"profiles, bench.conf; a hard limit refused a step; fewer than 2 points),\n"
+	"5 bench fault (an instrument lost or not answering, the bench in use past\n"
+	"--wait), 6 the profile cannot be written, 128+N interrupted by signal N.\n";
 
 struct sweep_opts {
 	const char *out, *charger, *port, *name, *conf_path, *datadir, *limits;
@@ -278,7 +280,7 @@ static int write_out(const struct sweep_opts *o, const struct bn_sweep_result *r
 	bool complete = sweep_rc == BN_OK, has_curve;
 	cJSON *meas;
 	const char *path = o->out;
-	int rc, code = sweep_rc < 0 ? bn_err_exit_code(sweep_rc) : 0;
+	int rc, code = sweep_rc < 0 ? bn_cli_exit_of(sweep_rc) : 0;
 
 	bn_json_stem(o->out, name, sizeof(name));
 	has_curve = bn_sweep_charger(r, &o->cfg, m, &ch, &err) == BN_OK;
@@ -293,7 +295,7 @@ static int write_out(const struct sweep_opts *o, const struct bn_sweep_result *r
 	}
 	meas = bn_sweep_measured(r, &o->cfg, m);
 	if (!meas)
-		return 3;
+		return BN_EXIT_ENVIRONMENT; /* out of memory */
 	if (!complete) {
 		bn_json_set(meas, "complete", cJSON_CreateFalse());
 		if (!cJSON_GetObjectItemCaseSensitive(meas, "why"))
@@ -319,7 +321,8 @@ static int write_out(const struct sweep_opts *o, const struct bn_sweep_result *r
 	cJSON_Delete(meas);
 	if (rc < 0) {
 		bn_term_printf(stderr, "bcbench curve sweep: cannot write %s: %s\n", path, err.msg);
-		return 3;
+		/* an output: never the input's fault */
+		return err.code == BN_ERR_IO ? BN_EXIT_ENVIRONMENT : bn_cli_exit_of(err.code);
 	}
 	if (!o->quiet)
 		print_result(r, m, &o->cfg, path);
@@ -448,7 +451,7 @@ int bn_cli_curve_sweep(int argc, char **argv)
 		if (rc < 0) {
 			bn_term_printf(stderr, "bcbench curve sweep: %s\n", err.msg);
 			bn_limits_free(&lim);
-			return bn_err_exit_code(rc);
+			return bn_cli_exit_of(rc);
 		}
 		bn_sweep_sim_bench(&sim, &b);
 		/* the simulated bench keeps bench.conf's hard limits too: a sweep
@@ -481,7 +484,7 @@ int bn_cli_curve_sweep(int argc, char **argv)
 			bn_term_printf(stderr, "bcbench curve sweep: %s\n", err.msg);
 			bn_lock_release(&lock);
 			bn_limits_free(&lim);
-			return bn_err_exit_code(rc);
+			return bn_cli_exit_of(rc);
 		}
 		if (!hw.load.ops) {
 			bn_term_printf(stderr, "bcbench curve sweep: %s names no load (load = scpi:PORT): "

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "cli/cli.h"
+#include "core/exit.h"
 #include "cli/common.h"
 #include "core/log.h"
 #include "hil/devices.h"
@@ -26,9 +27,9 @@ const char bn_cli_devices_usage[] =
 	"  -c, --conf FILE   bench configuration (default ./bench.conf if present)\n"
 	"  -h, --help        this help\n"
 	"\n"
-	"Exit codes: 0 listed (whether or not anything was found), 2 bad usage or\n"
-	"bench.conf, 3 the dut_usb device or the capture device is not there, or the\n"
-	"descriptors are bad.\n";
+	"Exit codes (bcbench help has the table): 0 listed (whether or not anything\n"
+	"was found), 2 bad usage or bench.conf, 5 the dut_usb device or the capture\n"
+	"device is not there or cannot be read (a bench fault).\n";
 
 static int print_dut(const char *text)
 {
@@ -45,7 +46,7 @@ static int print_dut(const char *text)
 	}
 	if (bn_usb_read(&spec, &d, &seen, &err) < 0) {
 		printf("  not found: %s\n", err.msg);
-		return 3;
+		return BN_EXIT_BENCH_FAULT;
 	}
 	printf("  %s  bus %03u address %03u  %s %s  USB %x.%02x\n", bn_usb_spec_str(&spec, id, sizeof(id)),
 	       seen.bus, seen.address, seen.manufacturer, seen.product, d.dev.bcd_usb >> 8,
@@ -111,6 +112,6 @@ int bn_cli_devices(int argc, char **argv)
 	if (conf.dut_usb[0])
 		rc = print_dut(conf.dut_usb);
 	if (conf.capture_driver[0] && print_capture(&conf) && !rc)
-		rc = 3;
+		rc = BN_EXIT_BENCH_FAULT;
 	return rc;
 }

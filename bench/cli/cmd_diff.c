@@ -37,9 +37,10 @@ const char bn_cli_diff_usage[] =
 	"  -q, --quiet                print only the totals line\n"
 	"  -h, --help                 this help\n"
 	"\n"
-	"Exit codes: 0 no regression, 1 a regression, 2 bad usage or input (a file\n"
-	"missing, not JSON, not a bcbench report or suite record, a report against a\n"
-	"suite record, an entry's report missing or changed).\n";
+	"Exit codes (bcbench help has the table): 0 no regression, 1 a regression, 2\n"
+	"bad usage or input (a file missing, not JSON, not a bcbench report or suite\n"
+	"record, a report against a suite record, an entry's report missing or\n"
+	"changed), 6 the output cannot be written.\n";
 
 static int parse_pct(const char *arg, double *pct)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/common.h"
 #include "core/file.h"
 #include "core/json.h"
 #include "report/merge.h"
@@ -27,10 +28,11 @@ const char bn_cli_merge_usage[] =
 	"  -p, --partial    merge even when shards or entries are missing\n"
 	"  -h, --help       this help\n"
 	"\n"
-	"Exit codes: the merged suite's: 0 every entry as expected, 1 an entry not as\n"
-	"expected (fail, xpass), 3 an unexpected error entry (a bench fault); 2 bad\n"
-	"usage or input (a file missing, not a suite record, shards that do not fit, an\n"
-	"entry's report missing or changed).\n";
+	"Exit codes (bcbench help has the table): the merged suite's, the most urgent\n"
+	"of its entries not as expected (interrupted > 2 > 6 > 3 > 1 > 5 > 4), 0 when\n"
+	"every entry is as expected, 7 when there is none; else 2 bad usage or input\n"
+	"(a file missing, not a suite record, shards that do not fit, an entry's report\n"
+	"missing or changed), 6 the merged file cannot be written.\n";
 
 static int mkdir_parent(const char *path, struct bn_err *err)
 {
@@ -151,7 +153,7 @@ int bn_cli_merge(int argc, char **argv)
 	goto out;
 fail:
 	fprintf(stderr, "bcbench merge: %s\n", err.msg);
-	rc = bn_err_exit_code(err.code);
+	rc = bn_cli_exit_of(err.code);
 out:
 	free(text);
 	cJSON_Delete(merged);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/exit.h"
 #include "core/file.h"
 #include "core/json.h"
 #include "core/text.h"
@@ -45,8 +46,9 @@ const char bn_cli_report_usage[] =
 	"      --no-plots        html: the tables only, without reading the capture\n"
 	"  -h, --help            this help\n"
 	"\n"
-	"Exit codes: 0 rendered, 2 bad input (not a record, a named file missing or\n"
-	"changed, unknown format), 3 the output cannot be written.\n";
+	"Exit codes (bcbench help has the table): 0 rendered, 2 bad input (not a\n"
+	"record, a named file missing or changed, unknown format), 6 the output cannot\n"
+	"be written.\n";
 
 enum fmt { FMT_HTML, FMT_JUNIT, FMT_TEXT, FMT_MARKDOWN };
 
@@ -59,7 +61,7 @@ static int emit(const char *path, const char *text, struct bn_err *err)
 	}
 	if (bn_file_write_atomic(path, text, strlen(text), err) < 0) {
 		fprintf(stderr, "bcbench report: %s\n", err->msg);
-		return 3;
+		return BN_EXIT_ENVIRONMENT;
 	}
 	return 0;
 }
@@ -295,7 +297,8 @@ static char *report_junit(const cJSON *rep, const char *path, struct bn_err *err
 {
 	cJSON *doc = cJSON_CreateObject(), *entries, *e, *ref, *o;
 	char sha[65], dirbuf[1200], basebuf[1200], suite_path[1300], *text;
-	int code = (int)bn_jnum(bn_jget(rep, "status"), "exit_code");
+	double x = bn_jnum(bn_jget(rep, "status"), "exit_code");
+	int code = isfinite(x) && fabs(x) < 1000 ? (int)x : BN_EXIT_ENVIRONMENT;
 
 	if (bn_file_sha256(path, sha, err) < 0) {
 		cJSON_Delete(doc);
@@ -314,9 +317,13 @@ static char *report_junit(const cJSON *rep, const char *path, struct bn_err *err
 	cJSON_AddNumberToObject(e, "index", 0);
 	cJSON_AddStringToObject(e, "id", bn_jstr(bn_jget(rep, "scenario"), "name")
 						 ? bn_jstr(bn_jget(rep, "scenario"), "name") : "run");
-	cJSON_AddStringToObject(e, "outcome", code == 0 ? "pass" : code == 1 ? "fail" : "error");
-	cJSON_AddBoolToObject(e, "as_expected", code == 0);
+	/* 4 (--require-verdicts) judged nothing wrong: not an error */
+	cJSON_AddStringToObject(e, "outcome", code == BN_EXIT_OK || code == BN_EXIT_NOT_DEMONSTRATED
+						      ? "pass" : code == BN_EXIT_FAILED ? "fail" : "error");
+	cJSON_AddBoolToObject(e, "as_expected", code == BN_EXIT_OK || code == BN_EXIT_NOT_DEMONSTRATED);
 	cJSON_AddNumberToObject(e, "exit_code", code);
+	if (bn_exit_cause(code))
+		cJSON_AddStringToObject(e, "exit_cause", bn_exit_cause(code));
 	cJSON_AddNumberToObject(e, "wall_s", isfinite(bn_jnum(bn_jget(rep, "timing"), "wall_s"))
 						     ? bn_jnum(bn_jget(rep, "timing"), "wall_s") : 0);
 	ref = cJSON_AddObjectToObject(e, "report");
@@ -333,6 +340,14 @@ static bool is_suite(const cJSON *doc)
 	const char *schema = bn_jstr(doc, "schema");
 
 	return schema && (!strcmp(schema, BN_SUITE_SCHEMA) || !strcmp(schema, BN_SUITE_SCHEMA_V1));
+}
+
+/* An exit code's cause, "?" for none (NAN: absent). */
+static const char *code_cause(double code)
+{
+	const char *c = isfinite(code) && fabs(code) < 1000 ? bn_exit_cause((int)code) : NULL;
+
+	return c ? c : "?";
 }
 
 /* The suite's summary as text or markdown: one line per entry. */
@@ -366,10 +381,11 @@ static char *suite_summary(const cJSON *doc, bool markdown)
 		}
 	}
 	g_string_append_printf(s, "%s%.0f entries: %.0f pass, %.0f xfail, %.0f fail, %.0f xpass, %.0f error; "
-			       "%.0f not as expected; exit %.0f\n", markdown ? "\n" : "",
+			       "%.0f not as expected; exit %.0f (%s)\n", markdown ? "\n" : "",
 			       bn_jnum(tot, "entries"), bn_jnum(tot, "pass"), bn_jnum(tot, "xfail"),
 			       bn_jnum(tot, "fail"), bn_jnum(tot, "xpass"), bn_jnum(tot, "error"),
-			       bn_jnum(tot, "unexpected"), bn_jnum(doc, "exit_code"));
+			       bn_jnum(tot, "unexpected"), bn_jnum(doc, "exit_code"),
+			       code_cause(bn_jnum(doc, "exit_code")));
 	return g_string_free(s, FALSE);
 }
 
@@ -383,7 +399,7 @@ static int render_one(enum fmt fmt, const char *path, const char *out, const cha
 
 	if (bn_json_load(path, &doc, &err) < 0) {
 		fprintf(stderr, "bcbench report: %s\n", err.msg);
-		return err.code == BN_ERR_IO ? 2 : 2;
+		return BN_EXIT_BAD_INPUT;
 	}
 	if (is_suite(doc)) {
 		if (bn_suite_doc_check(doc, path, &err) < 0)
@@ -444,7 +460,9 @@ bad:
 	g_free(text);
 	cJSON_Delete(doc);
 	cJSON_Delete(base);
-	return err.code == BN_ERR_IO && errno == ENOSPC ? 3 : 2;
+	/* out of memory rendering is not the record's fault */
+	return !err.msg[0] || err.code == BN_ERR_NOMEM ? BN_EXIT_ENVIRONMENT
+	       : err.code == BN_ERR_IO && errno == ENOSPC ? BN_EXIT_ENVIRONMENT : BN_EXIT_BAD_INPUT;
 }
 
 int bn_cli_report(int argc, char **argv)
@@ -490,8 +508,7 @@ int bn_cli_report(int argc, char **argv)
 	for (int i = optind + 1; i < argc; i++) {
 		int rc = render_one((enum fmt)fmt, argv[i], out, baseline, no_plots);
 
-		if (rc > worst)
-			worst = rc;
+		worst = bn_exit_most_urgent(worst, rc);
 	}
 	return worst;
 }

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,8 +22,10 @@
 #include "capture/srzip_read.h"
 #include "capture/srzip_write.h"
 #include "cli/cli.h"
+#include "cli/common.h"
 #include "core/dirlock.h"
 #include "core/err.h"
+#include "core/exit.h"
 #include "core/file.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -43,7 +46,9 @@ const char bn_cli_salvage_usage[] =
 	"  -h, --help    this help\n"
 	"\n"
 	"Exit codes: 0 nothing to do, or salvaged; 2 DIR is not a bcbench output\n"
-	"directory; 3 it could not be written, or a run still writes there.\n";
+	"directory; 5 a run or suite still writes there; 6 it could not be written.\n"
+	"The salvaged report.json says exit code 137, cause \"interrupted\" (killed).\n"
+	"Every command's table: bcbench help.\n";
 
 #define SALVAGE_CAUSE_CLI \
 	"the run was interrupted and not finished by its own process (killed?); finished " \
@@ -240,7 +245,8 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 	char path[1400];
 	cJSON *root = NULL, *st;
 	int64_t t_end_us = 0;
-	int kept;
+	/* not known: a process killed from outside (kill -9, a machine down) */
+	int kept, code = s->exit_code ? s->exit_code : BN_EXIT_INTERRUPTED(SIGKILL);
 
 	snprintf(reason, len, "%s", s->cause);
 	kept = finish_files(s, &t_end_us, reason, len);
@@ -271,7 +277,8 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 									  cJSON_CreateString(why));
 			}
 		}
-		cJSON_ReplaceItemInObjectCaseSensitive(st, "exit_code", cJSON_CreateNumber(3));
+		cJSON_ReplaceItemInObjectCaseSensitive(st, "exit_code", cJSON_CreateNumber(code));
+		bn_json_set(st, "cause", cJSON_CreateString(bn_exit_cause(code)));
 		if (kept) {
 			cJSON *art = cJSON_GetObjectItemCaseSensitive(root, "artifacts");
 
@@ -316,7 +323,7 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 			 s->scenario ? s->scenario : "unknown");
 		snprintf(rep.reason, sizeof(rep.reason), "%s", reason);
 		rep.status = BN_RUN_ERROR;
-		rep.exit_code = 3;
+		rep.exit_code = code;
 		rep.sim_s = bn_time_to_s(t_end_us);
 		if (s->scenario)
 			bn_report_add_file(&rep, "scenario", s->scenario, NULL);
@@ -350,16 +357,16 @@ int bn_salvage_move_aside(const char *dir, bool quiet, struct bn_err *err)
 	snprintf(aside, sizeof(aside), "%s/interrupted-%s", dir, stamp);
 	for (int k = 2; mkdir(aside, 0755) != 0; k++) {
 		if (errno != EEXIST || k > 99)
-			return bn_err_set(err, BN_ERR_IO, "%s: cannot create: %s", aside,
-					  strerror(errno));
+			return bn_err_set(err, bn_err_from_write_errno(errno), "%s: cannot create: %s",
+					  aside, strerror(errno));
 		snprintf(aside, sizeof(aside), "%s/interrupted-%s-%d", dir, stamp, k);
 	}
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(from, sizeof(from), "%s/%s", dir, files[i]);
 		snprintf(to, sizeof(to), "%s/%s", aside, files[i]);
 		if (rename(from, to) != 0 && errno != ENOENT)
-			return bn_err_set(err, BN_ERR_IO, "%s: cannot move to %s: %s", from, aside,
-					  strerror(errno));
+			return bn_err_set(err, bn_err_from_write_errno(errno), "%s: cannot move to %s: %s",
+					  from, aside, strerror(errno));
 	}
 	if (!quiet)
 		fprintf(stderr,
@@ -369,7 +376,8 @@ int bn_salvage_move_aside(const char *dir, bool quiet, struct bn_err *err)
 	return 1;
 }
 
-/* A run's directory: 0 nothing to do, 1 salvaged, 3 could not. */
+/* A run's directory: 0 nothing to do, 1 salvaged, minus the exit code
+ * when it could not (core/exit.h). */
 static int salvage_one(const char *dir, bool quiet)
 {
 	struct bn_salvage s = { .dir = dir, .cause = SALVAGE_CAUSE_CLI, .sim_t_us = -1 };
@@ -381,7 +389,7 @@ static int salvage_one(const char *dir, bool quiet)
 	/* a run still writing there is not interrupted: leave it be */
 	if (bn_dirlock_take(&lock, dir, "bcbench salvage", &err) < 0) {
 		fprintf(stderr, "bcbench salvage: %s\n", err.msg);
-		return 3;
+		return -bn_cli_exit_of(err.code);
 	}
 	if (!bn_salvage_needed(dir)) {
 		bn_dirlock_release(&lock);
@@ -393,7 +401,7 @@ static int salvage_one(const char *dir, bool quiet)
 	bn_dirlock_release(&lock);
 	if (rc < 0) {
 		fprintf(stderr, "bcbench salvage: %s: cannot write the report: %s\n", dir, err.msg);
-		return 3;
+		return -bn_cli_exit_of(err.code);
 	}
 	if (!quiet)
 		printf("%s: salvaged: %s\n  report: %s/report.json\n", dir, reason, dir);
@@ -471,7 +479,7 @@ int bn_salvage_suite_entries(const char *dir, bool quiet, struct bn_err *err)
 
 struct salvage_ctx {
 	bool quiet;
-	int worst; /* 3 once an entry could not be salvaged */
+	int worst; /* the most urgent exit code of an entry that could not be salvaged */
 };
 
 /* 1 when the entry was salvaged, else 0. */
@@ -483,8 +491,8 @@ static int salvage_entry(const char *entry, void *user)
 	if (!bn_salvage_needed(entry))
 		return 0;
 	rc = salvage_one(entry, sc->quiet);
-	if (rc == 3)
-		sc->worst = 3;
+	if (rc < 0)
+		sc->worst = bn_exit_most_urgent(sc->worst, -rc);
 	return rc == 1;
 }
 
@@ -525,7 +533,7 @@ int bn_cli_salvage(int argc, char **argv)
 		/* a suite still running owns its entries */
 		if (bn_dirlock_take(&lock, dir, "bcbench salvage", &err) < 0) {
 			fprintf(stderr, "bcbench salvage: %s\n", err.msg);
-			return 3;
+			return bn_cli_exit_of(err.code);
 		}
 		n = for_each_entry(dir, salvage_entry, &sc);
 		bn_dirlock_release(&lock);
@@ -539,5 +547,6 @@ int bn_cli_salvage(int argc, char **argv)
 			dir);
 		return 2;
 	}
-	return salvage_one(dir, quiet) == 3 ? 3 : 0;
+	c = salvage_one(dir, quiet);
+	return c < 0 ? -c : BN_EXIT_OK;
 }

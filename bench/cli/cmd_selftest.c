@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "core/exit.h"
 #include "cli/common.h"
 #include "core/log.h"
 #include "core/time.h"
@@ -36,9 +37,10 @@ const char bn_cli_selftest_usage[] =
 	"  -q, --quiet          print only the summary\n"
 	"  -h, --help           this help\n"
 	"\n"
-	"Exit codes: 0 every check passed (skips allowed), 1 a check failed, 2 bad\n"
-	"input (no real fixture configured, a broken fixture file), 3 bench fault or\n"
-	"interrupted.\n";
+	"Exit codes (bcbench help has the table): 0 every check passed (skips\n"
+	"allowed), 1 a check failed, 2 bad input (no real fixture configured, a broken\n"
+	"fixture file), 5 bench fault (an instrument lost or unreachable, the bench in\n"
+	"use past --wait), 128+N interrupted by signal N.\n";
 
 /* The capture device as the selftest's meter: drop what came before,
  * then average one window. */
@@ -196,7 +198,7 @@ int bn_cli_selftest(int argc, char **argv)
 	bn_lock_release(&lock);
 	if (rc < 0) {
 		fprintf(stderr, "bcbench selftest: %s\n", err.msg);
-		return bn_err_exit_code(rc);
+		return bn_cli_exit_of(rc);
 	}
 	printf("selftest: %d passed, %d failed, %d skipped\n", res.pass, res.fail, res.skip);
 	if (res.fail)

@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "cli/common.h"
 #include "core/dirlock.h"
+#include "core/exit.h"
 #include "core/file.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -316,13 +317,16 @@ static cJSON *read_report(const char *dir, const char *id, char sha[65], char *c
 	return report;
 }
 
-static void finish(struct suite_run *r, struct job *j, int status, const char *cause_in)
+/* status: the entry's run's wait status; cause_in: why it did not run
+ * (then why_code, as an exit code), or NULL. */
+static void finish(struct suite_run *r, struct job *j, int status, const char *cause_in,
+		   int why_code)
 {
 	const struct bn_suite_entry *e = &r->s->entries[j->entry];
 	char cause[600] = "", line_buf[512], sha[65] = "";
 	cJSON *report = NULL, *o, *u, *line;
 	const char *cause_p = cause_in;
-	int exit_code = -1;
+	int exit_code = cause_in ? why_code : -1;
 
 	/* The report is read here, judged and let go: the suite keeps only
 	 * the entry's small record, so its memory does not grow with the
@@ -335,8 +339,14 @@ static void finish(struct suite_run *r, struct job *j, int status, const char *c
 	if (!cause_p && WIFEXITED(status))
 		exit_code = WEXITSTATUS(status);
 	else if (!cause_p && WIFSIGNALED(status)) {
-		snprintf(cause, sizeof(cause), "bcbench run was killed by signal %d", WTERMSIG(status));
+		int sig = WTERMSIG(status);
+
+		snprintf(cause, sizeof(cause), "bcbench run was killed by signal %d", sig);
 		cause_p = cause;
+		/* stopped from outside, else it crashed (a firmware run without
+		 * isolation) */
+		exit_code = sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGKILL
+				    ? BN_EXIT_INTERRUPTED(sig) : BN_EXIT_DUT_BROKE;
 	}
 	/* A run that wrote no report said why on its way out: the last line
 	 * of its log ("bcbench: /dev/ttyUSB0: open: No such file ..."). */
@@ -560,6 +570,7 @@ int bn_cli_suite(int argc, char **argv)
 	struct bn_dirlock dirlock = { .fd = -1 };
 	char unrun_cause[900] = "";
 	int unrun_from = -1; /* entries from here on are recorded as not run */
+	int unrun_code = BN_EXIT_BENCH_FAULT; /* and why, as an exit code */
 	volatile sig_atomic_t *stop = bn_cli_stop_flag();
 	int forwarded = 0;
 
@@ -635,11 +646,11 @@ int bn_cli_suite(int argc, char **argv)
 	}
 	pick = calloc((size_t)s.n_entries, sizeof(*pick));
 	r.done = calloc((size_t)s.n_entries, sizeof(*r.done));
-	if (!pick || !r.done) {
+	if ((!pick || !r.done) && s.n_entries) {
 		free(pick);
 		free(r.done);
 		bn_suite_free(&s);
-		return 3;
+		return BN_EXIT_ENVIRONMENT;
 	}
 	r.n_pick = bn_suite_select(&s, filter, shard_k, shard_n, pick, &n_matching);
 	if (list) {
@@ -662,12 +673,15 @@ int bn_cli_suite(int argc, char **argv)
 		free(pick);
 		free(r.done);
 		bn_suite_free(&s);
-		return 0;
+		return r.n_pick ? BN_EXIT_OK : BN_EXIT_NOTHING_TO_RUN;
 	}
+	/* Nothing selected is not a pass: a CI job whose filter or shard
+	 * went wrong must not go green (exit 7, with suite.json saying so). */
 	if (!r.n_pick)
-		fprintf(stderr, "bcbench suite: note: no entry matches%s%s%s\n",
+		fprintf(stderr, "bcbench suite: nothing to run: %s%s%s%s (exit 7)\n",
+			!s.n_entries ? "the suite has no entries" : "no entry matches",
 			filter ? " --filter " : "", filter ? filter : "",
-			shard_n > 1 ? " in this shard" : "");
+			shard_n > 1 && s.n_entries ? " in this shard" : "");
 	if (!out_dir) {
 		snprintf(out_buf, sizeof(out_buf), "%s/suite-%s", conf.out, s.name);
 		for (char *p = out_buf + strlen(conf.out) + 1; *p; p++)
@@ -680,7 +694,7 @@ int bn_cli_suite(int argc, char **argv)
 		free(pick);
 		free(r.done);
 		bn_suite_free(&s);
-		return bn_err_exit_code(err.code); /* an unwritable output: 3 */
+		return bn_cli_exit_of(err.code); /* an unwritable output: 6 */
 	}
 	/* One writer per output directory; the entries a killed suite left
 	 * unfinished are finished and moved aside before any is run again. */
@@ -695,7 +709,7 @@ int bn_cli_suite(int argc, char **argv)
 			free(pick);
 			free(r.done);
 			bn_suite_free(&s);
-			return 3;
+			return bn_cli_exit_of(err.code);
 		}
 	}
 	r.s = &s;
@@ -725,7 +739,7 @@ int bn_cli_suite(int argc, char **argv)
 		free(pick);
 		free(r.done);
 		bn_suite_free(&s);
-		return 3;
+		return BN_EXIT_ENVIRONMENT;
 	}
 	bn_cli_catch_signals();
 	r.t0 = mono_s();
@@ -739,6 +753,7 @@ int bn_cli_suite(int argc, char **argv)
 		snprintf(who, sizeof(who), "bcbench suite %.300s", argv[optind]);
 		if (bn_cli_lock_err(&conf, who, wait_s, quiet, &lock, &lerr)) {
 			snprintf(unrun_cause, sizeof(unrun_cause), "not run: %s", lerr.msg);
+			unrun_code = bn_exit_of_err(lerr.code, (int)*stop);
 			fprintf(stderr, "bcbench suite: %s\n", lerr.msg);
 			unrun_from = 0;
 		}
@@ -764,11 +779,15 @@ int bn_cli_suite(int argc, char **argv)
 			j->entry = pick[next++];
 			if (launch(&r, j, &err) < 0) {
 				char cause[900];
+				int code;
 
 				snprintf(cause, sizeof(cause), "could not start: %s", err.msg);
+				code = bn_exit_of_err(err.code, 0);
 				bn_err_clear(&err);
 				j->pid = 0;
-				finish(&r, j, 0, cause);
+				/* (nothing ran: not the input's, the machine's) */
+				finish(&r, j, 0, cause,
+				       code == BN_EXIT_BAD_INPUT ? BN_EXIT_ENVIRONMENT : code);
 				continue;
 			}
 			running++;
@@ -789,7 +808,7 @@ int bn_cli_suite(int argc, char **argv)
 		}
 		for (int k = 0; k < r.jobs; k++)
 			if (slots[k].pid == w) {
-				finish(&r, &slots[k], status, NULL);
+				finish(&r, &slots[k], status, NULL, -1);
 				slots[k].pid = 0;
 				running--;
 				/* A real bench after an entry's error: is it still
@@ -812,10 +831,12 @@ int bn_cli_suite(int argc, char **argv)
 		entry_dirname(&s.entries[j.entry], j.rel + 8, sizeof(j.rel) - 8);
 		memcpy(j.rel, "entries/", 8);
 		snprintf(j.dir, sizeof(j.dir), "%s/%s", out_dir, j.rel);
-		if (!unrun_cause[0])
+		if (!unrun_cause[0]) {
 			snprintf(unrun_cause, sizeof(unrun_cause),
 				 "not run: the suite was interrupted by %s", bn_cli_signal_name(*stop));
-		finish(&r, &j, 0, unrun_cause);
+			unrun_code = BN_EXIT_INTERRUPTED((int)*stop);
+		}
+		finish(&r, &j, 0, unrun_cause, unrun_code);
 	}
 	if (r.tty && !quiet)
 		printf("\r\033[K");
@@ -823,14 +844,16 @@ int bn_cli_suite(int argc, char **argv)
 		       argv[optind], &err);
 	if (rc < 0) {
 		fprintf(stderr, "bcbench suite: cannot write %s/suite.json: %s\n", out_dir, err.msg);
-		exit_code = 3;
+		exit_code = bn_exit_of_err(err.code, 0);
+		if (*stop)
+			exit_code = bn_exit_most_urgent(exit_code, BN_EXIT_INTERRUPTED((int)*stop));
 	} else {
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(doc, "totals");
 		int n;
 
 		exit_code = cJSON_GetObjectItemCaseSensitive(doc, "exit_code")->valueint;
-		if (*stop && exit_code < 3)
-			exit_code = 3;
+		if (*stop)
+			exit_code = bn_exit_most_urgent(exit_code, BN_EXIT_INTERRUPTED((int)*stop));
 #define T(k) cJSON_GetObjectItemCaseSensitive(t, k)->valueint
 		n = printf("suite %s: %d entries: %d passed, %d xfail, %d failed, %d xpass, %d errors "
 			   "— %d unexpected (%.1f s)\n",
@@ -839,10 +862,10 @@ int bn_cli_suite(int argc, char **argv)
 #undef T
 		(void)n;
 		printf("  suite report: %s/suite.json\n", out_dir);
-		if (!no_html && suite_page(doc, out_dir, baseline) < 0 && exit_code < 3)
-			exit_code = 3;
-		if (exit_code == 0 && require_verdicts && not_demonstrated(doc, out_dir) > 0)
-			exit_code = 4;
+		if (!no_html && suite_page(doc, out_dir, baseline) < 0)
+			exit_code = bn_exit_most_urgent(exit_code, BN_EXIT_ENVIRONMENT);
+		if (require_verdicts && not_demonstrated(doc, out_dir) > 0)
+			exit_code = bn_exit_most_urgent(exit_code, BN_EXIT_NOT_DEMONSTRATED);
 		if (junit) {
 			char dir[1200], path[1300];
 
@@ -851,12 +874,12 @@ int bn_cli_suite(int argc, char **argv)
 			if (bn_mkdir_p(dirname(dir), &err) < 0 ||
 			    bn_junit_write(doc, path, junit, &err) < 0) {
 				fprintf(stderr, "bcbench suite: cannot write JUnit: %s\n", err.msg);
-				if (exit_code < 3)
-					exit_code = 3;
+				exit_code = bn_exit_most_urgent(exit_code, bn_exit_of_err(err.code, 0));
 			} else {
 				printf("  junit: %s\n", junit);
 			}
 		}
+		printf("  exit %d (%s)\n", exit_code, bn_exit_cause(exit_code));
 	}
 	bn_lock_release(&lock);
 	bn_dirlock_release(&dirlock);

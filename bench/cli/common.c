@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/exit.h"
 #include "core/text.h"
 #include "capture/chanmap.h"
 #include "hil/bench_hw.h"
@@ -62,6 +63,11 @@ volatile sig_atomic_t *bn_cli_stop_flag(void)
 	return &stop_requested;
 }
 
+int bn_cli_exit_of(int rc)
+{
+	return bn_exit_of_err(rc, (int)stop_requested);
+}
+
 int bn_cli_conf(const char **conf_path, struct bn_conf *conf)
 {
 	struct bn_err err = { 0 };
@@ -109,7 +115,7 @@ int bn_cli_lock_err(const struct bn_conf *conf, const char *who, double wait_s, 
 	if (wait_s > 0 && !quiet)
 		bn_term_printf(stderr, "bcbench: waiting up to %.0f s for the bench \"%s\"\n", wait_s, name);
 	rc = bn_lock_take(lock, conf->lock_dir, name, wait_s, who, &stop_requested, err);
-	return rc < 0 ? bn_err_exit_code(rc) : 0;
+	return rc < 0 ? bn_cli_exit_of(rc) : 0;
 }
 
 int bn_cli_lock(const struct bn_conf *conf, const char *who, double wait_s, bool quiet,

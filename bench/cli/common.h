@@ -28,6 +28,9 @@ const char *bn_cli_datadir(const char *opt, const struct bn_conf *conf, const ch
  * read it between events. SIGPIPE is ignored. */
 void bn_cli_catch_signals(void);
 volatile sig_atomic_t *bn_cli_stop_flag(void);
+/* The exit code of error code rc (core/exit.h, bn_exit_of_err), an
+ * interrupt's by the signal that stopped this process. */
+int bn_cli_exit_of(int rc);
 /* "SIGINT", "SIGSEGV", ...: the stop flag's value, or how a process
  * died, in words; NULL for a signal without a name here. */
 const char *bn_cli_signal_name(int sig);

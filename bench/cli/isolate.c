@@ -15,6 +15,7 @@
 
 #include "cli/common.h"
 #include "core/err.h"
+#include "core/exit.h"
 #include "core/time.h"
 
 /* How often the parent looks at the beacon and its stop flag. The
@@ -66,6 +67,7 @@ static void snap(const struct bn_run_beacon *b, struct bn_run_beacon *out)
 	out->finished = __atomic_load_n(&b->finished, __ATOMIC_RELAXED);
 	out->finishing = __atomic_load_n(&b->finishing, __ATOMIC_RELAXED);
 	out->lost = __atomic_load_n(&b->lost, __ATOMIC_RELAXED);
+	out->in_fw_call = __atomic_load_n(&b->in_fw_call, __ATOMIC_RELAXED);
 }
 
 /* ---- in the child: is the run's parent still there? ---- */
@@ -133,7 +135,7 @@ static void *watch_parent(void *arg)
 				 bn_isolate_lost_reason(lost), w->iso->grace_s);
 			if (w->iso->orphaned)
 				w->iso->orphaned(w->user, cause);
-			_exit(3);
+			_exit(BN_EXIT_INTERRUPTED(SIGHUP));
 		}
 	}
 	return NULL;
@@ -239,6 +241,7 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 		}
 		if (!killed_by && (forwarded || lost) && t >= stop_at) {
 			where(&now, at, sizeof(at));
+			end->exit_code = BN_EXIT_INTERRUPTED(lost ? SIGHUP : forwarded);
 			if (lost)
 				snprintf(end->cause, sizeof(end->cause),
 					 "%s, and the run did not stop within %.3g s%s "
@@ -252,11 +255,17 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 			killed_by = SIGKILL;
 			kill(pid, SIGKILL);
 		} else if (!killed_by && t - last_move >= iso->watchdog_s) {
+			/* In a firmware call the device broke the run; anywhere
+			 * else the bench did (an instrument that does not answer
+			 * blocks the run outside the firmware). */
+			bool in_fw = __atomic_load_n(&iso->beacon->in_fw_call, __ATOMIC_RELAXED);
+
 			where(&now, at, sizeof(at));
+			end->exit_code = in_fw ? BN_EXIT_DUT_BROKE : BN_EXIT_BENCH_FAULT;
 			snprintf(end->cause, sizeof(end->cause),
-				 "watchdog: no progress for %.3g s%s (the firmware hangs in a call?); "
-				 "killed",
-				 iso->watchdog_s, at);
+				 "watchdog: no progress for %.3g s%s (%s); killed", iso->watchdog_s, at,
+				 in_fw ? "the firmware hangs in a call"
+				       : "outside the firmware: an instrument that does not answer?");
 			killed_by = SIGKILL;
 			kill(pid, SIGKILL);
 		}
@@ -276,14 +285,18 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 	if (killed_by) {
 		end->abnormal = true;
 		end->signal = killed_by;
-		end->exit_code = 3;
 	} else if (WIFSIGNALED(status)) {
 		const char *name = bn_cli_signal_name(WTERMSIG(status));
 
 		where(&end->last, at, sizeof(at));
 		end->abnormal = true;
 		end->signal = WTERMSIG(status);
-		end->exit_code = 3;
+		/* a signal from outside (ours passed on, a kill -9) interrupted
+		 * the run; any other the run raised itself: a crash */
+		end->exit_code = (forwarded && WTERMSIG(status) == forwarded) ||
+					 WTERMSIG(status) == SIGKILL
+				 ? BN_EXIT_INTERRUPTED(WTERMSIG(status))
+				 : BN_EXIT_DUT_BROKE;
 		if (forwarded && WTERMSIG(status) == forwarded)
 			snprintf(end->cause, sizeof(end->cause),
 				 "interrupted by %s%s, before the run could stop cleanly", name, at);
@@ -303,7 +316,7 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 		 * run called exit() (a firmware, or a sanitizer's report). */
 		where(&end->last, at, sizeof(at));
 		end->abnormal = true;
-		end->exit_code = 3;
+		end->exit_code = BN_EXIT_DUT_BROKE;
 		snprintf(end->cause, sizeof(end->cause),
 			 "the run's process exited with status %d%s without finishing the run "
 			 "(the firmware called exit()?)",

@@ -18,7 +18,7 @@
  * process). On the loss it sets beacon.lost and the stop flag: the run
  * stops as on SIGTERM, from its own code (safe state, partial report).
  * A run that has not stopped grace_s later (a firmware that does not
- * return) gets orphaned() from that thread, then _exit(3). A parent that
+ * return) gets orphaned() from that thread, then _exit(129) (SIGHUP's). A parent that
  * is itself watched (watch_pid: a suite's entry) passes the loss of its
  * own parent on the same way. */
 #ifndef BN_CLI_ISOLATE_H
@@ -51,14 +51,18 @@ struct bn_isolate {
 	 * the run did not stop within grace_s (a parent still there kills and
 	 * salvages the child itself): put the bench in its safe state and
 	 * finish the record without the stuck main path (cause says why).
-	 * NULL: none. The child then _exits 3. */
+	 * NULL: none. The child then _exits 129 (SIGHUP's). */
 	void (*orphaned)(void *user, const char *cause);
 };
 
 /* How the child ended. */
 struct bn_isolate_end {
 	bool abnormal;         /* killed by a signal or by the watchdog */
-	int exit_code;         /* the child's exit code; 3 when abnormal */
+	/* The child's exit code; when abnormal, why (core/exit.h): 3 a crash
+	 * (a signal the run raised), an exit before the run finished, or the
+	 * watchdog in a firmware call; 5 the watchdog anywhere else; 128+N a
+	 * stop signal passed on (a lost parent: SIGHUP's) or a SIGKILL. */
+	int exit_code;
 	int signal;            /* the signal that ended it, 0 if none */
 	char cause[512];       /* abnormal: what happened, for the report */
 	struct bn_run_beacon last;  /* the beacon when it ended */

@@ -57,9 +57,10 @@ int bn_dirlock_take(struct bn_dirlock *l, const char *dir, const char *who, stru
 		struct stat by_fd, by_path;
 		int fd = open(l->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
-		if (fd < 0)
-			return bn_err_set(err, BN_ERR_IO, "%s: cannot write to the output directory: %s",
-					  dir, strerror(errno));
+		if (fd < 0) /* read-only, not ours: an output, never the input's fault */
+			return bn_err_set(err, bn_err_from_write_errno(errno),
+					  "%s: cannot write to the output directory: %s", dir,
+					  strerror(errno));
 		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 			int e = errno;
 

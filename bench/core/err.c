@@ -1,5 +1,6 @@
 #include "core/err.h"
 
+#include "core/exit.h"
 #include "core/text.h"
 
 #include <stdarg.h>
@@ -46,22 +47,14 @@ const char *bn_strerror(int code)
 	case BN_ERR_INTR: return "interrupted";
 	case BN_ERR_BUG: return "internal error";
 	case BN_ERR_ENV: return "output cannot be written";
+	case BN_ERR_DUT: return "the device under test broke the run";
 	}
 	return "unknown error";
 }
 
 int bn_err_exit_code(int code)
 {
-	switch (code) {
-	case BN_OK: return 0;
-	case BN_ERR_ARG:
-	case BN_ERR_DATA:
-	case BN_ERR_IO:
-	case BN_ERR_NA:
-		return 2;
-	default:
-		return 3;
-	}
+	return bn_exit_of_err(code, 0);
 }
 
 const char *bn_errno_text(int e, char *buf, size_t len)

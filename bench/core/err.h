@@ -14,11 +14,14 @@ enum bn_err_code {
 	BN_ERR_DATA = -4,    /* bad input data: scenario, profile, limits, capture */
 	BN_ERR_NA = -5,      /* not supported / not applicable */
 	BN_ERR_NOMEM = -6,
-	BN_ERR_FAULT = -7,   /* bench fault: firmware crashed, livelocked, instrument lost */
+	BN_ERR_FAULT = -7,   /* bench fault: an instrument, fixture or console lost,
+			      * stalled or unreachable; the bench in use */
 	BN_ERR_INTR = -8,    /* interrupted by a signal */
 	BN_ERR_BUG = -9,     /* internal inconsistency */
 	BN_ERR_ENV = -10,    /* environment fault: an output cannot be written (disk
 			      * full, file size limit, read-only or unwritable directory) */
+	BN_ERR_DUT = -11,    /* the device under test broke the run: its firmware
+			      * refused to start, livelocked, crashed or hung */
 };
 
 #define BN_ERR_MSG_LEN 768
@@ -34,11 +37,9 @@ int bn_err_set(struct bn_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void bn_err_clear(struct bn_err *err);
 const char *bn_strerror(int code);
-/* The process exit code for an error code (the exit-code table of README.md):
- * the one mapping every command uses. 0 for BN_OK; 2 for bad input or usage
- * (ARG, DATA, IO reading an input, NA); 3 for everything the bench or its
- * surroundings did (FAULT, TIMEOUT, INTR, NOMEM, BUG, and ENV: an output
- * that cannot be written is never the input's fault). */
+/* The process exit code for an error code (core/exit.h, the table of
+ * README.md): bn_exit_of_err(code, 0), for a caller that knows no signal
+ * (BN_ERR_INTR: SIGINT's 130). */
 int bn_err_exit_code(int code);
 /* errno e as a reader needs it: strerror(e), and for EFBIG the limit that
  * was hit ("File too large: the file size limit (ulimit -f) is 4194304

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "firmware/probe_fw.h"
 #include "firmware/ref_fw.h"
@@ -29,8 +30,12 @@ int bn_fw_load(const char *spec, struct bn_fw_handle *out, struct bn_err *err)
 	/* Without a slash dlopen searches the library path, not here. */
 	snprintf(path, sizeof(path), "%s%s", strchr(spec, '/') ? "" : "./", spec);
 	dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	/* A file that is not there is a wrong name (bad input); one that is
+	 * there and does not load (a library it needs is missing, a machine
+	 * it was not built for) the machine's: a retry would repeat it. */
 	if (!dl)
-		return bn_err_set(err, BN_ERR_DATA, "firmware %s: cannot load: %s", spec, dlerror());
+		return bn_err_set(err, access(path, F_OK) == 0 ? BN_ERR_ENV : BN_ERR_DATA,
+				  "firmware %s: cannot load: %s", spec, dlerror());
 	*(void **)&entry = dlsym(dl, "bcfw_entry");
 	if (!entry) {
 		dlclose(dl);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/exit.h"
 #include "core/file.h"
 #include "report/report.h"
 #include "report/suite_doc.h"
@@ -492,7 +493,25 @@ struct entry_view {
 	const char *classname;      /* "bcbench." + id, '/' -> '.' */
 	struct names *names;        /* the testcase names given so far */
 	const char *judges;         /* the side the report judges: "device" or "port" */
+	/* why the entry ended in error (core/exit.h cause, the JUnit type of
+	 * its errors); an expected error only when it is as expected */
+	const char *error_cause;
+	bool expected_error;
 };
+
+/* Why an entry ended in error: its "exit_cause"; from a record written
+ * before it, its exit code's cause, else the device's. */
+static const char *entry_error_cause(const cJSON *ent)
+{
+	const char *c = jstr(ent, "exit_cause");
+	double code;
+
+	if (c && bn_exit_from_cause(c, 0) >= 0)
+		return c;
+	if (jnum(ent, "exit_code", &code) && code >= 2 && bn_exit_cause((int)code))
+		return bn_exit_cause((int)code);
+	return BN_CAUSE_DUT_BROKE;
+}
 
 static bool rule_listed(const struct entry_view *v, const char *id)
 {
@@ -635,13 +654,15 @@ static void emit_result(struct jbuf *b, struct jcount *n, const struct entry_vie
 	tc.name = names_unique(v->names, jb_str(&name));
 	result_detail(&detail, res);
 	if (streq(verdict, "error")) {
-		if (streq(v->expect_outcome, "error") && streq(v->outcome, "error")) {
+		if (v->expected_error) {
 			jb_printf(&out, "expected error: %s", jb_str(&detail));
 			tc.out = jb_str(&out);
 		} else {
 			jb_printf(&msg, "error: %s", jb_str(&detail));
 			tc.kind = TC_ERROR;
-			tc.type = "error";
+			/* a rule in error in a run that completed: the bench
+			 * could not judge it (report.c: exit 6) */
+			tc.type = streq(v->outcome, "error") ? v->error_cause : BN_CAUSE_ENVIRONMENT;
 			tc.message = jb_str(&msg);
 			tc.out = jb_str(&detail);
 		}
@@ -655,13 +676,13 @@ static void emit_result(struct jbuf *b, struct jcount *n, const struct entry_vie
 			jb_printf(&msg, "expected to fail (xfail) but was %s%s: %s", verdict,
 				  warning ? " (warning)" : "", jb_str(&detail));
 			tc.kind = TC_FAILURE;
-			tc.type = "xpass";
+			tc.type = BN_CAUSE_FAILED;
 			tc.message = jb_str(&msg);
 			tc.out = jb_str(&detail);
 		}
 	} else if (fails) {
 		tc.kind = TC_FAILURE;
-		tc.type = "fail";
+		tc.type = BN_CAUSE_FAILED;
 		tc.message = jb_str(&detail);
 		tc.out = jb_str(&detail);
 	} else if (streq(verdict, "fail") && other) {
@@ -705,7 +726,7 @@ static void emit_missing_rules(struct jbuf *b, struct jcount *n, const struct en
 	cJSON_ArrayForEach(rule, v->expect_rules) {
 		bool found = false;
 		struct tc tc = {
-			.classname = v->classname, .kind = TC_FAILURE, .type = "xpass",
+			.classname = v->classname, .kind = TC_FAILURE, .type = BN_CAUSE_FAILED,
 			.message = "expected to fail (xfail) but the report has no result for it",
 		};
 
@@ -729,17 +750,17 @@ static void emit_run(struct jbuf *b, struct jcount *n, const struct entry_view *
 	const cJSON *unexpected = jarr(v->ent, "unexpected"), *u;
 	const char *cause = jstr(v->ent, "cause"), *reason = status ? jstr(status, "reason") : NULL;
 	const char *state = status ? jstr(status, "state") : NULL;
-	bool expected = streq(v->expect_outcome, "error");
+	bool expected = v->expected_error;
 	struct jbuf why = { 0 }, msg = { 0 }, out = { 0 };
 	struct tc tc = { .classname = v->classname, .kind = TC_PASS };
 	double exit_code;
 
 	if (v->completed && !streq(v->outcome, "error")) {
-		if (!expected)
+		if (!streq(v->expect_outcome, "error"))
 			return;
 		tc.name = names_unique(v->names, "run");
 		tc.kind = TC_FAILURE;
-		tc.type = "unexpected-completion";
+		tc.type = BN_CAUSE_FAILED;
 		tc.message = "expected the run to end in an error, but it completed";
 		emit_case(b, n, &tc);
 		return;
@@ -758,6 +779,7 @@ static void emit_run(struct jbuf *b, struct jcount *n, const struct entry_view *
 	jb_printf(&out, "%s\n", jb_str(&why));
 	if (jnum(v->ent, "exit_code", &exit_code))
 		jb_printf(&out, "exit code %.6g\n", exit_code);
+	jb_printf(&out, "cause: %s\n", v->error_cause);
 	if (reason && reason[0] && !streq(reason, jb_str(&why)))
 		jb_printf(&out, "status: %s: %s\n", state ? state : "?", reason);
 	cJSON_ArrayForEach(u, unexpected)
@@ -768,7 +790,7 @@ static void emit_run(struct jbuf *b, struct jcount *n, const struct entry_view *
 		tc.out = jb_str(&msg);
 	} else {
 		tc.kind = TC_ERROR;
-		tc.type = "bench-fault";
+		tc.type = v->error_cause;
 		tc.message = jb_str(&why);
 		tc.out = jb_str(&out);
 	}
@@ -848,6 +870,7 @@ static void emit_properties(struct jbuf *b, const cJSON *doc, const struct entry
 	prop(b, "outcome", v->outcome[0] ? v->outcome : NULL);
 	prop_num(b, "exit_code", v->ent, "exit_code");
 	prop(b, "cause", jstr(v->ent, "cause"));
+	prop(b, "exit_cause", jstr(v->ent, "exit_cause"));
 	prop(b, "dir", jstr(v->ent, "dir"));
 	jb_puts(b, "    </properties>\n");
 	b->oom |= rules.oom;
@@ -872,6 +895,9 @@ static void emit_entry(struct jbuf *b, struct jcount *total, const cJSON *doc, c
 	v.expect_outcome = s ? s : "";
 	v.expect_rules = jarr(expect, "rules");
 	v.completed = status && streq(jstr(status, "state"), "completed");
+	v.error_cause = entry_error_cause(ent);
+	v.expected_error = streq(v.expect_outcome, "error") && streq(v.outcome, "error") &&
+			   !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(ent, "as_expected"));
 	jb_printf(&cls, "bcbench.%s", v.id);
 	for (size_t i = 0; i < cls.len; i++)
 		if (cls.p[i] == '/')

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "capture/channel.h"
+#include "core/exit.h"
 #include "core/file.h"
 #include "core/json.h"
 #include "core/limits.h"
@@ -236,16 +237,22 @@ int bn_report_exit_code(const struct bn_report *r)
 	int totals[BN_VERDICT_COUNT];
 	const char *judges = bn_report_judges(r);
 
+	/* A run that did not complete says why in its own exit code; one
+	 * that does not (a record made before) the device broke it. */
 	if (r->status != BN_RUN_COMPLETED)
-		return r->exit_code ? r->exit_code : 3;
+		return r->exit_code ? r->exit_code : BN_EXIT_DUT_BROKE;
 	bn_report_totals(r, totals);
+	/* a rule the bench could not judge in a run that completed (out of
+	 * memory, an expectation it cannot evaluate): a retry repeats it */
 	if (totals[BN_VERDICT_ERROR])
-		return 3;
+		return BN_EXIT_ENVIRONMENT;
 	for (int i = 0; i < r->n_results; i++)
 		if (r->results[i].verdict == BN_VERDICT_FAIL && !r->results[i].warning &&
 		    result_on(r, &r->results[i], judges))
-			return 1;
-	return 0;
+			return BN_EXIT_FAILED;
+	if (r->require_verdicts && bn_report_overall(r) == BN_OVERALL_NOT_DEMONSTRATED)
+		return BN_EXIT_NOT_DEMONSTRATED;
+	return BN_EXIT_OK;
 }
 
 const char *bn_overall_name(enum bn_overall o)
@@ -468,6 +475,7 @@ cJSON *bn_report_to_json(const struct bn_report *r)
 	static const char *const status_names[] = { "completed", "aborted", "error" };
 	cJSON *root = cJSON_CreateObject(), *o, *a;
 	int totals[BN_VERDICT_COUNT];
+	const char *cause;
 
 	cJSON_AddStringToObject(root, "schema", BN_REPORT_SCHEMA);
 	cJSON_AddStringToObject(root, "judges", bn_report_judges(r));
@@ -572,6 +580,8 @@ cJSON *bn_report_to_json(const struct bn_report *r)
 		cJSON_AddStringToObject(o, "reason", r->reason);
 	else
 		cJSON_AddNullToObject(o, "reason");
+	cause = bn_exit_cause(bn_report_exit_code(r));
+	cJSON_AddStringToObject(o, "cause", cause ? cause : BN_CAUSE_ENVIRONMENT);
 	cJSON_AddNumberToObject(o, "exit_code", bn_report_exit_code(r));
 	o = cJSON_AddObjectToObject(root, "timing");
 	cJSON_AddNumberToObject(o, "sim_s", r->sim_s);

@@ -119,7 +119,12 @@ struct bn_report {
 	cJSON *measurement;
 	enum bn_run_status status;
 	char reason[BN_ERR_MSG_LEN];
+	/* A run that did not complete: why, as an exit code (core/exit.h:
+	 * 3 the device broke it, 5 a bench fault, 6 the environment, 128+N a
+	 * signal); 0 for one that completed. */
 	int exit_code;
+	/* --require-verdicts: a record that demonstrates nothing exits 4. */
+	bool require_verdicts;
 	double sim_s, wall_s;
 	long fw_wakes;
 	/* Provenance: who made the record, when, where, on what. */
@@ -213,10 +218,12 @@ void bn_report_json_set_verdicts(cJSON *report);
  * or "verdicts" contradicts the results. */
 int bn_report_json_verdict(const cJSON *report, const char *path, int totals[BN_VERDICT_COUNT],
 			   struct bn_err *err);
-/* Exit code by the exit-code table of README.md from the results and the
- * status: "a rule failed" (1) counts the judged side's failures and the
- * expectations only; a port's failure in a device run is reported, never
- * the device's. */
+/* Exit code by the table of core/exit.h from the results and the status:
+ * a run that did not complete its own exit_code; a result in error 6; "a
+ * rule failed" (1) counts the judged side's failures and the expectations
+ * only (a port's failure in a device run is reported, never the
+ * device's); with require_verdicts, 4 for a record that demonstrates
+ * nothing; else 0. report.json's status.exit_code and status.cause. */
 int bn_report_exit_code(const struct bn_report *r);
 cJSON *bn_report_to_json(const struct bn_report *r);
 /* Atomic. */

@@ -3,6 +3,8 @@
  * from the files they name (docs/suite-report.md). */
 #include "report/suite_doc.h"
 
+#include "core/exit.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,10 +196,27 @@ static void put(cJSON *doc, const char *key, cJSON *item)
 	bn_json_set(doc, key, item);
 }
 
+/* What an entry that is not as expected (outcome o) gives the suite's exit
+ * code: its "exit_cause" (an interrupt's signal from its "exit_code");
+ * without one (a record written before), 3 for an error, else 1. */
+static int entry_code(const cJSON *e, int o)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "exit_cause");
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(e, "exit_code");
+	int signo = cJSON_IsNumber(x) && x->valueint > 128 ? x->valueint - 128 : 0;
+	int code = bn_exit_from_cause(cJSON_IsString(c) ? c->valuestring : NULL, signo);
+
+	if (code == BN_EXIT_OK)
+		code = BN_EXIT_FAILED; /* not as expected, whatever it says */
+	if (code < 0)
+		code = o == BN_OUTCOME_ERROR ? BN_EXIT_DUT_BROKE : BN_EXIT_FAILED;
+	return code;
+}
+
 int bn_suite_doc_totals(cJSON *doc, struct bn_err *err)
 {
 	int outcomes[BN_OUTCOME_COUNT] = { 0 }, rules[BN_VERDICT_COUNT] = { 0 };
-	int n = 0, unexpected = 0, unexpected_error = 0;
+	int n = 0, unexpected = 0, code = BN_EXIT_OK;
 	const cJSON *entries = cJSON_GetObjectItemCaseSensitive(doc, "entries");
 	const cJSON *e;
 	cJSON *totals, *r;
@@ -223,8 +242,7 @@ int bn_suite_doc_totals(cJSON *doc, struct bn_err *err)
 		outcomes[o]++;
 		if (cJSON_IsFalse(ax)) {
 			unexpected++;
-			if (o == BN_OUTCOME_ERROR)
-				unexpected_error++;
+			code = bn_exit_most_urgent(code, entry_code(e, o));
 		}
 	}
 	totals = cJSON_CreateObject();
@@ -238,7 +256,7 @@ int bn_suite_doc_totals(cJSON *doc, struct bn_err *err)
 	for (int v = 0; r && v < BN_VERDICT_COUNT; v++)
 		cJSON_AddNumberToObject(r, bn_verdict_name(v), rules[v]);
 	put(doc, "totals", totals);
-	put(doc, "exit_code", cJSON_CreateNumber(unexpected_error ? 3 : unexpected ? 1 : 0));
+	put(doc, "exit_code", cJSON_CreateNumber(n ? code : BN_EXIT_NOTHING_TO_RUN));
 	return BN_OK;
 }
 

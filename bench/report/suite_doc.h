@@ -43,9 +43,11 @@ int bn_suite_doc_check(const cJSON *doc, const char *path, struct bn_err *err);
 
 /* Replace (or add) doc's "totals" and "exit_code" with the ones its
  * entries give: counts of each outcome, of entries not as expected, the
- * sums of the entries' "rules" (verdict counts of their reports); exit code 3 if
- * an entry with outcome error is not as expected, else 1 if any entry is
- * not as expected, else 0. Each entry needs "outcome" and "as_expected"
+ * sums of the entries' "rules" (verdict counts of their reports); the exit
+ * code the most urgent (bn_exit_most_urgent) of the entries not as
+ * expected, each by its "exit_cause" (one without: 3 for an error, else
+ * 1); 0 when every entry is as expected, 7 when there is none. Each entry
+ * needs "outcome" and "as_expected"
  * (BN_ERR_DATA naming the entry otherwise); doc is unchanged on error. */
 int bn_suite_doc_totals(cJSON *doc, struct bn_err *err);
 

@@ -13,6 +13,7 @@
 #include "capture/events.h"
 #include "capture/srzip_write.h"
 #include "checks/check.h"
+#include "core/exit.h"
 #include "core/file.h"
 #include "core/limits.h"
 #include "core/log.h"
@@ -1291,11 +1292,14 @@ static void run_check(struct run_ctx *c, const struct bn_step *st)
 
 /* ---- the instruments ---- */
 
-/* An instrument that fails mid-run is a bench fault (exit 3), whatever
- * its own code; a refused command (hard limits) stays what it is. */
+/* An instrument that fails mid-run is a bench fault (exit 5), whatever
+ * its own code; a refused command (hard limits), an interrupt, and what is
+ * not the instrument's (an output that cannot be written, memory, the
+ * firmware) stay what they are. */
 static int bench_fault(int rc, struct bn_err *err)
 {
-	if (rc >= 0 || rc == BN_ERR_ARG || rc == BN_ERR_INTR)
+	if (rc >= 0 || rc == BN_ERR_ARG || rc == BN_ERR_INTR || rc == BN_ERR_ENV ||
+	    rc == BN_ERR_NOMEM || rc == BN_ERR_DUT)
 		return rc;
 	err->code = BN_ERR_FAULT;
 	return BN_ERR_FAULT;
@@ -2031,6 +2035,15 @@ static int finish_capture(struct run_ctx *c, const char *status, struct bn_err *
 	return rc;
 }
 
+/* The exit code of a run that ended on error code rc (core/exit.h): an
+ * interrupt's is its signal's (the stop flag holds it). */
+static int run_exit_code(const struct run_ctx *c, int rc)
+{
+	int signo = c->o->stop_flag ? (int)*c->o->stop_flag : 0;
+
+	return bn_exit_of_err(rc, signo);
+}
+
 /* The run broke: no rule can claim a verdict on a partial stream. */
 static void end_checks_broken(struct run_ctx *c, struct bn_report *rep)
 {
@@ -2551,6 +2564,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		.sink = { .user = c, .sample = on_sample, .event = on_event, .cev = on_cev },
 		.livelock_wakes = o->livelock_wakes,
 		.stop_flag = o->stop_flag,
+		.in_fw_call = o->beacon ? &o->beacon->in_fw_call : NULL,
 	};
 	rc = bn_world_new(&wc, &c->world, err);
 	if (rc < 0)
@@ -2564,7 +2578,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	fill_report_meta(c, &usb);
 	if (rc == BN_OK && dev_fail[0]) {
 		rep->status = BN_RUN_ERROR;
-		rep->exit_code = 3;
+		rep->exit_code = BN_EXIT_BENCH_FAULT;
 		snprintf(rep->reason, sizeof(rep->reason),
 			 "%s%.600s; nothing was measured, the bench is in its safe state",
 			 c->polling || !o->capture_dev ? "" : "the capture device failed before the run: ",
@@ -2585,7 +2599,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		/* not the input's fault (a full disk, a read-only directory):
 		 * a bench fault, in the report when one can be written */
 		rep->status = BN_RUN_ERROR;
-		rep->exit_code = 3;
+		rep->exit_code = run_exit_code(c, run_err.code);
 		snprintf(rep->reason, sizeof(rep->reason), "cannot start the capture: %.700s",
 			 run_err.msg);
 		bn_err_log("%s", rep->reason);
@@ -2690,7 +2704,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 				progress(c, &rep->results[i]);
 	} else {
 		rep->status = rc == BN_ERR_INTR ? BN_RUN_ABORTED : BN_RUN_ERROR;
-		rep->exit_code = 3;
+		rep->exit_code = run_exit_code(c, rc);
 		bn_str_copy(rep->reason, sizeof(rep->reason), run_err.msg);
 		end_checks_broken(c, rep);
 	}
@@ -2718,7 +2732,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 		if (frc < 0) {
 			if (rep->status == BN_RUN_COMPLETED) {
 				rep->status = BN_RUN_ERROR;
-				rep->exit_code = 3;
+				rep->exit_code = run_exit_code(c, cerr.code);
 				bn_str_copy(rep->reason, sizeof(rep->reason), cerr.msg);
 			}
 			bn_err_log("%s", cerr.msg);

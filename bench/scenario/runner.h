@@ -43,6 +43,8 @@ struct bn_run_beacon {
 				  * zipped): no beats then, and none missed */
 	int32_t lost;            /* enum bn_lost (cli/isolate.h): a process the run
 				  * belongs to is gone, the run must stop */
+	int32_t in_fw_call;      /* 1 while the firmware runs (sim/world.h): a
+				  * hang then is the device's, else the bench's */
 };
 
 struct bn_run_opts {

@@ -1193,10 +1193,18 @@ static int chg_set(struct bn_world *w, struct bn_err *err)
 	return BN_OK;
 }
 
+/* Tell a watcher the firmware runs (see in_fw_call in sim/world.h). */
+static void fw_call(struct bn_world *w, int32_t in)
+{
+	if (w->cfg.in_fw_call)
+		__atomic_store_n(w->cfg.in_fw_call, in, __ATOMIC_RELAXED);
+}
+
 int bn_world_new(const struct bn_world_cfg *cfg, struct bn_world **out, struct bn_err *err)
 {
 	struct bn_world *w;
 	const struct bn_dut_decl *d = cfg->dut;
+	int rc;
 
 	if (!cfg->lim || !cfg->port || !cfg->host || !d || !cfg->fw || cfg->sample_rate_hz <= 0)
 		return bn_err_set(err, BN_ERR_ARG, "world: incomplete configuration");
@@ -1293,10 +1301,13 @@ int bn_world_new(const struct bn_world_cfg *cfg, struct bn_world **out, struct b
 		bn_world_free(w);
 		return err ? err->code : BN_ERR_BUG;
 	}
-	if (w->fw->init(w->fw_ctx, &w->hal, &w->decl) < 0) {
-		bn_err_set(err, BN_ERR_FAULT, "firmware \"%s\" refused to start", w->fw->name);
+	fw_call(w, 1);
+	rc = w->fw->init(w->fw_ctx, &w->hal, &w->decl);
+	fw_call(w, 0);
+	if (rc < 0) {
+		bn_err_set(err, BN_ERR_DUT, "firmware \"%s\" refused to start", w->fw->name);
 		bn_world_free(w);
-		return BN_ERR_FAULT;
+		return BN_ERR_DUT;
 	}
 	w->fw_pending = BCFW_EV_RESET;
 	*out = w;
@@ -1652,7 +1663,7 @@ static int run_firmware(struct bn_world *w, struct bn_err *err)
 		w->fw_pending = 0;
 		if (w->now == w->last_wake_t) {
 			if (++w->same_t_wakes > w->cfg.livelock_wakes)
-				return bn_err_set(err, BN_ERR_FAULT,
+				return bn_err_set(err, BN_ERR_DUT,
 						  "firmware \"%s\" livelocked virtual time: woken %ld times at "
 						  "t=%.6f s without time advancing",
 						  w->fw->name, w->same_t_wakes, bn_time_to_s(w->now));
@@ -1661,7 +1672,9 @@ static int run_firmware(struct bn_world *w, struct bn_err *err)
 			w->same_t_wakes = 1;
 		}
 		w->wakes++;
+		fw_call(w, 1);
 		w->fw->wake(w->fw_ctx, ev);
+		fw_call(w, 0);
 		recompute(w);
 		if (w->fault.code)
 			return bn_err_set(err, w->fault.code, "%s", w->fault.msg);

@@ -21,6 +21,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "capture/channel.h"
 #include "checks/event.h"
@@ -79,6 +80,10 @@ struct bn_world_cfg {
 	/* Stop a firmware that asks to wake at the same instant this many times. */
 	int livelock_wakes;                /* 0: default 10000 */
 	volatile const sig_atomic_t *stop_flag; /* set by a signal handler: abort */
+	/* 1 while the firmware runs (its init or a wake), 0 otherwise, for a
+	 * watcher in another process that must tell a firmware hanging in a
+	 * call from a bench that does not answer. NULL: none. */
+	int32_t *in_fw_call;
 };
 
 /* The highest capture rate the model can sample: its clock ticks in
@@ -118,7 +123,7 @@ void bn_world_safe_state(struct bn_world *w);
 void bn_world_fail(struct bn_world *w, int code, const char *msg);
 
 /* Advance to t_end (events before t_end are processed; samples with
- * tick < t_end are emitted). BN_ERR_FAULT on a firmware livelock, with
+ * tick < t_end are emitted). BN_ERR_DUT on a firmware livelock, with
  * the cause in err; BN_ERR_INTR when stop_flag was set. */
 int bn_world_run_until(struct bn_world *w, bn_time_us t_end, struct bn_err *err);
 bn_time_us bn_world_now(const struct bn_world *w);

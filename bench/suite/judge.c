@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/exit.h"
 #include "report/report.h"
 #include "report/suite_doc.h"
 
@@ -70,11 +71,36 @@ static const char *side_of(const cJSON *r, const char *judges)
 	return bn_result_side_in(str_of(r, "kind"), str_of(r, "side"), judges);
 }
 
+/* An exit code that says why a run ended in error. */
+static bool is_error_code(int code)
+{
+	return code == BN_EXIT_BAD_INPUT || code == BN_EXIT_DUT_BROKE ||
+	       code == BN_EXIT_BENCH_FAULT || code == BN_EXIT_ENVIRONMENT ||
+	       (code >= BN_EXIT_SIGNAL_MIN && code <= BN_EXIT_SIGNAL_MAX);
+}
+
+/* Why an entry ended in error, as an exit code: its report's status (the
+ * run knew), else the exit code of its run, or of why it did not run (the
+ * suite knew). An error that says nothing more is the environment's (a
+ * report that cannot be read). */
+static int error_code(const cJSON *status, int exit_code)
+{
+	const cJSON *n = status ? cJSON_GetObjectItemCaseSensitive(status, "exit_code") : NULL;
+	int code = cJSON_IsNumber(n) ? n->valueint : -1;
+
+	if (!is_error_code(code))
+		code = bn_exit_from_cause(status ? str_of(status, "cause") : NULL, 0);
+	if (!is_error_code(code))
+		code = exit_code;
+	return is_error_code(code) ? code : BN_EXIT_ENVIRONMENT;
+}
+
 /* other: the failures of the side the report does not judge (a port's in
- * a device run): shown with the entry, never counted as its failure. */
+ * a device run): shown with the entry, never counted as its failure.
+ * *code: why an entry in error ended so (error_code). */
 static const char *judge(const struct bn_suite_entry *e, const cJSON *report, int exit_code,
 			 const char *cause, cJSON *unexpected, cJSON *other, char *cause_out,
-			 size_t cause_len)
+			 size_t cause_len, int *code)
 {
 	const char *judges = bn_report_json_judges(report);
 	const cJSON *status = cJSON_GetObjectItemCaseSensitive(report, "status");
@@ -93,8 +119,15 @@ static const char *judge(const struct bn_suite_entry *e, const cJSON *report, in
 			why = exit_code == 2 ? "bad input: the run refused it (see run.log)"
 					     : "no report was written (see run.log)";
 		snprintf(cause_out, cause_len, "%s", why ? why : "the run did not complete");
+		*code = error_code(report ? status : NULL, exit_code);
+		/* xerror expects the device to break the run: a bench that
+		 * failed, an interrupt, a full disk never tested it */
 		if (e->expect != BN_SUITE_EXPECT_ERROR) {
 			snprintf(line, sizeof(line), "ended in error: %s", cause_out);
+			cJSON_AddItemToArray(unexpected, cJSON_CreateString(line));
+		} else if (*code != BN_EXIT_DUT_BROKE) {
+			snprintf(line, sizeof(line), "ended in error (%s), not one of the device's "
+				 "(xerror): %s", bn_exit_cause(*code), cause_out);
 			cJSON_AddItemToArray(unexpected, cJSON_CreateString(line));
 		}
 		return "error";
@@ -166,6 +199,8 @@ cJSON *bn_suite_judge(const struct bn_suite_entry *e, const cJSON *report,
 	char cause_buf[1024], path[1024];
 	struct bn_err err = { 0 };
 	const char *outcome;
+	int code = BN_EXIT_OK;
+	bool as_expected;
 
 	if (!o)
 		return NULL;
@@ -183,9 +218,16 @@ cJSON *bn_suite_judge(const struct bn_suite_entry *e, const cJSON *report,
 		cJSON_AddItemToArray(rules, cJSON_CreateString(e->rules[i]));
 	unexpected = cJSON_CreateArray();
 	other = cJSON_CreateArray();
-	outcome = judge(e, report, exit_code, cause, unexpected, other, cause_buf, sizeof(cause_buf));
+	outcome = judge(e, report, exit_code, cause, unexpected, other, cause_buf, sizeof(cause_buf),
+			&code);
+	as_expected = cJSON_GetArraySize(unexpected) == 0;
 	cJSON_AddStringToObject(o, "outcome", outcome);
-	cJSON_AddBoolToObject(o, "as_expected", cJSON_GetArraySize(unexpected) == 0);
+	cJSON_AddBoolToObject(o, "as_expected", as_expected);
+	/* what the entry gives the suite's exit code: an error's own cause
+	 * (expected or not), else a rule failed or all is well */
+	if (strcmp(outcome, "error"))
+		code = as_expected ? BN_EXIT_OK : BN_EXIT_FAILED;
+	cJSON_AddStringToObject(o, "exit_cause", bn_exit_cause(code));
 	cJSON_AddItemToObject(o, "unexpected", unexpected);
 	if (report)
 		cJSON_AddStringToObject(o, "judges", bn_report_json_judges(report));

@@ -12,7 +12,8 @@ bcbench-report/3 must also agree with itself where a schema cannot say
 it: its "verdict" is verdicts[judges], and each side's verdict is the
 one its results and status give (expectations and bench results belong
 to the side the record judges; a side that judged nothing is null unless
-the record judges it). EXCLUDED are
+the record judges it), and its status.cause is its status.exit_code's.
+EXCLUDED are
 paths (relative to DIR, or absolute) of records a test broke on purpose;
 each must exist and be a record, so an exclusion cannot outlive its
 reason or hide anything else. Prints one line per invalid file (the
@@ -87,6 +88,22 @@ def sides_problems(doc):
     return out
 
 
+CAUSES = {0: "ok", 1: "rule-failed", 2: "bad-input", 3: "device-broke-run",
+          4: "not-demonstrated", 5: "bench-fault", 6: "environment", 7: "nothing-to-run"}
+
+
+def cause_problems(doc):
+    """A report's status.cause that is not its status.exit_code's (README.md, Exit codes)."""
+    st = doc.get("status", {})
+    if "cause" not in st:
+        return []
+    code = st.get("exit_code")
+    want = "interrupted" if isinstance(code, int) and code > 128 else CAUSES.get(code)
+    if st["cause"] != want:
+        return ["status/cause: says %r, exit_code %r is %r" % (st["cause"], code, want)]
+    return []
+
+
 def where(err):
     return "/".join(str(p) for p in err.absolute_path) or "(top)"
 
@@ -148,6 +165,7 @@ def main():
                 problems.append("%s: ... %d errors in all" % (path, len(errors)))
             if kind == "report" and not errors:
                 problems.extend("%s: %s" % (path, p) for p in sides_problems(doc))
+                problems.extend("%s: %s" % (path, p) for p in cause_problems(doc))
     for p in sorted(excluded - seen_excluded):
         problems.append("%s: excluded, but it is not a record there (a stale exclusion)" % p)
     for line in problems:
