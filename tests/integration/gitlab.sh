@@ -75,6 +75,7 @@ grep -q "^FAIL bench: GitLab's retry rule retries exit 5 and no other exit code:
 	bad "retry when: [script_failure] not refused: $(grep retry "$TMP/out")"
 
 # ---- A git repository of this tree, the built tree beside ----
+# This tree's files, committed or not yet.
 T=$TMP/tree
 mkdir -p "$T"
 git ls-files -z -c -o --exclude-standard | tar --null -T - --ignore-failed-read -cf - 2>/dev/null | tar -C "$T" -xf -
@@ -114,7 +115,12 @@ show() { sed 's/^/     | /' "$TMP/$1" | grep -v '^     | \(build\|static\|bench\
 
 # ---- build: make all, its artifacts exported ----
 gcl build.out build
-if [ "$(job_exit build.out build)" = 0 ]; then ok "build job passes (make all)"; else bad "build job: exit $(job_exit build.out build)"; show build.out; fi
+if [ "$(job_exit build.out build)" = 0 ]; then ok "build job passes (make all)"; else
+	bad "build job: exit $(job_exit build.out build); the rest needs its artifacts"
+	show build.out
+	echo "gitlab: $pass passed, $fail failed"
+	exit 1
+fi
 A=$T/.gitlab-ci-local/artifacts
 [ -x "$A/build/build/bcbench" ] && [ -f "$A/build/build/fw/reference.so" ] && [ -f "$A/build/build/fw/crash_segv.so" ] &&
 	ok "build's artifacts hold build/bcbench and build/fw" || bad "build's artifacts: $(cd "$A" 2>/dev/null && find . -maxdepth 3 | head -5)"

@@ -234,7 +234,7 @@ expect_err "names the console's port" "console: $TMP/no-tty: open"
 validate_records "$TMP"
 
 # Suites, merge, diff and JUnit have their own scripts.
-for script in tests/integration/suite.sh tests/integration/diff.sh tests/integration/replay.sh tests/integration/html.sh tests/integration/curve.sh tests/integration/curve-import.sh tests/integration/curve-replay.sh tests/integration/realbench-curve.sh tests/integration/realbench-port.sh tests/integration/conditions.sh tests/integration/faults.sh tests/integration/hostile.sh tests/integration/twin.sh tests/integration/fakeusb.sh tests/integration/twin-matrix.sh; do
+for script in tests/integration/suite.sh tests/integration/diff.sh tests/integration/replay.sh tests/integration/html.sh tests/integration/curve.sh tests/integration/curve-import.sh tests/integration/curve-replay.sh tests/integration/realbench-curve.sh tests/integration/realbench-port.sh tests/integration/conditions.sh tests/integration/faults.sh tests/integration/hostile.sh tests/integration/twin.sh tests/integration/fakeusb.sh tests/integration/gitlab.sh tests/integration/twin-matrix.sh; do
 	[ -f "$script" ] || continue
 	BCBENCH=$BCBENCH FWDIR=$FWDIR EMUDIR=${EMUDIR:-build/emu} sh "$script" >"$TMP/sub.out" 2>&1
 	rc=$?
