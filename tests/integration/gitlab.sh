@@ -1,17 +1,20 @@
 #!/bin/sh
 # The GitLab pipeline (scripts/ci/gitlab-ci.yml) run locally with
 # gitlab-ci-local's shell executor on the simulated bench, in a temporary
-# git repository holding this tree's files: build (over the tree built
-# already: make all only relinks), then static, the four bench jobs and
-# the report job, each in its own directory (--shell-isolation), so the
-# bench jobs have build/bcbench and build/fw only as the build job's
-# artifacts. Then the report job against a baseline, and four benches
-# ending in 5 (lock held by another process), 1, 3 and 0: the exit codes
-# GitLab's retry rule acts on. gitlab-ci-local does not execute retry,
-# resource_group, tags or timeout: those are checked from the file
-# (tests/gitlab/check_pipeline.py), the file against GitLab's CI JSON
-# schema that gitlab-ci-local ships. Needs scripts/install-deps.sh
-# (gitlab-ci-local in build/npm, rsync, git, python3-yaml).
+# git repository holding this tree's files. The build job runs make all
+# over the tree built already (it finds it up to date); every later job
+# runs in a directory of its own (--shell-isolation), so the bench jobs
+# have build/bcbench and build/fw only as the build job's artifacts. Then:
+# four benches ending in 5 (the bench lock held by another process,
+# --wait 0), 1 (a rule failed), 3 (the firmware crashed) and 0, and the
+# report job after them; static, four benches and the report, passing;
+# the report against the previous one as baseline. gitlab-ci-local does
+# not execute retry, resource_group, tags or timeout: those are checked
+# from the file (tests/gitlab/check_pipeline.py), with GitLab's retry rule
+# applied to the exit codes the bench jobs ended with, and the file
+# against GitLab's CI JSON schema as gitlab-ci-local ships it. Needs
+# scripts/install-deps.sh (gitlab-ci-local in build/npm, rsync, git,
+# python3-yaml). KEEP=1 keeps the temporary directory.
 # Usage: BCBENCH=build/bcbench FWDIR=build/fw sh tests/integration/gitlab.sh
 BCBENCH=${BCBENCH:-build/bcbench}
 FWDIR=${FWDIR:-build/fw}
@@ -42,6 +45,7 @@ if [ ! -x "$GCL" ]; then
 	echo "gitlab: $pass passed, $fail failed"
 	exit 1
 fi
+git rev-parse --git-dir >/dev/null 2>&1 || bad "not a git checkout: gitlab.sh copies the tree's files as git lists them"
 for tool in git rsync node; do
 	command -v $tool >/dev/null 2>&1 || bad "$tool is missing (scripts/install-deps.sh installs it)"
 done
@@ -98,11 +102,7 @@ describe=$(git describe --always --dirty --tags 2>/dev/null || echo unknown)
 gcl() {
 	log=$1
 	shift
-	g0=$(date +%s)
 	(cd "$T" && "$GCL" --file "$PIPE" --color=false --no-artifacts-to-source "$@") >"$TMP/$log" 2>&1
-	g=$?
-	echo "     gitlab-ci-local ${log%.out}: $(($(date +%s) - g0)) s"
-	return $g
 }
 # job_exit LOG JOB: the exit code gitlab-ci-local reported for JOB (0 for
 # PASS), or "none".
