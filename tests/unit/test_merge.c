@@ -526,6 +526,42 @@ static void test_merge__different_suite(void **state)
 	free_docs(docs, 3);
 }
 
+static void set_limits(cJSON *doc, const char *path, const char *sha)
+{
+	cJSON *l = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(l, "path", path);
+	cJSON_AddStringToObject(l, "sha256", sha);
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "limits");
+	cJSON_AddItemToObject(doc, "limits", l);
+}
+
+/* A shard whose entries wrote no report (its bench was in use: every
+ * entry not run) names no limits: it merges with the others, and the
+ * merged record takes theirs. Two that name different limits do not. */
+static void test_merge__shard_without_limits(void **state)
+{
+	cJSON *docs[3] = { suite(1, 3), suite(2, 3), suite(3, 3) };
+	cJSON *out = NULL;
+	struct bn_err err = { 0 };
+
+	set_limits(docs[0], "", "");
+	set_limits(docs[1], "profiles/limits/bc12.json", "ab12");
+	set_limits(docs[2], "profiles/limits/bc12.json", "ab12");
+	merge_ok(docs, shard_paths, 3, NULL, &out);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(out, "limits"),
+							     "sha256")->valuestring, "ab12");
+	cJSON_Delete(out);
+	out = NULL;
+	set_limits(docs[2], "other.json", "cd34");
+	assert_int_equal(bn_suite_merge(docs, shard_paths, 3, NULL, &out, &err), BN_ERR_DATA);
+	assert_null(out);
+	assert_msg_has(&err, "judged against different limits");
+	assert_msg_has(&err, shard_paths[1]);
+	assert_msg_has(&err, shard_paths[2]);
+	free_docs(docs, 3);
+}
+
 /* Shards of different runs: another shard count, another filter, one
  * sharded and one not. */
 static void test_merge__not_one_run(void **state)
@@ -751,6 +787,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_merge__missing_shard),
 		cmocka_unit_test(test_merge__missing_entry),
 		cmocka_unit_test(test_merge__different_suite),
+		cmocka_unit_test(test_merge__shard_without_limits),
 		cmocka_unit_test(test_merge__not_one_run),
 		cmocka_unit_test(test_merge__exit_recomputed),
 		cmocka_unit_test(test_merge__exit_xpass),
