@@ -47,7 +47,7 @@ grep -q '"state":[[:space:]]*"completed"' "$TMP/weak/report.json" && ok "report 
 grep -q "PASS" "$TMP/out" && ok "progress lines printed" || bad "no progress lines"
 
 # Bad input: exit 2, a message naming file:line, and no report.
-for case in bad-step:4:1 bad-unit:4:6 missing-profile:3:1 bad-telemetry-unit:5:1; do
+for case in bad-step:4:1 bad-unit:4:6 missing-profile:3:1 bad-telemetry-unit:5:23; do
 	f=${case%%:*}
 	loc=${case#*:}
 	expect_exit "bad input $f" 2 "$BCBENCH" run --out "$TMP/$f" "tests/data/scenarios/$f.scn"
@@ -206,7 +206,7 @@ wait $pid3
 got3=$?
 [ "$got1" -eq 130 ] && [ "$got3" -eq 0 ] && ok "the queued run ran after the first (exit $got1, $got3)" || bad "lock queue: first exit $got1, queued exit $got3: $(cat "$TMP/l3.out")"
 grep -q '"state":[[:space:]]*"completed"' "$TMP/l3/report.json" 2>/dev/null && ok "the queued run completed" || bad "queued run report"
-grep -q "waiting up to 60 s for the bench \"bench\"" "$TMP/l3.out" && ok "--wait says it waits" || bad "--wait is silent: $(cat "$TMP/l3.out")"
+grep -q "waiting up to 60 s for the bench \"bench-" "$TMP/l3.out" && ok "--wait says it waits" || bad "--wait is silent: $(cat "$TMP/l3.out")"
 
 # bcbench devices: every library's section, and plain words when empty.
 expect_exit "devices" 0 "$BCBENCH" devices
