@@ -41,7 +41,10 @@ all: $(BUILD)/bcbench $(FW_SO) $(BUILD)/fw/reference.so
 # Install missing Debian packages only when pkg-config lacks something.
 deps:
 	@pkg-config --exists $(PKGS) || scripts/install-deps.sh
-	@command -v sigrok-cli >/dev/null && command -v xmllint >/dev/null && command -v chromium >/dev/null && /usr/bin/python3 -c 'import jsonschema' 2>/dev/null || scripts/install-deps.sh
+	@command -v sigrok-cli >/dev/null && command -v xmllint >/dev/null && command -v chromium >/dev/null && \
+		command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null && command -v rsync >/dev/null && \
+		[ -x build/npm/node_modules/.bin/gitlab-ci-local ] && \
+		/usr/bin/python3 -c 'import jsonschema, yaml, labgrid, pytest' 2>/dev/null || scripts/install-deps.sh
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

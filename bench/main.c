@@ -38,6 +38,8 @@ static const char usage_main[] =
 	"  help [COMMAND]   show help\n"
 	"  version          show the version\n"
 	"\n"
+	"Every command takes -h/--help (its help) and --version (as bcbench version).\n"
+	"\n"
 	"Exit codes (every command; report.json status.cause, suite.json exit_cause\n"
 	"and JUnit error/failure types name the cause):\n"
 	"  0    ok                everything as expected: passed, or failed only where a\n"
@@ -89,6 +91,73 @@ static int stdout_flushed(int rc)
 	return bn_exit_most_urgent(rc, BN_EXIT_ENVIRONMENT);
 }
 
+/* Every command's usage, for help COMMAND and COMMAND --help. */
+static const struct help {
+	const char *name, *usage;
+} helps[] = {
+	{ "run", bn_cli_run_usage },
+	{ "replay", bn_cli_replay_usage },
+	{ "devices", bn_cli_devices_usage },
+	{ "selftest", bn_cli_selftest_usage },
+	{ "suite", bn_cli_suite_usage },
+	{ "diff", bn_cli_diff_usage },
+	{ "merge", bn_cli_merge_usage },
+	{ "salvage", bn_cli_salvage_usage },
+	{ "report", bn_cli_report_usage },
+	{ "curve", bn_cli_curve_usage },
+	{ "curve-sweep", bn_cli_curve_sweep_usage },
+	{ "curve-import", bn_cli_curve_import_usage },
+	{ "help", usage_main },
+	{ "version", usage_version },
+};
+
+static const struct help *help_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++)
+		if (!strcmp(name, helps[i].name))
+			return &helps[i];
+	return NULL;
+}
+
+static int print_version(void)
+{
+	printf("bcbench %s (%s)\n", BN_VERSION, bn_tool_commit());
+	return 0;
+}
+
+/* --version and -h/--help mean the same after every command (up to a
+ * "--"): a newcomer tries them first, and a CI log records the version
+ * from any command line. Returns the exit code, or -1 to run the
+ * command. */
+static int help_or_version(int argc, char **argv)
+{
+	const char *cmd = argv[1];
+	const struct help *h = help_of(cmd);
+
+	if (!h || !strcmp(cmd, "help"))
+		return -1;
+	if (!strcmp(cmd, "version"))
+		for (int i = 2; i < argc; i++)
+			if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+				fputs(usage_version, stdout);
+				return 0;
+			}
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--version"))
+			return print_version();
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			/* curve's subcommands have their own page */
+			if (!strcmp(cmd, "curve") && i > 2 && !strcmp(argv[2], "sweep"))
+				h = help_of("curve-sweep");
+			else if (!strcmp(cmd, "curve") && i > 2 && !strcmp(argv[2], "import"))
+				h = help_of("curve-import");
+			fputs(h->usage, stdout);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static int dispatch(int argc, char **argv);
 
 int main(int argc, char **argv)
@@ -106,42 +175,34 @@ int main(int argc, char **argv)
 static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+	int rc;
 
 	if (!cmd || !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-		static const struct {
-			const char *name, *usage;
-		} helps[] = {
-			{ "run", bn_cli_run_usage },
-			{ "replay", bn_cli_replay_usage },
-			{ "devices", bn_cli_devices_usage },
-			{ "selftest", bn_cli_selftest_usage },
-			{ "suite", bn_cli_suite_usage },
-			{ "diff", bn_cli_diff_usage },
-			{ "merge", bn_cli_merge_usage },
-			{ "salvage", bn_cli_salvage_usage },
-			{ "report", bn_cli_report_usage },
-			{ "curve", bn_cli_curve_usage },
-			{ "curve-sweep", bn_cli_curve_sweep_usage },
-			{ "curve-import", bn_cli_curve_import_usage },
-			{ "help", usage_main },
-			{ "version", usage_version },
-		};
 
 		if (cmd && !strcmp(cmd, "help") && argc > 2) {
-			for (size_t i = 0; i < sizeof(helps) / sizeof(helps[0]); i++)
-				if (!strcmp(argv[2], helps[i].name)) {
-					fputs(helps[i].usage, stdout);
-					return 0;
-				}
+			const struct help *h = help_of(argv[2]);
+
+			if (h) {
+				fputs(h->usage, stdout);
+				return 0;
+			}
 			fprintf(stderr, "bcbench help: unknown command \"%s\"\n%s", argv[2], usage_main);
 			return 2;
 		}
 		fputs(usage_main, cmd ? stdout : stderr);
 		return cmd ? 0 : 2;
 	}
-	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-		printf("bcbench %s (%s)\n", BN_VERSION, bn_tool_commit());
-		return 0;
+	if (!strcmp(cmd, "--version"))
+		return print_version();
+	rc = help_or_version(argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (!strcmp(cmd, "version")) {
+		if (argc > 2) {
+			fprintf(stderr, "bcbench version: unexpected argument \"%s\"\n%s", argv[2], usage_version);
+			return 2;
+		}
+		return print_version();
 	}
 	if (!strcmp(cmd, "run"))
 		return bn_cli_run(argc - 1, argv + 1);

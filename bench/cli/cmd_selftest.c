@@ -3,13 +3,16 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli/cli.h"
 #include "core/exit.h"
 #include "cli/common.h"
+#include "core/json.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "core/time.h"
 #include "hil/bench_hw.h"
 #include "hil/selftest.h"
@@ -19,7 +22,8 @@
 #define FRAMES 4096
 
 const char bn_cli_selftest_usage[] =
-	"Usage: bcbench selftest [--conf FILE] [--datadir DIR] [--wait SECONDS] [-v] [-q]\n"
+	"Usage: bcbench selftest [--conf FILE] [--datadir DIR] [--wait SECONDS] [--json]\n"
+	"                        [-v] [-q]\n"
 	"Switch the bench.conf fixture through every port type its fixture file\n"
 	"defines, with nothing plugged into the device side, and check each against\n"
 	"the file: the fixture takes the network (illegal combinations are refused\n"
@@ -35,6 +39,9 @@ const char bn_cli_selftest_usage[] =
 	"  -w, --wait SECONDS   queue for the bench lock this long\n"
 	"  -v, --verbose        more log output\n"
 	"  -q, --quiet          print only the summary\n"
+	"      --json           one JSON document on stdout instead of the lines (schema\n"
+	"                       bcbench-selftest/1; its keys in bcbench(1)); same exit\n"
+	"                       codes, and the document also when it cannot run\n"
 	"  -h, --help           this help\n"
 	"\n"
 	"Exit codes (bcbench help has the table): 0 every check passed (skips\n"
@@ -116,6 +123,72 @@ static int supply_on(struct bn_bench_hw *hw, bool quiet, struct bn_err *err)
 	return rc;
 }
 
+/* --json: the check lines bn_selftest_run wrote ("VERD  TEXT") and the
+ * outcome as one document: {"schema", "conf", "fixture", "exit",
+ * "error", "passed", "failed", "skipped", "first_failure", "checks":
+ * [{"verdict": "PASS|FAIL|SKIP|NOTE", "text"}]}. Returns rc. */
+static int print_json(const char *conf_path, const char *fixture, int rc, const char *error,
+		      const struct bn_selftest_result *res, const char *lines)
+{
+	cJSON *doc = cJSON_CreateObject(), *checks;
+	char *text, *clean;
+
+	if (!doc) {
+		fprintf(stderr, "bcbench selftest: out of memory\n");
+		return 3;
+	}
+	cJSON_AddStringToObject(doc, "schema", "bcbench-selftest/1");
+	if (conf_path)
+		cJSON_AddStringToObject(doc, "conf", conf_path);
+	else
+		cJSON_AddNullToObject(doc, "conf");
+	if (fixture)
+		cJSON_AddStringToObject(doc, "fixture", fixture);
+	else
+		cJSON_AddNullToObject(doc, "fixture");
+	cJSON_AddNumberToObject(doc, "exit", rc);
+	if (error) {
+		clean = bn_utf8_sanitize(error, strlen(error));
+		cJSON_AddStringToObject(doc, "error", clean ? clean : "");
+		free(clean);
+	} else {
+		cJSON_AddNullToObject(doc, "error");
+	}
+	cJSON_AddNumberToObject(doc, "passed", res ? res->pass : 0);
+	cJSON_AddNumberToObject(doc, "failed", res ? res->fail : 0);
+	cJSON_AddNumberToObject(doc, "skipped", res ? res->skip : 0);
+	if (res && res->fail)
+		cJSON_AddStringToObject(doc, "first_failure", res->first_fail);
+	else
+		cJSON_AddNullToObject(doc, "first_failure");
+	checks = cJSON_AddArrayToObject(doc, "checks");
+	for (const char *l = lines ? lines : ""; *l;) {
+		size_t n = strcspn(l, "\n");
+		static const char *const verds[] = { "PASS", "FAIL", "SKIP", "NOTE" };
+
+		for (size_t k = 0; k < 4; k++)
+			if (n > 6 && !strncmp(l, verds[k], 4) && l[4] == ' ' && l[5] == ' ') {
+				cJSON *c = cJSON_CreateObject();
+				char *t = bn_utf8_sanitize(l + 6, n - 6);
+
+				cJSON_AddStringToObject(c, "verdict", verds[k]);
+				cJSON_AddStringToObject(c, "text", t ? t : "");
+				free(t);
+				cJSON_AddItemToArray(checks, c);
+			}
+		l += n + (l[n] == '\n');
+	}
+	text = bn_json_print(doc);
+	cJSON_Delete(doc);
+	if (!text) {
+		fprintf(stderr, "bcbench selftest: out of memory\n");
+		return 3;
+	}
+	printf("%s\n", text);
+	free(text);
+	return rc;
+}
+
 int bn_cli_selftest(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -124,10 +197,14 @@ int bn_cli_selftest(int argc, char **argv)
 		{ "wait", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *conf_path = NULL, *datadir = NULL;
+	char *lines = NULL, why[600];
+	size_t lines_len = 0;
+	FILE *out = stdout;
 	char datadir_buf[1200];
 	static struct cap_meter meter; /* frames: too big for the stack */
 	struct bn_selftest_meter sm = { .measure = cap_measure, .user = &meter };
@@ -138,7 +215,7 @@ int bn_cli_selftest(int argc, char **argv)
 	struct bn_conf conf;
 	struct bn_err err = { 0 };
 	double wait_s = 0;
-	int verbose = 0, quiet = 0, c, rc;
+	int verbose = 0, quiet = 0, json = 0, c, rc;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:d:w:vqh", opts, NULL)) != -1) {
@@ -151,6 +228,7 @@ int bn_cli_selftest(int argc, char **argv)
 			break;
 		case 'v': verbose++; break;
 		case 'q': quiet = 1; break;
+		case 'J': json = 1; break;
 		case 'h': fputs(bn_cli_selftest_usage, stdout); return 0;
 		default: fputs(bn_cli_selftest_usage, stderr); return 2;
 		}
@@ -166,17 +244,35 @@ int bn_cli_selftest(int argc, char **argv)
 	if (!datadir)
 		return 2;
 	if (!strcmp(conf.fixture, "sim")) {
-		fprintf(stderr,
-			"bcbench selftest: %s has no real fixture (fixture = sim): the selftest checks "
-			"a fixture's wiring; set fixture = ftdi and fixture_file = "
-			"fixtures/bcbench-fixture-a.json (see fixtures/README.md)\n",
-			conf_path ? conf_path : "the configuration");
-		return 2;
+		snprintf(why, sizeof(why),
+			 "%s has no real fixture (fixture = sim): the selftest checks "
+			 "a fixture's wiring; set fixture = ftdi and fixture_file = "
+			 "fixtures/bcbench-fixture-a.json (see fixtures/README.md)",
+			 conf_path ? conf_path : "the configuration");
+		fprintf(stderr, "bcbench selftest: %s\n", why);
+		return json ? print_json(conf_path, conf.fixture, 2, why, NULL, NULL) : 2;
+	}
+	if (json) {
+		/* the check lines are collected for the document */
+		quiet = 1;
+		out = open_memstream(&lines, &lines_len);
+		if (!out) {
+			fprintf(stderr, "bcbench selftest: out of memory\n");
+			return 3;
+		}
 	}
 	bn_cli_catch_signals();
-	rc = bn_cli_lock(&conf, "bcbench selftest", wait_s, quiet, &lock);
-	if (rc)
+	rc = json ? bn_cli_lock_err(&conf, "bcbench selftest", wait_s, quiet, &lock, &err)
+		  : bn_cli_lock(&conf, "bcbench selftest", wait_s, quiet, &lock);
+	if (rc) {
+		if (json) {
+			fprintf(stderr, "bcbench: %s\n", err.msg);
+			fclose(out);
+			rc = print_json(conf_path, conf.fixture, rc, err.msg, NULL, NULL);
+			free(lines);
+		}
 		return rc;
+	}
 	rc = bn_bench_hw_open(&hw, &conf, datadir, &err);
 	if (rc == BN_OK)
 		rc = bn_fixture_def_load(&def, hw.fixture_file, &err);
@@ -188,7 +284,7 @@ int bn_cli_selftest(int argc, char **argv)
 		if (!quiet)
 			printf("selftest of %s (%s), %d port types\n", def.name, def.path, def.nports);
 		rc = bn_selftest_run(&hw.fixture, &def, meter.cap ? &sm : NULL, bn_cli_stop_flag(),
-				     quiet ? NULL : stdout, &res, &err);
+				     json ? out : quiet ? NULL : stdout, &res, &err);
 	}
 	if (meter.cap) {
 		struct bn_err e2 = { 0 };
@@ -198,6 +294,17 @@ int bn_cli_selftest(int argc, char **argv)
 	}
 	bn_bench_hw_close(&hw);
 	bn_lock_release(&lock);
+	if (json) {
+		int code = rc < 0 ? bn_err_exit_code(rc) : res.fail ? 1 : 0;
+
+		fclose(out);
+		if (rc < 0)
+			fprintf(stderr, "bcbench selftest: %s\n", err.msg);
+		code = print_json(conf_path, rc == BN_OK ? def.name : conf.fixture, code,
+				  rc < 0 ? err.msg : NULL, rc < 0 ? NULL : &res, lines);
+		free(lines);
+		return code;
+	}
 	if (rc < 0) {
 		fprintf(stderr, "bcbench selftest: %s\n", err.msg);
 		return bn_cli_exit_of(rc);

@@ -24,6 +24,7 @@
 #include "core/file.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/suggest.h"
 #include "core/text.h"
 #include "hil/bench_hw.h"
 #include "hil/lock.h"
@@ -39,7 +40,7 @@ const char bn_cli_suite_usage[] =
 	"                    [--filter PATTERN] [--fwdir DIR] [--watchdog SECONDS]\n"
 	"                    [--limits FILE] [--wait SECONDS] [--conf FILE] [--datadir DIR]\n"
 	"                    [--baseline SUITE.json] [--operator NAME] [--no-html]\n"
-	"                    [--require-verdicts] [--list] [-v] [-q]\n"
+	"                    [--require-verdicts] [--list [--json]] [-v] [-q]\n"
 	"Run every entry of a suite (scenarios by ports, chargers, hosts, devices and\n"
 	"firmware builds; see bcbench(1), SUITES) and judge each against what the suite\n"
 	"expects of it: pass, fail exactly the listed rules (xfail), or end in error.\n"
@@ -79,6 +80,8 @@ const char bn_cli_suite_usage[] =
 	"                       but an entry expected to pass did not demonstrate\n"
 	"                       compliance (a rule inconclusive or in error)\n"
 	"      --list           print the entries (index, id, expectation) and exit\n"
+	"      --json           with --list: one JSON document on stdout (schema\n"
+	"                       bcbench-suite-list/1; its keys in bcbench(1))\n"
 	"  -c, --conf FILE, -d, --datadir DIR, -v, -q, -h: as for run\n"
 	"\n"
 	"Exit codes (suite.json exit_code; each entry's exit_cause, and the type of\n"
@@ -537,6 +540,136 @@ static int not_demonstrated(const cJSON *doc, const char *out_dir)
 	return n;
 }
 
+static const char *const expect_words[] = { "pass", "xfail", "xerror" };
+
+static bool picked(const int *pick, int n_pick, int i)
+{
+	for (int k = 0; k < n_pick; k++)
+		if (pick[k] == i)
+			return true;
+	return false;
+}
+
+/* --list: one line per selected entry (index, id, expectation, rules). */
+static int list_text(const struct bn_suite *s, const int *pick, int n_pick)
+{
+	for (int i = 0; i < s->n_entries; i++) {
+		const struct bn_suite_entry *e = &s->entries[i];
+
+		if (!picked(pick, n_pick, i))
+			continue;
+		printf("%4d  %-60s %s", e->index, e->id, expect_words[e->expect]);
+		for (int k = 0; k < e->n_rules; k++)
+			printf(" %s", e->rules[k]);
+		printf("\n");
+	}
+	printf("%d of %d entries\n", n_pick, s->n_entries);
+	return 0;
+}
+
+/* --list --json: the same as one JSON document on stdout (bcbench(1),
+ * "suite --list --json"): {"schema", "suite", "path", "total",
+ * "selected", "entries": [{"index", "id", "scenario", "expect",
+ * "rules", "params": {AXIS: value or null}}]}. */
+static int list_json(const struct bn_suite *s, const int *pick, int n_pick)
+{
+	cJSON *doc = cJSON_CreateObject(), *entries = cJSON_CreateArray();
+	char *text;
+
+	if (!doc || !entries) {
+		cJSON_Delete(doc);
+		cJSON_Delete(entries);
+		fprintf(stderr, "bcbench suite: out of memory\n");
+		return 3;
+	}
+	cJSON_AddStringToObject(doc, "schema", "bcbench-suite-list/1");
+	cJSON_AddStringToObject(doc, "suite", s->name);
+	cJSON_AddStringToObject(doc, "path", s->path);
+	cJSON_AddNumberToObject(doc, "total", s->n_entries);
+	cJSON_AddNumberToObject(doc, "selected", n_pick);
+	cJSON_AddItemToObject(doc, "entries", entries);
+	for (int i = 0; i < s->n_entries; i++) {
+		const struct bn_suite_entry *e = &s->entries[i];
+		cJSON *o, *rules, *params;
+
+		if (!picked(pick, n_pick, i))
+			continue;
+		o = cJSON_CreateObject();
+		cJSON_AddItemToArray(entries, o);
+		cJSON_AddNumberToObject(o, "index", e->index);
+		cJSON_AddStringToObject(o, "id", e->id);
+		cJSON_AddStringToObject(o, "scenario", e->scenario);
+		cJSON_AddStringToObject(o, "expect", expect_words[e->expect]);
+		rules = cJSON_AddArrayToObject(o, "rules");
+		for (int k = 0; k < e->n_rules; k++)
+			cJSON_AddItemToArray(rules, cJSON_CreateString(e->rules[k]));
+		params = cJSON_AddObjectToObject(o, "params");
+		for (int a = 0; a < BN_AXIS_COUNT; a++)
+			if (e->param[a][0])
+				cJSON_AddStringToObject(params, bn_suite_axis_name((enum bn_suite_axis)a), e->param[a]);
+			else
+				cJSON_AddNullToObject(params, bn_suite_axis_name((enum bn_suite_axis)a));
+	}
+	text = bn_json_print(doc);
+	cJSON_Delete(doc);
+	if (!text) {
+		fprintf(stderr, "bcbench suite: out of memory\n");
+		return 3;
+	}
+	fputs(text, stdout);
+	fputs("\n", stdout);
+	free(text);
+	return 0;
+}
+
+/* --filter matched no entry: say so with the nearest to each of its
+ * patterns (an entry's id, or its scenario's stem as a glob), and the
+ * first few ids. */
+static void nothing_matches(const struct bn_suite *s, const char *filter)
+{
+	int n = s->n_entries;
+	const char **names = malloc((size_t)(2 * n + 1) * sizeof(*names));
+	char (*stems)[200] = malloc((size_t)(n + 1) * sizeof(*stems));
+	char pat[256], near_list[600] = "";
+	size_t used = 0;
+
+	fprintf(stderr, "bcbench suite: --filter '%s' matches none of the %d entries of %s", filter, n,
+		s->path);
+	for (int i = 0; names && stems && i < n; i++) {
+		names[i] = s->entries[i].id;
+		snprintf(stems[i], sizeof(stems[i]), "%.*s", (int)strcspn(s->entries[i].id, "/"),
+			 s->entries[i].id);
+		names[n + i] = stems[i];
+	}
+	for (const char *p = filter; names && stems && *p;) {
+		size_t len = strcspn(p, ","), k = 0;
+		const char *near;
+
+		/* the pattern without its wildcards, against ids and stems */
+		for (size_t j = 0; j < len && k < sizeof(pat) - 1; j++)
+			if (p[j] != '*' && p[j] != '?')
+				pat[k++] = p[j];
+		pat[k] = '\0';
+		near = bn_suggest_nearest(pat, names, 2 * n);
+		if (near && used < sizeof(near_list))
+			used += (size_t)snprintf(near_list + used, sizeof(near_list) - used, "%s'%s%s'",
+						 used ? ", " : "", near, near >= stems[0] && near <= stems[n - 1]
+						 ? "*" : "");
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (near_list[0])
+		fprintf(stderr, "; did you mean %s?", near_list);
+	fprintf(stderr, "\n  its entries:");
+	for (int i = 0; i < n && i < 8; i++)
+		fprintf(stderr, " %s", s->entries[i].id);
+	fprintf(stderr, "%s\n  (bcbench suite --list %s lists them all; --filter takes globs, "
+		"e.g. 'dcp*')\n", n > 8 ? " ..." : "", s->path);
+	free(names);
+	free(stems);
+}
+
 int bn_cli_suite(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -549,6 +682,7 @@ int bn_cli_suite(int argc, char **argv)
 		{ "watchdog", required_argument, NULL, 'W' },
 		{ "limits", required_argument, NULL, 'l' },
 		{ "list", no_argument, NULL, 'L' },
+		{ "json", no_argument, NULL, 'N' },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "operator", required_argument, NULL, 'O' },
 		{ "no-html", no_argument, NULL, 'X' },
@@ -574,7 +708,7 @@ int bn_cli_suite(int argc, char **argv)
 	struct job *slots = NULL;
 	cJSON *doc = NULL;
 	int *pick = NULL;
-	int verbose = 0, quiet = 0, list = 0, jobs = 0, shard_k = 1, shard_n = 1, c, rc, next = 0,
+	int verbose = 0, quiet = 0, list = 0, json = 0, jobs = 0, shard_k = 1, shard_n = 1, c, rc, next = 0,
 	    running = 0, n_matching, exit_code;
 	double watchdog_s = 0, wait_s = 0;
 	struct bn_lock lock = { .fd = -1 };
@@ -620,6 +754,7 @@ int bn_cli_suite(int argc, char **argv)
 		case 'B': fwdir = optarg; break;
 		case 'l': limits = optarg; break;
 		case 'L': list = 1; break;
+		case 'N': json = 1; break;
 		case 'b': baseline = optarg; break;
 		case 'O': operator_opt = optarg; break;
 		case 'X': no_html = true; break;
@@ -670,27 +805,26 @@ int bn_cli_suite(int argc, char **argv)
 		return BN_EXIT_ENVIRONMENT;
 	}
 	r.n_pick = bn_suite_select(&s, filter, shard_k, shard_n, pick, &n_matching);
-	if (list) {
-		static const char *const ex[] = { "pass", "xfail", "xerror" };
-
-		for (int i = 0; i < s.n_entries; i++) {
-			const struct bn_suite_entry *e = &s.entries[i];
-			bool in = false;
-
-			for (int k = 0; k < r.n_pick; k++)
-				in |= pick[k] == i;
-			if (!in)
-				continue;
-			printf("%4d  %-60s %s", e->index, e->id, ex[e->expect]);
-			for (int k = 0; k < e->n_rules; k++)
-				printf(" %s", e->rules[k]);
-			printf("\n");
-		}
-		printf("%d of %d entries\n", r.n_pick, s.n_entries);
+	if (json && !list) {
+		fprintf(stderr, "bcbench suite: --json goes with --list (the run's record is suite.json)\n");
 		free(pick);
 		free(r.done);
 		bn_suite_free(&s);
-		return r.n_pick ? BN_EXIT_OK : BN_EXIT_NOTHING_TO_RUN;
+		return 2;
+	}
+	if (filter && !n_matching) {
+		nothing_matches(&s, filter);
+		free(pick);
+		free(r.done);
+		bn_suite_free(&s);
+		return BN_EXIT_NOTHING_TO_RUN;
+	}
+	if (list) {
+		rc = json ? list_json(&s, pick, r.n_pick) : list_text(&s, pick, r.n_pick);
+		free(pick);
+		free(r.done);
+		bn_suite_free(&s);
+		return rc ? rc : r.n_pick ? BN_EXIT_OK : BN_EXIT_NOTHING_TO_RUN;
 	}
 	/* Nothing selected is not a pass: a CI job whose filter or shard
 	 * went wrong must not go green (exit 7, with suite.json saying so). */

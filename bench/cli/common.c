@@ -10,6 +10,7 @@
 
 #include "core/datadir.h"
 #include "core/err.h"
+#include "core/suggest.h"
 #include "core/exit.h"
 #include "core/text.h"
 #include "core/chanmap.h"
@@ -137,14 +138,16 @@ const char *bn_cli_fwdir(const char *opt, char *buf, size_t len)
 int bn_cli_lock_err(const struct bn_conf *conf, const char *who, double wait_s, bool quiet,
 		    struct bn_lock *lock, struct bn_err *err)
 {
-	char name[128];
+	char base[128], name[300];
 	int rc;
 
 	lock->fd = -1;
 	lock->inherited = 0;
 	if (strcmp(conf->lock, "yes") && !(!strcmp(conf->lock, "auto") && bn_conf_has_hardware(conf)))
 		return 0;
-	bn_bench_lock_name(conf, name, sizeof(name));
+	bn_bench_lock_name(conf, base, sizeof(base));
+	/* the fixture's serial, else the conf's path: one lock per bench */
+	bn_lock_bench_name(base, conf->fixture, conf->path, name, sizeof(name));
 	if (wait_s > 0 && !quiet)
 		bn_term_printf(stderr, "bcbench: waiting up to %.0f s for the bench \"%s\"\n", wait_s, name);
 	rc = bn_lock_take(lock, conf->lock_dir, name, wait_s, who, &stop_requested, err);
@@ -260,7 +263,12 @@ int bn_cli_conditions(const char *cmd, const char *spec, const char *datadir,
 	else
 		snprintf(path, len, "%s/%s", datadir, spec);
 	if (access(path, R_OK) != 0) {
-		bn_term_printf(stderr, "bcbench %s: --conditions %s: cannot open %s\n", cmd, spec, path);
+		char hint[900] = "";
+
+		if (bare)
+			bn_suggest_profile(datadir, "conditions", spec, hint, sizeof(hint));
+		bn_term_printf(stderr, "bcbench %s: --conditions %s: cannot open %s%s\n", cmd, spec, path,
+			       hint);
 		return 1;
 	}
 	if (bn_conditions_load(path, c, &err) < 0) {

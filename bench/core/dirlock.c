@@ -66,7 +66,7 @@ int bn_dirlock_take(struct bn_dirlock *l, const char *dir, const char *who, stru
 
 			if (e != EWOULDBLOCK) {
 				close(fd);
-				return bn_err_set(err, BN_ERR_IO, "%s: cannot lock: %s", l->path,
+				return bn_err_set(err, BN_ERR_ENV, "%s: cannot lock: %s", l->path,
 						  strerror(e));
 			}
 			bn_lock_holder_read(fd, holder, sizeof(holder));

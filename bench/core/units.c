@@ -319,3 +319,21 @@ void bn_limit_format(const char *name, double min, double max, const char *unit,
 		snprintf(buf, len, "%s%s%s %s", name, name[0] ? " " : "", !isnan(min) ? ">=" : "<=",
 			 !isnan(min) ? a : b);
 }
+
+int bn_plausible_max(double v, enum bn_dim dim, double max_si, int bare, char *why, size_t len)
+{
+	const char *u = bn_dim_unit(dim);
+	char got[48], most[48];
+
+	if (!(v > max_si))
+		return BN_OK;
+	bn_qty_format(v, u, got, sizeof(got));
+	bn_qty_format(max_si, u, most, sizeof(most));
+	if (bare)
+		snprintf(why, len, "%s is more than USB carries (at most %s): did you write m%s? "
+			 "write %g or \"%gm%s\"", got, most, u, v / 1000.0, v, u);
+	else
+		snprintf(why, len, "%s is more than USB carries (at most %s): did you mean "
+			 "\"%gm%s\"?", got, most, v, u);
+	return BN_ERR_DATA;
+}

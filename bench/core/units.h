@@ -44,6 +44,18 @@ void bn_qty_format(double v, const char *unit, char *buf, size_t len);
 void bn_limit_format(const char *name, double min, double max, const char *unit, char *buf,
 		     size_t len);
 
+/* The most a USB charger or port gives: a value beyond it was most
+ * likely written in milli-units (800 for 0.8 A). */
+#define BN_PLAUSIBLE_USB_A 10.0
+#define BN_PLAUSIBLE_USB_V 50.0
+
+/* v (SI, of dim) above max_si: BN_ERR_DATA with why saying so and what
+ * was likely meant; bare: it was written as a plain number ("800 A is
+ * more than USB carries (at most 10 A): did you write mA? write
+ * 0.8 or \"800mA\""), else as a quantity ("did you mean \"800mA\"?").
+ * BN_OK when v <= max_si. */
+int bn_plausible_max(double v, enum bn_dim dim, double max_si, int bare, char *why, size_t len);
+
 /* "a voltage", "a current", ... for messages; base unit symbol "V", "A". */
 const char *bn_dim_name(enum bn_dim dim);
 const char *bn_dim_unit(enum bn_dim dim);

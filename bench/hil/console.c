@@ -264,7 +264,7 @@ int bn_console_open(const char *spec, struct bn_console **out, struct bn_err *er
 	rc = bn_serial_open(path, baud, &c->ser, err);
 	if (rc < 0) {
 		free(c);
-		/* the device is not there: a bench fault (exit 3), not bad input */
+		/* the device is not there: a bench fault (exit 5), not bad input */
 		return rc == BN_ERR_IO ? (err->code = BN_ERR_FAULT) : rc;
 	}
 	*out = c;

@@ -8,9 +8,12 @@
 #include <libserialport.h>
 #include <libsigrok/libsigrok.h>
 #include <libusb.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/json.h"
+#include "core/text.h"
 #include "hil/usb_dev.h"
 
 #define FTDI_VID 0x0403
@@ -183,4 +186,173 @@ int bn_devices_print(FILE *out)
 	print_sigrok(out);
 	n += print_usb(out);
 	return n;
+}
+
+/* ---- the same, as JSON ---- */
+
+/* Device strings are bytes from outside: valid UTF-8 in the document. */
+static void add_str(cJSON *o, const char *key, const char *s)
+{
+	char *clean = bn_utf8_sanitize(s, strlen(s));
+
+	cJSON_AddStringToObject(o, key, clean ? clean : "");
+	free(clean);
+}
+
+static cJSON *section(cJSON *root, const char *name, const char *list_name, cJSON **list)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, name);
+
+	*list = o ? cJSON_AddArrayToObject(o, list_name) : NULL;
+	if (o)
+		cJSON_AddNullToObject(o, "error");
+	return o;
+}
+
+static void set_error(cJSON *sec, const char *why)
+{
+	if (sec)
+		cJSON_ReplaceItemInObject(sec, "error", cJSON_CreateString(why));
+}
+
+static int json_ftdi(cJSON *root)
+{
+	cJSON *list, *sec = section(root, "ftdi", "devices", &list);
+	struct ftdi_context *f = ftdi_new();
+	int count = 0;
+	char why[300];
+
+	if (!f) {
+		set_error(sec, "libftdi1 could not start (ftdi_new failed: no USB context)");
+		return 0;
+	}
+	for (size_t k = 0; k < sizeof(ftdi_pids) / sizeof(ftdi_pids[0]); k++) {
+		struct ftdi_device_list *dl = NULL;
+		int n = ftdi_usb_find_all(f, &dl, FTDI_VID, ftdi_pids[k]);
+
+		if (n < 0) {
+			snprintf(why, sizeof(why), "0403:%04x: %s (%d)", ftdi_pids[k], ftdi_get_error_string(f), n);
+			set_error(sec, why);
+			continue;
+		}
+		for (struct ftdi_device_list *d = dl; d; d = d->next) {
+			char mfr[128] = "", desc[128] = "", serial[128] = "", id[16];
+			cJSON *o = cJSON_CreateObject();
+			bool opened = ftdi_usb_get_strings(f, d->dev, mfr, sizeof(mfr), desc, sizeof(desc),
+							   serial, sizeof(serial)) >= 0;
+
+			snprintf(id, sizeof(id), "0403:%04x", ftdi_pids[k]);
+			cJSON_AddStringToObject(o, "id", id);
+			cJSON_AddNumberToObject(o, "bus", libusb_get_bus_number(d->dev));
+			cJSON_AddNumberToObject(o, "address", libusb_get_device_address(d->dev));
+			cJSON_AddBoolToObject(o, "opened", opened);
+			add_str(o, "manufacturer", mfr);
+			add_str(o, "product", desc);
+			add_str(o, "serial", serial);
+			cJSON_AddItemToArray(list, o);
+			count++;
+		}
+		ftdi_list_free(&dl);
+	}
+	ftdi_free(f);
+	return count;
+}
+
+static int json_serial(cJSON *root)
+{
+	cJSON *list, *sec = section(root, "serial", "ports", &list);
+	struct sp_port **ports = NULL;
+	enum sp_return rc = sp_list_ports(&ports);
+	int count = 0;
+
+	if (rc != SP_OK) {
+		char *m = rc == SP_ERR_FAIL ? sp_last_error_message() : NULL;
+
+		set_error(sec, m ? m : rc == SP_ERR_MEM ? "out of memory" : "error");
+		if (m)
+			sp_free_error_message(m);
+		return 0;
+	}
+	for (int i = 0; ports[i]; i++) {
+		const char *desc = sp_get_port_description(ports[i]);
+		cJSON *o = cJSON_CreateObject();
+		int vid, pid;
+		char id[16];
+
+		add_str(o, "name", sp_get_port_name(ports[i]));
+		add_str(o, "description", desc ? desc : "");
+		if (sp_get_port_transport(ports[i]) == SP_TRANSPORT_USB &&
+		    sp_get_port_usb_vid_pid(ports[i], &vid, &pid) == SP_OK) {
+			snprintf(id, sizeof(id), "%04x:%04x", vid & 0xffff, pid & 0xffff);
+			cJSON_AddStringToObject(o, "usb", id);
+		} else {
+			cJSON_AddNullToObject(o, "usb");
+		}
+		cJSON_AddItemToArray(list, o);
+		count++;
+	}
+	sp_free_port_list(ports);
+	return count;
+}
+
+static void json_sigrok(cJSON *root)
+{
+	cJSON *list, *sec = section(root, "sigrok", "drivers", &list);
+	struct sr_context *ctx = NULL;
+	struct sr_dev_driver **drv;
+	int rc = sr_init(&ctx);
+
+	if (rc != SR_OK) {
+		set_error(sec, sr_strerror(rc));
+		return;
+	}
+	drv = sr_driver_list(ctx);
+	for (int i = 0; drv && drv[i]; i++)
+		cJSON_AddItemToArray(list, cJSON_CreateString(drv[i]->name));
+	sr_exit(ctx);
+}
+
+static void json_usb_one(void *user, const struct bn_usb_seen *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	char id[16];
+
+	snprintf(id, sizeof(id), "%04x:%04x", s->vid, s->pid);
+	cJSON_AddStringToObject(o, "id", id);
+	cJSON_AddNumberToObject(o, "bus", s->bus);
+	cJSON_AddNumberToObject(o, "address", s->address);
+	cJSON_AddBoolToObject(o, "opened", s->opened);
+	add_str(o, "manufacturer", s->opened ? s->manufacturer : "");
+	add_str(o, "product", s->opened ? s->product : "");
+	add_str(o, "serial", s->opened ? s->serial : "");
+	cJSON_AddItemToArray(user, o);
+}
+
+static int json_usb(cJSON *root)
+{
+	cJSON *list, *sec = section(root, "usb", "devices", &list);
+	struct bn_err err = { 0 };
+	int n = bn_usb_list(json_usb_one, list, &err);
+
+	if (n < 0) {
+		set_error(sec, err.msg);
+		return 0;
+	}
+	return n;
+}
+
+cJSON *bn_devices_json(void)
+{
+	cJSON *root = cJSON_CreateObject();
+	int n;
+
+	if (!root)
+		return NULL;
+	cJSON_AddBoolToObject(root, "usb_visible", usb_bus_visible());
+	n = json_ftdi(root);
+	n += json_serial(root);
+	json_sigrok(root);
+	n += json_usb(root);
+	cJSON_AddNumberToObject(root, "found", n);
+	return root;
 }

@@ -11,4 +11,12 @@
  * (sigrok drivers are not devices and do not count). */
 int bn_devices_print(FILE *out);
 
+struct cJSON;
+/* The same as one JSON object (bcbench(1), "devices --json"): "ftdi",
+ * "serial", "usb": {"devices": [...], "error": null or why the library
+ * could not look}; "sigrok": {"drivers": [...], "error"};
+ * "usb_visible"; "found" (as bn_devices_print returns). NULL when out of
+ * memory. */
+struct cJSON *bn_devices_json(void);
+
 #endif

@@ -264,7 +264,7 @@ static int ftdifx_open(void *priv, const struct bn_backend_open *o, struct bn_er
 				      "devices it can see"
 				    : "check the udev rules (fixtures/udev/60-bcbench.rules) and that "
 				      "no other program holds it");
-		rc = BN_ERR_FAULT; /* the bench is not there: exit 3, not bad input */
+		rc = BN_ERR_FAULT; /* the bench is not there: exit 5, not bad input */
 		goto fail_free;
 	}
 	/* From here the chip is ours: start from reset (every pin an input,

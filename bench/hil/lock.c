@@ -1,7 +1,10 @@
 #include "hil/lock.h"
 
 #include <errno.h>
+#include <ctype.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -54,6 +57,49 @@ void bn_lock_share_with_children(const struct bn_lock *l)
 		return;
 	snprintf(num, sizeof(num), "%d", l->fd);
 	setenv(BN_LOCK_FD_ENV, num, 1);
+}
+
+/* The serial in "ftdi:VID:PID:SERIAL" or "ftdi:serial=SERIAL"; "". */
+static void fixture_serial(const char *spec, char *out, size_t len)
+{
+	const char *p = spec ? strchr(spec, ':') : NULL, *s;
+
+	out[0] = '\0';
+	if (!p)
+		return;
+	p++;
+	if (!strncmp(p, "serial=", 7)) {
+		snprintf(out, len, "%s", p + 7);
+		return;
+	}
+	/* VID:PID:SERIAL: the third field, after two colons */
+	s = strchr(p, ':');
+	if (s && (s = strchr(s + 1, ':')) && s[1] && !strchr(p, '='))
+		snprintf(out, len, "%s", s + 1);
+}
+
+void bn_lock_bench_name(const char *base, const char *fixture_spec, const char *conf_path,
+			char *out, size_t len)
+{
+	char serial[128], abs_path[PATH_MAX];
+	size_t n;
+
+	fixture_serial(fixture_spec, serial, sizeof(serial));
+	if (serial[0]) {
+		snprintf(out, len, "%s-%s", base, serial);
+	} else if (conf_path && conf_path[0] && realpath(conf_path, abs_path)) {
+		uint64_t h = 0xcbf29ce484222325ull;
+
+		for (const unsigned char *c = (const unsigned char *)abs_path; *c; c++)
+			h = (h ^ *c) * 0x100000001b3ull;
+		snprintf(out, len, "%s-%08x", base, (unsigned)(h >> 32));
+	} else {
+		snprintf(out, len, "%s", base);
+	}
+	n = strlen(out);
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)out[i]) && !strchr("-_.", out[i]))
+			out[i] = '_';
 }
 
 int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wait_s,

@@ -27,6 +27,17 @@ struct bn_lock {
 /* After taking l: let children share it (sets BN_LOCK_FD_ENV). */
 void bn_lock_share_with_children(const struct bn_lock *l);
 
+/* The lock's name for one bench: base (the fixture file's stem, or
+ * "bench"), then the fixture's USB serial when bench.conf's fixture names
+ * one (ftdi:VID:PID:SERIAL, ftdi:serial=SERIAL), else the first 8 hex
+ * digits of a hash (FNV-1a) of bench.conf's absolute path: two identical
+ * benches on one host (two fixtures of the same design, two confs) do
+ * not share a lock, and one bench is one lock whichever way its conf is
+ * named. Neither known (no conf file): base alone. Characters a file
+ * name should not hold become '_'. */
+void bn_lock_bench_name(const char *base, const char *fixture_spec, const char *conf_path,
+			char *out, size_t len);
+
 /* The lock directory when bench.conf names none: /run/lock if writable,
  * else /tmp. */
 const char *bn_lock_default_dir(void);

@@ -65,16 +65,42 @@ static int read_shard(const cJSON *doc, const char *path, struct shard *s, struc
 	return BN_OK;
 }
 
+/* The limits a shard was judged against; NULL for one whose entries
+ * wrote no report (its bench was in use, or each crashed first), which
+ * names none and agrees with any. */
+static const char *limits_sha(const cJSON *doc)
+{
+	const cJSON *s = get(get(doc, "limits"), "sha256");
+
+	return cJSON_IsString(s) && s->valuestring[0] ? s->valuestring : NULL;
+}
+
+/* The first input that names its limits, else 0. */
+static int limits_ref(cJSON *const *docs, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (limits_sha(docs[i]))
+			return i;
+	return 0;
+}
+
 /* The inputs are shards of one run of one suite. */
 static int check_same_run(cJSON *const *docs, const char *const *paths, int n,
 			  const struct shard *sh, struct bn_err *err)
 {
 	static const char *const same_keys[] = { "filter", "entries_in_suite" };
+	int ref = limits_ref(docs, n);
 
+	for (int i = 0; i < n; i++) {
+		const char *la = limits_sha(docs[ref]), *lb = limits_sha(docs[i]);
+
+		if (la && lb && strcmp(la, lb))
+			return bn_err_set(err, BN_ERR_DATA,
+					  "%s and %s were judged against different "
+					  "limits (limits.sha256)",
+					  paths[ref], paths[i]);
+	}
 	for (int i = 1; i < n; i++) {
-		const cJSON *la = get(get(docs[0], "limits"), "sha256");
-		const cJSON *lb = get(get(docs[i], "limits"), "sha256");
-
 		if (strcmp(sh[0].sha, sh[i].sha))
 			return bn_err_set(err, BN_ERR_DATA,
 					  "%s and %s ran different suites "
@@ -86,12 +112,6 @@ static int check_same_run(cJSON *const *docs, const char *const *paths, int n,
 						  "%s and %s differ in \"%s\": not "
 						  "shards of one run",
 						  paths[0], paths[i], same_keys[k]);
-		if (cJSON_IsString(la) && cJSON_IsString(lb) &&
-		    strcmp(la->valuestring, lb->valuestring))
-			return bn_err_set(err, BN_ERR_DATA,
-					  "%s and %s were judged against different "
-					  "limits (limits.sha256)",
-					  paths[0], paths[i]);
 		if (!sh[0].count != !sh[i].count)
 			return bn_err_set(err, BN_ERR_DATA, "%s is %s and %s is %s", paths[0],
 					  sh[0].count ? "a shard" : "not sharded", paths[i],
@@ -413,6 +433,8 @@ int bn_suite_merge(cJSON *const *docs, const char *const *paths, int n,
 	}
 	set_item(doc, "entries", entries);
 	set_item(doc, "shard", cJSON_CreateNull());
+	if (!limits_sha(docs[first]) && limits_sha(docs[limits_ref(docs, n)]))
+		set_item(doc, "limits", cJSON_Duplicate(get(docs[limits_ref(docs, n)], "limits"), true));
 	for (int i = 0; i < n; i++) {
 		cJSON *m = cJSON_CreateObject();
 		const cJSON *s = get(docs[i], "shard");

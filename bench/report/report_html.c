@@ -943,7 +943,11 @@ static void run_status(struct page *p)
 	g_string_append(p->s, "<h2 id=\"status\">Run</h2>\n<dl class=\"meta\">\n");
 	meta_row(p->s, "Status", bn_jstr(st, "state"));
 	meta_row(p->s, "Reason", bn_jstr(st, "reason"));
-	snprintf(buf, sizeof(buf), "%.0f", bn_jnum(st, "exit_code"));
+	/* the cause beside the code, as a CI reads it (README.md, Exit codes) */
+	if (bn_jstr(st, "cause"))
+		snprintf(buf, sizeof(buf), "%.0f (%s)", bn_jnum(st, "exit_code"), bn_jstr(st, "cause"));
+	else
+		snprintf(buf, sizeof(buf), "%.0f", bn_jnum(st, "exit_code"));
 	meta_row(p->s, "Exit code", buf);
 	snprintf(buf, sizeof(buf), "%.3f s of bench time in %.3f s", bn_jnum(tm, "sim_s"), bn_jnum(tm, "wall_s"));
 	meta_row(p->s, "Duration", buf);

@@ -141,6 +141,22 @@ static double key_scale(const char *key, enum bn_dim *dim)
 	return 1.0;
 }
 
+const char *const *bn_telemetry_keys(int *n)
+{
+	static const char *const keys[] = {
+		/* the reference firmware */
+		"backoffs", "bus", "config", "dbp", "dcd", "ilim_ma", "peripheral", "port", "ramp",
+		"state", "trip_ceiling_ma",
+		/* the probe */
+		"primary", "vdm_off_us", "vdm_on_us",
+		/* a real device's console */
+		"bat_ma", "bat_mv", "max_power_ma", "soc_pct", "vbus_mv",
+	};
+
+	*n = (int)(sizeof(keys) / sizeof(keys[0]));
+	return keys;
+}
+
 enum bn_dim bn_expect_key_dim(const char *key)
 {
 	enum bn_dim d;

@@ -35,6 +35,12 @@ void bn_expect_judge_stat(const struct bn_expect *ex, const struct bn_sample_rin
 void bn_expect_judge_value(const struct bn_expect *ex, const char *val, const char *where_suffix,
 			   bn_time_us now, struct bn_result *r);
 
+/* The telemetry keys the bench knows a device to report: the built-in
+ * firmware's (reference, probe) and a real device's console's
+ * (docs/console-telemetry.md); *n their count. A firmware of one's own
+ * may report others. */
+const char *const *bn_telemetry_keys(int *n);
+
 /* The unit a telemetry key carries in its name: _ma a current, _mv a
  * voltage, else none. */
 enum bn_dim bn_expect_key_dim(const char *key);

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checks/check.h"
 #include "core/file.h"
+#include "core/suggest.h"
+#include "scenario/expect.h"
 #include "scenario/lexer.h"
 
 #define MAX_BOUNCES 10000
@@ -674,6 +677,78 @@ static int expect_stat(struct parser *p, const struct bn_token *kw, struct bn_ex
 	return arg_quantity(p, kw, e->dim, &e->value, NULL);
 }
 
+/* A key one slip away from one the bench knows is that one mistyped
+ * ("dut.prot"); a key far from all of them may be a firmware's own. */
+static int known_key(struct parser *p, const struct bn_token *t, const char *key)
+{
+	int n;
+	const char *const *keys = bn_telemetry_keys(&n);
+	const char *near;
+	char list[400];
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(keys[i], key))
+			return BN_OK;
+	near = bn_suggest_nearest(key, keys, n);
+	if (!near)
+		return BN_OK;
+	bn_suggest_text("", keys, n, list, sizeof(list));
+	return perr(p, t, "unknown telemetry key \"dut.%s\" (did you mean dut.%s? the keys the bench "
+		    "knows: %s)", key, near, list);
+}
+
+/* Every rule id and each family above it ("bc12", "bc12.det"): what a
+ * check step may name. */
+static int rule_names(const char ***names)
+{
+	enum { FAM_LEN = 32 };
+	int n_rules = bn_rules_count(), n = 0, n_fam = 0, max_fam = n_rules * 3;
+	/* the pointers, then the families' text, in one block */
+	const char **out = malloc((size_t)(n_rules + max_fam) * sizeof(*out) + (size_t)max_fam * FAM_LEN);
+	char(*fam)[FAM_LEN] = out ? (char(*)[FAM_LEN])(out + n_rules + max_fam) : NULL;
+
+	*names = out;
+	if (!out)
+		return 0;
+	for (int i = 0; i < n_rules; i++) {
+		const char *id = bn_rule_at(i)->id;
+
+		out[n++] = id;
+		for (const char *dot = strchr(id, '.'); dot; dot = strchr(dot + 1, '.')) {
+			int k, len = (int)(dot - id);
+
+			for (k = 0; k < n_fam; k++)
+				if ((int)strlen(fam[k]) == len && !strncmp(fam[k], id, (size_t)len))
+					break;
+			if (k == n_fam && n_fam < max_fam && len < FAM_LEN) {
+				snprintf(fam[n_fam], FAM_LEN, "%.*s", len, id);
+				out[n++] = fam[n_fam++];
+			}
+		}
+	}
+	return n;
+}
+
+static int known_rule(struct parser *p, const struct bn_token *t)
+{
+	const char **names;
+	const char *near;
+	int n, rc;
+
+	if (bn_rule_name_known(t->text))
+		return BN_OK;
+	n = rule_names(&names);
+	near = bn_suggest_nearest(t->text, names, n);
+	if (near)
+		rc = perr(p, t, "unknown check \"%s\" (did you mean %s? expected a rule id or family "
+			  "such as bc12.det; bcbench(1) lists them)", t->text, near);
+	else
+		rc = perr(p, t, "unknown check \"%s\" (expected a rule id or family such as bc12.det; "
+			  "bcbench(1) lists them)", t->text);
+	free(names);
+	return rc;
+}
+
 static int expect_telemetry(struct parser *p, const struct bn_token *kw, struct bn_expect *e)
 {
 	const struct bn_token *t = cur(p);
@@ -686,6 +761,9 @@ static int expect_telemetry(struct parser *p, const struct bn_token *kw, struct 
 		return perr(p, t, "telemetry key too long (at most %zu bytes)", sizeof(e->key) - 1);
 	e->kind = BN_EXPECT_TELEMETRY;
 	memcpy(e->key, key, strlen(key) + 1);
+	rc = known_key(p, t, key);
+	if (rc != BN_OK)
+		return rc;
 	advance(p);
 
 	rc = arg_op(p, kw, &e->op);
@@ -708,6 +786,10 @@ static int expect_telemetry(struct parser *p, const struct bn_token *kw, struct 
 		   bn_quantity_parse_any(t->text, &e->dim, &e->value, NULL, 0) != BN_OK) {
 		return perr(p, t, "bad value %s: expected a number, a quantity such as 500mA, or a word",
 			    SHOW(t));
+	} else if (e->dim != BN_DIM_NONE && bn_expect_key_dim(e->key) != e->dim) {
+		/* A quantity compared with a telemetry key of another unit. */
+		return perr(p, t, "dut.%s is not %s (expected a key ending in _ma for a current or "
+			    "_mv for a voltage, or a bare number)", e->key, bn_dim_name(e->dim));
 	}
 	advance(p);
 	return BN_OK;
@@ -759,18 +841,20 @@ static int st_check(struct parser *p, const struct bn_token *kw)
 	struct bn_step *st;
 
 	if (at_end(p))
-		return missing(p, kw, "a check ID such as bc12.detection");
+		return missing(p, kw, "a check ID such as bc12.det");
 	NEW_STEP(st, p, kw, BN_STEP_CHECK);
 	while (!at_end(p)) {
 		const struct bn_token *t = cur(p);
 
 		if (t->kind != BN_TOK_WORD)
-			return perr(p, t, "expected a check ID such as bc12.detection, got %s", SHOW(t));
+			return perr(p, t, "expected a check ID such as bc12.det, got %s", SHOW(t));
 		if (st->n_checks == BN_SCN_MAX_CHECKS)
 			return perr(p, t, "too many checks on one line (at most %d)", BN_SCN_MAX_CHECKS);
 		if (strlen(t->text) >= sizeof(st->checks[0]))
 			return perr(p, t, "check ID too long (at most %zu bytes)",
 				    sizeof(st->checks[0]) - 1);
+		if (known_rule(p, t) != BN_OK)
+			return BN_ERR_DATA;
 		memcpy(st->checks[st->n_checks++], t->text, strlen(t->text) + 1);
 		advance(p);
 	}

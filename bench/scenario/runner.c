@@ -18,6 +18,7 @@
 #include "core/file.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "core/suggest.h"
 #include "firmware/bcfw.h"
 #include "firmware/fw_load.h"
 #include "firmware/probe_fw.h"
@@ -46,6 +47,9 @@ struct run_ctx {
 	struct bn_dut_decl dut;
 	struct bn_fw_handle fw;
 	bool have_lim, have_scn, have_charger;
+	/* the folders a scenario's and a device declaration's relative paths
+	 * start from */
+	char scn_dir[BN_SCN_PATH_LEN], dut_dir[BN_SCN_PATH_LEN + 600];
 	/* Recent samples, sized by the longest window any expect asks for:
 	 * memory does not grow with the run's length. */
 	struct bn_sample_ring win;
@@ -162,27 +166,88 @@ static bool file_exists(const char *p)
 	return access(p, R_OK) == 0;
 }
 
-/* Bare names are profiles/<kind>/<name>.json under the data dir; paths
- * are tried as written, then under the data dir. */
-static int resolve(struct run_ctx *c, const char *kind, const char *what, const char *spec,
-		   struct bn_scn_loc loc, char *out, size_t len, struct bn_err *err)
+/* The folder of the file path names (no slash: "."). */
+static void folder_of(const char *path, char *out, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(out, len, ".");
+	else if (slash == path)
+		snprintf(out, len, "/");
+	else
+		snprintf(out, len, "%.*s", (int)(slash - path), path);
+}
+
+/* A bare name (no slash, no .json, no .so) is a profile:
+ * profiles/<kind>/<name>.json under the data dir; an unknown one is
+ * answered with the names there and the nearest. A relative path written
+ * in a file is relative to that file's folder (base: the scenario's, or
+ * the device declaration's for its firmware), then to the data dir
+ * (profiles/chargers/x.json), never to the current directory: a scenario
+ * means the same from wherever it is run. base NULL: the path came from
+ * the command line, relative to the current directory, then the data
+ * dir. */
+static int resolve_in(struct run_ctx *c, const char *base, const char *kind, const char *what,
+		      const char *spec, struct bn_scn_loc loc, char *out, size_t len, struct bn_err *err)
 {
 	const char *dd = c->o->datadir ? c->o->datadir : ".";
 	bool bare = !strchr(spec, '/') && !strstr(spec, ".json") && !strstr(spec, ".so");
+	char first[BN_SCN_PATH_LEN + 600] = "", where[80], hint[900] = "";
 
-	if (bare)
-		snprintf(out, len, "%s/profiles/%s/%s.json", dd, kind, spec);
-	else if (file_exists(spec) || spec[0] == '/')
-		snprintf(out, len, "%s", spec);
+	if (loc.line)
+		snprintf(where, sizeof(where), "%d:%d: ", loc.line, loc.col);
 	else
-		snprintf(out, len, "%s/%s", dd, spec);
-	if (!file_exists(out) && !loc.line)
-		return bn_err_set(err, BN_ERR_DATA, "%s: error: cannot open %s \"%s\" (not written in "
-				  "the scenario: the command line's or the default; looked for %s)", c->scn.path, what, spec, out);
-	if (!file_exists(out))
-		return bn_err_set(err, BN_ERR_DATA, "%s:%d:%d: error: cannot open %s \"%s\" (looked for %s)",
-				  c->scn.path, loc.line, loc.col, what, spec, out);
-	return BN_OK;
+		snprintf(where, sizeof(where), " ");
+	if (bare) {
+		snprintf(out, len, "%s/profiles/%s/%s.json", dd, kind, spec);
+		if (file_exists(out))
+			return BN_OK;
+		if (!strcmp(kind, "firmware")) {
+			static const char *const builtins[] = { "probe", "reference" };
+			char list[200];
+
+			bn_suggest_text(spec, builtins, 2, list, sizeof(list));
+			return bn_err_set(err, BN_ERR_DATA, "%s:%serror: unknown firmware \"%s\" (built in: "
+					  "%s; or a path to a .so)", c->scn.path, where, spec, list);
+		}
+		bn_suggest_profile(dd, kind, spec, hint, sizeof(hint));
+		return bn_err_set(err, BN_ERR_DATA, "%s:%serror: unknown %s \"%s\"%s%s", c->scn.path,
+				  where, what, spec, hint,
+				  loc.line ? "" : " (not written in the scenario: the command line's or the default)");
+	}
+	if (spec[0] == '/') {
+		snprintf(out, len, "%s", spec);
+	} else {
+		/* (a scenario in the working directory: its paths as written) */
+		if (base && strcmp(base, "."))
+			snprintf(first, sizeof(first), "%s/%s", base, spec);
+		else
+			snprintf(first, sizeof(first), "%s", spec);
+		if (file_exists(first))
+			snprintf(out, len, "%s", first);
+		else if (!strcmp(dd, "."))
+			snprintf(out, len, "%s", spec);
+		else
+			snprintf(out, len, "%s/%s", dd, spec);
+	}
+	if (file_exists(out))
+		return BN_OK;
+	if (first[0] && strcmp(first, out))
+		snprintf(hint, sizeof(hint), "looked for %s (relative to %s) and %s (the data dir's)",
+			 first, base ? (base == c->scn_dir ? "the scenario's folder" : "the declaration's folder")
+				     : "the current directory", out);
+	else
+		snprintf(hint, sizeof(hint), "looked for %s", out);
+	return bn_err_set(err, BN_ERR_DATA, "%s:%serror: cannot open %s \"%s\" (%s%s)", c->scn.path,
+			  where, what, spec, hint,
+			  loc.line ? "" : "; not written in the scenario: the command line's or the default");
+}
+
+static int resolve(struct run_ctx *c, const char *kind, const char *what, const char *spec,
+		   struct bn_scn_loc loc, char *out, size_t len, struct bn_err *err)
+{
+	return resolve_in(c, loc.line ? c->scn_dir : NULL, kind, what, spec, loc, out, len, err);
 }
 
 
@@ -209,6 +274,7 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	if (rc < 0)
 		return rc;
 	c->have_scn = true;
+	folder_of(s->path, c->scn_dir, sizeof(c->scn_dir));
 	override(s->port, &s->port_loc, c->o->port_override);
 	override(s->charger, &s->charger_loc, c->o->charger_override);
 	override(s->host, &s->host_loc, c->o->host_override);
@@ -273,11 +339,23 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 		bn_host_default(&c->lim, &c->host);
 	LOAD(dut, "duts", "device declaration", "phone", bn_dut_load(path, &c->lim, &c->dut, &e2),
 	     &c->dut, "dut");
+	folder_of(path, c->dut_dir, sizeof(c->dut_dir));
 #undef LOAD
 
 	fw_spec = s->firmware[0] ? s->firmware : c->dut.firmware;
 	if (c->o->firmware_override) {
 		fw_spec = c->o->firmware_override;
+		if (!bn_fw_is_builtin(fw_spec) && !file_exists(fw_spec) && !strchr(fw_spec, '/') &&
+		    !strstr(fw_spec, ".so")) {
+			static const char *const builtins[] = { "probe", "reference" };
+			char list[200];
+
+			bn_suggest_text(fw_spec, builtins, 2, list, sizeof(list));
+			return bn_err_set(err, BN_ERR_DATA, "--firmware: unknown firmware \"%s\" (built in: "
+					  "%s; nor %s.so in the firmware dir: BCBENCH_FWDIR=DIR, else the "
+					  "one beside the bcbench binary; or a path to a .so)", fw_spec,
+					  list, fw_spec);
+		}
 		if (!bn_fw_is_builtin(fw_spec) && !file_exists(fw_spec))
 			return bn_err_set(err, BN_ERR_IO, "cannot open firmware \"%s\" (looked for %s%s; "
 					  "give reference, a path to a .so, or the NAME of one in the "
@@ -292,30 +370,14 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	} else if (!bn_fw_is_builtin(fw_spec)) {
 		struct bn_scn_loc loc = s->firmware[0] ? s->firmware_loc : s->dut_loc;
 
-		rc = resolve(c, "firmware", "firmware", fw_spec, loc, path, sizeof(path), err);
+		/* the declaration's firmware is relative to the declaration */
+		rc = resolve_in(c, s->firmware[0] ? (loc.line ? c->scn_dir : NULL) : c->dut_dir,
+				"firmware", "firmware", fw_spec, loc, path, sizeof(path), err);
 		if (rc < 0)
 			return rc;
 		fw_spec = path;
 	}
-	for (int i = 0; i < s->n_steps; i++) {
-		const struct bn_step *st = &s->steps[i];
-		/* A quantity compared with a telemetry key of another unit. */
-		if (st->kind == BN_STEP_EXPECT && st->expect.kind == BN_EXPECT_TELEMETRY &&
-		    !st->expect.is_word && st->expect.dim != BN_DIM_NONE) {
-			if (bn_expect_key_dim(st->expect.key) != st->expect.dim)
-				return bn_err_set(err, BN_ERR_DATA,
-						  "%s:%d:%d: error: dut.%s is not %s (expected a key ending "
-						  "in _ma for a current or _mv for a voltage, or a bare number)",
-						  s->path, st->line, st->col, st->expect.key,
-						  bn_dim_name(st->expect.dim));
-		}
-		for (int k = 0; st->kind == BN_STEP_CHECK && k < st->n_checks; k++)
-			if (!bn_rule_name_known(st->checks[k]))
-				return bn_err_set(err, BN_ERR_DATA,
-						  "%s:%d:%d: error: unknown check \"%s\" (expected a rule id "
-						  "or family such as bc12.det; see bcbench(1))",
-						  s->path, st->line, st->col, st->checks[k]);
-	}
+	/* telemetry keys, their units and the check ids: the parser's */
 	rc = bn_fw_load(fw_spec, &c->fw, &e2);
 	if (rc < 0)
 		return bn_err_set(err, rc, "%s:%d:%d: error: %s", s->path,
@@ -403,7 +465,7 @@ static void beacon_beat(struct run_ctx *c, bn_time_us t)
 }
 
 /* The capture (or its events record) cannot be written: a run whose
- * evidence is lost stops at once, as a bench fault, with the file and
+ * evidence is lost stops at once, as an environment fault (exit 6), with the file and
  * the errno in its reason; the bench then goes to its safe state. */
 static void capture_lost(struct run_ctx *c, bn_time_us t)
 {
@@ -2604,7 +2666,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	}
 	if (rc < 0) {
 		/* not the input's fault (a full disk, a read-only directory):
-		 * a bench fault, in the report when one can be written */
+		 * the environment's (exit 6), in the report when one can be written */
 		rep->status = BN_RUN_ERROR;
 		rep->exit_code = run_exit_code(c, run_err.code);
 		snprintf(rep->reason, sizeof(rep->reason), "cannot start the capture: %.700s",

@@ -260,31 +260,57 @@ static const char *const charger_keys[] = {
 };
 static const char *const shutdown_keys[] = { "above", "after", "recover", NULL };
 
+/* One coordinate of a curve point: a number in A or V, or a string with
+ * its unit ("800mA", "5.1V"); a value no USB charger gives is refused
+ * with what was likely meant. */
+static int point_value(const cJSON *it, enum bn_dim dim, double max_si, int k, const char *coord,
+		       double *out, const char *what, struct bn_err *err)
+{
+	char why[200];
+
+	if (cJSON_IsNumber(it)) {
+		*out = it->valuedouble;
+	} else if (cJSON_IsString(it) && it->valuestring) {
+		if (bn_quantity_parse(it->valuestring, dim, out, why, sizeof(why)) != BN_OK)
+			return bn_err_set(err, BN_ERR_DATA, "%s: key \"curve\": point %d: %s: %s", what, k,
+					  coord, why);
+	} else {
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: key \"curve\": point %d: expected [A, V]: numbers (0.8, 5.1) "
+				  "or quantities (\"800mA\", \"5.1V\")", what, k);
+	}
+	if (isfinite(*out) && bn_plausible_max(*out, dim, max_si, cJSON_IsNumber(it), why,
+					       sizeof(why)) != BN_OK)
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"curve\": point %d: %s %s", what, k, coord,
+				  why);
+	return BN_OK;
+}
+
 int bn_charger_parse_curve(const cJSON *curve, double *i_a, double *v_v, int *n_out,
 			   const char *what, struct bn_err *err)
 {
 	const cJSON *pt;
-	int n = 0;
+	int n = 0, rc;
 
 	if (!cJSON_IsArray(curve))
 		return bn_err_set(err, BN_ERR_DATA,
 				  "%s: key \"curve\": expected an array of [A, V] points", what);
 	cJSON_ArrayForEach(pt, curve) {
-		const cJSON *ji, *jv;
-
 		if (n >= BN_CHARGER_MAX_POINTS)
 			return bn_err_set(err, BN_ERR_DATA,
 					  "%s: key \"curve\": more than %d points", what,
 					  BN_CHARGER_MAX_POINTS);
-		ji = cJSON_GetArrayItem(pt, 0);
-		jv = cJSON_GetArrayItem(pt, 1);
-		if (!cJSON_IsArray(pt) || cJSON_GetArraySize(pt) != 2 || !cJSON_IsNumber(ji) ||
-		    !cJSON_IsNumber(jv))
+		if (!cJSON_IsArray(pt) || cJSON_GetArraySize(pt) != 2)
 			return bn_err_set(err, BN_ERR_DATA,
 					  "%s: key \"curve\": point %d: expected [A, V] numbers",
 					  what, n);
-		i_a[n] = ji->valuedouble;
-		v_v[n] = jv->valuedouble;
+		rc = point_value(cJSON_GetArrayItem(pt, 0), BN_DIM_A, BN_PLAUSIBLE_USB_A, n, "current",
+				 &i_a[n], what, err);
+		if (rc == BN_OK)
+			rc = point_value(cJSON_GetArrayItem(pt, 1), BN_DIM_V, BN_PLAUSIBLE_USB_V, n,
+					 "voltage", &v_v[n], what, err);
+		if (rc != BN_OK)
+			return rc;
 		if (!isfinite(i_a[n]) || !isfinite(v_v[n]) || i_a[n] < 0.0 || v_v[n] < 0.0)
 			return bn_err_set(err, BN_ERR_DATA,
 					  "%s: key \"curve\": point %d: negative value [%g, %g]",
@@ -303,6 +329,19 @@ int bn_charger_parse_curve(const cJSON *curve, double *i_a, double *v_v, int *n_
 	return BN_OK;
 }
 
+/* A current key (rated, shutdown above) a USB charger could have. */
+static int plausible_key(const cJSON *obj, const char *key, double v, const char *what,
+			 struct bn_err *err)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char why[200];
+
+	if (it && bn_plausible_max(v, BN_DIM_A, BN_PLAUSIBLE_USB_A, cJSON_IsNumber(it), why,
+				   sizeof(why)) != BN_OK)
+		return bn_err_set(err, BN_ERR_DATA, "%s: key \"%s\": %s", what, key, why);
+	return BN_OK;
+}
+
 static int parse_shutdown(const cJSON *sd, struct bn_charger *c, const char *path,
 			  struct bn_err *err)
 {
@@ -318,6 +357,8 @@ static int parse_shutdown(const cJSON *sd, struct bn_charger *c, const char *pat
 	if (rc)
 		return rc;
 	rc = bn_json_quantity(sd, "above", true, BN_DIM_A, 1.0, &c->shutdown_above_a, what, err);
+	if (rc == BN_OK)
+		rc = plausible_key(sd, "above", c->shutdown_above_a, what, err);
 	if (!rc)
 		rc = bn_json_quantity(sd, "after", true, BN_DIM_S, 1.0, &after_s, what, err);
 	if (!rc)
@@ -451,6 +492,8 @@ int bn_charger_load(const char *path, struct bn_charger *out, struct bn_err *err
 		rc = bn_json_quantity(root, "rated", false, BN_DIM_A, 1.0, &c->rated_a, path, err);
 	if (!rc && !(c->rated_a >= 0.0))
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"rated\": negative current", path);
+	if (!rc)
+		rc = plausible_key(root, "rated", c->rated_a, path, err);
 	if (!rc)
 		rc = bn_json_quantity(root, "output_cap", false, BN_DIM_F, 1.0, &c->output_cap_f, path,
 				      err);

@@ -178,6 +178,7 @@ static int parse_decl(const cJSON *root, const struct bn_limits *lim, struct bn_
 {
 	const cJSON *desc, *bat, *phy;
 	double t_s;
+	char why[200];
 	int rc;
 
 	if (!cJSON_IsObject(root))
@@ -211,12 +212,20 @@ static int parse_decl(const cJSON *root, const struct bn_limits *lim, struct bn_
 	if (!rc && !(d->otg_rating_a >= 0.0))
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"otg_rating\": negative current",
 				path);
+	if (!rc && bn_plausible_max(d->otg_rating_a, BN_DIM_A, BN_PLAUSIBLE_USB_A,
+				  cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(root, "otg_rating")), why,
+				  sizeof(why)) != BN_OK)
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"otg_rating\": %s", path, why);
 	if (!rc)
 		rc = bn_json_quantity(root, "system_load", false, BN_DIM_A, 1.0,
 				      &d->system_load_a, path, err);
 	if (!rc && !(d->system_load_a >= 0.0))
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"system_load\": negative current",
 				path);
+	if (!rc && bn_plausible_max(d->system_load_a, BN_DIM_A, BN_PLAUSIBLE_USB_A,
+				  cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(root, "system_load")), why,
+				  sizeof(why)) != BN_OK)
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"system_load\": %s", path, why);
 	if (!rc)
 		rc = bn_json_quantity(root, "uvlo", false, BN_DIM_V, 1.0, &d->uvlo_v, path, err);
 	if (!rc && !(d->uvlo_v > 0.0))

@@ -44,6 +44,11 @@ static int qty(const cJSON *obj, const char *key, bool required, enum bn_dim dim
 
 	if (!it && !required)
 		return BN_OK;
+	if (it && cJSON_IsNumber(it) && dim == BN_DIM_A && it->valuedouble > BN_PLAUSIBLE_USB_A)
+		return bn_err_set(err, BN_ERR_DATA,
+				  "%s: key \"%s\": write a current with its unit: %g looks like mA, "
+				  "write \"%gmA\" (or \"%gA\")", path, key, it->valuedouble,
+				  it->valuedouble, it->valuedouble / 1000.0);
 	if (it && cJSON_IsNumber(it))
 		return bn_err_set(err, BN_ERR_DATA,
 				  "%s: key \"%s\": write %s with its unit, e.g. \"%g%s\"", path, key,
@@ -62,6 +67,7 @@ static int load_host(const cJSON *root, const char *path, const struct bn_limits
 {
 	const cJSON *o;
 	double s;
+	char why[200];
 	int rc;
 
 	rc = bn_json_check_keys(root, host_keys, path, err);
@@ -78,6 +84,10 @@ static int load_host(const cJSON *root, const char *path, const struct bn_limits
 		return bn_err_set(err, BN_ERR_DATA, "%s: key \"description\": expected a string",
 				  path);
 	rc = qty(root, "budget", true, BN_DIM_A, &h->budget_a, path, err);
+	if (!rc && bn_plausible_max(h->budget_a, BN_DIM_A, BN_PLAUSIBLE_USB_A,
+				  cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(root, "budget")), why,
+				  sizeof(why)) != BN_OK)
+		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"budget\": %s", path, why);
 	if (rc)
 		return rc;
 	rc = bn_json_bool(root, "enumerates", false, &h->enumerates, path, err);

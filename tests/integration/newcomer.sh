@@ -96,7 +96,7 @@ expect_exit "the copied binary with --datadir" 0 ./bin/bcbench run -q --datadir 
 expect_exit "--firmware cdp_as_dcp (a NAME from the installed firmware dir)" 0 bcbench run -q --firmware cdp_as_dcp --out fwname my.scn
 has "the run loaded it from the prefix" fwname/report.json "\"$P/lib/bcbench/firmware/cdp_as_dcp.so\""
 expect_exit "a misspelt firmware name" 2 bcbench run -q --firmware cdp_as_dcq my.scn
-expect_err "says where it looked and how to change it" 'cannot open firmware "cdp_as_dcq" (looked for cdp_as_dcq from the working directory, then NAME.so in the firmware dir; give reference, a path to a .so, or the NAME of one in the firmware dir: BCBENCH_FWDIR=DIR'
+expect_err "says where it looked and how to change it" 'unknown firmware "cdp_as_dcq" (built in: probe, reference; nor cdp_as_dcq.so in the firmware dir: BCBENCH_FWDIR=DIR, else the one beside the bcbench binary; or a path to a .so)'
 
 # Mistake 3: a relative path in the scenario that is not there, run from
 # another directory: every place looked names the path.

@@ -47,7 +47,7 @@ grep -q '"state":[[:space:]]*"completed"' "$TMP/weak/report.json" && ok "report 
 grep -q "PASS" "$TMP/out" && ok "progress lines printed" || bad "no progress lines"
 
 # Bad input: exit 2, a message naming file:line, and no report.
-for case in bad-step:4:1 bad-unit:4:6 missing-profile:3:1 bad-telemetry-unit:5:1; do
+for case in bad-step:4:1 bad-unit:4:6 missing-profile:3:1 bad-telemetry-unit:5:23; do
 	f=${case%%:*}
 	loc=${case#*:}
 	expect_exit "bad input $f" 2 "$BCBENCH" run --out "$TMP/$f" "tests/data/scenarios/$f.scn"
@@ -190,8 +190,8 @@ printf 'lock = yes\nlock_dir = %s\ndatadir = %s\n' "$TMP" "$PWD" >"$TMP/lock.con
 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l1" tests/data/scenarios/long.scn >"$TMP/l1.out" 2>&1 &
 pid1=$!
 i=0
-while [ $i -lt 100 ] && ! grep -q "^pid $pid1 " "$TMP/bcbench-bench.lock" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
-grep -q "^pid $pid1 (bcbench run tests/data/scenarios/long.scn" "$TMP/bcbench-bench.lock" && ok "the lock file names its holder" || bad "lock file: $(cat "$TMP/bcbench-bench.lock" 2>&1)"
+while [ $i -lt 100 ] && ! grep -q "^pid $pid1 " "$TMP"/bcbench-bench-*.lock 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+grep -q "^pid $pid1 (bcbench run tests/data/scenarios/long.scn" "$TMP"/bcbench-bench-*.lock && ok "the lock file names its holder" || bad "lock file: $(cat "$TMP"/bcbench-bench-*.lock 2>&1)"
 expect_exit "second run on a held bench" 5 "$BCBENCH" run -q --conf "$TMP/lock.conf" --out "$TMP/l2" scripts/scenarios/float.scn
 expect_err "names the holder's pid" "is in use by pid $pid1 (bcbench run tests/data/scenarios/long.scn"
 [ ! -e "$TMP/l2/report.json" ] && ok "the refused run touched nothing" || bad "the refused run wrote a report"
@@ -206,7 +206,7 @@ wait $pid3
 got3=$?
 [ "$got1" -eq 130 ] && [ "$got3" -eq 0 ] && ok "the queued run ran after the first (exit $got1, $got3)" || bad "lock queue: first exit $got1, queued exit $got3: $(cat "$TMP/l3.out")"
 grep -q '"state":[[:space:]]*"completed"' "$TMP/l3/report.json" 2>/dev/null && ok "the queued run completed" || bad "queued run report"
-grep -q "waiting up to 60 s for the bench \"bench\"" "$TMP/l3.out" && ok "--wait says it waits" || bad "--wait is silent: $(cat "$TMP/l3.out")"
+grep -q "waiting up to 60 s for the bench \"bench-" "$TMP/l3.out" && ok "--wait says it waits" || bad "--wait is silent: $(cat "$TMP/l3.out")"
 
 # bcbench devices: every library's section, and plain words when empty.
 expect_exit "devices" 0 "$BCBENCH" devices
@@ -247,7 +247,7 @@ validate_records "$TMP"
 # (BN_CHECK_JOBS), the longest first; the twin's, which time a bench in
 # real time, run alone after them.
 run_own=$(($(date +%s) - ${run_t0}))
-POOLED="suite.sh exitcodes.sh docs.sh replay.sh diff.sh html.sh curve.sh curve-import.sh curve-replay.sh realbench-curve.sh realbench-port.sh conditions.sh faults.sh hostile.sh fakeusb.sh labgrid.sh install.sh newcomer.sh"
+POOLED="deb.sh html.sh suite.sh exitcodes.sh faults.sh replay.sh conditions.sh docs.sh curve.sh diff.sh names.sh realbench-port.sh fakeusb.sh labgrid.sh gitlab.sh realbench-curve.sh install.sh newcomer.sh hostile.sh curve-import.sh curve-replay.sh"
 SOLO="twin.sh twin-matrix.sh"
 . tests/lanes.sh
 lanes "${BN_CHECK_JOBS:-2}" "$TMP/lanes" "env BCBENCH=$BCBENCH FWDIR=$FWDIR EMUDIR=${EMUDIR:-build/emu} sh" $(for s in $POOLED; do echo tests/integration/$s; done) >"$TMP/pooled.out"

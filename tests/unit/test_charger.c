@@ -483,6 +483,54 @@ static void put(const char *dir, const char *name, const char *text, char *path,
 	fclose(f);
 }
 
+/* Curve points with their units, and values no USB charger gives
+ * refused with the file, the point and what was likely meant. */
+static void test_charger__curve_units(void **state)
+{
+	static const struct {
+		const char *text, *want; /* want NULL: loads */
+	} cases[] = {
+		{ "{\"curve\": [[\"0mA\", \"5.05V\"], [\"800mA\", \"4.4V\"], [1.0, 2]], \"cable\": \"0.1ohm\"}", NULL },
+		{ "{\"curve\": [[0, 5.05], [800, 4.4]], \"cable\": \"0.1ohm\"}",
+		  "key \"curve\": point 1: current 800 A is more than USB carries (at most 10 A): "
+		  "did you write mA? write 0.8 or \"800mA\"" },
+		{ "{\"curve\": [[0, 5050], [0.8, 4.4]], \"cable\": \"0.1ohm\"}",
+		  "point 0: voltage 5050 V is more than USB carries (at most 50 V): did you write mV?" },
+		{ "{\"curve\": [[\"0A\", \"5V\"], [\"800A\", \"4.4V\"]], \"cable\": \"0.1ohm\"}",
+		  "point 1: current 800 A is more than USB carries (at most 10 A): did you mean \"800mA\"?" },
+		{ "{\"curve\": [[\"0A\", \"5V\"], [\"0.8V\", \"4.4V\"]], \"cable\": \"0.1ohm\"}",
+		  "point 1: current: expected a current" },
+		{ "{\"curve\": [[0, 5], [1, 4]], \"cable\": \"0.1ohm\", \"rated\": 1500}",
+		  "key \"rated\": 1500 A is more than USB carries (at most 10 A): did you write mA? write 1.5" },
+		{ "{\"curve\": [[0, 5], [1, 4]], \"cable\": \"0.1ohm\", \"shutdown\": {\"above\": 1200, "
+		  "\"after\": \"5ms\", \"recover\": \"1s\"}}", "key \"above\": 1200 A" },
+	};
+	char dir[512], path[700];
+
+	scratch(dir, sizeof(dir));
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct bn_charger c;
+		struct bn_err err = { 0 };
+		int rc;
+
+		put(dir, "u.json", cases[k].text, path, sizeof(path));
+		rc = bn_charger_load(path, &c, &err);
+		if (!cases[k].want) {
+			if (rc != BN_OK)
+				fail_msg("case %zu: %s", k, err.msg);
+			assert_int_equal(c.n_points, 3);
+			assert_near(c.i_a[1], 0.8, 1e-12);
+			assert_near(c.v_v[0], 5.05, 1e-12);
+			continue;
+		}
+		if (rc == BN_OK)
+			fail_msg("case %zu loaded, expected: %s", k, cases[k].want);
+		assert_msg_has(&err, path);
+		assert_msg_has(&err, cases[k].want);
+	}
+	rm_scratch(dir);
+}
+
 static const char v2_text[] =
 	"{\n"
 	"  \"schema\": \"bcbench-charger/2\",\n"
@@ -877,6 +925,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_charger__load_shipped),
 		cmocka_unit_test(test_charger__load_values),
 		cmocka_unit_test(test_charger__load_rejects_broken),
+		cmocka_unit_test(test_charger__curve_units),
 		cmocka_unit_test(test_charger__i_src_inverts_the_receptacle_curve),
 		cmocka_unit_test(test_charger__pieces),
 		cmocka_unit_test(test_charger__pieces_flat),

@@ -259,6 +259,70 @@ static void test_merge__exit_code(void **state)
 	}
 }
 
+/* Entries with their exit_cause: the most urgent not as expected, in the
+ * order interrupted > 2 > 6 > 3 > 1 > 5 > 4 > 7 > 0; none at all is 7. */
+static void test_merge__exit_code_most_urgent(void **state)
+{
+	static const struct {
+		const char *a, *b; /* the two entries' exit_cause, not as expected */
+		int code_b;        /* b's exit_code */
+		int want;
+	} cases[] = {
+		{ "bench-fault", "device-broke-run", 3, 3 },
+		{ "bench-fault", NULL, 0, 5 },
+		{ "rule-failed", "bench-fault", 5, 1 },
+		{ "device-broke-run", "environment", 6, 6 },
+		{ "environment", "bad-input", 2, 2 },
+		{ "bad-input", "interrupted", 143, 143 },
+		{ "bench-fault", "interrupted", -1, 130 }, /* not run: its signal unknown */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cJSON *doc = cJSON_CreateObject(), *entries, *e;
+		struct bn_err err = { 0 };
+
+		cJSON_AddStringToObject(doc, "schema", BN_SUITE_SCHEMA);
+		entries = cJSON_AddArrayToObject(doc, "entries");
+		e = entry(1, "error", false, "");
+		cJSON_AddStringToObject(e, "exit_cause", cases[i].a);
+		cJSON_AddItemToArray(entries, e);
+		if (cases[i].b) {
+			e = entry(2, strcmp(cases[i].b, "rule-failed") ? "error" : "fail", false, "");
+			cJSON_AddStringToObject(e, "exit_cause", cases[i].b);
+			cJSON_AddNumberToObject(e, "exit_code", cases[i].code_b);
+			cJSON_AddItemToArray(entries, e);
+		}
+		cJSON_AddItemToArray(entries, entry(3, "xfail", true, ""));
+		assert_int_equal(bn_suite_doc_totals(doc, &err), BN_OK);
+		if (num(doc, "exit_code") != cases[i].want)
+			fail_msg("%s + %s: exit %d, want %d", cases[i].a, cases[i].b ? cases[i].b : "-",
+				 (int)num(doc, "exit_code"), cases[i].want);
+		cJSON_Delete(doc);
+	}
+	/* an expected error (xerror) counts as 0 */
+	{
+		cJSON *doc = cJSON_CreateObject(), *entries, *e;
+		struct bn_err err = { 0 };
+
+		cJSON_AddStringToObject(doc, "schema", BN_SUITE_SCHEMA);
+		entries = cJSON_AddArrayToObject(doc, "entries");
+		e = entry(1, "error", true, "");
+		cJSON_AddStringToObject(e, "exit_cause", "device-broke-run");
+		cJSON_AddItemToArray(entries, e);
+		assert_int_equal(bn_suite_doc_totals(doc, &err), BN_OK);
+		assert_int_equal(num(doc, "exit_code"), 0);
+		cJSON_Delete(doc);
+		/* nothing selected */
+		doc = cJSON_CreateObject();
+		cJSON_AddStringToObject(doc, "schema", BN_SUITE_SCHEMA);
+		cJSON_AddArrayToObject(doc, "entries");
+		assert_int_equal(bn_suite_doc_totals(doc, &err), BN_OK);
+		assert_int_equal(num(doc, "exit_code"), 7);
+		cJSON_Delete(doc);
+	}
+}
+
 static void test_merge__totals_bad_entry(void **state)
 {
 	cJSON *doc = suite(0, 0), *e;
@@ -459,6 +523,42 @@ static void test_merge__different_suite(void **state)
 	assert_msg_has(&err, "ran different suites");
 	assert_msg_has(&err, shard_paths[0]);
 	assert_msg_has(&err, shard_paths[1]);
+	free_docs(docs, 3);
+}
+
+static void set_limits(cJSON *doc, const char *path, const char *sha)
+{
+	cJSON *l = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(l, "path", path);
+	cJSON_AddStringToObject(l, "sha256", sha);
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "limits");
+	cJSON_AddItemToObject(doc, "limits", l);
+}
+
+/* A shard whose entries wrote no report (its bench was in use: every
+ * entry not run) names no limits: it merges with the others, and the
+ * merged record takes theirs. Two that name different limits do not. */
+static void test_merge__shard_without_limits(void **state)
+{
+	cJSON *docs[3] = { suite(1, 3), suite(2, 3), suite(3, 3) };
+	cJSON *out = NULL;
+	struct bn_err err = { 0 };
+
+	set_limits(docs[0], "", "");
+	set_limits(docs[1], "profiles/limits/bc12.json", "ab12");
+	set_limits(docs[2], "profiles/limits/bc12.json", "ab12");
+	merge_ok(docs, shard_paths, 3, NULL, &out);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(out, "limits"),
+							     "sha256")->valuestring, "ab12");
+	cJSON_Delete(out);
+	out = NULL;
+	set_limits(docs[2], "other.json", "cd34");
+	assert_int_equal(bn_suite_merge(docs, shard_paths, 3, NULL, &out, &err), BN_ERR_DATA);
+	assert_null(out);
+	assert_msg_has(&err, "judged against different limits");
+	assert_msg_has(&err, shard_paths[1]);
+	assert_msg_has(&err, shard_paths[2]);
 	free_docs(docs, 3);
 }
 
@@ -676,6 +776,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_merge__totals),
 		cmocka_unit_test(test_merge__totals_replaced),
 		cmocka_unit_test(test_merge__exit_code),
+		cmocka_unit_test(test_merge__exit_code_most_urgent),
 		cmocka_unit_test(test_merge__case_keys),
 		cmocka_unit_test(test_merge__totals_bad_entry),
 		cmocka_unit_test(test_merge__check),
@@ -686,6 +787,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_merge__missing_shard),
 		cmocka_unit_test(test_merge__missing_entry),
 		cmocka_unit_test(test_merge__different_suite),
+		cmocka_unit_test(test_merge__shard_without_limits),
 		cmocka_unit_test(test_merge__not_one_run),
 		cmocka_unit_test(test_merge__exit_recomputed),
 		cmocka_unit_test(test_merge__exit_xpass),

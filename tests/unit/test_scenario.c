@@ -183,7 +183,7 @@ static const char good_script[] =
 	"\texpect\tmin(vbus,1ms)<4.75V\n"
 	"expect   max(dp, 2us) <= 600mV\n"
 	"expect   dut.ibus_limit_ma != 500\n"
-	"expect   dut.vbus > 4.5V\n"
+	"expect   dut.vbus_mv > 4.5V\n"
 	"load     500mA\n"
 	"load     off\n"
 	"suspend\n"
@@ -192,7 +192,7 @@ static const char good_script[] =
 	"plug\n"
 	"unplug\n"
 	"wait 45min\n"
-	"check    bc12.detection bc12.ramp\n"
+	"check    bc12.det bc12.cur.droop\n"
 	"vbus off";
 
 static void test_scenario__good_script(void **state)
@@ -285,7 +285,7 @@ static void test_scenario__good_script(void **state)
 	assert_int_equal(e->dim, BN_DIM_NONE);
 
 	e = &s[7].expect;
-	assert_string_equal(e->key, "vbus");
+	assert_string_equal(e->key, "vbus_mv");
 	assert_int_equal(e->op, BN_OP_GT);
 	assert_near(e->value, 4.5);
 	assert_int_equal(e->dim, BN_DIM_V);
@@ -305,8 +305,8 @@ static void test_scenario__good_script(void **state)
 	assert_int_equal(s[15].dur_us, INT64_C(2700000000));
 	assert_int_equal(s[16].kind, BN_STEP_CHECK);
 	assert_int_equal(s[16].n_checks, 2);
-	assert_string_equal(s[16].checks[0], "bc12.detection");
-	assert_string_equal(s[16].checks[1], "bc12.ramp");
+	assert_string_equal(s[16].checks[0], "bc12.det");
+	assert_string_equal(s[16].checks[1], "bc12.cur.droop");
 	assert_int_equal(s[17].kind, BN_STEP_VBUS);
 	assert_false(s[17].on);
 	assert_int_equal(s[17].line, 31);
@@ -317,6 +317,30 @@ static void test_scenario__good_script(void **state)
 	bn_scenario_free(&scn);
 	assert_null(scn.steps);
 	bn_scenario_free(&scn); /* twice is harmless */
+}
+
+/* Names are checked where they are written: a telemetry key one slip
+ * from a known one, a check id the registry lacks, a quantity against a
+ * key of another unit; a key far from every known one is a firmware's
+ * own and passes. */
+static void test_scenario__names_at_parse(void **state)
+{
+	struct bn_scenario scn;
+	struct bn_err err = { 0 };
+
+	check_error("plug\nexpect dut.prot == dcp\n", "x.scn:2:8: error: ",
+		    "unknown telemetry key \"dut.prot\" (did you mean dut.port?");
+	check_error("plug\nexpect dut.ilim_am > 5\n", "x.scn:2:8: error: ", "did you mean dut.ilim_ma?");
+	check_error("plug\nexpect dut.prot == dcp\n", "x.scn:2:8: error: ", "the keys the bench knows: backoffs, bus,");
+	check_error("plug\nexpect dut.ilim_ma > 5V\n", "x.scn:2:22: error: ", "dut.ilim_ma is not a voltage");
+	check_error("plug\ncheck bc12.det bc12.dett\n", "x.scn:2:16: error: ",
+		    "unknown check \"bc12.dett\" (did you mean bc12.det?");
+	check_error("plug\ncheck bc12.det.prot_type\n", "x.scn:2:7: error: ",
+		    "did you mean bc12.det.port_type?");
+	check_error("plug\ncheck frobnicate\n", "x.scn:2:7: error: ", "unknown check \"frobnicate\" (expected a rule id");
+	assert_int_equal(bn_scenario_parse_text("x.scn", "plug\nexpect dut.otg_guard == tripped\n"
+						"check bc12 bc12.det.port_type\n", &scn, &err), BN_OK);
+	bn_scenario_free(&scn);
 }
 
 static void test_scenario__defaults(void **state)
@@ -422,7 +446,7 @@ static void test_scenario__error_bad_quantity(void **state)
 		    "bad quantity \"5V\": expected a current");
 	check_error("plug\nexpect avg(ibus, 1mA) > 5A\n", "x.scn:2:18: error: ",
 		    "bad quantity \"1mA\": expected a time");
-	check_error("plug\nexpect dut.vbus > 3q\n", "x.scn:2:19: error: ",
+	check_error("plug\nexpect dut.vbus_mv > 3q\n", "x.scn:2:22: error: ",
 		    "bad value \"3q\": expected a number, a quantity");
 	check_error("bounce 2.5 1ms\nplug\n", "x.scn:1:8: error: ", "bad bounce count \"2.5\"");
 	check_error("bounce 3 0ms\nplug\n", "x.scn:1:10: error: ", "bounce time must be > 0");
@@ -486,7 +510,7 @@ static void test_scenario__error_wrong_argument(void **state)
 	check_error("vbus maybe\n", "x.scn:1:6: error: ", "expected on or off, got \"maybe\"");
 	check_error("vbus \"on\"\n", "x.scn:1:6: error: ", "expected on or off, got the string \"on\"");
 	check_error("plug\nmark 3s\n", "x.scn:2:6: error: ", "expected a text in double quotes");
-	check_error("plug\ncheck bc12.ramp 3\n", "x.scn:2:17: error: ", "expected a check ID");
+	check_error("plug\ncheck bc12.det 3\n", "x.scn:2:16: error: ", "expected a check ID");
 	check_error("plug\nexpect foo == 1\n", "x.scn:2:8: error: ", "unknown expectation \"foo\"");
 	check_error("plug\nexpect dut. == 1\n", "x.scn:2:8: error: ", "missing key after \"dut.\"");
 	check_error("plug\nexpect mean(ibus, 1ms) > 1A\n", "x.scn:2:8: error: ",
@@ -641,6 +665,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_scenario__error_lexical),
 		cmocka_unit_test(test_scenario__error_io),
 		cmocka_unit_test(test_scenario__parse_file),
+		cmocka_unit_test(test_scenario__names_at_parse),
 		cmocka_unit_test(test_scenario__tree_scenarios),
 	};
 

@@ -252,6 +252,24 @@ static void test_units__format(void **state)
 	assert_string_equal(b, "");
 }
 
+/* A value no USB charger gives: what was likely meant. */
+static void test_units__plausible(void **state)
+{
+	char why[200] = "";
+
+	assert_int_equal(bn_plausible_max(5.0, BN_DIM_A, BN_PLAUSIBLE_USB_A, 1, why, sizeof(why)), BN_OK);
+	assert_int_equal(bn_plausible_max(10.0, BN_DIM_A, BN_PLAUSIBLE_USB_A, 1, why, sizeof(why)), BN_OK);
+	assert_int_equal(bn_plausible_max(800.0, BN_DIM_A, BN_PLAUSIBLE_USB_A, 1, why, sizeof(why)),
+			 BN_ERR_DATA);
+	assert_string_equal(why, "800 A is more than USB carries (at most 10 A): did you write "
+				 "mA? write 0.8 or \"800mA\"");
+	assert_int_equal(bn_plausible_max(5100.0, BN_DIM_V, BN_PLAUSIBLE_USB_V, 0, why, sizeof(why)),
+			 BN_ERR_DATA);
+	assert_string_equal(why, "5100 V is more than USB carries (at most 50 V): did you mean "
+				 "\"5100mV\"?");
+	assert_int_equal(bn_plausible_max(NAN, BN_DIM_A, BN_PLAUSIBLE_USB_A, 1, why, sizeof(why)), BN_OK);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_units__lookup),
 		cmocka_unit_test(test_units__dim_names),
 		cmocka_unit_test(test_units__format),
+		cmocka_unit_test(test_units__plausible),
 	};
 
 	return cmocka_run_group_tests_name("units", tests, NULL, NULL);
