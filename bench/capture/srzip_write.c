@@ -620,7 +620,8 @@ static int salvage_spool(struct bn_srw *w, const char *spool_dir, struct bn_err 
 			  SRW_PENDING_HDR + (off_t)c * h.buf_samples * (off_t)sizeof(float)) !=
 			    (ssize_t)buf_bytes ||
 		    pwrite(cfd, tail, buf_bytes, keep) != (ssize_t)buf_bytes)
-			rc = bn_err_set(err, BN_ERR_IO, "%s: error: salvaging the spool file %s: %s",
+			rc = bn_err_set(err, errno ? bn_err_from_write_errno(errno) : BN_ERR_IO,
+					"%s: error: salvaging the spool file %s: %s",
 					w->path, w->spool[c], errno ? strerror(errno) : "short");
 		if (cfd >= 0)
 			close(cfd);

@@ -173,7 +173,7 @@ static int devices_json(const struct bn_conf *conf)
 
 	if (!root) {
 		fprintf(stderr, "bcbench devices: out of memory\n");
-		return 3;
+		return BN_EXIT_ENVIRONMENT;
 	}
 	cJSON_AddStringToObject(root, "schema", "bcbench-devices/1");
 	if (conf->dut_usb[0])
@@ -190,7 +190,7 @@ static int devices_json(const struct bn_conf *conf)
 	cJSON_Delete(root);
 	if (!text) {
 		fprintf(stderr, "bcbench devices: out of memory\n");
-		return 3;
+		return BN_EXIT_ENVIRONMENT;
 	}
 	printf("%s\n", text);
 	free(text);

@@ -135,7 +135,7 @@ static int print_json(const char *conf_path, const char *fixture, int rc, const 
 
 	if (!doc) {
 		fprintf(stderr, "bcbench selftest: out of memory\n");
-		return 3;
+		return BN_EXIT_ENVIRONMENT;
 	}
 	cJSON_AddStringToObject(doc, "schema", "bcbench-selftest/1");
 	if (conf_path)
@@ -182,7 +182,7 @@ static int print_json(const char *conf_path, const char *fixture, int rc, const 
 	cJSON_Delete(doc);
 	if (!text) {
 		fprintf(stderr, "bcbench selftest: out of memory\n");
-		return 3;
+		return BN_EXIT_ENVIRONMENT;
 	}
 	printf("%s\n", text);
 	free(text);
@@ -258,7 +258,7 @@ int bn_cli_selftest(int argc, char **argv)
 		out = open_memstream(&lines, &lines_len);
 		if (!out) {
 			fprintf(stderr, "bcbench selftest: out of memory\n");
-			return 3;
+			return BN_EXIT_ENVIRONMENT;
 		}
 	}
 	bn_cli_catch_signals();
@@ -295,7 +295,7 @@ int bn_cli_selftest(int argc, char **argv)
 	bn_bench_hw_close(&hw);
 	bn_lock_release(&lock);
 	if (json) {
-		int code = rc < 0 ? bn_err_exit_code(rc) : res.fail ? 1 : 0;
+		int code = rc < 0 ? bn_cli_exit_of(rc) : res.fail ? 1 : 0;
 
 		fclose(out);
 		if (rc < 0)

@@ -580,7 +580,7 @@ static int list_json(const struct bn_suite *s, const int *pick, int n_pick)
 		cJSON_Delete(doc);
 		cJSON_Delete(entries);
 		fprintf(stderr, "bcbench suite: out of memory\n");
-		return 3;
+		return BN_EXIT_ENVIRONMENT;
 	}
 	cJSON_AddStringToObject(doc, "schema", "bcbench-suite-list/1");
 	cJSON_AddStringToObject(doc, "suite", s->name);
@@ -614,7 +614,7 @@ static int list_json(const struct bn_suite *s, const int *pick, int n_pick)
 	cJSON_Delete(doc);
 	if (!text) {
 		fprintf(stderr, "bcbench suite: out of memory\n");
-		return 3;
+		return BN_EXIT_ENVIRONMENT;
 	}
 	fputs(text, stdout);
 	fputs("\n", stdout);
@@ -812,13 +812,10 @@ int bn_cli_suite(int argc, char **argv)
 		bn_suite_free(&s);
 		return 2;
 	}
-	if (filter && !n_matching) {
+	/* the nearest names; a run goes on to write suite.json saying that
+	 * nothing ran (a CI job's artifact), a --list has nothing to list */
+	if (filter && !n_matching)
 		nothing_matches(&s, filter);
-		free(pick);
-		free(r.done);
-		bn_suite_free(&s);
-		return BN_EXIT_NOTHING_TO_RUN;
-	}
 	if (list) {
 		rc = json ? list_json(&s, pick, r.n_pick) : list_text(&s, pick, r.n_pick);
 		free(pick);

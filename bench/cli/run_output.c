@@ -58,7 +58,7 @@ void bn_cli_print_summary(const struct bn_report *rep, const char *report_path)
 /* report.html from the report.json just written (the same code as
  * `bcbench report html`, so a later render gives the same bytes). A page
  * that cannot be written loses no verdict (report.json is there) but is
- * an output not written: exit 6 where the run would exit 0. */
+ * an output not written: exit 6 unless the run has a more urgent code. */
 int bn_cli_write_html(const char *report_path, const char *out_dir, int exit_code)
 {
 	struct bn_err err = { 0 };
@@ -68,7 +68,7 @@ int bn_cli_write_html(const char *report_path, const char *out_dir, int exit_cod
 	if (bn_report_html_write(report_path, html_path, NULL, &err) < 0) {
 		fprintf(stderr, "bcbench: cannot write %s: %s (report.json is complete; "
 				"bcbench report html renders it again)\n", html_path, err.msg);
-		return exit_code ? exit_code : BN_EXIT_ENVIRONMENT;
+		return bn_exit_most_urgent(exit_code, BN_EXIT_ENVIRONMENT);
 	}
 	bn_term_printf(stdout, "  page: %s\n", html_path);
 	return exit_code;

@@ -57,8 +57,14 @@ static int rank(int code)
 	}
 }
 
+/* A code outside the table (a bug's) ranks and is given as environment:
+ * nothing to retry, and not taken for a device's verdict. */
 int bn_exit_most_urgent(int a, int b)
 {
+	if (a != BN_EXIT_OK && !bn_exit_cause(a))
+		a = BN_EXIT_ENVIRONMENT;
+	if (b != BN_EXIT_OK && !bn_exit_cause(b))
+		b = BN_EXIT_ENVIRONMENT;
 	return rank(b) > rank(a) ? b : a;
 }
 

@@ -2113,6 +2113,14 @@ static int run_exit_code(const struct run_ctx *c, int rc)
 	return bn_exit_of_err(rc, signo);
 }
 
+/* The same once the bench has started: an I/O error then comes from an
+ * instrument, the capture device or the device's USB link that answered
+ * when it was opened (EIO, EPROTO, EBUSY mid-run), not from the input. */
+static int bench_exit_code(const struct run_ctx *c, int rc)
+{
+	return run_exit_code(c, rc == BN_ERR_IO ? BN_ERR_FAULT : rc);
+}
+
 /* The run broke: no rule can claim a verdict on a partial stream. */
 static void end_checks_broken(struct run_ctx *c, struct bn_report *rep)
 {
@@ -2677,11 +2685,23 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	}
 
 	if (c->dev) {
-		rc = bn_sigrok_cap_start(c->dev, err);
+		struct bn_err derr = { 0 };
+
+		rc = bn_sigrok_cap_start(c->dev, &derr);
 		if (rc == BN_OK)
-			rc = capture_preroll(c, err);
-		if (rc < 0)
+			rc = capture_preroll(c, &derr);
+		if (rc < 0) {
+			/* opened a moment ago, now it will not start (a logic
+			 * analyser dropped off USB): the bench's fault (exit 5),
+			 * with a report, not bad input */
+			rep->status = BN_RUN_ERROR;
+			rep->exit_code = bench_exit_code(c, rc);
+			snprintf(rep->reason, sizeof(rep->reason),
+				 "cannot start the capture device: %.700s", derr.msg);
+			bn_err_log("%s", rep->reason);
+			rc = BN_OK;
 			goto out;
+		}
 	}
 	c->wall0_s = now_wall_s();
 	c->poll_next = 0;
@@ -2773,7 +2793,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 				progress(c, &rep->results[i]);
 	} else {
 		rep->status = rc == BN_ERR_INTR ? BN_RUN_ABORTED : BN_RUN_ERROR;
-		rep->exit_code = run_exit_code(c, rc);
+		rep->exit_code = bench_exit_code(c, rc);
 		bn_str_copy(rep->reason, sizeof(rep->reason), run_err.msg);
 		end_checks_broken(c, rep);
 	}

@@ -3,7 +3,8 @@
 A place's bench is what its resources say: a BcbenchFixture (the FTDI
 relay fixture) or none (the simulated fixture), serial ports named by
 role (load, supply, console) and an optional SigrokDevice (capture).
-BcbenchDriver writes that place's bench.conf, runs `bcbench run` or
+BcbenchDriver writes that place's bench.conf (one fixed path per place,
+so that every run on it takes the same bench lock), runs `bcbench run` or
 `bcbench suite` with --conf, --out and --wait, and returns a
 BcbenchResult read from report.json or suite.json. Bad input raises
 BcbenchBadInput, a transient bench fault BcbenchBenchFault (the only one
@@ -16,6 +17,7 @@ import json
 import os
 import re
 import subprocess
+import tempfile
 
 import attr
 
@@ -62,10 +64,10 @@ class BcbenchBadInput(BcbenchError):
 
 
 class BcbenchBenchFault(BcbenchError):
-    """A transient bench fault (exit 5; exit 3 from a bcbench whose records
-    carry no status.cause, the table before "bench-fault"): an instrument,
-    the fixture or the console lost or unreachable, the lock busy past
-    --wait. The only outcome a retry may change."""
+    """A transient bench fault (exit 5; exit 3 from a bcbench from before
+    the shared exit table, whose help does not name "device-broke-run"):
+    an instrument, the fixture or the console lost or unreachable, the
+    lock busy past --wait. The only outcome a retry may change."""
 
 
 class BcbenchEnvironmentError(BcbenchError):
@@ -74,17 +76,31 @@ class BcbenchEnvironmentError(BcbenchError):
 
 
 def cause_of(exit_code, record_cause=None, table=True):
-    """The cause of an exit: the record's own when it states one, else the
-    table's. table False: the record comes from a bcbench before the
-    table (no cause anywhere in it, or no record), whose 3 meant a bench
-    fault or an abort."""
-    if record_cause:
-        return record_cause
+    """The cause of an exit. table True (a bcbench with the shared table):
+    the code says it, whatever a record in the directory says (a record
+    can be an earlier run's when this one ended before writing); the
+    record's cause only for a code outside the table. table False (a
+    bcbench before the table, whose records state no cause): its 3 meant
+    a bench fault or an abort."""
     if exit_code >= 128:
         return "interrupted"
-    if exit_code == 3 and not table:
+    if table:
+        return CAUSES.get(exit_code, record_cause or "unknown")
+    if record_cause:
+        return record_cause
+    if exit_code == 3:
         return "bench-fault"
     return CAUSES.get(exit_code, "unknown")
+
+
+def has_exit_table(tool):
+    """Whether the bcbench at `tool` exits by the shared table (3 the
+    device's doing, 5 the bench's), asked of the binary itself: its help
+    lists the table's causes. Whether a record exists says nothing, since
+    a firmware that refuses to start exits 3 before any is written."""
+    proc = subprocess.run([tool, "help"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, check=False, timeout=60)
+    return b"device-broke-run" in proc.stdout + proc.stderr
 
 
 @attr.s(eq=False)
@@ -94,7 +110,7 @@ class BcbenchResult:
     exit_code = attr.ib()
     cause = attr.ib()              # "ok", "rule-failed", "bench-fault", ...
     out = attr.ib()                # the --out directory
-    conf = attr.ib()               # the bench.conf written for it
+    conf = attr.ib()               # the place's bench.conf (the same path every run)
     stderr = attr.ib(default="")
     report = attr.ib(default=None)  # report.json (run) or None
     suite = attr.ib(default=None)   # suite.json (suite) or None
@@ -181,6 +197,7 @@ class BcbenchDriver(Driver):
     datadir = _opt_str()
     lock_dir = _opt_str()
     fwdir = _opt_str()
+    state_dir = _opt_str()
     out_dir = attr.ib(default="bcbench-out", validator=attr.validators.instance_of(str))
     wait = attr.ib(default=600, validator=attr.validators.instance_of(int))
     extra = attr.ib(default=attr.Factory(dict), validator=attr.validators.instance_of(dict))
@@ -219,6 +236,7 @@ class BcbenchDriver(Driver):
         env = self.target.env
         self.tool = (env.config.get_tool("bcbench") if env else None) or "bcbench"
         self._runs = 0
+        self._table = None  # has_exit_table(self.tool), asked at the first run
 
     # ---- bench.conf ----
 
@@ -248,14 +266,11 @@ class BcbenchDriver(Driver):
             val = getattr(self, key)
             if val is not None:
                 lines.append((key, str(val)))
-        # Without a datadir key bcbench takes the conf's own directory (the
-        # run's, here), so say one: the attribute, else the working
-        # directory when it is a checkout (as bcbench without --conf).
-        # BCBENCH_DATADIR in the environment wins over both in bcbench.
+        # Without one bcbench finds its data beside its binary (an install's
+        # PREFIX/share/bcbench, a build's source tree), as it does without
+        # --conf; a datadir here would override that for every run.
         if self.datadir is not None:
             lines.append(("datadir", self.datadir))
-        elif os.path.isdir("profiles"):
-            lines.append(("datadir", os.path.abspath(".")))
         given = {k for k, _ in lines}
         for key, val in self.extra.items():
             if str(key) in given:
@@ -272,11 +287,48 @@ class BcbenchDriver(Driver):
             raise ValueError(f"{role}: {port.display_name} has no port (not present?)")
         return port.port
 
-    def write_conf(self, path):
+    def place_name(self):
+        """The place this target is (a RemotePlace's name), else the
+        target's name."""
+        for res in self.target.resources:
+            if type(res).__name__ == "RemotePlace":
+                return res.name
+        return self.target.name
+
+    def conf_path(self):
+        """The place's bench.conf: STATE_DIR/PLACE.conf, STATE_DIR the
+        state_dir attribute, else $XDG_STATE_HOME/bcbench-labgrid
+        (~/.local/state/bcbench-labgrid). bcbench names the bench lock by
+        the conf's path (unless the fixture names a serial), so every run
+        on a place must give the same path to meet the others there."""
+        base = self.state_dir
+        if base is None:
+            xdg = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+            base = os.path.join(xdg, "bcbench-labgrid")
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", self.place_name())
+        return os.path.join(os.path.abspath(base), name + ".conf")
+
+    def write_conf(self, path=None):
+        """Write bench.conf to path (default conf_path()) and return the
+        path. Atomically: a run starting meanwhile reads the old file or the
+        new one, never half of it."""
+        path = os.path.abspath(path or self.conf_path())
         text = "# written by BcbenchDriver for labgrid target {}\n".format(self.target.name)
         text += "".join(f"{k} = {v}\n" for k, v in self.conf_lines())
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        folder = os.path.dirname(path)
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
         return path
 
     # ---- running ----
@@ -288,7 +340,19 @@ class BcbenchDriver(Driver):
             out = os.path.join(self.out_dir, self.target.name, f"{self._runs:03d}-{kind}-{stem}")
         out = os.path.abspath(out)
         os.makedirs(out, exist_ok=True)
+        # An earlier run's record in a reused directory would be read as
+        # this run's when this one ends before writing its own.
+        for stale in ("report.json", "suite.json"):
+            try:
+                os.unlink(os.path.join(out, stale))
+            except FileNotFoundError:
+                pass
         return out
+
+    def _exit_table(self):
+        if self._table is None:
+            self._table = has_exit_table(self.tool)
+        return self._table
 
     def _call(self, argv, out, conf):
         proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -306,7 +370,7 @@ class BcbenchDriver(Driver):
         (e.g. ["--charger", "dcp-1a"], or ["--firmware", "FILE.so"]: run
         does not look in fwdir). Returns a BcbenchResult."""
         out = self._new_out("run", scenario, out)
-        conf = self.write_conf(os.path.join(out, "bench.conf"))
+        conf = self.write_conf()
         argv = [self.tool, "run", "-q", "--conf", conf, "--out", out,
                 "--wait", str(self.wait if wait is None else wait), *args, scenario]
         res = self._call(argv, out, conf)
@@ -321,7 +385,7 @@ class BcbenchDriver(Driver):
             res.verdict, res.judges = rec.get("verdict"), rec.get("judges")
             res.verdicts = dict(rec.get("verdicts") or {})
             res.state, res.reason = status.get("state"), status.get("reason")
-        res.cause = cause_of(res.exit_code, record_cause, table=record_cause is not None)
+        res.cause = cause_of(res.exit_code, record_cause, table=self._exit_table())
         return self._check(res)
 
     @Driver.check_active
@@ -331,7 +395,7 @@ class BcbenchDriver(Driver):
         has hardware); args: further options (--filter, --shard, --junit).
         Returns a BcbenchResult whose entries carry each report's verdicts."""
         out = self._new_out("suite", suite_file, out)
-        conf = self.write_conf(os.path.join(out, "bench.conf"))
+        conf = self.write_conf()
         argv = [self.tool, "suite", "-q", "--conf", conf, "--out", out,
                 "--wait", str(self.wait if wait is None else wait)]
         if self.fwdir:
@@ -339,14 +403,10 @@ class BcbenchDriver(Driver):
         argv += [*args, suite_file]
         res = self._call(argv, out, conf)
         path = os.path.join(out, "suite.json")
-        table = False
         if os.path.exists(path) and res.exit_code != 2:
             with open(path, encoding="utf-8") as f:
                 rec = json.load(f)
             res.suite, res.record = path, rec
-            # suite.json states no cause of its own; entries name theirs
-            # (exit_cause) once bcbench has the table
-            table = any("exit_cause" in e for e in rec.get("entries", []))
             for e in rec.get("entries", []):
                 entry = {k: e.get(k) for k in ("id", "outcome", "as_expected", "exit_code",
                                                "exit_cause", "cause")}
@@ -360,7 +420,7 @@ class BcbenchDriver(Driver):
                     except (OSError, ValueError):
                         pass
                 res.entries.append(entry)
-        res.cause = cause_of(res.exit_code, None, table=table)
+        res.cause = cause_of(res.exit_code, None, table=self._exit_table())
         return self._check(res)
 
     def _check(self, res):

@@ -54,18 +54,18 @@ LG_LOAD_PTY=$pty
 emu supply rigol-dp800 --log "$TMP/supply.log" --ohms 0 --sink-file "$TMP/sink"
 LG_SUPPLY_PTY=$pty
 
-PYTHONDONTWRITEBYTECODE=1 LG_BCBENCH=$(abs "$BCBENCH") LG_FWDIR=$(abs "$FWDIR") LG_DATADIR=$PWD LG_SCRATCH=$TMP \
+PYTHONDONTWRITEBYTECODE=1 XDG_STATE_HOME=$TMP/xdg LG_BCBENCH=$(abs "$BCBENCH") LG_FWDIR=$(abs "$FWDIR") LG_DATADIR=$PWD LG_SCRATCH=$TMP \
 	LG_LOAD_PTY=$LG_LOAD_PTY LG_SUPPLY_PTY=$LG_SUPPLY_PTY LG_LOAD_LOG=$TMP/load.log \
 	/usr/bin/python3 -m pytest -p no:cacheprovider -q -rA --lg-env tests/labgrid/env.yaml \
 	--junitxml "$TMP/pytest.xml" tests/labgrid/test_bcbench.py >"$TMP/pytest.out" 2>&1
 rc=$?
 # one line per test: PASSED/FAILED NAME
 n_tests=$(grep -c '^PASSED ' "$TMP/pytest.out")
-if [ $rc -eq 0 ] && [ "$n_tests" -eq 11 ]; then
+if [ $rc -eq 0 ] && [ "$n_tests" -eq 15 ]; then
 	grep '^PASSED ' "$TMP/pytest.out" | while read -r _ t; do echo "ok   pytest: $t"; done
 	pass=$((pass + n_tests))
 else
-	bad "pytest exit $rc, $n_tests of 11 passed:"
+	bad "pytest exit $rc, $n_tests of 15 passed:"
 	sed 's/^/     | /' "$TMP/pytest.out" | tail -40
 	for p in $EPIDS; do grep -q instr_emu "/proc/$p/cmdline" 2>/dev/null && echo "     | emulator $p still running" || echo "     | emulator $p exited"; done
 	tail -n 3 "$TMP"/*.out "$TMP"/*.log 2>/dev/null | sed 's/^/     | /'

@@ -76,7 +76,11 @@ static void test_exit__most_urgent_order(void **state)
 	/* the first interrupt's signal stays */
 	assert_int_equal(bn_exit_most_urgent(130, 143), 130);
 	/* a code outside the table ranks as the environment's */
-	assert_int_equal(bn_exit_most_urgent(42, BN_EXIT_DUT_BROKE), 42);
+	assert_int_equal(bn_exit_most_urgent(42, BN_EXIT_DUT_BROKE), BN_EXIT_ENVIRONMENT);
+	/* either way round: a code outside the table is given as environment */
+	assert_int_equal(bn_exit_most_urgent(BN_EXIT_OK, 99), BN_EXIT_ENVIRONMENT);
+	assert_int_equal(bn_exit_most_urgent(99, BN_EXIT_OK), BN_EXIT_ENVIRONMENT);
+	assert_int_equal(bn_exit_most_urgent(BN_EXIT_ENVIRONMENT, 99), BN_EXIT_ENVIRONMENT);
 	assert_int_equal(bn_exit_most_urgent(42, BN_EXIT_BAD_INPUT), BN_EXIT_BAD_INPUT);
 }
 
