@@ -835,7 +835,15 @@ int bn_usb_host_suspend(struct bn_usb_host *h, int timeout_ms, volatile const si
 		char why[600];
 
 		diagnose(h, ev, why, sizeof(why));
-		rc = bn_err_set(err, BN_ERR_TIMEOUT,
+		/* What the bench PC is set up to do (a driver without autosuspend,
+		 * runtime PM off, a rule writing power/control back) a retry only
+		 * repeats: the environment's (exit 6). A device held busy for a
+		 * while, or no reason shown, may pass on a retry: a bench fault. */
+		rc = bn_err_set(err,
+				ev->block == BN_USB_BLOCK_USAGE || ev->block == BN_USB_BLOCK_KIDS ||
+						ev->block == BN_USB_BLOCK_UNKNOWN
+					? BN_ERR_TIMEOUT
+					: BN_ERR_ENV,
 				"%s: not suspended within %d ms of power/control \"auto\" "
 				"(power/runtime_status \"%s\"): %s",
 				what(h, w, sizeof(w)), timeout_ms, ev->state, why);
