@@ -44,8 +44,8 @@ const char *bn_lock_default_dir(void);
 
 /* Take the lock. wait_s 0: try once; > 0: wait up to that long; < 0:
  * forever. who: one line saying who holds it (the command, the
- * scenario). Taken: BN_OK. Held by another: BN_ERR_FAULT (exit 3),
- * "bench \"NAME\" is in use by pid 123 (bcbench run dcp.scn, since
+ * scenario). Taken: BN_OK. Held by another: BN_ERR_FAULT (exit 5, a
+ * bench fault), "bench \"NAME\" is in use by pid 123 (bcbench run dcp.scn, since
  * 2026-12-04 05:40:02 UTC); lock DIR/bcbench-NAME.lock" (and how long it
  * waited). A signal through stop: BN_ERR_INTR. A lock file that cannot be
  * opened: BN_ERR_IO naming it. Held by a parent that shares it

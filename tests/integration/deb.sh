@@ -12,20 +12,23 @@ if [ "${BN_CHECK_SAN:-}" = 1 ]; then
 	echo "deb: skipped in the SAN pass (the package is built once per CI, by the plain pass)"
 	exit 0
 fi
-# No fakeroot needed: debian/control says Rules-Requires-Root: no.
-for tool in dpkg-buildpackage dh; do
-	if ! command -v $tool >/dev/null 2>&1; then
-		echo "deb: skipped: no $tool (scripts/install-deps.sh installs it: apt-get install dpkg-dev debhelper)"
-		exit 0
-	fi
-done
-if ! git rev-parse --git-dir >/dev/null 2>&1; then
-	echo "deb: skipped: not a git checkout (the package is built from the tree git tracks)"
-	exit 0
-fi
 TMP=$(mktemp -d /tmp/bcbench-deb.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 . tests/integration/lib.sh
+# What the build needs missing is a failure, not a skip: a CI machine
+# without it would pass having built nothing. No fakeroot needed:
+# debian/control says Rules-Requires-Root: no.
+for need in dpkg-buildpackage:dpkg-dev dh:debhelper git:git; do
+	command -v "${need%%:*}" >/dev/null 2>&1 ||
+		bad "no ${need%%:*}: apt-get install ${need#*:} (scripts/install-deps.sh installs it)"
+done
+if [ "$fail" -eq 0 ] && ! git rev-parse --git-dir >/dev/null 2>&1; then
+	bad "not a git checkout: the package is built from the tree git tracks (run deb.sh in a clone of the repository)"
+fi
+if [ "$fail" -ne 0 ]; then
+	echo "deb: $pass passed, $fail failed"
+	exit 1
+fi
 start_s=$(date +%s)
 
 # The tree git tracks, as it is now (uncommitted edits to tracked files

@@ -86,7 +86,7 @@ printf 'lock = yes\nlock_dir = %s\ndatadir = %s\n' "$TMP" "$PWD" >"$TMP/lock.con
 hpid=$!
 PIDS="$PIDS $hpid"
 i=0
-while [ $i -lt 100 ] && ! grep -q "^pid $hpid " "$TMP/bcbench-bench.lock" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+while [ $i -lt 100 ] && ! grep -q "^pid $hpid " "$TMP"/bcbench-bench-*.lock 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
 expect_exit "the bench lock held past --wait 1" 5 "$BCBENCH" run -q --wait 1 --conf "$TMP/lock.conf" --out "$TMP/busy" "$SCN"
 expect_err "it names the holder" "still in use after waiting 1 s: held by pid $hpid"
 no_report "the bench in use" "$TMP/busy"

@@ -141,17 +141,40 @@ for b in bench-01 bench-02 bench-03 bench-04; do
 	mkdir -p "$TMP/lock-$b"
 	[ $b = bench-04 ] || printf 'lock = yes\nlock_dir = %s\n' "$TMP/lock-$b" >"$TMP/conf/$b.conf"
 done
-# One process that holds the lock itself (flock(1) would leave it held by
-# its child).
-$PY -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(120)' \
-	"$TMP/lock-bench-01/bcbench-bench.lock" >/dev/null 2>&1 &
+# The lock file bcbench takes for bench-01's bench.conf (its name carries
+# a hash of the conf's absolute path: bench/hil/lock.c), as bcbench itself
+# names it: a run on that conf, stopped once the file names the run.
+"$BCBENCH" run -q --no-html --conf "$TMP/conf/bench-01.conf" --out "$TMP/lock-run" \
+	tests/data/scenarios/long.scn >"$TMP/lock-run.out" 2>&1 &
+holder=$!
+LOCK=""
+i=0
+while [ $i -lt 100 ] && [ -z "$LOCK" ]; do
+	LOCK=$(grep -l "^pid $holder " "$TMP/lock-bench-01"/bcbench-bench-*.lock 2>/dev/null | head -1)
+	[ -n "$LOCK" ] || sleep 0.1
+	i=$((i + 1))
+done
+kill -INT "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+[ -n "$LOCK" ] && ok "bcbench's lock for bench-01's bench.conf: $(basename "$LOCK")" ||
+	bad "a run on $TMP/conf/bench-01.conf took no lock bcbench-bench-*.lock in $TMP/lock-bench-01 naming it: $(ls "$TMP/lock-bench-01"; tail -2 "$TMP/lock-run.out")"
+# Held by one process that sleeps past the jobs below (flock(1) would
+# leave it held by its child), and says who it is as bcbench's holder does.
+$PY -c 'import fcntl, os, sys, time
+f = open(sys.argv[1], "r+")
+fcntl.flock(f, fcntl.LOCK_EX)
+f.truncate(0); f.write("pid %d (gitlab.sh: another process on bench-01)\n" % os.getpid()); f.flush()
+time.sleep(120)' "${LOCK:-$TMP/lock-bench-01/none}" >/dev/null 2>&1 &
 holder=$!
 i=0
-while [ $i -lt 50 ] && flock -n "$TMP/lock-bench-01/bcbench-bench.lock" true; do sleep 0.1; i=$((i + 1)); done
+while [ $i -lt 50 ] && ! grep -qs "^pid $holder " "${LOCK:-$TMP/lock-bench-01/none}"; do sleep 0.1; i=$((i + 1)); done
+grep -qs "^pid $holder " "${LOCK:-$TMP/lock-bench-01/none}" && ! flock -n "$LOCK" true &&
+	ok "bench-01's lock is held by pid $holder" || bad "bench-01's lock ${LOCK:-(none)} is not held by pid $holder"
 gcl faults.out --shell-isolation \
 	--variable "BENCH_CONF=$TMP/conf/\$BENCH.conf" --variable SUITE=tests/gitlab/faults.suite --variable BENCH_LOCK_WAIT_S=0 \
 	--variable "BASELINE_URL=file://$TMP/no-baseline.zip" \
 	'bench: [bench-01]' 'bench: [bench-02]' 'bench: [bench-03]' 'bench: [bench-04]' report
+hpid=$holder
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
 holder=""
@@ -169,8 +192,9 @@ done
 $CHECK retried "$PIPE" $codes >"$TMP/out" 2>&1
 [ "$(cat "$TMP/out")" = "5: retried; 1: not retried; 3: not retried; 2: not retried" ] &&
 	ok "GitLab's retry rule on these exits: 5 retried, 1, 3 and 2 not" || bad "retry decisions: $(cat "$TMP/out")"
-grep -F 'bench: [bench-01]' "$TMP/faults.out" | grep -q "in use" &&
-	ok "bench-01 says its bench is in use" || bad "bench-01 does not say its bench is in use: $(grep -F 'bench: [bench-01]' "$TMP/faults.out" | tail -3)"
+grep -F 'bench: [bench-01]' "$TMP/faults.out" | grep -qF "in use by pid $hpid (gitlab.sh: another process on bench-01); lock $LOCK" &&
+	ok "bench-01 says its bench is in use by the holder, naming the lock it held" ||
+	bad "bench-01 does not say its bench is in use by pid $hpid, lock ${LOCK:-(none)}: $(grep -F 'bench: [bench-01]' "$TMP/faults.out" | grep -v ' > ' | tail -3; grep -F 'bench: [bench-01]' "$TMP/faults.out" | grep 'in use' | tail -1)"
 f1=$(find "$A" -maxdepth 4 -path "*/reports/shard-1/suite.json" | head -1)
 [ -n "$f1" ] && grep -q '"bench-fault"' "$f1" && ok "bench-01 kept its record (when: always): causes \"bench-fault\"" ||
 	bad "bench-01's artifacts: ${f1:-no suite.json}$( [ -n "$f1" ] && grep -o '"cause":[^,]*' "$f1" | sort -u | tr '\n' ' ')"

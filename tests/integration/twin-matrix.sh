@@ -168,7 +168,8 @@ while read -r name scn fw targs required; do
 done <"$TMP/matrix"
 # Faults of the instruments during a run through the twin: each ends in
 # the safe state (the fixture's last decoded state: nothing on) with an
-# honest partial report (status error, exit 3, the reason naming the
+# honest partial report (status error, a bench fault: exit 5 and cause
+# "bench-fault", the code a CI retries; the reason naming the
 # instrument), and no rule passes on the broken stream.
 # NAME|REASON|TWIN-ARGS. With a capture device the load and supply hear
 # only their commands (a dozen lines a run), so a count places the fault:
@@ -199,15 +200,16 @@ while IFS='|' read -r name reason targs; do
 	kill -TERM "$TWIN_PID" 2>/dev/null
 	wait "$TWIN_PID" 2>/dev/null
 	TWIN_PID=
-	[ $got -eq 3 ] && ok "fault $name: a bench fault (exit 3)" || { bad "fault $name: exit $got, want 3"; tail -3 "$TMP/f.out"; }
+	[ $got -eq 5 ] && ok "fault $name: a bench fault (exit 5)" || { bad "fault $name: exit $got, want 5"; tail -3 "$TMP/f.out"; }
 	if python3 - "$d/run/report.json" "$reason" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert r["status"]["state"] == "error" and r["status"]["exit_code"] == 3, r["status"]
+st = r["status"]
+assert st["state"] == "error" and st["exit_code"] == 5 and st.get("cause") == "bench-fault", st
 assert sys.argv[2] in r["status"]["reason"], r["status"]
 assert not any(x["verdict"] == "pass" and x["kind"] == "check" for x in r["results"]), "a rule passed"
 PY
-	then ok "fault $name: the partial report says \"$reason\", no rule passes"
+	then ok "fault $name: the partial report says \"$reason\", cause bench-fault, exit_code 5; no rule passes"
 	else bad "fault $name: report $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$d/run/report.json" 2>&1 | tail -1)"; fi
 	last=$(awk -F'\t' '$2 == "state" { s = $3 } END { print s }' "$d/twin-log/fixture.log")
 	[ "$last" = "port=none vbus=off load=off" ] && ok "fault $name: the fixture ended in its safe state" ||
