@@ -115,15 +115,17 @@ after() { tail -n +"$(($2 + 1))" "$1"; }
 
 # bench_fault_status NAME DIR: DIR/report.json's status says a bench
 # fault (cause "bench-fault", exit_code 5: the code a CI retries).
+# bench_fault_status NAME DIR [CAUSE CODE]: DIR/report.json's status gives
+# that cause and exit code (default bench-fault, 5)
 bench_fault_status() {
-	if /usr/bin/python3 - "$2/report.json" <<'PY'; then ok "$1: report.json's status: cause bench-fault, exit_code 5"; else bad "$1: report.json's status"; fi
+	if /usr/bin/python3 - "$2/report.json" "${3:-bench-fault}" "${4:-5}" <<'PY'; then ok "$1: report.json's status: cause ${3:-bench-fault}, exit_code ${4:-5}"; else bad "$1: report.json's status"; fi
 import json, sys
 try:
     st = json.load(open(sys.argv[1], encoding="utf-8"))["status"]
 except (OSError, ValueError, KeyError) as e:
     print("     |", sys.argv[1] + ":", e)
     sys.exit(1)
-if st.get("cause") != "bench-fault" or st.get("exit_code") != 5:
+if st.get("cause") != sys.argv[2] or st.get("exit_code") != int(sys.argv[3]):
     print("     | status:", st)
     sys.exit(1)
 PY
@@ -424,9 +426,9 @@ grep -q '1209:0001 bcbench bench twin device, serial BCTWIN0001' "$OUT/usb-adv/r
 # kernel never suspends it, and the run cannot make the state the
 # scenario asks for: a bench fault (exit 5: the suspend timed out, as
 # bench/hil/usb_host.c says) naming the driver, the fixture safe.
-usb_run usb-nosuspend 5 --usb-driver acme_serial:no-autosuspend
+usb_run usb-nosuspend 6 --usb-driver acme_serial:no-autosuspend
 N=$OUT/usb-nosuspend
-bench_fault_status usb-nosuspend "$N/run"
+bench_fault_status usb-nosuspend "$N/run" environment 6
 grep -q '"reason":[[:space:]]*"the bench.s USB host could not suspend the device: .*driver \\"acme_serial\\", which does not support autosuspend' "$N/run/report.json" 2>/dev/null &&
 	ok "usb-nosuspend: the report's reason names the driver" ||
 	bad "usb-nosuspend: reason $(grep -o '"reason": "[^"]*' "$N/run/report.json" 2>&1 | head -c 300)"
