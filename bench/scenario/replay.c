@@ -19,6 +19,7 @@
 #include "checks/check.h"
 #include "checks/persist.h"
 #include "core/datadir.h"
+#include "core/suggest.h"
 #include "core/exit.h"
 #include "core/file.h"
 #include "core/json.h"
@@ -261,13 +262,15 @@ static void resolve(const struct bn_replay_opts *o, const char *kind, const char
 		snprintf(out, len, "%s", spec);
 }
 
-/* For a bare name that is not there: where it was looked for is the data
- * dir, and how to use another. */
-static const char *dd_hint(const char *spec)
+/* For a bare name that is not there: the names the data dir has, the
+ * nearest, and how to use another data dir (into buf). */
+static const char *dd_hint(const struct bn_replay_opts *o, const char *kind, const char *spec,
+			   char *buf, size_t len)
 {
 	if (strchr(spec, '/') || strstr(spec, ".json"))
 		return "";
-	return " (a bare name is read under the data dir; to use another, " BN_DATADIR_HOW ")";
+	bn_suggest_profile(o->datadir, kind, spec, buf, len);
+	return buf;
 }
 
 static int load_limits(struct replay *r, struct bn_report *rep, struct bn_err *err)
@@ -405,7 +408,7 @@ static int load_charger(struct replay *r, struct bn_report *rep, struct bn_err *
 {
 	struct bn_charger *ch;
 	struct bn_err e2 = { 0 };
-	char path[1200];
+	char path[1200], hint[1100];
 	int rc;
 
 	/* the sidecar's record stands unless --charger says otherwise */
@@ -419,7 +422,7 @@ static int load_charger(struct replay *r, struct bn_report *rep, struct bn_err *
 	resolve(r->o, "chargers", r->o->charger, path, sizeof(path));
 	if (access(path, R_OK) != 0)
 		return bn_err_set(err, BN_ERR_IO, "--charger %s: cannot open %s%s", r->o->charger, path,
-					  dd_hint(r->o->charger));
+					  dd_hint(r->o, "chargers", r->o->charger, hint, sizeof(hint)));
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
 		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
@@ -443,7 +446,7 @@ static int load_context(struct replay *r, struct bn_report *rep, struct bn_err *
 {
 	const struct bn_srr_info *in = bn_srr_info(r->srr);
 	struct bn_err e2 = { 0 };
-	char path[1200];
+	char path[1200], hint[1100];
 	int rc;
 
 	r->ctx.lim = &r->lim;
@@ -512,7 +515,7 @@ static int load_context(struct replay *r, struct bn_report *rep, struct bn_err *
 		resolve(r->o, "ports", r->o->port, path, sizeof(path));
 		if (access(path, R_OK) != 0)
 			return bn_err_set(err, BN_ERR_IO, "--port %s: cannot open %s%s", r->o->port, path,
-					  dd_hint(r->o->port));
+					  dd_hint(r->o, "ports", r->o->port, hint, sizeof(hint)));
 		rc = bn_port_load(path, &r->lim, &port, &e2);
 		if (rc < 0)
 			return bn_err_set(err, rc, "%s", e2.msg);
@@ -534,7 +537,7 @@ static int load_context(struct replay *r, struct bn_report *rep, struct bn_err *
 		if (access(path, R_OK) != 0) {
 			free(d);
 			return bn_err_set(err, BN_ERR_IO, "--dut %s: cannot open %s%s", r->o->dut, path,
-					  dd_hint(r->o->dut));
+					  dd_hint(r->o, "duts", r->o->dut, hint, sizeof(hint)));
 		}
 		rc = bn_dut_load(path, &r->lim, d, &e2);
 		if (rc < 0) {

@@ -54,6 +54,15 @@ expect_err "the port's nearest" "unknown port profile \"dcpp\""
 expect_err "the port's nearest, named" "did you mean dcp?"
 expect_exit "an unknown device declaration" 2 "$BCBENCH" run -q --datadir "$ROOT" --out "$TMP/o-wek" --dut phnoe "$TMP/lab/rel.scn"
 expect_err "the device's nearest" "did you mean phone?"
+# replay's profiles, named on its command line, the same way
+SR=tests/fuzz/corpus/srzip/sdp-stored.sr
+expect_exit "replay: an unknown --port" 2 "$BCBENCH" replay -q --datadir "$ROOT" --no-events --out "$TMP/o-rp" --port dcq "$SR"
+expect_err "replay: --port's list and nearest" "/profiles/ports/: aca-a,"
+expect_err "replay: --port's nearest" "did you mean dcp?; another data dir: give --datadir DIR"
+expect_exit "replay: an unknown --charger" 2 "$BCBENCH" replay -q --datadir "$ROOT" --no-events --out "$TMP/o-rp" --charger dcp-wek "$SR"
+expect_err "replay: --charger's nearest" "did you mean dcp-weak?"
+expect_exit "replay: an unknown --dut" 2 "$BCBENCH" replay -q --datadir "$ROOT" --no-events --out "$TMP/o-rp" --dut phnoe "$SR"
+expect_err "replay: --dut's nearest" "did you mean phone?"
 expect_exit "an unknown conditions profile" 2 "$BCBENCH" run -q --datadir "$ROOT" --out "$TMP/o-wek" --conditions realistc "$TMP/lab/rel.scn"
 expect_err "the conditions' nearest" "did you mean realistic?"
 printf 'port dcp\nfirmware refrence\nplug\nwait 1s\n' >"$TMP/lab/fw.scn"
@@ -128,7 +137,9 @@ expect_exit "suite --filter matching nothing" 7 "$BCBENCH" suite --filter 'dcp-w
 expect_err "it names the nearest" "--filter 'dcp-wek*' matches none of the"
 expect_err "the nearest, as a glob" "did you mean 'dcp-weak*'?"
 expect_err "and the entries" "its entries: aca-a/reference"
-[ ! -e "$TMP/o-suite/suite.json" ] && ok "nothing was run" || bad "a suite.json was written"
+# nothing ran, and the record says so (a CI job's artifact): exit 7, no entry
+grep -q '"exit_code":[[:space:]]*7' "$TMP/o-suite/suite.json" 2>/dev/null && [ -z "$(ls "$TMP/o-suite/entries" 2>/dev/null)" ] &&
+	ok "nothing was run; suite.json says exit 7" || bad "suite.json: $(grep exit_code "$TMP/o-suite/suite.json" 2>&1 | head -2); entries: $(ls "$TMP/o-suite/entries" 2>&1 | head -3)"
 expect_exit "suite --list --filter matching nothing" 7 "$BCBENCH" suite --list --filter nope scripts/suites/regression.suite
 
 # --- 7: one bench lock per bench.conf ---
