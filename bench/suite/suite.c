@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "checks/check.h"
+#include "core/suggest.h"
 #include "core/datadir.h"
 #include "core/file.h"
 #include "firmware/fw_load.h"
@@ -147,9 +148,14 @@ static int resolve_value(struct sp *p, enum bn_suite_axis a, const struct bn_tok
 	}
 	if (bare) {
 		fit(out, len, "%s/profiles/%s/%s.json", dd, axis_kinds[a], t->text);
-		if (!readable(out))
-			return perr(p, t, "no %s profile \"%s\" (looked for %s; to use another data "
-				    "dir, %s)", axis_names[a], t->text, out, BN_DATADIR_HOW);
+		if (!readable(out)) {
+			char hint[1100];
+
+			/* what the data dir has, the nearest, how to use another */
+			bn_suggest_profile(dd, axis_kinds[a], t->text, hint, sizeof(hint));
+			return perr(p, t, "no %s profile \"%s\" (looked for %s)%s", axis_names[a],
+				    t->text, out, hint);
+		}
 		return BN_OK;
 	}
 	if (!find_file(p, t->text, out, len))

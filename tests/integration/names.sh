@@ -132,6 +132,12 @@ expect_exit "suite --list --json" 0 "$BCBENCH" suite --list --json --filter 'dcp
 json_ok "suite --list --json: the documented keys" 'd["schema"] == "bcbench-suite-list/1" and d["selected"] == len(d["entries"]) > 0 and d["total"] >= d["selected"] and all(e["id"].startswith("dcp-weak") and e["expect"] in ("pass", "xfail", "xerror") and set(e) == {"index", "id", "scenario", "expect", "rules", "params"} for e in d["entries"])'
 expect_exit "--json without --list" 2 "$BCBENCH" suite --json scripts/suites/regression.suite
 
+# a suite's profile names: the list and the nearest, at the suite's line
+printf 'suite "typo"\nscenario %s/scripts/scenarios/dcp.scn\n  charger dcp-wek\n  firmware reference\n' "$ROOT" >"$TMP/typo.suite"
+expect_exit "a suite naming an unknown charger" 2 "$BCBENCH" suite --list --datadir "$ROOT" "$TMP/typo.suite"
+expect_err "the suite's line and the nearest" "typo.suite:3:11: error: no charger profile \"dcp-wek\""
+expect_err "the suite's nearest" "did you mean dcp-weak?"
+
 # --- 8: a --filter that selects nothing ---
 expect_exit "suite --filter matching nothing" 7 "$BCBENCH" suite --filter 'dcp-wek*' --out "$TMP/o-suite" scripts/suites/regression.suite
 expect_err "it names the nearest" "--filter 'dcp-wek*' matches none of the"
