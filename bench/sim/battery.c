@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/units.h"
 #include "core/json.h"
 
 /* Device-design default, not a BC-1.2 number: VBUS power to battery power. */
@@ -240,6 +241,15 @@ int bn_battery_parse(const cJSON *obj, struct bn_battery_profile *out,
 	if (!rc)
 		rc = bn_json_quantity(obj, "max_charge", true, BN_DIM_A, 1.0, &p.max_charge_a,
 				      what, err);
+	if (!rc) {
+		char why[200];
+
+		/* a charge current past what USB carries was written in mA */
+		if (bn_plausible_max(p.max_charge_a, BN_DIM_A, BN_PLAUSIBLE_USB_A,
+				     cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(obj, "max_charge")),
+				     why, sizeof(why)) != BN_OK)
+			rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"max_charge\": %s", what, why);
+	}
 	if (!rc)
 		rc = bn_json_num(obj, "efficiency", false, &p.efficiency, what, err);
 	if (rc)

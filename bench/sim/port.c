@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/units.h"
 #include "core/json.h"
 
 /* Not a BC-1.2 limit: the current a CDP's VDM_SRC holds its voltage at
@@ -171,6 +172,13 @@ static int load_responder(const cJSON *o, const char *path, const struct bn_limi
 	rc = rc ? rc : qty(o, "i_limit", BN_DIM_A, &p->resp_i_limit_a, &present, what, err);
 	if (!rc && !(p->resp_i_limit_a >= 0))
 		rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"i_limit\": must be >= 0 (0 = none)", what);
+	if (!rc) {
+		char why[200];
+
+		if (bn_plausible_max(p->resp_i_limit_a, BN_DIM_A, BN_PLAUSIBLE_USB_A, 0, why,
+				     sizeof(why)) != BN_OK)
+			rc = bn_err_set(err, BN_ERR_DATA, "%s: key \"i_limit\": %s", what, why);
+	}
 	rc = rc ? rc : qty(o, "dp_low", BN_DIM_V, &p->resp_dp_low_v, &present, what, err);
 	rc = rc ? rc : qty(o, "dp_high", BN_DIM_V, &p->resp_dp_high_v, &present, what, err);
 	if (!rc && !(p->resp_dp_low_v < p->resp_dp_high_v))

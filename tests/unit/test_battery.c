@@ -308,6 +308,9 @@ static void test_battery__parse_rejects(void **state)
 		{ "{\"capacity\": \"1Ah\", \"ocv\": [[0, 3.0]], \"dead\": \"3.1V\","
 		  " \"weak\": \"3.4V\", \"max_charge\": \"1A\"}",
 		  "bat: key \"ocv\": needs at least 2 points" },
+		{ "{\"capacity\": \"1Ah\", \"ocv\": [[0, 3.0], [1, 4.2]], \"dead\": \"3.1V\","
+		  " \"weak\": \"3.4V\", \"max_charge\": 1500}",
+		  "bat: key \"max_charge\": 1500 A is more than USB carries (at most 10 A): did you write mA? write 1.5" },
 		{ "{\"capacity\": \"1Ah\", \"ocv\": [[0.1, 3.0], [1, 4.2]], \"dead\": \"3.1V\","
 		  " \"weak\": \"3.4V\", \"max_charge\": \"1A\"}",
 		  "bat: key \"ocv\": the curve must run from soc 0 to soc 1" },

@@ -346,6 +346,9 @@ static void test_port__broken_rejected(void **state)
 		  "{\"expect\":\"sdp\",\"enumeration\":\"none\",\"line_cap\":\"2uF\"}",
 		  "\"line_cap\"", "0 to 1 uF" },
 		{ "syntax.json", "{\"expect\":\"sdp\",\n  \"enumeration\" \"host\"}", ":2:", "invalid JSON" },
+		{ "resp-ilimit-big.json",
+		  "{\"expect\":\"cdp\",\"enumeration\":\"host\",\"vdm_responder\":{\"i_limit\":\"250A\"}}",
+		  "\"i_limit\"", "more than USB carries" },
 	};
 	struct fixture *f = *state;
 
