@@ -204,7 +204,7 @@ static int pending_create(struct bn_srw *w, struct bn_err *err)
 	GError *gerr = NULL;
 	char why[160];
 	int fd, rc = BN_OK;
-	void *map;
+	void *map = NULL;
 
 	w->meta_path = g_strdup_printf("%s/metadata", w->spool_dir);
 	w->pend_path = g_strdup_printf("%s/pending", w->spool_dir);
