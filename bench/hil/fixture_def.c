@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "core/channel.h"
 #include "core/json.h"
 
@@ -327,13 +328,13 @@ static int load_signal(struct bn_fixture_def *d, const cJSON *o, int i, bool und
 		snprintf(at, sizeof(at), "%s", where);
 	else
 		snprintf(at, sizeof(at), "signals[%d]", i);
-	snprintf(what, sizeof(what), "%s: %s", d->path, at);
+	bn_str_fmt(what, sizeof(what), "%s: %s", d->path, at);
 	rc = bn_json_check_keys(o, where ? known_dev : known, what, err);
 	if (rc == BN_OK)
 		rc = bn_json_str(o, "name", true, s->name, sizeof(s->name), what, err);
 	if (rc < 0)
 		return rc;
-	snprintf(what, sizeof(what), "%s: %s (%s)", d->path, at, s->name);
+	bn_str_fmt(what, sizeof(what), "%s: %s (%s)", d->path, at, s->name);
 	if (bn_fixture_def_signal(d, s->name) >= 0)
 		return bn_err_set(err, BN_ERR_DATA, "%s: name used twice", what);
 	rc = bn_json_str(o, "pin", true, pin, sizeof(pin), what, err);

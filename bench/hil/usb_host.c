@@ -243,8 +243,8 @@ static int find_dir(struct bn_usb_host *h, struct bn_err *err)
 		if (!n_match++ || strcmp(de->d_name, h->name) < 0)
 			bn_str_copy(h->name, sizeof(h->name), de->d_name);
 		if (strlen(names) + strlen(de->d_name) + 3 < sizeof(names))
-			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-				 n_match > 1 ? ", " : "", de->d_name);
+			bn_str_fmt(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				   n_match > 1 ? ", " : "", de->d_name);
 	}
 	closedir(d);
 	bn_usb_spec_str(&h->spec, s, sizeof(s));

@@ -234,7 +234,7 @@ static int resolve_in(struct run_ctx *c, const char *base, const char *kind, con
 	if (file_exists(out))
 		return BN_OK;
 	if (first[0] && strcmp(first, out))
-		snprintf(hint, sizeof(hint), "looked for %s (relative to %s) and %s (the data dir's)",
+		bn_str_fmt(hint, sizeof(hint), "looked for %s (relative to %s) and %s (the data dir's)",
 			 first, base ? (base == c->scn_dir ? "the scenario's folder" : "the declaration's folder")
 				     : "the current directory", out);
 	else

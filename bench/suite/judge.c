@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "core/exit.h"
 #include "report/report.h"
 #include "report/suite_doc.h"
@@ -123,11 +124,11 @@ static const char *judge(const struct bn_suite_entry *e, const cJSON *report, in
 		/* xerror expects the device to break the run: a bench that
 		 * failed, an interrupt, a full disk never tested it */
 		if (e->expect != BN_SUITE_EXPECT_ERROR) {
-			snprintf(line, sizeof(line), "ended in error: %s", cause_out);
+			bn_str_fmt(line, sizeof(line), "ended in error: %s", cause_out);
 			cJSON_AddItemToArray(unexpected, cJSON_CreateString(line));
 		} else if (*code != BN_EXIT_DUT_BROKE) {
-			snprintf(line, sizeof(line), "ended in error (%s), not one of the device's "
-				 "(xerror): %s", bn_exit_cause(*code), cause_out);
+			bn_str_fmt(line, sizeof(line), "ended in error (%s), not one of the device's "
+				   "(xerror): %s", bn_exit_cause(*code), cause_out);
 			cJSON_AddItemToArray(unexpected, cJSON_CreateString(line));
 		}
 		return "error";
