@@ -17,11 +17,6 @@ EPIDS=""
 # An emulator exits when bcbench closes its port; its pid may be another
 # process's by the time this script ends (pid_max is often 32768), so
 # only a pid that is still an instr_emu is stopped.
-stop_emus() {
-	for p in $EPIDS; do
-		grep -q instr_emu "/proc/$p/cmdline" 2>/dev/null && kill "$p" 2>/dev/null
-	done
-}
 trap 'stop_emus; rm -rf "$TMP"' EXIT
 . tests/integration/lib.sh
 
@@ -35,17 +30,6 @@ if [ ! -x "$EMUDIR/instr_emu" ]; then
 	echo "labgrid: $pass passed, $fail failed"
 	exit 1
 fi
-
-# emu NAME FAMILY ARGS...: start the emulator, its pty in $pty
-emu() {
-	e_name=$1
-	shift
-	"$EMUDIR/instr_emu" --family "$@" >"$TMP/$e_name.out" 2>&1 &
-	EPIDS="$EPIDS $!"
-	i=0
-	while [ $i -lt 50 ] && [ ! -s "$TMP/$e_name.out" ]; do sleep 0.1; i=$((i + 1)); done
-	pty=$(head -1 "$TMP/$e_name.out")
-}
 
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 

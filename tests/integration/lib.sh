@@ -54,3 +54,25 @@ validate_records() {
 		sed 's/^/     | /' "$TMP/validate.out" | head -20
 	fi
 }
+
+# The instrument emulators a script starts (tests/emu/instr_emu, on a
+# pseudo-terminal): EPIDS holds their pids.
+EPIDS=${EPIDS:-}
+# emu NAME FAMILY ARGS...: start the emulator, its pty in $pty
+emu() {
+	e_name=$1
+	shift
+	"$EMUDIR/instr_emu" --family "$@" >"$TMP/$e_name.out" 2>&1 &
+	EPIDS="$EPIDS $!"
+	i=0
+	while [ $i -lt 50 ] && [ ! -s "$TMP/$e_name.out" ]; do sleep 0.1; i=$((i + 1)); done
+	pty=$(head -1 "$TMP/$e_name.out")
+}
+# stop_emus: kill those still running; a pid is checked to be an
+# emulator first, since scripts run two at a time and a pid of one that
+# exited may already be another script's process.
+stop_emus() {
+	for p in $EPIDS; do
+		grep -q instr_emu "/proc/$p/cmdline" 2>/dev/null && kill "$p" 2>/dev/null
+	done
+}

@@ -14,21 +14,10 @@ BCBENCH=${BCBENCH:-build/bcbench}
 EMUDIR=${EMUDIR:-build/emu}
 TMP=$(mktemp -d /tmp/bcbench-curve.XXXXXX)
 EPIDS=""
-trap 'for p in $EPIDS; do kill "$p" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+trap 'stop_emus; rm -rf "$TMP"' EXIT
 . tests/integration/lib.sh
 
 SCN=tests/data/scenarios/follow-load-step.scn
-
-# emu NAME FAMILY ARGS...: start the emulator, its pty in $pty
-emu() {
-	e_name=$1
-	shift
-	"$EMUDIR/instr_emu" --family "$@" >"$TMP/$e_name.out" 2>&1 &
-	EPIDS="$EPIDS $!"
-	i=0
-	while [ $i -lt 50 ] && [ ! -s "$TMP/$e_name.out" ]; do sleep 0.1; i=$((i + 1)); done
-	pty=$(head -1 "$TMP/$e_name.out")
-}
 
 # bench NAME MODE [SUPPLY-FAULT...]: emulators and a bench.conf for a run
 bench() {

@@ -15,7 +15,7 @@ EMUDIR=${EMUDIR:-build/emu}
 FAKEFTDI=${FAKEFTDI:-$(dirname "$BCBENCH")/tests/bcbench-fakeftdi}
 TMP=$(mktemp -d /tmp/bcbench-rbport.XXXXXX)
 EPIDS=""
-trap 'for p in $EPIDS; do kill "$p" 2>/dev/null; done' EXIT
+trap 'stop_emus; rm -rf "$TMP"' EXIT
 . tests/integration/lib.sh
 
 SCN=scripts/scenarios/port-dcp.scn
@@ -25,17 +25,6 @@ if [ ! -x "$FAKEFTDI" ] || [ ! -x "$EMUDIR/instr_emu" ]; then
 	echo "realbench-port: $pass passed, $fail failed"
 	exit 1
 fi
-
-# emu NAME FAMILY ARGS...: start the emulator, its pty in $pty
-emu() {
-	e_name=$1
-	shift
-	"$EMUDIR/instr_emu" --family "$@" >"$TMP/$e_name.out" 2>&1 &
-	EPIDS="$EPIDS $!"
-	i=0
-	while [ $i -lt 50 ] && [ ! -s "$TMP/$e_name.out" ]; do sleep 0.1; i=$((i + 1)); done
-	pty=$(head -1 "$TMP/$e_name.out")
-}
 
 # bench NAME FIXTURE [LOAD-FAULT...]: emulators and NAME.conf for a run
 bench() {
