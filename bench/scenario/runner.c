@@ -1137,8 +1137,9 @@ static int usbh_suspend(struct run_ctx *c, bool suspend, struct bn_err *err)
 				  bn_usb_spec_str(c->o->dut_usb, d, sizeof(d)));
 	rc = suspend ? bn_usb_host_suspend(&c->usbh, USBH_STEP_TIMEOUT_MS, c->o->stop_flag, &ev, &e)
 		     : bn_usb_host_resume(&c->usbh, USBH_STEP_TIMEOUT_MS, c->o->stop_flag, &ev, &e);
+	/* (the PC's own set-up, which a retry repeats, stays the environment's) */
 	if (rc < 0)
-		return bn_err_set(err, rc == BN_ERR_INTR ? rc : BN_ERR_FAULT,
+		return bn_err_set(err, rc == BN_ERR_INTR || rc == BN_ERR_ENV ? rc : BN_ERR_FAULT,
 				  "the bench's USB host could not %s the device: %s",
 				  suspend ? "suspend" : "resume", e.msg);
 	if (ev.t_cmd_us < 0) {
