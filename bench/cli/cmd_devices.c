@@ -168,7 +168,6 @@ static int json_capture(cJSON *root, const struct bn_conf *conf)
 static int devices_json(const struct bn_conf *conf)
 {
 	cJSON *root = bn_devices_json();
-	char *text;
 	int rc = 0;
 
 	if (!root) {
@@ -186,15 +185,7 @@ static int devices_json(const struct bn_conf *conf)
 	} else {
 		cJSON_AddNullToObject(root, "capture");
 	}
-	text = bn_json_print(root);
-	cJSON_Delete(root);
-	if (!text) {
-		fprintf(stderr, "bcbench devices: out of memory\n");
-		return BN_EXIT_ENVIRONMENT;
-	}
-	printf("%s\n", text);
-	free(text);
-	return rc;
+	return bn_cli_print_json("devices", root, rc);
 }
 
 int bn_cli_devices(int argc, char **argv)

@@ -131,7 +131,7 @@ static int print_json(const char *conf_path, const char *fixture, int rc, const 
 		      const struct bn_selftest_result *res, const char *lines)
 {
 	cJSON *doc = cJSON_CreateObject(), *checks;
-	char *text, *clean;
+	char *clean;
 
 	if (!doc) {
 		fprintf(stderr, "bcbench selftest: out of memory\n");
@@ -178,15 +178,7 @@ static int print_json(const char *conf_path, const char *fixture, int rc, const 
 			}
 		l += n + (l[n] == '\n');
 	}
-	text = bn_json_print(doc);
-	cJSON_Delete(doc);
-	if (!text) {
-		fprintf(stderr, "bcbench selftest: out of memory\n");
-		return BN_EXIT_ENVIRONMENT;
-	}
-	printf("%s\n", text);
-	free(text);
-	return rc;
+	return bn_cli_print_json("selftest", doc, rc);
 }
 
 int bn_cli_selftest(int argc, char **argv)

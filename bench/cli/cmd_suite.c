@@ -574,7 +574,6 @@ static int list_text(const struct bn_suite *s, const int *pick, int n_pick)
 static int list_json(const struct bn_suite *s, const int *pick, int n_pick)
 {
 	cJSON *doc = cJSON_CreateObject(), *entries = cJSON_CreateArray();
-	char *text;
 
 	if (!doc || !entries) {
 		cJSON_Delete(doc);
@@ -610,16 +609,7 @@ static int list_json(const struct bn_suite *s, const int *pick, int n_pick)
 			else
 				cJSON_AddNullToObject(params, bn_suite_axis_name((enum bn_suite_axis)a));
 	}
-	text = bn_json_print(doc);
-	cJSON_Delete(doc);
-	if (!text) {
-		fprintf(stderr, "bcbench suite: out of memory\n");
-		return BN_EXIT_ENVIRONMENT;
-	}
-	fputs(text, stdout);
-	fputs("\n", stdout);
-	free(text);
-	return 0;
+	return bn_cli_print_json("suite", doc, 0);
 }
 
 /* --filter matched no entry: say so with the nearest to each of its

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/json.h"
 #include "core/datadir.h"
 #include "core/err.h"
 #include "core/suggest.h"
@@ -276,4 +277,18 @@ int bn_cli_conditions(const char *cmd, const char *spec, const char *datadir,
 		return 1;
 	}
 	return 0;
+}
+
+int bn_cli_print_json(const char *cmd, cJSON *doc, int rc)
+{
+	char *text = bn_json_print(doc);
+
+	cJSON_Delete(doc);
+	if (!text) {
+		fprintf(stderr, "bcbench %s: out of memory\n", cmd);
+		return BN_EXIT_ENVIRONMENT;
+	}
+	printf("%s\n", text);
+	free(text);
+	return rc;
 }

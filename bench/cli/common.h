@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "checks/check.h"
 #include "core/conditions.h"
 #include "core/conf.h"
@@ -74,5 +76,9 @@ int bn_cli_parse_acceptance(const char *cmd, const char *arg, enum bn_acceptance
  * prints the error itself: non-zero. */
 int bn_cli_parse_uncertainty(const char *cmd, const char *opt, const char *arg, unsigned *given,
 			     struct bn_meas meas[BN_CH_COUNT]);
+
+/* A --json document on stdout, then freed: rc, or 6 (environment) when
+ * it cannot be rendered (out of memory; the message names cmd). */
+int bn_cli_print_json(const char *cmd, cJSON *doc, int rc);
 
 #endif
