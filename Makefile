@@ -3,7 +3,7 @@ VERSION := 0.1.0
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-PKGS := libsigrok libftdi1 libserialport libusb-1.0 libcjson libzip cmocka glib-2.0 nettle
+PKGS := libsigrok libftdi1 libserialport libusb-1.0 libcjson libzip cmocka glib-2.0 nettle libdeflate
 
 ifeq ($(SAN),1)
 BUILD ?= build/san

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 
 PKGS="build-essential pkg-config clang libclang-rt-14-dev make
 libsigrok-dev libserialport-dev libftdi1-dev libusb-1.0-0-dev
-libcjson-dev libzip-dev libcmocka-dev libglib2.0-dev nettle-dev
+libcjson-dev libzip-dev libcmocka-dev libglib2.0-dev nettle-dev libdeflate-dev
 sigrok-cli libxml2-utils python3-jsonschema time chromium
 python3-labgrid python3-pytest dpkg-dev debhelper fakeroot
 rsync git curl unzip python3-yaml"

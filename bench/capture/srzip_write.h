@@ -31,6 +31,10 @@ struct bn_srw_opts {
 					    * "bcbench units"; <= 7 chars, no ';' or '\' */
 	int compression_level;             /* 0: default (1, fast deflate); 1-9 deflate; -1: stored */
 	long chunk_samples;                /* samples per member; 0: default 1,048,576 */
+	/* Threads that may compress chunks beside the caller's: 0 compresses
+	 * in the caller's thread (a suite entry at -j N, which must not take
+	 * a core from its neighbours); N > 0 on the cores the run may use. */
+	int threads;
 };
 
 struct bn_srw;
