@@ -1,4 +1,5 @@
 #include "checks/check.h"
+#include "checks/logbin.h"
 #include "core/text.h"
 #include "core/units.h"
 
@@ -149,10 +150,11 @@ struct rule_inst {
  * rules as one run (bn_rule.hold), up to this many at a time. */
 #define HOLD_MAX 4096
 
-/* The estimate's histogram: |step| from 1e-9 to 1e3 (V or A), 16 bins a decade. */
-#define EST_BINS 192
-#define EST_LO_EXP (-9)
-#define EST_PER_DECADE 16
+/* The estimate's histogram: |step| from 1e-9 to 1e3 (V or A), 16 bins a
+ * decade (checks/logbin.h). */
+#define EST_BINS BN_LOGBIN_BINS
+#define EST_LO_EXP BN_LOGBIN_LO_EXP
+#define EST_PER_DECADE BN_LOGBIN_PER_DECADE
 
 struct active_rule {
 	void (*sample)(void *priv, bn_time_us t_us, const struct bn_sample *s);
@@ -194,6 +196,7 @@ struct bn_checks {
 	unsigned estimate;
 	long est_zero[BN_CH_COUNT], est_n[BN_CH_COUNT];
 	long est_bin[BN_CH_COUNT][EST_BINS];
+	struct bn_logbin est_lb; /* set up only when a channel is estimated */
 };
 
 static void list_bits(char *buf, size_t len, unsigned bits, int n, const char *(*name)(int))
@@ -316,8 +319,7 @@ static void est_add(struct bn_checks *c, int ch, double d, long n)
 		c->est_zero[ch] += n;
 		return;
 	}
-	b = (int)floor((log10(a) - EST_LO_EXP) * EST_PER_DECADE);
-	b = b < 0 ? 0 : b >= EST_BINS ? EST_BINS - 1 : b;
+	b = bn_logbin_of(&c->est_lb, a);
 	c->est_bin[ch][b] += n;
 }
 
@@ -406,6 +408,8 @@ int bn_checks_new(const struct bn_check_ctx *ctx, struct bn_checks **out, struct
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
 		if (c->ctx.meas_src[ch] == BN_MEAS_SRC_ESTIMATED && (c->ctx.channels & (1u << ch)))
 			c->estimate |= 1u << ch;
+	if (c->estimate)
+		bn_logbin_init(&c->est_lb);
 	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
 		const char *name = ch == BN_CH_VBUS ? "CAPTURE_VBUS"
 				   : ch == BN_CH_IBUS ? "CAPTURE_IBUS" : "CAPTURE_DATA_LINE";
