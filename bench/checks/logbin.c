@@ -32,41 +32,56 @@ static double find_edge(int b)
 	return i < LOGBIN_WALK ? x : 0;
 }
 
+static int slice_of(double a)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &a, sizeof(bits));
+	return (int)((bits >> 44) & 0x7ffff) - (BN_LOGBIN_EXP_LO << 8);
+}
+
 void bn_logbin_init(struct bn_logbin *lb)
 {
+	int b = 0;
+
 	memset(lb, 0, sizeof(*lb));
 	lb->ok = true;
 	lb->edge[0] = 0;
-	for (int b = 1; b < BN_LOGBIN_BINS; b++) {
-		lb->edge[b] = find_edge(b);
-		if (!(lb->edge[b] > lb->edge[b - 1]))
+	for (int k = 1; k < BN_LOGBIN_BINS; k++) {
+		lb->edge[k] = find_edge(k);
+		if (!(lb->edge[k] > lb->edge[k - 1]))
 			lb->ok = false;
 	}
 	lb->edge[BN_LOGBIN_BINS] = INFINITY;
-	for (int e = BN_LOGBIN_E_LO; e <= BN_LOGBIN_E_HI; e++) {
-		double x = ldexp(0.5, e); /* frexp's mantissa is in [0.5, 1) */
-		int b = x < 1e-9 ? 0 : bn_logbin_formula(x);
+	for (int i = 0; i < BN_LOGBIN_SLICES; i++) {
+		uint64_t bits = ((uint64_t)(BN_LOGBIN_EXP_LO << 8) + (uint64_t)i) << 44;
+		double lo;
 
-		lb->first[e - BN_LOGBIN_E_LO] = (short)b;
+		memcpy(&lo, &bits, sizeof(lo));
+		while (b + 1 < BN_LOGBIN_BINS && lo >= lb->edge[b + 1])
+			b++;
+		lb->slice[i] = (unsigned char)b;
+		/* the next slice's least value must not pass two edges */
+		if (i + 1 < BN_LOGBIN_SLICES) {
+			uint64_t nb = bits + (1ull << 44);
+			double hi;
+
+			memcpy(&hi, &nb, sizeof(hi));
+			if (b + 2 < BN_LOGBIN_BINS && hi > lb->edge[b + 2])
+				lb->ok = false;
+		}
 	}
 }
 
 int bn_logbin_of(const struct bn_logbin *lb, double a)
 {
-	int e, b;
+	int b;
 
 	if (!lb->ok || !(a >= 1e-9 && a < 1e3))
 		return bn_logbin_formula(a);
-	{
-		uint64_t bits;
-
-		memcpy(&bits, &a, sizeof(bits));
-		e = (int)((bits >> 52) & 0x7ff) - 1022; /* frexp's, for a normal a */
-	}
-	/* 2^(e-1) <= a < 2^e: an octave spans under 5 bins */
-	b = lb->first[e - BN_LOGBIN_E_LO];
-	while (a >= lb->edge[b + 1])
-		b++;
+	b = lb->slice[slice_of(a)];
+	b += a >= lb->edge[b + 1];
+	/* near an edge log10's last bit decides: ask it */
 	if (fabs(a - lb->edge[b]) <= LOGBIN_NEAR * a || fabs(lb->edge[b + 1] - a) <= LOGBIN_NEAR * a)
 		return bn_logbin_formula(a);
 	return b;

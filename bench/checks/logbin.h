@@ -12,14 +12,17 @@
 #define BN_LOGBIN_BINS 192
 #define BN_LOGBIN_LO_EXP (-9)
 #define BN_LOGBIN_PER_DECADE 16
-/* binary exponents (frexp) of 1e-9 .. 1e3 */
-#define BN_LOGBIN_E_LO (-30)
-#define BN_LOGBIN_E_HI 11
+/* 1e-9 .. 1e3 lie in the binary octaves 2^-30 .. 2^10 (biased exponents
+ * 993 .. 1032), each cut in 256 slices by its top 8 mantissa bits: a
+ * slice (0.4 %) is far narrower than a bin (15 %), so it holds one edge
+ * at most, and a slice's bin and one compare give the bin. */
+#define BN_LOGBIN_EXP_LO 993
+#define BN_LOGBIN_SLICES (40 * 256)
 
 struct bn_logbin {
-	bool ok;                           /* the edges were found: else the formula always */
-	double edge[BN_LOGBIN_BINS + 1];   /* edge[b]: the least a in bin >= b (1 <= b < BINS) */
-	short first[BN_LOGBIN_E_HI - BN_LOGBIN_E_LO + 1]; /* the bin of 2^(e-1), by exponent */
+	bool ok;                             /* the edges were found: else the formula always */
+	double edge[BN_LOGBIN_BINS + 1];     /* edge[b]: the least a in bin >= b (1 <= b < BINS) */
+	unsigned char slice[BN_LOGBIN_SLICES]; /* the bin of a slice's least value */
 };
 
 /* The formula: the bin of a > 0 (NaN: not called). */

@@ -237,6 +237,12 @@ struct replay {
 	int n_rx, next_rx;
 	struct bn_sample_ring ring;
 	bool ring_on;
+	/* Frames before ring_from_t are overwritten before the next
+	 * expectation reads the ring (it keeps the last ring.cap frames):
+	 * they are counted, not written (ring_skip), and the ring's head and
+	 * count move past them when the next frame is written. */
+	bn_time_us next_rx_t, ring_from_t;
+	long ring_skip;
 	int next_mv;              /* the record's next move */
 	char port_name[64];
 	char charger_name[64];
@@ -635,6 +641,8 @@ static bool infer_pending(const struct infer *f)
 	       bn_persist_pending(&f->dp_low);
 }
 
+static void ring_due(struct replay *r);
+
 /* The record's expectations, parsed as the scenario language reads them. */
 static int setup_expects(struct replay *r, struct bn_err *err)
 {
@@ -669,6 +677,7 @@ static int setup_expects(struct replay *r, struct bn_err *err)
 	if (bn_ring_init(&r->ring, longest, r->ctx.rate_hz) < 0)
 		return bn_err_set(err, BN_ERR_NOMEM, "out of memory for the expectations' window");
 	r->ring_on = true;
+	ring_due(r);
 	return BN_OK;
 }
 
@@ -683,6 +692,25 @@ static const char *telemetry_before(const struct replay *r, const char *key, int
 		    !strcmp(r->evrec.ev[i].key, key))
 			v = r->evrec.ev[i].text;
 	return v;
+}
+
+/* The next expectation's time, and from when the frames before it must
+ * be written: at least ring.cap of them (frames are 1/rate apart, give or
+ * take a microsecond of rounding), with a margin of as many again. None
+ * left: nothing reads the ring again. */
+static void ring_due(struct replay *r)
+{
+	double span_us;
+
+	if (r->next_rx >= r->n_rx) {
+		r->next_rx_t = r->ring_from_t = INT64_MAX;
+		return;
+	}
+	r->next_rx_t = r->rx[r->next_rx].t_us;
+	span_us = 2.0 * (double)(r->ring.cap + 2) * (1e6 / r->ctx.rate_hz + 1.0);
+	r->ring_from_t = (double)r->next_rx_t - span_us > (double)INT64_MIN / 2
+				 ? r->next_rx_t - (bn_time_us)span_us
+				 : INT64_MIN;
 }
 
 /* Every expectation due at or before the frame at t: a live run judges
@@ -711,6 +739,7 @@ static void judge_expects(struct replay *r, bn_time_us t, struct bn_report *rep)
 					      x->t_us, res);
 		}
 	}
+	ring_due(r);
 }
 
 static inline void ring_frame(struct replay *r, bn_time_us t, const struct bn_sample *s,
@@ -718,7 +747,19 @@ static inline void ring_frame(struct replay *r, bn_time_us t, const struct bn_sa
 {
 	if (!r->ring_on)
 		return;
-	judge_expects(r, t, rep);
+	if (t >= r->next_rx_t)
+		judge_expects(r, t, rep);
+	if (t < r->ring_from_t) {
+		r->ring_skip++;
+		return;
+	}
+	if (r->ring_skip) {
+		struct bn_sample_ring *w = &r->ring;
+
+		w->head = (long)((w->head + r->ring_skip) % w->cap);
+		w->n = w->n + r->ring_skip < w->cap ? w->n + r->ring_skip : w->cap;
+		r->ring_skip = 0;
+	}
 	bn_ring_push(&r->ring, s);
 }
 
