@@ -70,6 +70,30 @@ static inline bool frame_eq(float *const *col, long i, const float *prev, int n)
 	return true;
 }
 
+/* The end of the run of frames equal to prev from i: the first index in
+ * [i, n) that differs, n if none. Channel by channel, each a plain scan. */
+static long run_end(float *const *col, long i, long n, const float *prev, int nsel)
+{
+	long e = n;
+
+	for (int j = 0; j < nsel; j++) {
+		const float *c = col[j];
+		uint32_t p;
+		long x = i;
+
+		memcpy(&p, &prev[j], sizeof(p));
+		for (; x < e; x++) {
+			uint32_t y;
+
+			memcpy(&y, &c[x], sizeof(y));
+			if (y != p)
+				break;
+		}
+		e = x;
+	}
+	return e;
+}
+
 /* The capture is inflated in one thread while the rules judge in
  * another (and the file's SHA-256 is taken in a third): on a noisy
  * capture inflating costs about as much as judging. */
@@ -763,6 +787,20 @@ static inline void ring_frame(struct replay *r, bn_time_us t, const struct bn_sa
 	bn_ring_push(&r->ring, s);
 }
 
+/* ring_frame() for n frames of one value at the times t[0..n-1]. */
+static inline void ring_frames(struct replay *r, const bn_time_us *t, long n,
+			       const struct bn_sample *s, struct bn_report *rep)
+{
+	if (!r->ring_on || n == 0)
+		return;
+	if (t[n - 1] < r->next_rx_t && t[n - 1] < r->ring_from_t) {
+		r->ring_skip += n;
+		return;
+	}
+	for (long j = 0; j < n; j++)
+		ring_frame(r, t[j], s, rep);
+}
+
 /* The record's moves of the device due at or before the frame at t (a
  * live run moves before the frames of the move's time): the events
  * recorded before each first, then the checks judge a new session on the
@@ -870,36 +908,42 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 			bn_time_us t;
 
 			/* A run of frames equal to the last (as stored): no
-			 * inference changes, and the engine takes them as repeats. */
+			 * inference changes, and the engine takes them as repeats.
+			 * Their times in batches; a batch stops short at the next
+			 * move or event, which come between frames as one by one. */
 			if (have_prev && !r->o->perturb_set && !(r->inf.on && infer_pending(&r->inf)) &&
 			    frame_eq(col, i, prev, nsel)) {
-				long m = 0;
+				long e = run_end(col, i + 1, n, prev, nsel);
 
-				do {
-					t = t0 + NEXT_TICK();
-					if (t >= next_mv_t) {
-						bn_checks_sample_again_n(r->checks, tbuf, m);
-						m = 0;
-						next_mv_t = replay_moves(r, t, &next_ev);
-						next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
+				while (i < e) {
+					long m = e - i < REPLAY_RUN_TIMES ? e - i : REPLAY_RUN_TIMES;
+
+					for (long j = 0; j < m; j++)
+						tbuf[j] = t0 + NEXT_TICK();
+					for (long c = 0, d; c < m; c = d) {
+						bn_time_us lim = next_mv_t < next_ev_t ? next_mv_t : next_ev_t;
+
+						d = c;
+						while (d < m && tbuf[d] < lim)
+							d++;
+						ring_frames(r, tbuf + c, d - c, &s, rep);
+						bn_checks_sample_again_n(r->checks, tbuf + c, d - c);
+						if (d == m)
+							break;
+						t = tbuf[d];
+						if (t >= next_mv_t) {
+							next_mv_t = replay_moves(r, t, &next_ev);
+							next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
+						}
+						if (t >= next_ev_t) {
+							while (next_ev < n_ev && r->evrec.ev[next_ev].t_us <= t)
+								bn_checks_event(r->checks, &r->evrec.ev[next_ev++]);
+							next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
+						}
 					}
-					if (t >= next_ev_t) {
-						bn_checks_sample_again_n(r->checks, tbuf, m);
-						m = 0;
-						while (next_ev < n_ev && r->evrec.ev[next_ev].t_us <= t)
-							bn_checks_event(r->checks, &r->evrec.ev[next_ev++]);
-						next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
-					}
-					tbuf[m++] = t;
-					ring_frame(r, t, &s, rep);
-					i++;
-					k++;
-					if (m == REPLAY_RUN_TIMES) {
-						bn_checks_sample_again_n(r->checks, tbuf, m);
-						m = 0;
-					}
-				} while (i < n && frame_eq(col, i, prev, nsel));
-				bn_checks_sample_again_n(r->checks, tbuf, m);
+					i += m;
+					k += m;
+				}
 				continue;
 			}
 			t = t0 + NEXT_TICK();
