@@ -3,7 +3,7 @@
  *
  * What is accepted follows libsigrok 0.5.2's loader (src/session_file.c,
  * src/session_driver.c): "version" 1 or 2; "metadata" an ini file with a
- * [device 1] group holding samplerate (sr_parse_sizestring: "1 MHz",
+ * [device 1] group holding samplerate (sr_parse_sizestring, capture/sizestr.h: "1 MHz",
  * "1.5 MHz", "250 Hz"), probeN (logic) and analogN (analog) channel names;
  * analog data in "analog-1-N-K" (K = 1, 2, ... consecutive) or a single
  * unchunked "analog-1-N"; logic data in "logic-1[-K]" (not read here).
@@ -11,10 +11,10 @@
  * in the chunks, a member that is not whole float32 samples, an analog
  * channel without data, and any read, inflate or CRC error, are errors. */
 #include "capture/srzip_read.h"
+#include "capture/sizestr.h"
 
 #include <errno.h>
 #include <glib.h>
-#include <libsigrok/libsigrok.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,6 +242,7 @@ static int parse_rate(struct bn_srr *r, GKeyFile *kf, struct bn_err *err)
 {
 	char *s = g_key_file_get_string(kf, "device 1", "samplerate", NULL);
 	uint64_t v = 0;
+	bool overflow = false;
 	int rc = BN_OK;
 
 	if (!s)
@@ -249,15 +250,15 @@ static int parse_rate(struct bn_srr *r, GKeyFile *kf, struct bn_err *err)
 				  "%s: error: metadata has no samplerate (expected samplerate=... "
 				  "in [device 1], e.g. samplerate=1 MHz)",
 				  r->path);
-	/* sr_parse_sizestring takes "-5" and overflows as 0: reject a sign,
-	 * then tell a real zero from a number it could not hold. */
-	if (!strpbrk(s, "0123456789") || strchr(s, '-') || sr_parse_sizestring(s, &v) != SR_OK ||
-	    (double)v > SRR_RATE_MAX)
+	/* libsigrok's parse (capture/sizestr.h) takes "-5" as a huge number:
+	 * reject a sign; a number too large for it is told apart from a zero */
+	if (!strpbrk(s, "0123456789") || strchr(s, '-') ||
+	    bn_sizestr_parse(s, &v, &overflow) != BN_OK || (double)v > SRR_RATE_MAX)
 		rc = bn_err_set(err, BN_ERR_DATA,
 				"%s: error: cannot parse samplerate=%.40s in [device 1] (expected "
 				"e.g. 1 MHz, 10 kHz, 250 Hz, 1.5 MHz)",
 				r->path, s);
-	else if (v == 0 && strpbrk(s, "123456789"))
+	else if (overflow || (v == 0 && strpbrk(s, "123456789")))
 		rc = bn_err_set(err, BN_ERR_DATA,
 				"%s: error: cannot parse samplerate=%.40s in [device 1] (expected "
 				"at most 1 THz, in whole Hz)",
