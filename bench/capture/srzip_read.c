@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <glib.h>
+#include <libdeflate.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,12 @@
 #include <sys/stat.h>
 #include <zip.h>
 
-#define SRR_BUF_SAMPLES 262144	  /* per selected channel */
+#define SRR_BUF_SAMPLES 262144	  /* per selected channel, streamed through libzip */
+/* A member up to this size is inflated whole, by libdeflate, into a
+ * buffer of its stated size (the writer's are 4 MiB): 2-3x zlib's speed,
+ * and its CRC-32 checked by libdeflate's. Larger ones, and methods other
+ * than deflate and store, stream through libzip. */
+#define SRR_WHOLE_MAX (16u << 20)
 #define SRR_META_MAX (1 << 20)	  /* bytes of "metadata" we accept */
 #define SRR_INDEX_MAX 100000	  /* probeN / analogN */
 #define SRR_CHUNK_MAX 2147483647L /* K of analog-1-N-K: libsigrok prints it with %d */
@@ -32,6 +38,10 @@
 struct srr_chunk {
 	zip_uint64_t idx;  /* zip entry */
 	zip_uint64_t size; /* bytes */
+	zip_uint64_t comp_size;
+	zip_uint32_t crc;
+	bool stored;       /* ZIP_CM_STORE */
+	bool whole;        /* inflated whole: deflate or store, sizes and CRC known, small */
 	long num;	   /* K of analog-1-N-K; 0 for analog-1-N */
 };
 
@@ -46,6 +56,7 @@ struct srr_cur {
 	int next;	   /* next chunk to open */
 	zip_file_t *zf;	   /* the open member, or NULL */
 	zip_uint64_t left; /* its bytes not read yet */
+	bool whole;        /* every member inflated whole (SRR_WHOLE_MAX) */
 	float *buf;
 	long cap;      /* samples buf holds: the channel's, at most SRR_BUF_SAMPLES */
 	long pos, len; /* samples used / held in buf */
@@ -59,6 +70,9 @@ struct bn_srr {
 	int n_sel;
 	struct srr_cur cur[BN_SRR_MAX_CH];
 	bool started; /* a read happened: selection fixed */
+	struct libdeflate_decompressor *dec;
+	unsigned char *zbuf; /* a member's compressed bytes */
+	size_t zcap;
 	int64_t left; /* frames still to deliver */
 	int fail;     /* sticky read error */
 	char fail_msg[BN_ERR_MSG_LEN];
@@ -102,7 +116,7 @@ static int parse_count(const char *s, long max, long *out)
 	return 0;
 }
 
-static int chunks_add(struct srr_chunks *c, zip_uint64_t idx, zip_uint64_t size, long num)
+static int chunks_add(struct srr_chunks *c, const zip_stat_t *st, long num)
 {
 	if (c->n == c->cap) {
 		struct srr_chunk *v;
@@ -117,7 +131,16 @@ static int chunks_add(struct srr_chunks *c, zip_uint64_t idx, zip_uint64_t size,
 		c->v = v;
 		c->cap = cap;
 	}
-	c->v[c->n++] = (struct srr_chunk){.idx = idx, .size = size, .num = num};
+	c->v[c->n++] = (struct srr_chunk){ .idx = st->index, .size = st->size,
+					   .comp_size = st->comp_size, .crc = st->crc,
+					   .stored = st->comp_method == ZIP_CM_STORE,
+					   .whole = (st->valid & (ZIP_STAT_COMP_SIZE | ZIP_STAT_CRC)) ==
+						    (ZIP_STAT_COMP_SIZE | ZIP_STAT_CRC) &&
+						    (st->comp_method == ZIP_CM_DEFLATE ||
+						     st->comp_method == ZIP_CM_STORE) &&
+						    st->size <= SRR_WHOLE_MAX &&
+						    st->comp_size <= SRR_WHOLE_MAX,
+					   .num = num };
 	return 0;
 }
 
@@ -518,7 +541,8 @@ static int scan_members(struct bn_srr *r, struct bn_err *err)
 		if ((st.valid & ZIP_STAT_ENCRYPTION_METHOD) && st.encryption_method != ZIP_EM_NONE)
 			return bn_err_set(err, BN_ERR_DATA, "%s: error: member %s is encrypted",
 					  r->path, mname);
-		if (chunks_add(&r->chunks[ch], (zip_uint64_t)i, st.size, num) < 0)
+		st.index = (zip_uint64_t)i;
+		if (chunks_add(&r->chunks[ch], &st, num) < 0)
 			return bn_err_set(err, BN_ERR_NOMEM, "%s: error: out of memory", r->path);
 	}
 
@@ -711,6 +735,19 @@ int bn_srr_select(struct bn_srr *r, int n, const int ch_idx[], struct bn_err *er
 		c->cap = r->info.ch[c->ch].n_samples < SRR_BUF_SAMPLES
 				 ? (long)r->info.ch[c->ch].n_samples + 1
 				 : SRR_BUF_SAMPLES;
+		/* Inflated whole: a buffer of its largest member. */
+		c->whole = true;
+		for (int k = 0; k < r->chunks[c->ch].n; k++) {
+			const struct srr_chunk *ck = &r->chunks[c->ch].v[k];
+
+			c->whole = c->whole && ck->whole;
+		}
+		if (c->whole) {
+			c->cap = 1;
+			for (int k = 0; k < r->chunks[c->ch].n; k++)
+				if ((long)(r->chunks[c->ch].v[k].size / 4) > c->cap)
+					c->cap = (long)(r->chunks[c->ch].v[k].size / 4);
+		}
 		c->buf = malloc((size_t)c->cap * sizeof(float));
 		if (!c->buf) {
 			for (int j = 0; j < i; j++)
@@ -758,6 +795,98 @@ static int cur_finish_member(struct bn_srr *r, struct srr_cur *c, struct bn_err 
 	zip_fclose(c->zf);
 	c->zf = NULL;
 	c->next++;
+	return BN_OK;
+}
+
+/* The next member of c, whole, into c->buf: its compressed bytes read
+ * raw, inflated by libdeflate to exactly its stated size, then its
+ * CRC-32 checked. An empty member is passed over. */
+static int cur_fill_whole(struct bn_srr *r, struct srr_cur *c, struct bn_err *err)
+{
+	const struct srr_chunks *cs = &r->chunks[c->ch];
+	char detail[96];
+
+	c->pos = c->len = 0;
+	while (c->next < cs->n) {
+		const struct srr_chunk *ck = &cs->v[c->next];
+		bool stored = ck->stored;
+		unsigned char *dst;
+		size_t got = 0, out = 0;
+		int rc = BN_OK;
+
+		if (ck->size == 0) {
+			c->next++;
+			continue;
+		}
+		if (stored && ck->comp_size != ck->size)
+			return cur_fail(r, c, BN_ERR_DATA, "reading",
+					"a stored member whose sizes differ", err);
+		if (!stored && !r->dec) {
+			r->dec = libdeflate_alloc_decompressor();
+			if (!r->dec)
+				return cur_fail(r, c, BN_ERR_NOMEM, "reading", "out of memory", err);
+		}
+		if (!stored && r->zcap < ck->comp_size) {
+			unsigned char *z = realloc(r->zbuf, (size_t)ck->comp_size);
+
+			if (!z)
+				return cur_fail(r, c, BN_ERR_NOMEM, "reading", "out of memory", err);
+			r->zbuf = z;
+			r->zcap = (size_t)ck->comp_size;
+		}
+		dst = stored ? (unsigned char *)c->buf : r->zbuf;
+		c->zf = zip_fopen_index(r->za, ck->idx, ZIP_FL_COMPRESSED);
+		if (!c->zf)
+			return cur_fail(r, c, BN_ERR_DATA, "opening", zip_strerror(r->za), err);
+		while (got < ck->comp_size) {
+			zip_int64_t n = zip_fread(c->zf, dst + got, (size_t)ck->comp_size - got);
+
+			if (n < 0)
+				return cur_fail(r, c, BN_ERR_DATA, "reading", zip_file_strerror(c->zf),
+						err);
+			if (n == 0) {
+				snprintf(detail, sizeof(detail),
+					 "ended %" PRIu64 " bytes short of its compressed size",
+					 (uint64_t)(ck->comp_size - got));
+				return cur_fail(r, c, BN_ERR_DATA, "reading", detail, err);
+			}
+			got += (size_t)n;
+		}
+		zip_fclose(c->zf);
+		c->zf = NULL;
+		if (!stored) {
+			enum libdeflate_result lr = libdeflate_deflate_decompress(
+			    r->dec, r->zbuf, got, c->buf, (size_t)ck->size, &out);
+
+			if (lr == LIBDEFLATE_INSUFFICIENT_SPACE)
+				rc = cur_fail(r, c, BN_ERR_DATA, "reading",
+					      "more data than its stated size", err);
+			else if (lr != LIBDEFLATE_SUCCESS)
+				rc = cur_fail(r, c, BN_ERR_DATA, "reading",
+					      "Zlib error: the deflate data is corrupt", err);
+			else if (out != ck->size) {
+				snprintf(detail, sizeof(detail),
+					 "ended %" PRIu64 " bytes short of its size",
+					 (uint64_t)(ck->size - out));
+				rc = cur_fail(r, c, BN_ERR_DATA, "reading", detail, err);
+			}
+			if (rc)
+				return rc;
+		}
+		if (libdeflate_crc32(0, c->buf, (size_t)ck->size) != ck->crc)
+			return cur_fail(r, c, BN_ERR_DATA, "reading", "CRC error", err);
+		c->next++;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		{
+			uint32_t *u = (uint32_t *)c->buf;
+
+			for (size_t i = 0; i < ck->size / 4; i++)
+				u[i] = __builtin_bswap32(u[i]);
+		}
+#endif
+		c->len = (long)(ck->size / sizeof(float));
+		return BN_OK;
+	}
 	return BN_OK;
 }
 
@@ -849,7 +978,7 @@ static long srr_read(struct bn_srr *r, float *frames, float *const *cols, long m
 			struct srr_cur *c = &r->cur[k];
 
 			if (c->pos == c->len) {
-				int rc = cur_fill(r, c, err);
+				int rc = c->whole ? cur_fill_whole(r, c, err) : cur_fill(r, c, err);
 
 				if (rc)
 					return rc;
@@ -900,6 +1029,8 @@ void bn_srr_close(struct bn_srr *r)
 		free(r->chunks[c].v);
 	if (r->za)
 		zip_discard(r->za);
+	libdeflate_free_decompressor(r->dec);
+	free(r->zbuf);
 	g_free(r->path);
 	free(r);
 }
