@@ -362,6 +362,83 @@ static void test_checks_dbp__measured(void **state)
 	assert_true(fabs(r.measured - 0.02) < 2e-3);
 }
 
+/* bc12.dbp.vdpsrc_con takes the rest of a run of equal samples at once
+ * when nothing in it can change (vcon_hold): the same result as sample by
+ * sample, on realistic noise quantised to a coarse step so that runs of
+ * equal samples and changes alternate, at several steps. */
+static void held_vs_each(const struct stream *st, double step_v, bool no_hold, struct bn_result *out)
+{
+	struct bn_check_ctx ctx;
+	struct bn_checks *c = NULL;
+	struct bn_err err = { 0 };
+	struct bn_report rep;
+	struct bn_rng rng;
+	long n = (long)(st->dur_s * st->rate_hz);
+	bool conn = false;
+
+	bn_rng_seed(&rng, 1);
+	ctx_init(&ctx, BN_PORT_SDP, DBP_DECL, st->rate_hz);
+	bn_test_ctx_conditions(&ctx, "realistic");
+	ctx.no_hold = no_hold;
+	assert_int_equal(bn_checks_new(&ctx, &c, &err), BN_OK);
+	ev_at(c, BN_CEV_VBUS_ON, 0.0);
+	for (long i = 0; i < n; i++) {
+		double t = (double)i / st->rate_hz;
+		struct bn_sample s = { { 0 } };
+
+		if (!conn && t >= st->connect_s) {
+			ev_at(c, BN_CEV_CONNECT, st->connect_s);
+			conn = true;
+		}
+		st->gen(t, &s);
+		bn_test_measure(&ctx, &rng, &s);
+		for (int ch = 0; ch < BN_CH_COUNT; ch++)
+			s.v[ch] = round(s.v[ch] / step_v) * step_v;
+		bn_checks_sample(c, bn_time_from_s(t), &s);
+	}
+	ev_at(c, BN_CEV_VBUS_OFF, st->dur_s);
+	bn_report_init(&rep);
+	bn_checks_end(c, bn_time_from_s(st->dur_s), &rep);
+	memset(out, 0, sizeof(*out));
+	for (int k = 0; k < rep.n_results; k++)
+		if (!strcmp(rep.results[k].id, "bc12.dbp.vdpsrc_con"))
+			*out = rep.results[k];
+	bn_report_free(&rep);
+	bn_checks_free(c);
+}
+
+static void test_checks_dbp__vdpsrc_con_held_is_sample_by_sample(void **state)
+{
+	static const struct stream st[] = {
+		ST(g_good), STX(g_dbp_slow, 8.0, 1000.0, DBP_END_S + 2.0),
+		STX(g_dbp_slow, 8.0, 1000.0, DBP_END_S + 1.0), STX(g_dbp_slow, 8.0, 5000.0, DBP_END_S + 1.0),
+	};
+	static const double step_v[] = { 0.002, 0.01, 0.05, 0.2 };
+	int bad = 0, judged = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		for (size_t k = 0; k < sizeof(step_v) / sizeof(step_v[0]); k++) {
+			struct bn_result a, b;
+
+			held_vs_each(&st[i], step_v[k], false, &a);
+			held_vs_each(&st[i], step_v[k], true, &b);
+			judged += a.verdict == BN_VERDICT_PASS || a.verdict == BN_VERDICT_FAIL;
+			if (a.verdict != b.verdict || strcmp(a.reason, b.reason) || a.t0_us != b.t0_us ||
+			    a.t1_us != b.t1_us || a.has_measured != b.has_measured ||
+			    (a.has_measured && a.measured != b.measured)) {
+				print_error("stream %zu, step %g V: held %s (%s, %lld..%lld), sample by "
+					    "sample %s (%s, %lld..%lld)\n", i, step_v[k],
+					    bn_verdict_name(a.verdict), a.reason, (long long)a.t0_us,
+					    (long long)a.t1_us, bn_verdict_name(b.verdict), b.reason,
+					    (long long)b.t0_us, (long long)b.t1_us);
+				bad++;
+			}
+		}
+	assert_int_equal(bad, 0);
+	assert_true(judged >= 4); /* the rule judged, not only skipped */
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +450,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_checks_dbp__con_wkb_realistic),
 		cmocka_unit_test(test_checks_dbp__attach_is_vbus_valid),
 		cmocka_unit_test(test_checks_dbp__attach_not_seen),
+		cmocka_unit_test(test_checks_dbp__vdpsrc_con_held_is_sample_by_sample),
 	};
 
 	if (argc > 1)
