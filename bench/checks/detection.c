@@ -210,6 +210,7 @@ struct det_priv {
 	} ct[DET_CT_RING];
 	/* idle lines (both near 0 V against the port's ground) on a shorted
 	 * port: the auto-zero of bc12.det.idm_sink */
+	bool zero_on;       /* the rule reads the auto-zero (idm_sink alone) */
 	long z_n, z_clip[2], z_below[2];
 	struct bn_rsum z_raw[2];
 	/* bc12.det.port_type */
@@ -343,7 +344,7 @@ static void zero_add(struct det_priv *p, const struct det_in *in, long m)
 
 	/* Both lines near 0 V: nothing can source or sink on them (the
 	 * device's sinks comply to 0 V), so they are equal. */
-	if (!(c->r_short > 0) || c->port_unknown[0] || c->port_unknown[1] ||
+	if (!p->zero_on || !(c->r_short > 0) || c->port_unknown[0] || c->port_unknown[1] ||
 	    !(in->dpp < c->dcd_floor && in->dmp < c->dcd_floor))
 		return;
 	p->z_n += m;
@@ -1714,6 +1715,7 @@ static void idm_sink_begin(void *priv, const struct bn_check_ctx *ctx)
 	struct det_priv *p = priv;
 
 	det_begin(p, ctx, idm_sink_judge);
+	p->zero_on = true; /* the other rules never read it: they skip its sums */
 	if (!(ctx->dp_dm_short_ohm > 0)) {
 		p->skip = true;
 		snprintf(p->skip_why, sizeof(p->skip_why),
