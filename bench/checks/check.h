@@ -142,6 +142,17 @@ void bn_result_fail(struct bn_result *res, const char *fmt, ...)
 
 struct bn_checks;
 
+/* What the rules of one session share through ctx->share, cleared by the
+ * engine before each session's begin()s. The detection rules (detection.c)
+ * all run one tracker on the same inputs: the last to begin steps it
+ * (det_leader), the others take a copy of its state at end() (the engine
+ * ends rules in the order it began them). det_zero: a rule reads the
+ * idle lines' auto-zero. */
+struct bn_check_share {
+	void *det_leader;
+	bool det_zero;
+};
+
 int bn_checks_new(const struct bn_check_ctx *ctx, struct bn_checks **out, struct bn_err *err);
 void bn_checks_sample(struct bn_checks *c, bn_time_us t_us, const struct bn_sample *s);
 /* A sample equal to the last one given (the caller knows: a replay

@@ -211,6 +211,9 @@ struct det_priv {
 	/* idle lines (both near 0 V against the port's ground) on a shorted
 	 * port: the auto-zero of bc12.det.idm_sink */
 	bool zero_on;       /* the rule reads the auto-zero (idm_sink alone) */
+	/* The session's shared tracker (checks/check.h): a rule that is not
+	 * its leader tracks nothing and copies the leader's state at end(). */
+	struct bn_check_share *sh;
 	long z_n, z_clip[2], z_below[2];
 	struct bn_rsum z_raw[2];
 	/* bc12.det.port_type */
@@ -337,6 +340,12 @@ static void det_input(const struct det_priv *p, const struct bn_sample *smp, str
 	in->diff = in->dp - in->dm;
 }
 
+/* Not the leader: the tracker's inputs are the leader's to follow. */
+static bool det_follows(const struct det_priv *p)
+{
+	return p->sh && p->sh->det_leader != p;
+}
+
 static void zero_add(struct det_priv *p, const struct det_in *in, long m)
 {
 	const struct det_cfg *c = &p->c;
@@ -344,7 +353,7 @@ static void zero_add(struct det_priv *p, const struct det_in *in, long m)
 
 	/* Both lines near 0 V: nothing can source or sink on them (the
 	 * device's sinks comply to 0 V), so they are equal. */
-	if (!p->zero_on || !(c->r_short > 0) || c->port_unknown[0] || c->port_unknown[1] ||
+	if (!(p->sh ? p->sh->det_zero : p->zero_on) || !(c->r_short > 0) || c->port_unknown[0] || c->port_unknown[1] ||
 	    !(in->dpp < c->dcd_floor && in->dmp < c->dcd_floor))
 		return;
 	p->z_n += m;
@@ -782,6 +791,8 @@ static void det_sample(void *priv, bn_time_us t, const struct bn_sample *smp)
 	struct det_priv *p = priv;
 	struct det_in in;
 
+	if (det_follows(p))
+		return;
 	det_input(p, smp, &in);
 	p->changed = false;
 	zero_add(p, &in, 1);
@@ -832,6 +843,8 @@ static void det_hold(void *priv, const bn_time_us *t, long n, const struct bn_sa
 {
 	struct det_priv *p = priv;
 
+	if (det_follows(p))
+		return;
 	for (long k = 0; k < n; k++) {
 		if (det_steady(p)) {
 			struct det_in in;
@@ -850,6 +863,8 @@ static void det_event(void *priv, const struct bn_cev *ev)
 	struct det_session *s = &p->s;
 	bool made = ev->num > 0.5;
 
+	if (det_follows(p))
+		return;
 	if (ev->kind == BN_CEV_VBUS_ON && p->vbus_on_t == BN_TIME_NEVER)
 		p->vbus_on_t = ev->t_us;
 	if (ev->kind != BN_CEV_DATA_CONTACT)
@@ -919,6 +934,34 @@ static void det_begin(struct det_priv *p, const struct bn_check_ctx *ctx, det_ju
 	c->dcd_overlap = c->r_pd > 0 && !c->dcd_dev && ctx->gnd_offset_v < 0;
 	p->ct_known = (ctx->events & BN_CEV_BIT(BN_CEV_DATA_CONTACT)) != 0;
 	p->vbus_on_t = BN_TIME_NEVER;
+	/* the last detection rule to begin leads */
+	p->sh = ctx->share;
+	if (p->sh)
+		p->sh->det_leader = p;
+}
+
+/* At end(), before the leader's own end() closes its state: the tracker
+ * as the leader has it, with this rule's own settings kept. */
+static void det_adopt(struct det_priv *p)
+{
+	det_judge_fn judge = p->judge;
+	bool skip = p->skip, zero_on = p->zero_on, rep_seen = p->rep_seen;
+	char skip_why[sizeof(p->skip_why)], reported[sizeof(p->reported)];
+	bn_time_us rep_t = p->rep_t;
+
+	if (!det_follows(p) || !p->sh->det_leader)
+		return;
+	memcpy(skip_why, p->skip_why, sizeof(skip_why));
+	memcpy(reported, p->reported, sizeof(reported));
+	*p = *(const struct det_priv *)p->sh->det_leader;
+	p->judge = judge;
+	p->skip = skip;
+	memcpy(p->skip_why, skip_why, sizeof(p->skip_why));
+	p->zero_on = zero_on;
+	p->rep_seen = rep_seen;
+	memcpy(p->reported, reported, sizeof(p->reported));
+	p->rep_t = rep_t;
+	p->sh = NULL; /* judged on its own copy from here */
 }
 
 /* ==== judging ==== */
@@ -1189,6 +1232,7 @@ static void det_end(void *priv, bn_time_us t_end_us, struct bn_result *res)
 	struct bn_result best, r;
 	bool have = false;
 
+	det_adopt(p);
 	det_close(p, t_end_us, DE_CAPTURE);
 	if (p->skip) {
 		res->verdict = BN_VERDICT_SKIPPED;
@@ -1247,6 +1291,7 @@ static void port_type_end(void *priv, bn_time_us t_end_us, struct bn_result *res
 	const struct det_session *s = NULL;
 	char why[200];
 
+	det_adopt(p);
 	det_close(p, t_end_us, DE_CAPTURE);
 	snprintf(res->limit, sizeof(res->limit), "== %s", bn_port_name(expect));
 	if (!p->rep_seen) {
@@ -1716,6 +1761,8 @@ static void idm_sink_begin(void *priv, const struct bn_check_ctx *ctx)
 
 	det_begin(p, ctx, idm_sink_judge);
 	p->zero_on = true; /* the other rules never read it: they skip its sums */
+	if (p->sh)
+		p->sh->det_zero = true;
 	if (!(ctx->dp_dm_short_ohm > 0)) {
 		p->skip = true;
 		snprintf(p->skip_why, sizeof(p->skip_why),

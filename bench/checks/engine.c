@@ -193,6 +193,7 @@ struct bn_checks {
 	bool have_on;
 	bn_time_us t_on;
 	bool on_inferred;
+	struct bn_check_share share;  /* the session's (ctx.share points here) */
 	unsigned estimate;
 	long est_zero[BN_CH_COUNT], est_n[BN_CH_COUNT];
 	long est_bin[BN_CH_COUNT][EST_BINS];
@@ -366,6 +367,8 @@ static int start_rules(struct bn_checks *c, struct bn_err *err)
 {
 	c->n_active = 0;
 	c->n_evented = 0;
+	memset(&c->share, 0, sizeof(c->share));
+	c->ctx.share = &c->share;
 	for (int i = 0; i < c->n; i++) {
 		struct rule_inst *ri = &c->v[i];
 		const struct bn_rule *rule = ri->rule;

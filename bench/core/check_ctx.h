@@ -109,6 +109,10 @@ struct bn_check_ctx {
 		 * probe does no secondary detection; NAN: not known. */
 		double sec_after_s;
 	} probe;
+	/* Set by the check engine for the rules of one session (NULL
+	 * elsewhere): what rules that track the same thing share
+	 * (checks/check.h). */
+	struct bn_check_share *share;
 };
 
 #endif
