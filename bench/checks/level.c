@@ -35,8 +35,7 @@ void bn_block_start(struct bn_block *b, bn_time_us t0, bn_time_us len_us)
 	b->ok = true;
 }
 
-/* Close the block if it ended at or before t and move to the one holding t. */
-static void block_to(struct bn_block *b, bn_time_us t, bn_block_fn fn, void *user)
+void bn_block_to(struct bn_block *b, bn_time_us t, bn_block_fn fn, void *user)
 {
 	if (t < b->t0 + b->len_us)
 		return;
@@ -46,20 +45,6 @@ static void block_to(struct bn_block *b, bn_time_us t, bn_block_fn fn, void *use
 	b->sum[0] = b->sum[1] = (struct bn_rsum){ 0 };
 	b->n = 0;
 	b->ok = true;
-}
-
-void bn_block_run(struct bn_block *b, const bn_time_us *t, long n, double x0, double x1, bool ok,
-		  bn_block_fn fn, void *user)
-{
-	for (long k = 0, j; k < n; k = j) {
-		block_to(b, t[k], fn, user);
-		j = bn_first_at(t, k + 1, n, b->t0 + b->len_us);
-		bn_rsum_add(&b->sum[0], x0, j - k);
-		bn_rsum_add(&b->sum[1], x1, j - k);
-		b->n += j - k;
-		if (!ok)
-			b->ok = false;
-	}
 }
 
 /* ---- the extreme of many block means ---- */

@@ -87,14 +87,29 @@ typedef void (*bn_block_fn)(void *user, const struct bn_block *b);
 bn_time_us bn_block_len_us(const struct bn_check_ctx *ctx);
 
 /* Start afresh at t0 (a block cut short is dropped: it never held long
- * enough). */
+ * enough). bn_block_to: close the block if it ended at or before t (fn
+ * sees it if it has samples) and move to the one holding t. */
 void bn_block_start(struct bn_block *b, bn_time_us t0, bn_time_us len_us);
 
 /* n equal samples of (x0, x1) at t[0..n-1], meeting the rule's condition
  * (ok) or not: closes the blocks that end before a sample (fn sees each
  * that has samples) and sums the rest. */
-void bn_block_run(struct bn_block *b, const bn_time_us *t, long n, double x0, double x1, bool ok,
-		  bn_block_fn fn, void *user);
+void bn_block_to(struct bn_block *b, bn_time_us t, bn_block_fn fn, void *user);
+/* Inline: several rules call it once a sample. */
+static inline void bn_block_run(struct bn_block *b, const bn_time_us *t, long n, double x0, double x1,
+				bool ok, bn_block_fn fn, void *user)
+{
+	for (long k = 0, j; k < n; k = j) {
+		if (t[k] >= b->t0 + b->len_us)
+			bn_block_to(b, t[k], fn, user);
+		j = bn_first_at(t, k + 1, n, b->t0 + b->len_us);
+		bn_rsum_add(&b->sum[0], x0, j - k);
+		bn_rsum_add(&b->sum[1], x1, j - k);
+		b->n += j - k;
+		if (!ok)
+			b->ok = false;
+	}
+}
 
 /* A block that counts as a level: every sample met the condition, and
  * there were BN_PERSIST_MIN_SAMPLES of them. */

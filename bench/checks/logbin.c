@@ -5,9 +5,6 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Relative distance to an edge inside which the formula decides: far
- * above log10's error (a few ulps), far below a bin's width (15 %). */
-#define LOGBIN_NEAR 1e-12
 /* ulps walked from pow()'s guess to the formula's edge before giving up */
 #define LOGBIN_WALK 256
 
@@ -30,14 +27,6 @@ static double find_edge(int b)
 	for (; i < LOGBIN_WALK && bn_logbin_formula(nextafter(x, 0)) >= b; i++)
 		x = nextafter(x, 0);
 	return i < LOGBIN_WALK ? x : 0;
-}
-
-static int slice_of(double a)
-{
-	uint64_t bits;
-
-	memcpy(&bits, &a, sizeof(bits));
-	return (int)((bits >> 44) & 0x7ffff) - (BN_LOGBIN_EXP_LO << 8);
 }
 
 void bn_logbin_init(struct bn_logbin *lb)
@@ -71,18 +60,4 @@ void bn_logbin_init(struct bn_logbin *lb)
 				lb->ok = false;
 		}
 	}
-}
-
-int bn_logbin_of(const struct bn_logbin *lb, double a)
-{
-	int b;
-
-	if (!lb->ok || !(a >= 1e-9 && a < 1e3))
-		return bn_logbin_formula(a);
-	b = lb->slice[slice_of(a)];
-	b += a >= lb->edge[b + 1];
-	/* near an edge log10's last bit decides: ask it */
-	if (fabs(a - lb->edge[b]) <= LOGBIN_NEAR * a || fabs(lb->edge[b + 1] - a) <= LOGBIN_NEAR * a)
-		return bn_logbin_formula(a);
-	return b;
 }

@@ -7,7 +7,10 @@
 #ifndef BN_CHECKS_LOGBIN_H
 #define BN_CHECKS_LOGBIN_H
 
+#include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 #define BN_LOGBIN_BINS 192
 #define BN_LOGBIN_LO_EXP (-9)
@@ -30,7 +33,26 @@ int bn_logbin_formula(double a);
 
 void bn_logbin_init(struct bn_logbin *lb);
 
-/* The bin of a > 0, equal to bn_logbin_formula(a). */
-int bn_logbin_of(const struct bn_logbin *lb, double a);
+/* Relative distance to an edge inside which the formula decides: far
+ * above log10's error (a few ulps), far below a bin's width (15 %). */
+#define BN_LOGBIN_NEAR 1e-12
+
+/* The bin of a > 0, equal to bn_logbin_formula(a). Inline: the engine
+ * asks once a sample a channel. */
+static inline int bn_logbin_of(const struct bn_logbin *lb, double a)
+{
+	uint64_t bits;
+	int b;
+
+	if (!lb->ok || !(a >= 1e-9 && a < 1e3))
+		return bn_logbin_formula(a);
+	memcpy(&bits, &a, sizeof(bits));
+	b = lb->slice[(int)((bits >> 44) & 0x7ffff) - (BN_LOGBIN_EXP_LO << 8)];
+	b += a >= lb->edge[b + 1];
+	/* near an edge log10's last bit decides: ask it */
+	if (fabs(a - lb->edge[b]) <= BN_LOGBIN_NEAR * a || fabs(lb->edge[b + 1] - a) <= BN_LOGBIN_NEAR * a)
+		return bn_logbin_formula(a);
+	return b;
+}
 
 #endif
