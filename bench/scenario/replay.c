@@ -835,6 +835,24 @@ static bn_time_us replay_moves(struct replay *r, bn_time_us t, int *next_ev)
 	return r->next_mv < r->evrec.n_moves ? r->evrec.moves[r->next_mv].t_us : INT64_MAX;
 }
 
+/* The record's moves, then its events, due at or before the frame at t;
+ * the times of the next of each. */
+static inline void record_due(struct replay *r, bn_time_us t, int *next_ev, bn_time_us *next_mv_t,
+			      bn_time_us *next_ev_t)
+{
+	int n_ev = r->have_evrec ? r->evrec.n : 0;
+
+	if (t >= *next_mv_t) {
+		*next_mv_t = replay_moves(r, t, next_ev);
+		*next_ev_t = *next_ev < n_ev ? r->evrec.ev[*next_ev].t_us : INT64_MAX;
+	}
+	if (t >= *next_ev_t) {
+		while (*next_ev < n_ev && r->evrec.ev[*next_ev].t_us <= t)
+			bn_checks_event(r->checks, &r->evrec.ev[(*next_ev)++]);
+		*next_ev_t = *next_ev < n_ev ? r->evrec.ev[*next_ev].t_us : INT64_MAX;
+	}
+}
+
 /* bn_ticker_next() on stream()'s locals, which stay in registers (the
  * ticker struct's address escapes, so its fields would be reloaded). */
 #define NEXT_TICK() (exact ? tick_step(&q, &rr, dq, dr, den) : bn_tick_time(k, rate))
@@ -930,16 +948,7 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 						bn_checks_sample_again_n(r->checks, tbuf + c, d - c);
 						if (d == m)
 							break;
-						t = tbuf[d];
-						if (t >= next_mv_t) {
-							next_mv_t = replay_moves(r, t, &next_ev);
-							next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
-						}
-						if (t >= next_ev_t) {
-							while (next_ev < n_ev && r->evrec.ev[next_ev].t_us <= t)
-								bn_checks_event(r->checks, &r->evrec.ev[next_ev++]);
-							next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
-						}
+						record_due(r, tbuf[d], &next_ev, &next_mv_t, &next_ev_t);
 					}
 					i += m;
 					k += m;
@@ -947,15 +956,8 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 				continue;
 			}
 			t = t0 + NEXT_TICK();
-			if (t >= next_mv_t) {
-				next_mv_t = replay_moves(r, t, &next_ev);
-				next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
-			}
-			if (t >= next_ev_t) {
-				while (next_ev < n_ev && r->evrec.ev[next_ev].t_us <= t)
-					bn_checks_event(r->checks, &r->evrec.ev[next_ev++]);
-				next_ev_t = next_ev < n_ev ? r->evrec.ev[next_ev].t_us : INT64_MAX;
-			}
+			if (t >= next_mv_t || t >= next_ev_t)
+				record_due(r, t, &next_ev, &next_mv_t, &next_ev_t);
 			for (int j = 0; j < nsel; j++) {
 				prev[j] = col[j][i];
 				s.v[r->sel_ch[j]] = snap_1e8((double)col[j][i] * r->gain[j]);
