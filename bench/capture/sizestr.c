@@ -20,8 +20,12 @@ int bn_sizestr_parse(const char *s, uint64_t *size, bool *overflow)
 		case ' ':
 			break;
 		case '.':
-			/* leaves p after the fraction; the p++ below skips one more */
+			/* leaves p after the fraction; the p++ below skips one more.
+			 * At the string's end libsigrok's skip reads past it: stop
+			 * there instead, as it does when that byte is a NUL. */
 			frac_part = g_ascii_strtod(p, &p);
+			if (!*p)
+				p--;
 			break;
 		case 'k':
 		case 'K': multiplier = UINT64_C(1000); break;

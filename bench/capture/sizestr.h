@@ -7,7 +7,10 @@
  * (".5", which also eats the next character) and one multiplier letter
  * (k M G T P E, either case), then nothing or "Hz" in any case; the
  * fraction is added in double, so "1.5kHz" is 1 Hz and a size past 2^53
- * rounds. tests/unit/test_sizestr.c compares the two on many inputs. */
+ * rounds. One difference: a fraction that ends the string ("1.5") makes
+ * libsigrok read the byte past its end; here the parse stops there, as
+ * libsigrok does when that byte is a NUL. tests/unit/test_sizestr.c
+ * compares the two on many inputs (each with NULs after it). */
 #ifndef BN_CAPTURE_SIZESTR_H
 #define BN_CAPTURE_SIZESTR_H
 
