@@ -42,6 +42,10 @@ void bn_logbin_init(struct bn_logbin *lb)
 			lb->ok = false;
 	}
 	lb->edge[BN_LOGBIN_BINS] = INFINITY;
+	for (int k = 0; k < BN_LOGBIN_BINS; k++) {
+		lb->near_lo[k] = lb->edge[k] * (1 + BN_LOGBIN_NEAR);
+		lb->near_hi[k] = lb->edge[k + 1] * (1 - BN_LOGBIN_NEAR);
+	}
 	for (int i = 0; i < BN_LOGBIN_SLICES; i++) {
 		uint64_t bits = ((uint64_t)(BN_LOGBIN_EXP_LO << 8) + (uint64_t)i) << 44;
 		double lo;

@@ -25,6 +25,9 @@
 struct bn_logbin {
 	bool ok;                             /* the edges were found: else the formula always */
 	double edge[BN_LOGBIN_BINS + 1];     /* edge[b]: the least a in bin >= b (1 <= b < BINS) */
+	/* bin b's bands next to its edges, BN_LOGBIN_NEAR wide, where the
+	 * formula decides: a < near_lo[b] or a > near_hi[b] */
+	double near_lo[BN_LOGBIN_BINS], near_hi[BN_LOGBIN_BINS];
 	unsigned char slice[BN_LOGBIN_SLICES]; /* the bin of a slice's least value */
 };
 
@@ -50,7 +53,7 @@ static inline int bn_logbin_of(const struct bn_logbin *lb, double a)
 	b = lb->slice[(int)((bits >> 44) & 0x7ffff) - (BN_LOGBIN_EXP_LO << 8)];
 	b += a >= lb->edge[b + 1];
 	/* near an edge log10's last bit decides: ask it */
-	if (fabs(a - lb->edge[b]) <= BN_LOGBIN_NEAR * a || fabs(lb->edge[b + 1] - a) <= BN_LOGBIN_NEAR * a)
+	if (a < lb->near_lo[b] || a > lb->near_hi[b])
 		return bn_logbin_formula(a);
 	return b;
 }
