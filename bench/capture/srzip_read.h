@@ -1,6 +1,10 @@
 /* Reads a sigrok session file (srzip) as a time-aligned stream of frames,
- * with libzip directly: one cursor per selected channel, a small fixed
- * buffer each, so memory does not grow with the capture's length.
+ * one cursor per selected channel, so memory does not grow with the
+ * capture's length: per channel, a buffer of its largest member (a member
+ * of deflate or store up to 16 MiB is read raw and inflated whole by
+ * libdeflate: the writer's are 4 MiB), or 1 MiB streamed through libzip
+ * for a larger member or another method; plus one member's compressed
+ * bytes. Without libsigrok: its samplerate parse is capture/sizestr.h.
  *
  * Why not sr_session_load: it delivers all of channel 1, then all of
  * channel 2, ... (docs/capture-files.md); aligned frames would need the whole
@@ -13,7 +17,8 @@
  * that names the file and what is wrong or missing (a missing or
  * unreadable file is BN_ERR_IO, a misuse of this API BN_ERR_ARG).
  *
- * Members are checked by their CRC when their last byte is read: a
+ * Members are checked by their CRC: one inflated whole before any of its
+ * frames is delivered; a streamed one when its last byte is read, so a
  * corrupt member longer than a read's worth (64 Ki samples) may have
  * delivered some of its frames before bn_srr_read fails. */
 #ifndef BN_CAPTURE_SRZIP_READ_H
