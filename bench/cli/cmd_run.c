@@ -32,6 +32,7 @@
 #include "hil/usb_dev.h"
 #include "hil/lock.h"
 #include "cli/provenance.h"
+#include "cli/hw_exec.h"
 #include "report/report.h"
 #include "report/report_html.h"
 #include "firmware/fw_load.h"
@@ -423,6 +424,11 @@ int bn_cli_run(int argc, char **argv)
 	if (bn_cli_conf(&conf_path, &j->conf)) {
 		free(j);
 		return 2;
+	}
+	rc = bn_cli_hw_exec("bcbench run", &j->conf, false);
+	if (rc) {
+		free(j);
+		return rc;
 	}
 	datadir = bn_cli_datadir(datadir, &j->conf, conf_path, datadir_buf, sizeof(datadir_buf));
 	if (!datadir) {
