@@ -215,6 +215,9 @@ bench: all $(BENCH_BIN)
 BINDIR := $(PREFIX)/bin
 DATADIR_INST := $(PREFIX)/share/bcbench
 FWDIR_INST := $(PREFIX)/lib/bcbench/firmware
+# bcbench-hw is no command of its own: bcbench starts it from here
+# (core/datadir.h, bn_hwbin_beside_exe).
+HWBIN_INST := $(PREFIX)/lib/bcbench/bcbench-hw
 MAN1DIR := $(PREFIX)/share/man/man1
 INCDIR := $(PREFIX)/include/bcfw
 PCDIR := $(PREFIX)/share/pkgconfig
@@ -234,6 +237,7 @@ install: all
 	@mkdir -p $(DESTDIR)$(DATADIR_INST) && { cat $(DESTDIR)$(MANIFEST) 2>/dev/null || true; } > $(DESTDIR)$(MANIFEST).tmp
 	@echo '  INSTALL $(DESTDIR)$(PREFIX)'
 	$(Q)$(call INSTALL_FILE,755,$(BUILD)/bcbench,$(BINDIR)/bcbench)
+	$(Q)$(call INSTALL_FILE,755,$(BUILD)/bcbench-hw,$(HWBIN_INST))
 	$(Q)$(foreach f,$(INST_DATA),$(call INSTALL_FILE,644,$(f),$(DATADIR_INST)/$(f)) &&) true
 	$(Q)$(foreach f,$(FW_SO) $(BUILD)/fw/reference.so,$(call INSTALL_FILE,644,$(f),$(FWDIR_INST)/$(notdir $(f))) &&) true
 	$(Q)$(call INSTALL_FILE,644,docs/bcbench.1,$(MAN1DIR)/bcbench.1)

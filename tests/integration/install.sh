@@ -46,6 +46,7 @@ grep -E '^  (CC|LD|AR|FW) ' "$TMP/make.out" >"$TMP/rebuilt"
 # The file list: exactly what the README says install installs.
 {
 	echo /usr/bin/bcbench
+	echo /usr/lib/bcbench/bcbench-hw
 	echo /usr/share/man/man1/bcbench.1
 	echo /usr/include/bcfw/bcfw.h
 	echo /usr/share/pkgconfig/bcfw.pc
