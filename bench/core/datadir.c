@@ -96,7 +96,10 @@ int bn_datadir_beside_exe(char *out, size_t len, char *tried, size_t tried_len)
 	return first_of(cand, 4, "/profiles", is_dir, out, len, tried, tried_len);
 }
 
-int bn_fwdir_beside_exe(char *out, size_t len, char *tried, size_t tried_len)
+/* PREFIX/lib/bcbench/NAME (installed: BIN/..), else BIN/BUILD_NAME (a
+ * build tree), the first that found_fn accepts. */
+static int lib_beside_exe(const char *name, const char *build_name, bool (*found_fn)(const char *),
+			  char *out, size_t len, char *tried, size_t tried_len)
 {
 	char cand[2][BN_DATADIR_LEN], bin[BN_DATADIR_LEN], up[BN_DATADIR_LEN];
 
@@ -107,25 +110,18 @@ int bn_fwdir_beside_exe(char *out, size_t len, char *tried, size_t tried_len)
 		return BN_ERR_IO;
 	}
 	parent(bin, up, sizeof(up));
-	snprintf(cand[0], sizeof(cand[0]), "%.*s/lib/bcbench/firmware", BN_DATADIR_LEN - 30,
-		 strcmp(up, "/") ? up : "");
-	snprintf(cand[1], sizeof(cand[1]), "%.*s/fw", BN_DATADIR_LEN - 10, bin);
-	return first_of(cand, 2, "", is_dir, out, len, tried, tried_len);
+	snprintf(cand[0], sizeof(cand[0]), "%.*s/lib/bcbench/%s", BN_DATADIR_LEN - 40,
+		 strcmp(up, "/") ? up : "", name);
+	snprintf(cand[1], sizeof(cand[1]), "%.*s/%s", BN_DATADIR_LEN - 20, bin, build_name);
+	return first_of(cand, 2, "", found_fn, out, len, tried, tried_len);
+}
+
+int bn_fwdir_beside_exe(char *out, size_t len, char *tried, size_t tried_len)
+{
+	return lib_beside_exe("firmware", "fw", is_dir, out, len, tried, tried_len);
 }
 
 int bn_hwbin_beside_exe(char *out, size_t len, char *tried, size_t tried_len)
 {
-	char cand[2][BN_DATADIR_LEN], bin[BN_DATADIR_LEN], up[BN_DATADIR_LEN];
-
-	if (bn_exe_dir(bin, sizeof(bin)) < 0) {
-		snprintf(tried, tried_len, "(the binary's directory: /proc/self/exe unreadable)");
-		if (len)
-			out[0] = '\0';
-		return BN_ERR_IO;
-	}
-	parent(bin, up, sizeof(up));
-	snprintf(cand[0], sizeof(cand[0]), "%.*s/lib/bcbench/" BN_HWBIN_NAME, BN_DATADIR_LEN - 30,
-		 strcmp(up, "/") ? up : "");
-	snprintf(cand[1], sizeof(cand[1]), "%.*s/" BN_HWBIN_NAME, BN_DATADIR_LEN - 20, bin);
-	return first_of(cand, 2, "", is_exe, out, len, tried, tried_len);
+	return lib_beside_exe(BN_HWBIN_NAME, BN_HWBIN_NAME, is_exe, out, len, tried, tried_len);
 }
