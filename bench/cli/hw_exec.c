@@ -90,7 +90,7 @@ int bn_cli_hw_exec(const char *who, const struct bn_conf *conf, bool always)
 		snprintf(need, sizeof(need), "%.900s names hardware (%s)",
 			 conf->path[0] ? conf->path : "bench.conf", key);
 	else
-		snprintf(need, sizeof(need), "%s talks to hardware", always ? "this command" : "BN_HW=always");
+		snprintf(need, sizeof(need), "%s", always ? "the command talks to hardware" : BN_HW_ENV "=always");
 	if (getenv(HANDED_ENV)) {
 		fprintf(stderr,
 			"%s: %s, but %s, started as bcbench-hw, is bcbench without the hardware "
