@@ -311,7 +311,7 @@ fsize_mid_run() { # 1.5 or 3 MB: a channel's 3.2 MB of spool does not fit
 # a copy of what a run needs that the user can read wherever the
 # repository is checked out.
 PUB="$TMP/pub"
-mkdir -p "$PUB" && cp "$BCBENCH" "$PUB/bcbench" && cp -r profiles "$PUB/" && cp scripts/scenarios/dcp-weak.scn "$PUB/" && chmod -R a+rX "$PUB"
+mkdir -p "$PUB" && cp "$BCBENCH" "$PUB/bcbench" && cp "$(dirname "$BCBENCH")/bcbench-hw" "$PUB/" && cp -r profiles "$PUB/" && cp scripts/scenarios/dcp-weak.scn "$PUB/" && chmod -R a+rX "$PUB"
 if command -v runuser >/dev/null 2>&1; then
 	as_nobody() { runuser -u nobody -- "$@"; }
 elif command -v setpriv >/dev/null 2>&1; then
