@@ -295,7 +295,7 @@ too_big() { # 3.4 MiB estimated (8 s x 10 kHz x 4 ch x 4 bytes: the zip stored a
 }
 too_big_refused() {
 	too_big
-	expect_err "the refusal gives the figures" "needs about 3.4 MiB of disk in $DIR (8 s x 10000 Hz x 4 channels x 4 bytes, spooled then zipped)"
+	expect_err "the refusal gives the figures" "needs about 3.4 MiB of disk in $DIR (8 s x 10000 Hz x 4 channels x 4 bytes, the zip stored at worst)"
 	expect_err "and names --force" "(--force runs it anyway)"
 }
 too_big_forced() {
@@ -444,7 +444,7 @@ wait_too_long() {
 wait_too_big() { # 100 h x 1 MHz x 5 channels: 14 TB, refused by the estimate on any disk
 	sed -e 's|^wait .*|wait     100h|' -e 's|^capture.*|capture  vbus ibus dp dm id at 1MHz|' scripts/scenarios/dcp-weak.scn >"$TMP/100h.scn"
 	runc guarded "$BCBENCH" run -q --out "$DIR" "$TMP/100h.scn"
-	expect_err "the estimate refuses it" "needs about 6.6 TiB of disk in $DIR (360000 s x 1e+06 Hz x 5 channels x 4 bytes, spooled then zipped)"
+	expect_err "the estimate refuses it" "needs about 6.6 TiB of disk in $DIR (360000 s x 1e+06 Hz x 5 channels x 4 bytes, the zip stored at worst)"
 }
 
 # ---- the matrix ----
