@@ -397,6 +397,22 @@ static void test_srzip__round_trip_stored_subset(void **state)
 }
 
 /* Samplerates through our writer and reader, and as libsigrok spells them. */
+/* The metadata member of path, as libzip reads it, into buf. */
+static void read_metadata(const char *path, char *buf, size_t len)
+{
+	int zerr = 0;
+	zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
+	zip_file_t *zf;
+
+	assert_non_null(za);
+	zf = zip_fopen(za, "metadata", 0);
+	assert_non_null(zf);
+	memset(buf, 0, len);
+	assert_true(zip_fread(zf, buf, len - 1) > 0);
+	zip_fclose(zf);
+	zip_discard(za);
+}
+
 static void test_srzip__samplerates(void **state)
 {
 	static const struct {
@@ -416,19 +432,10 @@ static void test_srzip__samplerates(void **state)
 		struct bn_err err = {0};
 		struct bn_srr *r = NULL;
 		char *meta;
-		int zerr = 0;
-		zip_t *za;
-		zip_file_t *zf;
 		char buf[1024] = {0};
 
 		write_capture(s->path, 1, 10, 0, 0, cases[i].hz);
-		za = zip_open(s->path, ZIP_RDONLY, &zerr);
-		assert_non_null(za);
-		zf = zip_fopen(za, "metadata", 0);
-		assert_non_null(zf);
-		assert_true(zip_fread(zf, buf, sizeof(buf) - 1) > 0);
-		zip_fclose(zf);
-		zip_discard(za);
+		read_metadata(s->path, buf, sizeof(buf));
 		meta = strstr(buf, cases[i].text);
 		if (!meta)
 			fail_msg("metadata lacks \"%s\":\n%s", cases[i].text, buf);
@@ -1760,9 +1767,6 @@ static void test_srzip__short_run_is_small(void **state)
 	char first[256], pend[700], *meta;
 	struct stat st;
 	double v[5] = {1, 2, 3, 4, 5};
-	int zerr = 0;
-	zip_t *za;
-	zip_file_t *zf;
 	char buf[1024] = {0};
 
 	opts_init(&o, 5, 1e4, 0, 0);
@@ -1775,13 +1779,7 @@ static void test_srzip__short_run_is_small(void **state)
 	assert_int_equal(stat(pend, &st), 0);
 	assert_int_equal(st.st_size, 4096);
 	assert_int_equal(bn_srw_close(w, &err), BN_OK);
-	za = zip_open(s->path, ZIP_RDONLY, &zerr);
-	assert_non_null(za);
-	zf = zip_fopen(za, "metadata", 0);
-	assert_non_null(zf);
-	assert_true(zip_fread(zf, buf, sizeof(buf) - 1) > 0);
-	zip_fclose(zf);
-	zip_discard(za);
+	read_metadata(s->path, buf, sizeof(buf));
 	meta = strstr(buf, "sigrok version=" SR_PACKAGE_VERSION_STRING "\n");
 	assert_non_null(meta);
 }

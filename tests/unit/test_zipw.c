@@ -226,6 +226,22 @@ static void test_zipw__many_members(void **state)
 	check_unzip(s->path);
 }
 
+/* Members from .. to - 1, stored. */
+static void add_stored(struct bn_zipw *z, int from, int to)
+{
+	for (int i = from; i < to; i++) {
+		char name[32];
+		size_t len = member_size(i);
+		unsigned char *d = content(i, len);
+
+		snprintf(name, sizeof(name), "m-%d", i);
+		assert_int_equal(bn_zipw_add(z, name, BN_ZIPW_STORE, libdeflate_crc32(0, d, len), len,
+					     d, len),
+				 0);
+		free(d);
+	}
+}
+
 /* A writer that died: recover continues after the last complete member,
  * cuts off the partial one, and the finished file is whole. */
 static void test_zipw__recover(void **state)
@@ -238,17 +254,7 @@ static void test_zipw__recover(void **state)
 
 	assert_non_null(z);
 	bn_zipw_set_zip64_from(z, 3000); /* recovery reads ZIP64 local sizes too */
-	for (int i = 0; i < 10; i++) {
-		char name[32];
-		size_t len = member_size(i);
-
-		d = content(i, len);
-		snprintf(name, sizeof(name), "m-%d", i);
-		assert_int_equal(bn_zipw_add(z, name, BN_ZIPW_STORE, libdeflate_crc32(0, d, len), len,
-					     d, len),
-				 0);
-		free(d);
-	}
+	add_stored(z, 0, 10);
 	complete = bn_zipw_bytes(z);
 	/* half of the next member, then the process is gone */
 	d = content(10, 3000);
@@ -261,17 +267,7 @@ static void test_zipw__recover(void **state)
 	assert_non_null(z);
 	assert_int_equal(bn_zipw_count(z), 10);
 	assert_int_equal(bn_zipw_bytes(z), complete);
-	for (int i = 10; i < 12; i++) {
-		char name[32];
-		size_t len = member_size(i);
-
-		d = content(i, len);
-		snprintf(name, sizeof(name), "m-%d", i);
-		assert_int_equal(bn_zipw_add(z, name, BN_ZIPW_STORE, libdeflate_crc32(0, d, len), len,
-					     d, len),
-				 0);
-		free(d);
-	}
+	add_stored(z, 10, 12);
 	assert_int_equal(bn_zipw_finish(z), 0);
 	bn_zipw_free(z);
 	close(fd);
