@@ -126,6 +126,7 @@ struct bn_srw {
 	int64_t chunk_k; /* the chunk being filled, 0-based */
 	long fill;	 /* its frames so far */
 	long cap;	 /* frames its slot has room for in the mapping now */
+	float *cur;	 /* its slot in the mapping */
 	struct srw_pending *pend; /* the mapping of pending (or malloc'ed) */
 	size_t pend_len;
 	bool pend_private; /* no shared mapping: no salvage */
@@ -464,6 +465,7 @@ static int pending_create(struct bn_srw *w, struct bn_err *err)
 	w->pend->chunk = w->chunk;
 	w->pend->level = w->level;
 	w->cap = slot_room(w, 0);
+	w->cur = slot_at(w->pend, w->chunk, w->n_ch, 0);
 	return BN_OK;
 }
 
@@ -673,7 +675,8 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 	w->zip_path = g_strdup_printf("%s/%s.part", w->spool_dir, base);
 	w->pend_path = g_strdup_printf("%s/pending", w->spool_dir);
 	g_free(base);
-	w->zip_fd = open(w->zip_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	/* 0666 less the umask, as any new file (and libzip's) */
+	w->zip_fd = open(w->zip_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (w->zip_fd < 0) {
 		int e = errno;
 
@@ -748,6 +751,8 @@ static int chunk_full(struct bn_srw *w, bool last)
 		if (chunk_written(w, w->chunk_k - 1, w->n_ch))
 			return w->io_err;
 	}
+	if (last && w->fill == 0 && w->frames > 0)
+		return BN_OK; /* nothing after the last full chunk */
 	jobs_set(w, slot, w->fill);
 	if (w->pool && !last) {
 		pool_submit(w->pool, w->jobs, w->n_ch);
@@ -762,7 +767,9 @@ static int chunk_full(struct bn_srw *w, bool last)
 		return BN_OK;
 	w->chunk_k++;
 	w->fill = 0;
-	w->cap = slot_room(w, (int)(w->chunk_k % w->n_slots));
+	slot = (int)(w->chunk_k % w->n_slots);
+	w->cap = slot_room(w, slot);
+	w->cur = slot_at(w->pend, w->chunk, w->n_ch, slot);
 	return BN_OK;
 }
 
@@ -784,6 +791,7 @@ static int slot_full(struct bn_srw *w)
 		return w->io_err;
 	}
 	w->cap = slot_room(w, slot);
+	w->cur = slot_at(w->pend, w->chunk, w->n_ch, slot);
 	return BN_OK;
 }
 
@@ -797,8 +805,7 @@ int bn_srw_frame(struct bn_srw *w, const double *v)
 		return w->io_err;
 	if (w->fill == w->cap && slot_full(w) != BN_OK)
 		return w->io_err;
-	b = slot_at(w->pend, w->chunk, w->n_ch, (int)(w->chunk_k % w->n_slots)) +
-	    (size_t)w->fill * (size_t)w->n_ch;
+	b = w->cur + (size_t)w->fill * (size_t)w->n_ch;
 	for (int c = 0; c < w->n_ch; c++)
 		b[c] = (float)v[c];
 	w->fill++;

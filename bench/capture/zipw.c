@@ -243,9 +243,7 @@ int bn_zipw_add(struct bn_zipw *z, const char *name, int method, uint32_t crc32,
 static unsigned char *central(const struct bn_zipw *z, const struct entry *e, unsigned char *p)
 {
 	bool bu = e->usize >= z->zip64_from, bc = e->csize >= z->zip64_from,
-	     bo = e->off >= z->zip64_from;
-	/* the local header took ZIP64 when either size needed it */
-	bool big = bu || bc || bo || (e->usize >= z->zip64_from || e->csize >= z->zip64_from);
+	     bo = e->off >= z->zip64_from, big = bu || bc || bo;
 	unsigned extra = (bu ? 8u : 0u) + (bc ? 8u : 0u) + (bo ? 8u : 0u);
 
 	p = put32(p, SIG_CENTRAL);
