@@ -32,14 +32,16 @@ ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
 msps() { echo "$1" | awk '{ printf "%.1f", $1 / 1e6 }'; }
 
 # Each configuration once per round, RUNS rounds, so all see the same load;
-# then the median of each. cfg NAME CMD...: one run, "rate bytes" appended
-# to $TMP/w-NAME.
+# then the median of each. cfg NAME CMD...: one run, "rate bytes cpu_rate"
+# appended to $TMP/w-NAME. The wall rate is what a run sees; the CPU rate
+# (samples per CPU second, every thread's) is steadier on a shared machine.
 cfg() {
 	name=$1
 	shift
-	"$@" 2>/dev/null | awk '/^samples/ { r = $6 } /^bytes/ { b = $2 } END { print r, b }' >>"$TMP/w-$name"
+	"$@" 2>/dev/null | awk '/^samples/ { r = $6; q = $10 } /^bytes/ { b = $2 } END { print r, b, q }' >>"$TMP/w-$name"
 }
 wmed() { awk '{ print $1 }' "$TMP/w-$1" | median; }
+cmed() { awk '{ print $3 }' "$TMP/w-$1" | median; }
 wbytes() { tail -1 "$TMP/w-$1" | awk '{ print $2 }'; }
 F=1000000
 echo
@@ -53,23 +55,26 @@ for i in $(seq "$RUNS"); do
 	cfg ours_t1 "$PEER" write-ours "$TMP/w.sr" $F 1000000 0 0 1
 	cfg ours_t2 "$PEER" write-ours "$TMP/w.sr" $F 1000000 0 0 2
 done
-row() { printf '%-44s %5s %7s %7s %10s %10s\n' "$@"; }
-row what level chunk threads "M samp/s" bytes
-row "libsigrok 0.5.2 srzip output (libzip)" "9 (a)" 262144 - "$(msps "$(wmed sigrok)")" "$(wbytes sigrok)"
-row "bcbench srzip_write" 9 262144 0 "$(msps "$(wmed ours9)")" "$(wbytes ours9)"
-row "in-memory ceiling (libdeflate, no file)" 9 262144 - "$(msps "$(wmed ceil9)")" "$(wbytes ceil9)"
-row "bcbench srzip_write, defaults" "1" 65536 0 "$(msps "$(wmed ours)")" "$(wbytes ours)"
-row "in-memory ceiling (libdeflate, no file)" 1 65536 - "$(msps "$(wmed ceil)")" "$(wbytes ceil)"
-row "bcbench srzip_write, defaults" 1 65536 1 "$(msps "$(wmed ours_t1)")" "$(wbytes ours_t1)"
-row "bcbench srzip_write, defaults" 1 65536 2 "$(msps "$(wmed ours_t2)")" "$(wbytes ours_t2)"
+row() { printf '%-42s %5s %7s %3s %8s %8s %10s\n' "$@"; }
+line() { row "$1" "$2" "$3" "$4" "$(msps "$(wmed "$5")")" "$(msps "$(cmed "$5")")" "$(wbytes "$5")"; }
+row what level chunk thr "wall M/s" "CPU M/s" bytes
+line "libsigrok 0.5.2 srzip output (libzip)" "9 (a)" 262144 - sigrok
+line "bcbench srzip_write" 9 262144 0 ours9
+line "in-memory ceiling (libdeflate, no file)" 9 262144 - ceil9
+line "bcbench srzip_write, defaults" 1 65536 0 ours
+line "in-memory ceiling (libdeflate, no file)" 1 65536 - ceil
+line "bcbench srzip_write, defaults" 1 65536 1 ours_t1
+line "bcbench srzip_write, defaults" 1 65536 2 ours_t2
 echo "(a) libsigrok sets no level: libzip's default deflate level, 9 (zlib); ours is libdeflate's 9"
-printf '%-60s %7sx\n' "writer / libsigrok, same level and chunk (want >= 2)" "$(ratio "$(wmed ours9)" "$(wmed sigrok)")"
-printf '%-60s %7sx\n' "ceiling / writer, level 9, one thread each (want <= 1.3)" "$(ratio "$(wmed ceil9)" "$(wmed ours9)")"
-printf '%-60s %7sx\n' "ceiling / writer, defaults, one thread each (want <= 1.3)" "$(ratio "$(wmed ceil)" "$(wmed ours)")"
-printf '%-60s %7sx\n' "default level 1 / level 9: speed" "$(ratio "$(wmed ours)" "$(wmed ours9)")"
-printf '%-60s %7sx\n' "default level 1 / level 9: bytes" "$(ratio "$(wbytes ours)" "$(wbytes ours9)")"
-printf '%-60s %7sx\n' "1 compressing thread / none (2 cores here, shared)" "$(ratio "$(wmed ours_t1)" "$(wmed ours)")"
-printf '%-60s %7sx\n' "2 compressing threads / none" "$(ratio "$(wmed ours_t2)" "$(wmed ours)")"
+both() { printf '%-62s %6sx %6sx\n' "$1" "$(ratio "$(wmed "$2")" "$(wmed "$3")")" "$(ratio "$(cmed "$2")" "$(cmed "$3")")"; }
+printf '%-62s %7s %7s\n' "ratio" wall CPU
+both "writer / libsigrok, same level and chunk (want >= 2)" ours9 sigrok
+both "ceiling / writer, level 9, one thread each (want <= 1.3)" ceil9 ours9
+both "ceiling / writer, defaults, one thread each (want <= 1.3)" ceil ours
+both "default level 1 / level 9: speed" ours ours9
+printf '%-62s %6sx\n' "default level 1 / level 9: bytes" "$(ratio "$(wbytes ours)" "$(wbytes ours9)")"
+both "1 compressing thread / none (2 cores, shared: wall is the point)" ours_t1 ours
+both "2 compressing threads / none" ours_t2 ours
 
 echo
 echo "== capture disk: a steady DCP run from the simulated bench, 10 min at 10 kHz, 5 channels"

@@ -18,8 +18,10 @@
  * DP DM ID): piecewise-constant levels changing every 50 ms of signal,
  * plus +-1 mV of xorshift noise, so the data is neither trivially
  * compressible nor random. Both writers get bit-identical values.
- * They and the reader print "samples N seconds S rate R", where N counts
- * the samples of every channel (frames x channels) and R = N / S; the
+ * They and the reader print "samples N seconds S rate R cpu_seconds C
+ * cpu_rate Q", where N counts the samples of every channel (frames x
+ * channels), R = N / S and Q = N / C (C: user and system time of every
+ * thread, which a machine shared with other work disturbs less); the
  * writers and the ceiling add "bytes B" (the file's, or the compressed
  * total). The writers' time includes generating the waveform (a few ns a
  * sample), the ceiling's too.
@@ -107,10 +109,21 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void print_rate(int64_t samples, double seconds)
+/* CPU seconds of the process so far, every thread's, user and system. */
+static double cpu_s(void)
 {
-	printf("samples %" PRId64 " seconds %.3f rate %.0f\n", samples, seconds,
-	       seconds > 0 ? (double)samples / seconds : 0.0);
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static void print_rate(int64_t samples, double seconds, double cpu_seconds)
+{
+	printf("samples %" PRId64 " seconds %.3f rate %.0f cpu_seconds %.3f cpu_rate %.0f\n",
+	       samples, seconds, seconds > 0 ? (double)samples / seconds : 0.0, cpu_seconds,
+	       cpu_seconds > 0 ? (double)samples / cpu_seconds : 0.0);
 }
 
 static long long file_bytes(const char *path)
@@ -191,7 +204,7 @@ static int write_sigrok(const char *path, int64_t frames, double rate, long pack
 	struct sr_dev_inst *sdi;
 	float *buf[PEER_CH], v[PEER_CH];
 	struct gen g;
-	double t0;
+	double t0, c0;
 	GSList *l;
 	int ret, rc = 0, i;
 
@@ -218,6 +231,7 @@ static int write_sigrok(const char *path, int64_t frames, double rate, long pack
 	}
 	gen_init(&g, rate);
 	t0 = now_s();
+	c0 = cpu_s();
 	out = sr_output_new(mod, NULL, sdi, path);
 	if (!out) {
 		fprintf(stderr, "sr_peer: %s: cannot create the srzip output\n", path);
@@ -260,7 +274,7 @@ static int write_sigrok(const char *path, int64_t frames, double rate, long pack
 	if (ret != SR_OK && !rc)
 		rc = sr_fail(path, ret);
 	if (!rc) {
-		print_rate(frames * PEER_CH, now_s() - t0);
+		print_rate(frames * PEER_CH, now_s() - t0, cpu_s() - c0);
 		printf("bytes %lld\n", file_bytes(path));
 	}
 	for (i = 0; i < PEER_CH; i++)
@@ -277,7 +291,7 @@ static int write_ours(const char *path, int64_t frames, double rate, int level, 
 	struct bn_err err = { 0 };
 	struct bn_srw *w;
 	struct gen g;
-	double v[PEER_CH], t0;
+	double v[PEER_CH], t0, c0;
 	float f[PEER_CH];
 	int rc = BN_OK;
 
@@ -287,6 +301,7 @@ static int write_ours(const char *path, int64_t frames, double rate, int level, 
 	}
 	gen_init(&g, rate);
 	t0 = now_s();
+	c0 = cpu_s();
 	if (bn_srw_open(path, &o, &w, &err) < 0) {
 		fprintf(stderr, "sr_peer: %s\n", err.msg);
 		return bn_err_exit_code(err.code);
@@ -302,7 +317,7 @@ static int write_ours(const char *path, int64_t frames, double rate, int level, 
 		fprintf(stderr, "sr_peer: %s: %s\n", path, err.msg[0] ? err.msg : bn_strerror(rc));
 		return bn_err_exit_code(err.code ? err.code : rc);
 	}
-	print_rate(frames * PEER_CH, now_s() - t0);
+	print_rate(frames * PEER_CH, now_s() - t0, cpu_s() - c0);
 	printf("bytes %lld\n", file_bytes(path));
 	return 0;
 }
@@ -316,7 +331,7 @@ static int ceiling(int64_t frames, double rate, int level, long chunk)
 	long long bytes = 0;
 	uint32_t crc = 0;
 	struct gen g;
-	double t0;
+	double t0, c0;
 
 	col = malloc((size_t)chunk * sizeof(float));
 	out = malloc((size_t)chunk * sizeof(float));
@@ -326,6 +341,7 @@ static int ceiling(int64_t frames, double rate, int level, long chunk)
 	}
 	gen_init(&g, rate);
 	t0 = now_s();
+	c0 = cpu_s();
 	for (int64_t at = 0; at < frames; at += chunk) {
 		long n = (long)(frames - at < chunk ? frames - at : chunk);
 
@@ -350,7 +366,7 @@ static int ceiling(int64_t frames, double rate, int level, long chunk)
 			bytes += got ? (long long)got : (long long)len;
 		}
 	}
-	print_rate(frames * PEER_CH, now_s() - t0);
+	print_rate(frames * PEER_CH, now_s() - t0, cpu_s() - c0);
 	printf("bytes %lld\n", bytes);
 	fprintf(stderr, "sr_peer: ceiling crc xor %08x\n", (unsigned)crc);
 	if (c)
@@ -414,13 +430,14 @@ static int read_sigrok(const char *path)
 	struct reader r = { 0 };
 	struct sr_context *ctx;
 	struct sr_session *sess;
-	double t0;
+	double t0, c0;
 	int ret;
 
 	ret = sr_init(&ctx);
 	if (ret != SR_OK)
 		return sr_fail("sr_init", ret);
 	t0 = now_s();
+	c0 = cpu_s();
 	ret = sr_session_load(ctx, path, &sess);
 	if (ret != SR_OK) {
 		fprintf(stderr, "sr_peer: %s: cannot load: %s\n", path, sr_strerror(ret));
@@ -440,7 +457,7 @@ static int read_sigrok(const char *path)
 		fprintf(stderr, "sr_peer: %s: a packet could not be converted to float\n", path);
 		return 3;
 	}
-	print_rate(r.samples, now_s() - t0);
+	print_rate(r.samples, now_s() - t0, cpu_s() - c0);
 	fprintf(stderr, "sr_peer: %s: sum of all samples %.6g\n", path, r.sum);
 	return 0;
 }

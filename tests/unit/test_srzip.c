@@ -1378,10 +1378,10 @@ static void test_srzip__bad_options(void **state)
 	struct {
 		struct bn_srw_opts o;
 		const char *what;
-	} cases[12];
+	} cases[13];
 	int n = 0;
 
-	for (int i = 0; i < 12; i++)
+	for (int i = 0; i < 13; i++)
 		opts_init(&cases[i].o, 5, 1e6, 0, 0);
 	cases[n].o.rate_hz = 0, cases[n++].what = "samplerate 0 Hz";
 	cases[n].o.rate_hz = NAN, cases[n++].what = "samplerate nan";
@@ -1395,6 +1395,7 @@ static void test_srzip__bad_options(void **state)
 	cases[n].o.units[1] = "m;A", cases[n++].what = "unit \"m;A\"";
 	cases[n].o.compression_level = 10, cases[n++].what = "compression level 10";
 	cases[n].o.chunk_samples = -1, cases[n++].what = "chunk_samples -1";
+	cases[n].o.threads = -1, cases[n++].what = "threads -1";
 
 	for (int i = 0; i < n; i++) {
 		struct bn_err err = {0};
