@@ -11,6 +11,10 @@
  *        the ceiling of write-ours: the same frames generated, split into
  *        the same chunks per channel and deflated by libdeflate at the same
  *        level (with the CRC), in memory: no file, no zip
+ *   sr_peer write-short OUT.sr COUNT
+ *        COUNT captures of 10 frames (a suite entry's), one after another:
+ *        prints "captures N median_ms M min_ms L", the writer's fixed cost
+ *        (open, 10 frames, close with its fsyncs)
  *   sr_peer read-sigrok FILE.sr               sr_session_load + a callback
  *   sr_peer rss -- CMD ARGS...                peak RSS and time of CMD
  *
@@ -138,6 +142,7 @@ static int usage(void)
 	fprintf(stderr, "usage: sr_peer write-sigrok OUT.sr FRAMES RATE [CHUNK]\n"
 			"       sr_peer write-ours OUT.sr FRAMES RATE [LEVEL CHUNK THREADS]\n"
 			"       sr_peer ceiling FRAMES RATE LEVEL CHUNK\n"
+			"       sr_peer write-short OUT.sr COUNT\n"
 			"       sr_peer read-sigrok FILE.sr\n"
 			"       sr_peer rss -- CMD ARGS...\n");
 	return 2;
@@ -319,6 +324,47 @@ static int write_ours(const char *path, int64_t frames, double rate, int level, 
 	}
 	print_rate(frames * PEER_CH, now_s() - t0, cpu_s() - c0);
 	printf("bytes %lld\n", file_bytes(path));
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int write_short(const char *path, long count)
+{
+	struct bn_srw_opts o = { .rate_hz = 10000, .n_ch = PEER_CH };
+	double *ms = malloc((size_t)count * sizeof(double)), v[PEER_CH] = { 5, 0.5, 0.6, 0.3, 3.3 };
+
+	if (!ms)
+		return 3;
+	for (int i = 0; i < PEER_CH; i++) {
+		o.names[i] = peer_names[i];
+		o.units[i] = peer_units[i];
+	}
+	for (long n = 0; n < count; n++) {
+		struct bn_err err = { 0 };
+		struct bn_srw *w;
+		double t0 = now_s();
+		int rc = bn_srw_open(path, &o, &w, &err);
+
+		for (int k = 0; k < 10 && rc == BN_OK; k++)
+			rc = bn_srw_frame(w, v);
+		if (rc == BN_OK)
+			rc = bn_srw_close(w, &err);
+		if (rc != BN_OK) {
+			fprintf(stderr, "sr_peer: %s\n", err.msg[0] ? err.msg : bn_strerror(rc));
+			free(ms);
+			return bn_err_exit_code(rc);
+		}
+		ms[n] = (now_s() - t0) * 1e3;
+	}
+	qsort(ms, (size_t)count, sizeof(double), cmp_double);
+	printf("captures %ld median_ms %.3f min_ms %.3f\n", count, ms[count / 2], ms[0]);
+	free(ms);
 	return 0;
 }
 
@@ -532,6 +578,11 @@ int main(int argc, char **argv)
 		    parse_long(argv[4], -1, 9, &level) < 0 || parse_long(argv[5], 1, 1L << 28, &chunk) < 0)
 			return 2;
 		return ceiling(frames, rate, level ? (int)level : BN_SRW_DEFAULT_LEVEL, chunk);
+	}
+	if (!strcmp(argv[1], "write-short") && argc == 4) {
+		if (parse_long(argv[3], 1, 1000000, &chunk) < 0)
+			return 2;
+		return write_short(argv[2], chunk);
 	}
 	if (!strcmp(argv[1], "read-sigrok") && argc == 3)
 		return read_sigrok(argv[2]);
