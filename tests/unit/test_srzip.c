@@ -1630,6 +1630,37 @@ static void test_srzip__salvage_with_threads(void **state)
 	}
 }
 
+/* Died after close renamed the capture into place, before the spool was
+ * removed: nothing to salvage, the capture stays, the spool goes. */
+static void test_srzip__salvage_after_rename(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = {0};
+	char first[256], part[800] = "";
+	int64_t frames = -1;
+	struct dirent *de;
+	DIR *d;
+
+	/* a whole capture at path, and a dead writer's spool beside it whose
+	 * zip is gone, as close's rename takes it */
+	write_and_die(s->path, 2, 1000);
+	assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_OK);
+	write_and_die(s->path, 2, 1000);
+	d = opendir(s->dir);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, ".cap.sr.", 8))
+			snprintf(part, sizeof(part), "%s/%s/cap.sr.part", s->dir, de->d_name);
+	closedir(d);
+	assert_int_equal(unlink(part), 0);
+	bn_err_clear(&err);
+	assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_ERR_NA);
+	assert_msg_has(&err, "was finished");
+	assert_int_equal(count_entries(s->dir, first, sizeof(first)), 1);
+	assert_string_equal(first, "cap.sr");
+	check_capture(s->path, 2, 1000);
+}
+
 /* A directory that looks like a spool but is not one: refused, named. */
 static void test_srzip__salvage_foreign_spool(void **state)
 {
@@ -1820,6 +1851,7 @@ int main(int argc, char **argv)
 	    T(test_srzip__salvage_after_kill),
 	    T(test_srzip__salvage_mid_member),
 	    T(test_srzip__salvage_with_threads),
+	    T(test_srzip__salvage_after_rename),
 	    T(test_srzip__threads_round_trip),
 	    T(test_srzip__samplerate_string_is_libsigroks),
 	    T(test_srzip__short_run_is_small),
