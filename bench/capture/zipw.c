@@ -28,6 +28,8 @@
 #define MAX16 0xFFFFu
 /* a regular file, rw-r--r--, in the high half (unix external attributes) */
 #define EXT_ATTR (0100644u << 16)
+/* members up to this size go out in one write with their header */
+#define ZIPW_SMALL 4096
 
 struct entry {
 	uint64_t off, csize, usize;
@@ -192,7 +194,8 @@ static int entry_push(struct bn_zipw *z, const char *name, size_t name_len, cons
 int bn_zipw_add(struct bn_zipw *z, const char *name, int method, uint32_t crc32, uint64_t usize,
 		const void *data, uint64_t csize)
 {
-	unsigned char h[LOCAL_LEN + BN_ZIPW_NAME_MAX + 20], *p = h;
+	/* the header, and a small member's data with it: one write */
+	unsigned char h[LOCAL_LEN + BN_ZIPW_NAME_MAX + 20 + ZIPW_SMALL], *p = h;
 	size_t name_len = name ? strlen(name) : 0;
 	bool big = usize >= z->zip64_from || csize >= z->zip64_from;
 	struct entry e = { .off = z->pos, .csize = csize, .usize = usize, .crc = crc32,
@@ -227,10 +230,15 @@ int bn_zipw_add(struct bn_zipw *z, const char *name, int method, uint32_t crc32,
 		p = put64(p, csize);
 	}
 	rc = entry_push(z, name, name_len, &e);
-	if (!rc)
+	if (!rc && csize <= ZIPW_SMALL) {
+		if (csize)
+			memcpy(p, data, (size_t)csize);
+		rc = pwrite_all(z->fd, h, (size_t)(p - h) + (size_t)csize, z->pos);
+	} else if (!rc) {
 		rc = pwrite_all(z->fd, h, (size_t)(p - h), z->pos);
-	if (!rc && csize)
-		rc = pwrite_all(z->fd, data, (size_t)csize, z->pos + (uint64_t)(p - h));
+		if (!rc)
+			rc = pwrite_all(z->fd, data, (size_t)csize, z->pos + (uint64_t)(p - h));
+	}
 	if (rc) {
 		z->err = rc;
 		return rc;
