@@ -734,6 +734,7 @@ static void jobs_set(struct bn_srw *w, int slot, long n)
 static int chunk_full(struct bn_srw *w, bool last)
 {
 	int slot = (int)(w->chunk_k % w->n_slots);
+
 	if (w->n_slots > 1 && !w->pool && !last) {
 		/* both slots before a thread reads one: no remapping after */
 		int e = pending_grow(w, SRW_PENDING_HDR + 2 * (size_t)w->chunk * (size_t)w->n_ch *

@@ -73,7 +73,8 @@ struct bn_srw;
 /* Checks the options (BN_ERR_ARG) and creates the spool beside path
  * (BN_ERR_ENV naming the directory and errno if it cannot: it does not
  * exist, is read-only, the disk is full).
- * A file already at path is not touched until close. */
+ * A file already at path is not touched until close. Compression threads
+ * (opts.threads) start with the first full chunk, not here. */
 int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **out,
 		struct bn_err *err);
 /* One frame: n_ch values, in the order of opts.names. Stored as float32.
