@@ -198,6 +198,15 @@ struct det_priv {
 	bool any_sample;
 	bool changed;       /* the last sample changed the tracker (hold() steps one by one) */
 	bn_time_us vbus_on_t; /* the bench's first VBUS_ON event (BN_TIME_NEVER: none) */
+	/* idle lines (both near 0 V against the port's ground) on a shorted
+	 * port: the auto-zero of bc12.det.idm_sink (here, before the
+	 * sessions' arrays: read every sample) */
+	bool zero_on;       /* the rule reads the auto-zero (idm_sink alone) */
+	/* The session's shared tracker (checks/check.h): a rule that is not
+	 * its leader tracks nothing and copies the leader's state at end(). */
+	struct bn_check_share *sh;
+	long z_n, z_clip[2], z_below[2];
+	struct bn_rsum z_raw[2];
 	struct det_session s;
 	struct det_session done[DET_MAX_SESS];
 	int n_done, n_attach;
@@ -208,14 +217,6 @@ struct det_priv {
 		bn_time_us t;
 		bool made;
 	} ct[DET_CT_RING];
-	/* idle lines (both near 0 V against the port's ground) on a shorted
-	 * port: the auto-zero of bc12.det.idm_sink */
-	bool zero_on;       /* the rule reads the auto-zero (idm_sink alone) */
-	/* The session's shared tracker (checks/check.h): a rule that is not
-	 * its leader tracks nothing and copies the leader's state at end(). */
-	struct bn_check_share *sh;
-	long z_n, z_clip[2], z_below[2];
-	struct bn_rsum z_raw[2];
 	/* bc12.det.port_type */
 	bool rep_seen;
 	char reported[32];
