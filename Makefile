@@ -40,10 +40,7 @@ LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 # header. bcbench-hw and the tests link everything.
 HW_SRC := bench/hil/devices.c bench/hil/ftdi_fixture.c bench/hil/hw_present.c bench/hil/serial.c \
 	bench/hil/sigrok_cap.c bench/hil/sigrok_feed.c bench/hil/usb_dev.c
-# TEMPORARY until issue 21's writer and reader drop libsigrok from
-# bench/capture/srzip_{write,read}.c: sr_samplerate_string and
-# sr_parse_sizestring for bcbench only (bench/capture/sr_shim.c).
-NOHW_SRC := bench/hil/absent.c bench/capture/sr_shim.c
+NOHW_SRC := bench/hil/absent.c
 LIB_SRC := $(filter-out bench/firmware/ref_fw_so.c $(NOHW_SRC),$(sort $(wildcard bench/*/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CORE_OBJ := $(filter-out $(HW_SRC:%.c=$(BUILD)/obj/%.o),$(LIB_OBJ)) $(NOHW_SRC:%.c=$(BUILD)/obj/%.o)

@@ -94,14 +94,11 @@ layers_rc=$?
 # hidapi) only in the Makefile's HW_SRC, the files bcbench-hw alone links
 # (docs/design.md, "Two binaries"): one anywhere else is a call the link
 # of bcbench would refuse. Skipped in a tree without the Makefile.
-# TEMPORARY, until issue 21's writer and reader land: the capture's two
-# srzip files and bench/capture/sr_shim.c still name libsigrok.h.
-HW_TEMP='bench/capture/srzip_read.c bench/capture/srzip_write.c bench/capture/sr_shim.c'
 hw_rc=0
 if [ -f Makefile ]; then
 	hw_src=$(sed -n '/^HW_SRC :=/,/[^\\]$/p' Makefile | sed 's/^HW_SRC :=//; s/\\$//' | tr -s ' \t' '\n\n' | sed '/^$/d')
 	# shellcheck disable=SC2086 # the file names have no blanks
-	awk -v allowed="$hw_src $HW_TEMP" '
+	awk -v allowed="$hw_src" '
 	BEGIN { n = split(allowed, a, /[ \n]+/); for (i = 1; i <= n; i++) ok[a[i]] = 1; bad = 0 }
 	/^[ \t]*#[ \t]*include[ \t]*<(libsigrok\/|libftdi1?\/|ftdi\.h|libserialport\.h|libusb(-1\.0)?\/?|hidapi)/ {
 		if (FILENAME in ok)
