@@ -51,7 +51,8 @@ const char bn_cli_run_usage[] =
 	"                   [--charger CHARGER] [--host HOST] [--dut DECL]\n"
 	"                   [--wait SECONDS] [--watchdog SECONDS] [--no-isolate] [--force]\n"
 	"                   [--conditions NAME|FILE] [--acceptance guarded|simple]\n"
-	"                   [--operator NAME] [--no-html] [--require-verdicts] [-v] [-q]\n"
+	"                   [--operator NAME] [--no-html] [--no-capture]\n"
+	"                   [--require-verdicts] [-v] [-q]\n"
 	"Run SCENARIO (.scn) on the configured bench (the simulated bench by default),\n"
 	"print each result as it is judged, and write DIR/report.json atomically\n"
 	"(schema bcbench-report/3) with DIR/report.html, the page to review and sign. On SIGINT, SIGTERM or SIGHUP the bench goes to its\n"
@@ -102,6 +103,10 @@ const char bn_cli_run_usage[] =
 	"      --operator NAME who ran it, for the record (default $BCBENCH_OPERATOR,\n"
 	"                      else the login name)\n"
 	"      --no-html       do not write report.html (bcbench report html can, later)\n"
+	"      --no-capture    judge as always (the rules see every sample) but write no\n"
+	"                      capture.sr: for runs that only want verdicts; the report\n"
+	"                      says so, events.json names no capture, and the run\n"
+	"                      cannot be replayed (as a scenario's `capture off`)\n"
 	"      --require-verdicts\n"
 	"                      exit 4 when nothing failed but compliance was not\n"
 	"                      demonstrated (a rule inconclusive or in error, or none\n"
@@ -346,6 +351,7 @@ int bn_cli_run(int argc, char **argv)
 		{ "conditions", required_argument, NULL, 'K' },
 		{ "operator", required_argument, NULL, 'O' },
 		{ "no-html", no_argument, NULL, 'X' },
+		{ "no-capture", no_argument, NULL, 'S' },
 		{ "require-verdicts", no_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -364,7 +370,7 @@ int bn_cli_run(int argc, char **argv)
 	pid_t suite_pid = 0;
 	double wait_s = 0, watchdog_s = BN_RUN_WATCHDOG_S;
 	enum bn_acceptance acceptance = BN_ACCEPT_GUARDED;
-	int verbose = 0, quiet = 0, isolate = 1, force = 0, c, rc;
+	int verbose = 0, quiet = 0, isolate = 1, force = 0, no_capture = 0, c, rc;
 
 	/* A suite's entry: the run stops when the suite is gone. */
 	if (getenv(BN_CLI_SUITE_PID_ENV)) {
@@ -400,6 +406,7 @@ int bn_cli_run(int argc, char **argv)
 		case 'K': conditions = optarg; break;
 		case 'O': operator_opt = optarg; break;
 		case 'X': rec.no_html = true; break;
+		case 'S': no_capture = 1; break;
 		case 'R': rec.require_verdicts = true; break;
 		case 'v': verbose++; break;
 		case 'q': quiet = 1; break;
@@ -459,6 +466,7 @@ int bn_cli_run(int argc, char **argv)
 		.acceptance = acceptance,
 		.meas_set = j->conf.meas_set,
 		.force = force,
+		.no_capture = no_capture,
 	};
 	_Static_assert(BN_CONF_MEAS_N == BN_CH_COUNT, "bench.conf meas_* keys follow enum bn_chan");
 	memcpy(j->ro.meas, j->conf.meas, sizeof(j->ro.meas));

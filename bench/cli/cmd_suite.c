@@ -40,6 +40,7 @@ const char bn_cli_suite_usage[] =
 	"                    [--filter PATTERN] [--fwdir DIR] [--watchdog SECONDS]\n"
 	"                    [--limits FILE] [--wait SECONDS] [--conf FILE] [--datadir DIR]\n"
 	"                    [--baseline SUITE.json] [--operator NAME] [--no-html]\n"
+	"                    [--no-capture]\n"
 	"                    [--require-verdicts] [--list [--json]] [-v] [-q]\n"
 	"Run every entry of a suite (scenarios by ports, chargers, hosts, devices and\n"
 	"firmware builds; see bcbench(1), SUITES) and judge each against what the suite\n"
@@ -75,6 +76,8 @@ const char bn_cli_suite_usage[] =
 	"      --operator NAME  who ran it, for every entry's record (default\n"
 	"                       $BCBENCH_OPERATOR, else the login name)\n"
 	"      --no-html        no report.html, the suite's or the entries'\n"
+	"      --no-capture     the entries judge as always but write no capture.sr\n"
+	"                       (bcbench run --no-capture): verdicts only\n"
 	"      --require-verdicts\n"
 	"                       exit 4 when every entry did what the suite expects\n"
 	"                       but an entry expected to pass did not demonstrate\n"
@@ -112,7 +115,7 @@ struct job {
 struct suite_run {
 	const struct bn_suite *s;
 	const char *out_dir, *conf_path, *datadir, *limits, *operator_name;
-	bool no_html;
+	bool no_html, no_capture;
 	double watchdog_s;
 	int jobs, quiet, tty, real_bench;
 	cJSON **done;     /* by suite index: the entries' small records, no reports */
@@ -186,6 +189,8 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
 	argv[argc++] = r->operator_name;
 	if (r->no_html)
 		argv[argc++] = "--no-html";
+	if (r->no_capture)
+		argv[argc++] = "--no-capture";
 	if (r->limits) {
 		argv[argc++] = "--limits";
 		argv[argc++] = r->limits;
@@ -676,6 +681,7 @@ int bn_cli_suite(int argc, char **argv)
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "operator", required_argument, NULL, 'O' },
 		{ "no-html", no_argument, NULL, 'X' },
+		{ "no-capture", no_argument, NULL, 'Z' },
 		{ "require-verdicts", no_argument, NULL, 'R' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "conf", required_argument, NULL, 'c' },
@@ -689,7 +695,7 @@ int bn_cli_suite(int argc, char **argv)
 		   *filter = NULL, *fwdir = NULL, *limits = NULL, *baseline = NULL, *operator_opt = NULL;
 	char datadir_buf[1200], out_buf[1200], operator_buf[64], fwdir_buf[BN_DATADIR_LEN],
 		fw_tried[BN_DATADIR_TRIED_LEN];
-	bool no_html = false, require_verdicts = false;
+	bool no_html = false, no_capture = false, require_verdicts = false;
 	struct bn_conf conf;
 	struct bn_err err = { 0 };
 	struct bn_suite s;
@@ -748,6 +754,7 @@ int bn_cli_suite(int argc, char **argv)
 		case 'b': baseline = optarg; break;
 		case 'O': operator_opt = optarg; break;
 		case 'X': no_html = true; break;
+		case 'Z': no_capture = true; break;
 		case 'R': require_verdicts = true; break;
 		case 'c': conf_path = optarg; break;
 		case 'd': datadir = optarg; break;
@@ -853,6 +860,7 @@ int bn_cli_suite(int argc, char **argv)
 	r.s = &s;
 	r.out_dir = out_dir;
 	r.no_html = no_html;
+	r.no_capture = no_capture;
 	r.operator_name = bn_cli_operator(operator_opt, operator_buf, sizeof(operator_buf));
 	r.conf_path = conf_path;
 	r.datadir = datadir;

@@ -2039,11 +2039,24 @@ static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct
 	return bn_checks_new(&ctx, &c->checks, err);
 }
 
+/* Why no capture.sr is written although samples are judged: --no-capture
+ * or the scenario's `capture off`; NULL when it is written. */
+static const char *capture_off_why(const struct run_ctx *c, char *buf, size_t len)
+{
+	if (c->o->no_capture)
+		return "--no-capture";
+	if (!c->scn.capture_off)
+		return NULL;
+	snprintf(buf, len, "capture off (%s:%d)", c->scn.path, c->scn.capture_loc.line);
+	return buf;
+}
+
 /* capture.sr and events.json in out_dir, for the captured channels. */
 static int start_capture(struct run_ctx *c, struct bn_err *err)
 {
-	char path[1200];
-	struct bn_srw_opts so = { .rate_hz = c->rate_hz };
+	char path[1200], why_buf[BN_SCN_PATH_LEN + 40];
+	const char *off = capture_off_why(c, why_buf, sizeof(why_buf));
+	struct bn_srw_opts so = { .rate_hz = c->rate_hz, .threads = c->o->capture_threads };
 	struct bn_evlog_meta m = { .capture_file = "capture.sr", .port_profile = c->port.name,
 				   .dut_name = c->dut.name, .scenario = c->scn.name };
 	int rc;
@@ -2063,11 +2076,14 @@ static int start_capture(struct run_ctx *c, struct bn_err *err)
 	}
 	so.n_ch = c->n_cap;
 	snprintf(path, sizeof(path), "%s/capture.sr", c->o->out_dir);
-	/* a real bench with nothing to measure has no capture, only events */
-	rc = c->n_cap ? bn_srw_open(path, &so, &c->srw, err) : BN_OK;
+	if (off && c->n_cap)
+		snprintf(c->rep->capture_off, sizeof(c->rep->capture_off), "%s", off);
+	/* a real bench with nothing to measure has no capture, only events;
+	 * nor has a run told not to write one */
+	rc = c->n_cap && !off ? bn_srw_open(path, &so, &c->srw, err) : BN_OK;
 	if (rc < 0)
 		return rc;
-	if (!c->n_cap)
+	if (!c->srw)
 		m.capture_file = NULL; /* its sidecar names no capture */
 	snprintf(path, sizeof(path), "%s/events.json", c->o->out_dir);
 	return bn_evlog_open(path, &c->cctx, &m, &c->evlog, err);
@@ -2309,6 +2325,8 @@ static int check_bounds(struct run_ctx *c, struct bn_err *err)
 	}
 	if (!c->o->out_dir || c->o->force)
 		return BN_OK;
+	if (capture_off_why(c, NULL, 0)) /* no capture.sr: only the reports */
+		e.disk_bytes = BN_RUN_ESTIMATE_SLACK;
 	free_b = free_bytes(c->o->out_dir);
 	if (free_b >= 0 && e.disk_bytes > free_b)
 		return bn_err_set(err, BN_ERR_DATA,

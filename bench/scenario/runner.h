@@ -142,6 +142,18 @@ struct bn_run_opts {
 	 * real_bench. The report's result bench.supply_follow states the
 	 * loop's rate and what it cannot reproduce. */
 	bool supply_follow;
+	/* --no-capture: the run judges as always (the rules see every
+	 * sample) but writes no capture.sr; events.json then names no
+	 * capture and the report says why (its capture.not_written). A
+	 * scenario's `capture off` does the same. */
+	bool no_capture;
+	/* The capture writer's compression threads beside the run's own
+	 * (bn_srw_opts.threads): 0 compresses in the run's thread. */
+	int capture_threads;
+	/* The limits a caller parsed already (a suite, once, before it forks
+	 * its entries): used when the run resolves the same path, instead of
+	 * parsing it again; borrowed, never freed by the run. NULL: none. */
+	const struct bn_limits *limits_parsed;
 };
 
 int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct bn_err *err);
