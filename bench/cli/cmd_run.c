@@ -333,6 +333,11 @@ static const char *firmware_in_fwdir(const char *fw, char *buf, size_t len)
 
 int bn_cli_run(int argc, char **argv)
 {
+	return bn_cli_run_entry(argc, argv, NULL);
+}
+
+int bn_cli_run_entry(int argc, char **argv, const struct bn_cli_run_inherit *in)
+{
 	static const struct option opts[] = {
 		{ "conf", required_argument, NULL, 'c' },
 		{ "out", required_argument, NULL, 'o' },
@@ -467,6 +472,10 @@ int bn_cli_run(int argc, char **argv)
 		.meas_set = j->conf.meas_set,
 		.force = force,
 		.no_capture = no_capture,
+		/* a suite's entry: its limits parsed once, its share of the cores */
+		.limits_parsed = in ? in->limits : NULL,
+		.capture_threads = in ? in->capture_threads
+				      : bn_isolate_capture_threads(bn_isolate_cores_allowed(), 0),
 	};
 	_Static_assert(BN_CONF_MEAS_N == BN_CH_COUNT, "bench.conf meas_* keys follow enum bn_chan");
 	memcpy(j->ro.meas, j->conf.meas, sizeof(j->ro.meas));

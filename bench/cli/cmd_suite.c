@@ -18,6 +18,9 @@
 
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/isolate.h"
+#include "core/limits.h"
+#include "scenario/runner.h"
 #include "core/datadir.h"
 #include "core/dirlock.h"
 #include "core/exit.h"
@@ -116,6 +119,7 @@ struct suite_run {
 	const struct bn_suite *s;
 	const char *out_dir, *conf_path, *datadir, *limits, *operator_name;
 	bool no_html, no_capture;
+	struct bn_cli_run_inherit inherit; /* what every entry's run takes over */
 	double watchdog_s;
 	int jobs, quiet, tty, real_bench;
 	cJSON **done;     /* by suite index: the entries' small records, no reports */
@@ -222,7 +226,7 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
 		/* the entry stops when the suite is gone, whatever killed it */
 		snprintf(suite_pid, sizeof(suite_pid), "%ld", (long)getppid());
 		setenv(BN_CLI_SUITE_PID_ENV, suite_pid, 1);
-		exit(bn_cli_run(argc - 1, (char **)argv + 1));
+		exit(bn_cli_run_entry(argc - 1, (char **)argv + 1, &r->inherit));
 	}
 	close(fd);
 	j->pid = pid;
@@ -701,6 +705,7 @@ int bn_cli_suite(int argc, char **argv)
 	struct bn_suite s;
 	struct bn_suite_opts so;
 	struct suite_run r = { 0 };
+	struct bn_limits suite_lim = { 0 };
 	struct job *slots = NULL;
 	cJSON *doc = NULL;
 	int *pick = NULL;
@@ -867,7 +872,7 @@ int bn_cli_suite(int argc, char **argv)
 	r.limits = limits ? limits : s.limits[0] ? s.limits : NULL;
 	r.watchdog_s = watchdog_s > 0 ? watchdog_s : s.watchdog_s > 0 ? s.watchdog_s : 30;
 	r.real_bench = bn_conf_has_hardware(&conf);
-	r.jobs = jobs ? jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	r.jobs = jobs ? jobs : bn_isolate_cores_allowed();
 	if (r.jobs < 1)
 		r.jobs = 1;
 	if (r.real_bench && r.jobs > 1) {
@@ -875,6 +880,19 @@ int bn_cli_suite(int argc, char **argv)
 			fprintf(stderr, "bcbench suite: note: a real bench runs one entry at a time "
 					"(-j %d ignored)\n", jobs);
 		r.jobs = 1;
+	}
+	r.inherit.capture_threads = bn_isolate_capture_threads(bn_isolate_cores_allowed(), r.jobs);
+	/* The limits every entry is judged against unless its scenario names
+	 * its own, parsed once here: the entries are forked from this process
+	 * and borrow it. One that cannot be parsed is left to each entry,
+	 * which says why in its own record. */
+	{
+		char lim_path[BN_DATADIR_LEN + 600];
+		struct bn_err lerr = { 0 };
+
+		bn_run_limits_path(r.limits, conf.limits, datadir, lim_path, sizeof(lim_path));
+		if (bn_limits_load(lim_path, &suite_lim, &lerr) == BN_OK)
+			r.inherit.limits = &suite_lim;
 	}
 	r.quiet = quiet;
 	r.tty = isatty(STDOUT_FILENO);
@@ -885,6 +903,8 @@ int bn_cli_suite(int argc, char **argv)
 		free(pick);
 		free(r.done);
 		bn_suite_free(&s);
+		if (r.inherit.limits)
+			bn_limits_free(&suite_lim);
 		return BN_EXIT_ENVIRONMENT;
 	}
 	bn_cli_catch_signals();
@@ -1036,5 +1056,7 @@ int bn_cli_suite(int argc, char **argv)
 	free(slots);
 	free(pick);
 	bn_suite_free(&s);
+	if (r.inherit.limits)
+		bn_limits_free(&suite_lim);
 	return exit_code;
 }

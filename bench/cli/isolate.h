@@ -73,6 +73,14 @@ struct bn_isolate_end {
 const char *bn_isolate_lost_reason(int lost);
 
 /* A beacon in memory shared with children forked later; NULL on failure. */
+/* The cores this process may run on (sched_getaffinity; at least 1). */
+int bn_isolate_cores_allowed(void);
+/* The capture writer's compression threads beside a run's own thread
+ * (bn_srw_opts.threads), on `cores` allowed: a standalone run (jobs 0)
+ * keeps one core for the simulation and may use the rest, cores - 1; an
+ * entry of a suite running `jobs` at a time gets its share less its
+ * own, cores / jobs - 1, so entries do not fight each other. Never < 0. */
+int bn_isolate_capture_threads(int cores, int jobs);
 struct bn_run_beacon *bn_isolate_beacon_new(void);
 void bn_isolate_beacon_free(struct bn_run_beacon *b);
 

@@ -47,6 +47,7 @@ struct run_ctx {
 	struct bn_dut_decl dut;
 	struct bn_fw_handle fw;
 	bool have_lim, have_scn, have_charger;
+	bool lim_borrowed;	/* c->lim is the caller's (o->limits_parsed): not freed here */
 	/* the folders a scenario's and a device declaration's relative paths
 	 * start from */
 	char scn_dir[BN_SCN_PATH_LEN], dut_dir[BN_SCN_PATH_LEN + 600];
@@ -289,18 +290,23 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 		rc = resolve(c, "limits", "limits file", s->limits, s->limits_loc, path, sizeof(path), err);
 		if (rc < 0)
 			return rc;
-	} else if (c->o->limits_path && c->o->limits_path[0]) {
-		snprintf(path, sizeof(path), "%s", c->o->limits_path);
-		if (!file_exists(path) && path[0] != '/')
-			snprintf(path, sizeof(path), "%s/%s", dd, c->o->limits_path);
 	} else {
-		snprintf(path, sizeof(path), "%s/profiles/limits/bc12.json", dd);
+		bn_run_limits_path(NULL, c->o->limits_path, dd, path, sizeof(path));
 	}
-	rc = bn_limits_load(path, &c->lim, err);
-	if (rc < 0)
-		return rc;
+	/* The caller's parse of the same file (a suite's, made once before it
+	 * forked this entry) is borrowed; any other file is parsed here. */
+	if (c->o->limits_parsed && c->o->limits_parsed->path &&
+	    !strcmp(c->o->limits_parsed->path, path)) {
+		c->lim = *c->o->limits_parsed;
+		c->lim_borrowed = true;
+	} else {
+		rc = bn_limits_load(path, &c->lim, err);
+		if (rc < 0)
+			return rc;
+	}
 	c->have_lim = true;
-	bn_report_add_file(c->rep, "limits", path, NULL);
+	/* the digest of the bytes parsed: the file is not read again */
+	bn_report_add_file_sha(c->rep, "limits", path, NULL, c->lim.sha256);
 	bn_report_set_limits(c->rep, &c->lim);
 	bn_report_add_file(c->rep, "scenario", s->path, s->name);
 	if (c->o->conf_path)
@@ -2251,6 +2257,22 @@ static double free_bytes(const char *dir)
 	}
 }
 
+void bn_run_limits_path(const char *limits_override, const char *conf_limits, const char *datadir,
+			char *path, size_t len)
+{
+	const char *dd = datadir ? datadir : ".";
+
+	if (limits_override)
+		snprintf(path, len, "%s", limits_override);
+	else if (conf_limits && conf_limits[0]) {
+		snprintf(path, len, "%s", conf_limits);
+		if (!file_exists(path) && path[0] != '/')
+			snprintf(path, len, "%s/%s", dd, conf_limits);
+	} else {
+		snprintf(path, len, "%s/profiles/limits/bc12.json", dd);
+	}
+}
+
 int bn_run_estimate(const struct bn_scenario *scn, double rate_hz, unsigned chan_mask,
 		    double move_s, struct bn_run_estimate *e)
 {
@@ -2877,7 +2899,7 @@ out:
 	free(c->moves);
 	bn_ring_free(&c->win);
 	bn_fw_unload(&c->fw);
-	if (c->have_lim)
+	if (c->have_lim && !c->lim_borrowed)
 		bn_limits_free(&c->lim);
 	if (c->have_scn)
 		bn_scenario_free(&c->scn);

@@ -19,6 +19,7 @@
 #include "checks/check.h"
 #include "core/conditions.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "hil/backend.h"
 #include "hil/console.h"
 #include "hil/guard.h"
@@ -157,6 +158,13 @@ struct bn_run_opts {
 };
 
 int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct bn_err *err);
+
+/* The limits file a run is judged against when its scenario names none:
+ * --limits (as given), else bench.conf's limits (from the working
+ * directory, else the data dir), else DATADIR/profiles/limits/bc12.json.
+ * What a suite parses once for its entries (bn_run_opts.limits_parsed). */
+void bn_run_limits_path(const char *limits_override, const char *conf_limits, const char *datadir,
+			char *path, size_t len);
 
 /* What a run of a scenario will need, known before it runs. */
 struct bn_run_estimate {
