@@ -172,7 +172,8 @@ static void write_provisional(void *user, const struct bn_report *rep)
 	cJSON_Delete(root);
 	snprintf(path, sizeof(path), "%s/report.json", j->out_dir);
 	if (text && bn_mkdir_p(j->out_dir, &err) == 0)
-		bn_file_write_atomic(path, text, strlen(text), &err);
+		/* not synced: the final report replaces it (core/file.h) */
+		bn_file_write_atomic_nosync(path, text, strlen(text), &err);
 	free(text);
 }
 

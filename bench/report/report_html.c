@@ -1068,7 +1068,8 @@ int bn_report_html_write(const char *report_path, const char *html_path,
 
 	if (!text)
 		return err->code ? err->code : BN_ERR_NOMEM;
-	rc = bn_file_write_atomic(html_path, text, strlen(text), err);
+	/* not synced: rendered again from report.json at will (core/file.h) */
+	rc = bn_file_write_atomic_nosync(html_path, text, strlen(text), err);
 	g_free(text);
 	return rc;
 }
