@@ -110,7 +110,7 @@ const char bn_cli_suite_usage[] =
 struct job {
 	int entry;        /* index into the suite */
 	pid_t pid;
-	double t0;
+	double t0, t1;    /* started, ended (0: not yet seen to end) */
 	char dir[1600];   /* DIR/entries/NNNN-ID */
 	char rel[300];    /* entries/NNNN-ID */
 };
@@ -378,7 +378,7 @@ static void finish(struct suite_run *r, struct job *j, int status, const char *c
 		cause_p = cause;
 	}
 	o = bn_suite_judge(e, report, sha, exit_code, cause_p, j->rel,
-			   j->pid ? mono_s() - j->t0 : 0);
+			   j->pid ? (j->t1 > 0 ? j->t1 : mono_s()) - j->t0 : 0);
 	cJSON_Delete(report);
 	if (!o)
 		return;
@@ -705,6 +705,9 @@ int bn_cli_suite(int argc, char **argv)
 	struct bn_suite s;
 	struct bn_suite_opts so;
 	struct suite_run r = { 0 };
+	struct job reaped = { 0 };      /* an entry that ended, not yet judged */
+	int reaped_status = 0;
+	bool have_reaped = false;
 	struct bn_limits suite_lim = { 0 };
 	struct job *slots = NULL;
 	cJSON *doc = NULL;
@@ -931,7 +934,7 @@ int bn_cli_suite(int argc, char **argv)
 		       shard_n > 1 || filter ? " selected" : "", r.jobs,
 		       r.real_bench ? "real" : "simulated");
 	progress_line(&r);
-	while ((unrun_from < 0 && next < r.n_pick) || running > 0) {
+	while ((unrun_from < 0 && next < r.n_pick) || running > 0 || have_reaped) {
 		int status;
 		pid_t w;
 
@@ -958,6 +961,13 @@ int bn_cli_suite(int argc, char **argv)
 			}
 			running++;
 		}
+		/* The entry that ended is judged once the next has started: the
+		 * parent's reading of its report overlaps the entries' runs
+		 * instead of holding a slot empty. */
+		if (have_reaped) {
+			finish(&r, &reaped, reaped_status, NULL, -1);
+			have_reaped = false;
+		}
 		if (*stop && !forwarded) {
 			forwarded = 1;
 			for (int k = 0; k < r.jobs; k++)
@@ -973,7 +983,15 @@ int bn_cli_suite(int argc, char **argv)
 			break;
 		}
 		for (int k = 0; k < r.jobs; k++)
-			if (slots[k].pid == w) {
+			if (slots[k].pid == w && !r.real_bench) {
+				/* (a real bench is checked before its next entry: below) */
+				reaped = slots[k];
+				reaped.t1 = mono_s();
+				reaped_status = status;
+				have_reaped = true;
+				slots[k].pid = 0;
+				running--;
+			} else if (slots[k].pid == w) {
 				finish(&r, &slots[k], status, NULL, -1);
 				slots[k].pid = 0;
 				running--;
