@@ -199,8 +199,7 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 		close(pipefd[1]);
 		start_watch(&wt);
 		code = body(user);
-		fflush(stdout);
-		exit(code);
+		bn_isolate_exit(code);
 	}
 	close(pipefd[0]);
 	pidfd = pidfd_open(pid, 0);
@@ -346,4 +345,22 @@ int bn_isolate_capture_threads(int cores, int jobs)
 	int t = jobs > 0 ? cores / jobs - 1 : cores - 1;
 
 	return t > 0 ? t : 0;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ISOLATE_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ISOLATE_SANITIZED 1
+#endif
+#endif
+
+_Noreturn void bn_isolate_exit(int code)
+{
+#ifdef ISOLATE_SANITIZED
+	exit(code);
+#else
+	fflush(NULL);
+	_exit(code);
+#endif
 }
