@@ -1084,6 +1084,8 @@ int bn_scenario_parse_file(const char *path, struct bn_scenario *out, struct bn_
 		rc = check_nul(path, text, len, err);
 	if (rc == BN_OK)
 		rc = bn_scenario_parse_text(path, text, out, err);
+	if (rc == BN_OK) /* for the record, from the bytes parsed: one read */
+		bn_sha256_hex(text, len, out->sha256);
 	free(text);
 	return rc;
 }

@@ -264,7 +264,7 @@ static void override(char field[BN_SCN_PATH_LEN], struct bn_scn_loc *loc, const 
 
 static int load_all(struct run_ctx *c, struct bn_err *err)
 {
-	char path[BN_SCN_PATH_LEN + 600];
+	char path[BN_SCN_PATH_LEN + 600], sha[65];
 	struct bn_err e2 = { 0 };
 	struct bn_scenario *s = &c->scn;
 	const char *dd = c->o->datadir ? c->o->datadir : ".";
@@ -308,7 +308,7 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 	/* the digest of the bytes parsed: the file is not read again */
 	bn_report_add_file_sha(c->rep, "limits", path, NULL, c->lim.sha256);
 	bn_report_set_limits(c->rep, &c->lim);
-	bn_report_add_file(c->rep, "scenario", s->path, s->name);
+	bn_report_add_file_sha(c->rep, "scenario", s->path, s->name, s->sha256[0] ? s->sha256 : NULL);
 	if (c->o->conf_path)
 		bn_report_add_file(c->rep, "conf", c->o->conf_path, NULL);
 	if (c->o->conditions && c->o->conditions_path)
@@ -328,22 +328,23 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 						  e2.msg);                                      \
 			return bn_err_set(err, rc, "%s", e2.msg);                               \
 		}                                                                               \
-		bn_report_add_file(c->rep, role, path, (target)->name);                         \
+		bn_report_add_file_sha(c->rep, role, path, (target)->name, sha);                \
 	} while (0)
 
-	LOAD(port, "ports", "port profile", "sdp", bn_port_load(path, &c->lim, &c->port, &e2),
+	/* each file read once: its digest is of the bytes the loader parsed */
+	LOAD(port, "ports", "port profile", "sdp", bn_port_load_sha(path, &c->lim, &c->port, sha, &e2),
 	     &c->port, "port");
 	if (c->port.vbus == BN_PORT_VBUS_EXTERNAL || s->charger[0]) {
 		LOAD(charger, "chargers", "charger profile", "ideal-5a",
-		     bn_charger_load(path, &c->charger, &e2), &c->charger, "charger");
+		     bn_charger_load_sha(path, &c->charger, sha, &e2), &c->charger, "charger");
 		c->have_charger = true;
 	}
 	if (s->host[0])
 		LOAD(host, "hosts", "host profile", "root-500ma",
-		     bn_host_load(path, &c->lim, &c->host, &e2), &c->host, "host");
+		     bn_host_load_sha(path, &c->lim, &c->host, sha, &e2), &c->host, "host");
 	else
 		bn_host_default(&c->lim, &c->host);
-	LOAD(dut, "duts", "device declaration", "phone", bn_dut_load(path, &c->lim, &c->dut, &e2),
+	LOAD(dut, "duts", "device declaration", "phone", bn_dut_load_sha(path, &c->lim, &c->dut, sha, &e2),
 	     &c->dut, "dut");
 	folder_of(path, c->dut_dir, sizeof(c->dut_dir));
 #undef LOAD

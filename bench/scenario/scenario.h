@@ -121,6 +121,7 @@ struct bn_scn_loc {
 
 struct bn_scenario {
 	char path[BN_SCN_PATH_LEN];
+	char sha256[65];  /* of the file's bytes (bn_scenario_parse_file); "" from text */
 	char name[160];
 	char port[BN_SCN_PATH_LEN];
 	char charger[BN_SCN_PATH_LEN];

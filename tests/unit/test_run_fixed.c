@@ -103,6 +103,29 @@ static void test_run_fixed__limits_digest_is_the_files(void **state)
 	bn_limits_free(&lim);
 }
 
+/* Every input file's digest in the record is of its bytes, though each
+ * is now read once (the loader's bytes hashed): the same as hashing the
+ * file again. */
+static void test_run_fixed__input_digests_are_the_files(void **state)
+{
+	char scn[1024], hex[65];
+	struct bn_run_opts o = { .datadir = bn_test_srcdir() };
+	struct bn_report rep;
+	struct bn_err err = { 0 };
+
+	(void)state;
+	scenario_path(scn, sizeof(scn), "cdp");
+	o.scenario_path = scn;
+	bn_report_init(&rep);
+	assert_int_equal(bn_run_scenario(&o, &rep, &err), BN_OK);
+	assert_true(rep.n_files >= 5); /* limits, scenario, port, charger, dut */
+	for (int i = 0; i < rep.n_files; i++) {
+		assert_int_equal(bn_file_sha256(rep.files[i].path, hex, &err), BN_OK);
+		assert_string_equal(rep.files[i].sha256, hex);
+	}
+	bn_report_free(&rep);
+}
+
 static void run_into(const char *scn, const char *dir, bool no_capture, struct bn_report *rep)
 {
 	struct bn_run_opts o = { .datadir = bn_test_srcdir(), .scenario_path = scn, .out_dir = dir,
@@ -174,6 +197,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_fixed__parsed_limits_are_borrowed_not_read_again),
 		cmocka_unit_test(test_run_fixed__limits_digest_is_the_files),
+		cmocka_unit_test(test_run_fixed__input_digests_are_the_files),
 		cmocka_unit_test(test_run_fixed__no_capture_judges_the_same),
 		cmocka_unit_test(test_run_fixed__capture_threads_share_the_cores),
 	};
