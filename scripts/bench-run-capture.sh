@@ -8,8 +8,9 @@
 #            run's (acceptance: within 10%), and the output directory's peak
 #            disk use (du -sk every 0.1 s while it runs: allocated blocks,
 #            spools and temporary files included) against the final
-#            capture.sr (acceptance: < 2x). It writes gigabytes and takes
-#            minutes on a loaded machine: only with BENCH_6H=1
+#            capture.sr (acceptance: < 2x). Only with BENCH_6H=1: it took
+#            76 s (216 M frames) on a shared 2-core machine, and the spooling
+#            writer before issue 21 put 4.1 GiB on disk for a 23 MiB capture
 #   entry:   the fixed cost of a suite entry: a suite of ENTRIES (default 40)
 #            copies of a 10-frame scenario at -j 1, wall ms per entry
 #            (median of RUNS suites) and the CPU ms of all its processes per
