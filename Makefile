@@ -21,22 +21,39 @@ else
 Q := @
 endif
 OPT ?= -O2 -g
+# The hardware libraries: only bcbench-hw links them (docs/design.md, "Two
+# binaries"). bcbench links the rest, cmocka aside (the tests' only need).
+HW_PKGS := libsigrok libftdi1 libserialport libusb-1.0
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CORE_PKG_LIBS := $(shell pkg-config --libs $(filter-out $(HW_PKGS) cmocka,$(PKGS)) 2>/dev/null)
 CFLAGS_ALL := -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
 	-Ibench -I$(BUILD)/gen $(PKG_CFLAGS) -DBN_VERSION='"$(VERSION)"' -MMD -MP $(SANFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) -ldl -lm $(LDLIBS)
+LDLIBS_CORE := $(CORE_PKG_LIBS) -ldl -lm $(LDLIBS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
-LIB_SRC := $(filter-out bench/firmware/ref_fw_so.c,$(sort $(wildcard bench/*/*.c)))
+# The files that call a hardware library (and hil/hw_present.c, which says
+# so): bcbench links hil/absent.c's stand-ins instead (NOHW_SRC), so a
+# call into them from anywhere else fails to link bcbench, and
+# scripts/check-layers.sh lets no other file include a hardware library's
+# header. bcbench-hw and the tests link everything.
+HW_SRC := bench/hil/devices.c bench/hil/ftdi_fixture.c bench/hil/hw_present.c bench/hil/serial.c \
+	bench/hil/sigrok_cap.c bench/hil/sigrok_feed.c bench/hil/usb_dev.c
+# TEMPORARY until issue 21's writer and reader drop libsigrok from
+# bench/capture/srzip_{write,read}.c: sr_samplerate_string and
+# sr_parse_sizestring for bcbench only (bench/capture/sr_shim.c).
+NOHW_SRC := bench/hil/absent.c bench/capture/sr_shim.c
+LIB_SRC := $(filter-out bench/firmware/ref_fw_so.c $(NOHW_SRC),$(sort $(wildcard bench/*/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CORE_OBJ := $(filter-out $(HW_SRC:%.c=$(BUILD)/obj/%.o),$(LIB_OBJ)) $(NOHW_SRC:%.c=$(BUILD)/obj/%.o)
 MAIN_OBJ := $(BUILD)/obj/bench/main.o
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FW_SRC := $(sort $(wildcard tests/firmware/*.c))
 FW_SO := $(FW_SRC:tests/firmware/%.c=$(BUILD)/fw/%.so)
 
-all: $(BUILD)/bcbench $(FW_SO) $(BUILD)/fw/reference.so
+all: $(BUILD)/bcbench $(BUILD)/bcbench-hw $(FW_SO) $(BUILD)/fw/reference.so
 
 # Install missing Debian packages only when pkg-config lacks something.
 deps:
@@ -67,7 +84,14 @@ $(BUILD)/libbcbench.a: $(LIB_OBJ)
 	@echo '  AR      $@'
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/bcbench: $(MAIN_OBJ) $(BUILD)/libbcbench.a
+# bcbench: no hardware object, no hardware library (--as-needed: nor a
+# library nothing calls). bcbench-hw: the same main with all of them;
+# bcbench starts it for a command that needs hardware (cli/hw_exec.h).
+$(BUILD)/bcbench: $(MAIN_OBJ) $(CORE_OBJ)
+	@echo '  LD      $@'
+	$(Q)$(CC) $(LDFLAGS_ALL) -Wl,--as-needed -o $@ $^ $(LDLIBS_CORE)
+
+$(BUILD)/bcbench-hw: $(MAIN_OBJ) $(BUILD)/libbcbench.a
 	@echo '  LD      $@'
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
 
@@ -176,7 +200,8 @@ demo: deps
 	sh scripts/demo.sh $(BUILD)/bcbench $(BUILD)/fw
 
 bench: all $(BENCH_BIN)
-	sh scripts/bench.sh $(BUILD)/bcbench && sh scripts/bench-capture.sh $(BUILD)/bcbench $(BUILD)/bench/sr_peer && \
+	sh scripts/bench.sh $(BUILD)/bcbench && sh scripts/bench-startup.sh $(BUILD)/bcbench $(BUILD)/bcbench-hw && \
+		sh scripts/bench-capture.sh $(BUILD)/bcbench $(BUILD)/bench/sr_peer && \
 		sh scripts/bench-suite.sh $(BUILD)/bcbench $(BUILD)/fw && sh scripts/bench-conditions.sh $(BUILD)/bcbench $(BUILD)/fw && \
 		sh scripts/bench-suite-rss.sh $(BUILD)/bcbench $(BUILD)/fw && sh scripts/bench-run-capture.sh $(BUILD)/bcbench $(BUILD)/fw && \
 		sh scripts/bench-html.sh $(BUILD)/bcbench $(BUILD)/bench/sr_peer
@@ -191,6 +216,9 @@ bench: all $(BENCH_BIN)
 BINDIR := $(PREFIX)/bin
 DATADIR_INST := $(PREFIX)/share/bcbench
 FWDIR_INST := $(PREFIX)/lib/bcbench/firmware
+# bcbench-hw is no command of its own: bcbench starts it from here
+# (core/datadir.h, bn_hwbin_beside_exe).
+HWBIN_INST := $(PREFIX)/lib/bcbench/bcbench-hw
 MAN1DIR := $(PREFIX)/share/man/man1
 INCDIR := $(PREFIX)/include/bcfw
 PCDIR := $(PREFIX)/share/pkgconfig
@@ -210,6 +238,7 @@ install: all
 	@mkdir -p $(DESTDIR)$(DATADIR_INST) && { cat $(DESTDIR)$(MANIFEST) 2>/dev/null || true; } > $(DESTDIR)$(MANIFEST).tmp
 	@echo '  INSTALL $(DESTDIR)$(PREFIX)'
 	$(Q)$(call INSTALL_FILE,755,$(BUILD)/bcbench,$(BINDIR)/bcbench)
+	$(Q)$(call INSTALL_FILE,755,$(BUILD)/bcbench-hw,$(HWBIN_INST))
 	$(Q)$(foreach f,$(INST_DATA),$(call INSTALL_FILE,644,$(f),$(DATADIR_INST)/$(f)) &&) true
 	$(Q)$(foreach f,$(FW_SO) $(BUILD)/fw/reference.so,$(call INSTALL_FILE,644,$(f),$(FWDIR_INST)/$(notdir $(f))) &&) true
 	$(Q)$(call INSTALL_FILE,644,docs/bcbench.1,$(MAN1DIR)/bcbench.1)
@@ -238,4 +267,4 @@ clean:
 
 .PHONY: FORCE all deps check units demo bench install uninstall clean format fuzz fuzzers fuzz-replay
 
--include $(LIB_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CORE_OBJ:.o=.d) $(MAIN_OBJ:.o=.d)

@@ -1,4 +1,5 @@
-/* srzip writer: float32 spool files per channel, zipped at close.
+/* srzip writer: chunks compressed as they fill, appended to a zip of our
+ * own (capture/zipw.h).
  *
  * The layout is what libsigrok 0.5.2 writes (src/output/srzip.c) and
  * loads (src/session_file.c, src/session_driver.c) for a device with
@@ -14,14 +15,26 @@
  * "total probes=0" and no capturefile: with capturefile set, the session
  * driver looks for logic-1 first and ends the feed when it is missing.
  * "bcbench units" starts with neither "probe" nor "analog", the prefixes
- * the loader owns, so libsigrok ignores it. */
+ * the loader owns, so libsigrok ignores it.
+ *
+ * The spool directory DIR/.NAME.XXXXXX holds:
+ *   NAME.part  the zip so far: version, metadata, then the members of
+ *              every chunk compressed so far, chunk by chunk (channels
+ *              1..N); written with pwrite, so it outlives the process
+ *   pending    a header (struct srw_pending) and the frames not yet in
+ *              NAME.part, frame-major float32, in n_slots slots of one
+ *              chunk each: chunk k lives in slot k % n_slots. Mapped
+ *              shared, grown as frames arrive.
+ * At close the last partial chunk is compressed, the central directory
+ * written, NAME.part fsynced and renamed to PATH, the spool removed. */
 #include "capture/srzip_write.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
-#include <libsigrok/libsigrok.h>
+#include <libdeflate.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,224 +43,522 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zip.h>
 
+#include "capture/zipw.h"
 #include "core/file.h"
 
-#define SRW_BUF_SAMPLES 65536	   /* per channel, between write()s */
-#define SRW_DEFAULT_CHUNK 1048576L /* samples per member */
-#define SRW_MAX_CHUNK (1L << 28)   /* 1 GiB members at most */
-#define SRW_DEFAULT_LEVEL 1
-#define SRW_NAME_MAX 63 /* struct bn_srr_chan.name */
-#define SRW_UNIT_MAX 7	/* struct bn_srr_chan.unit */
+#define SRW_MAX_CHUNK (1L << 28) /* 1 GiB members at most */
+#define SRW_NAME_MAX 63		 /* struct bn_srr_chan.name */
+#define SRW_UNIT_MAX 7		 /* struct bn_srr_chan.unit */
 #define SRW_RATE_MAX 1e12
-#define SRW_PENDING_MAGIC "BNSRWPD1"
-#define SRW_PENDING_HDR 64 /* bytes before the samples: keeps them aligned */
-/* zip headers and data descriptor of one member, with its name, at most */
+#define SRW_MAX_THREADS 64
+#define SRW_PENDING_MAGIC "BNSRWPD2"
+#define SRW_PENDING_HDR 64   /* bytes before the slots: keeps them aligned */
+#define SRW_PENDING_MIN 4096 /* the pending file's first size, then doubled */
+/* what the metadata's [global] "sigrok version" says: the libsigrok
+ * release whose srzip layout this is (not a library this code loads) */
+#define SRW_SIGROK_VERSION "0.5.2"
+/* local and central headers of one member, with its name, at most */
 #define SRW_MEMBER_OVERHEAD 200
 
-/* The head of spool_dir/pending: the frame buffer lives in this file,
- * mapped shared, so what a process that dies mid-run had buffered is
- * still in the page cache for bn_srw_salvage. */
+/* The head of spool/pending. The writer stores frames, then frames with
+ * release order; zip_bytes and zip_frames move after the members of a
+ * chunk are all in NAME.part. A salvage trusts exactly these. */
 struct srw_pending {
 	char magic[8];
 	uint32_t n_ch;
-	uint32_t buf_samples;
-	int64_t buf_first; /* frames before this are in the chN.f32 files */
-	int64_t frames;	   /* the buffer holds buf_first .. frames - 1 */
+	uint32_t n_slots;
+	int64_t chunk;	    /* frames per chunk (and per slot) */
+	int32_t level;	    /* -1 stored, else deflate level */
+	uint32_t reserved;
+	int64_t zip_bytes;  /* NAME.part holds complete members up to here */
+	int64_t zip_frames; /* frames whose members are all in NAME.part */
+	int64_t frames;	    /* frames written */
+};
+
+/* One member to make: channel ch of the chunk in slot src (n frames). */
+struct srw_job {
+	const float *src;
+	long n;
+	int ch;
+	int method;
+	uint32_t crc;
+	size_t csize;
+	unsigned char *out; /* the member's data, capacity out_cap */
+	size_t out_cap;
+	int err; /* 0 or ENOMEM */
+};
+
+/* A compressor and a column buffer: one per thread that compresses. */
+struct srw_cmp {
+	struct libdeflate_compressor *c;
+	float *col;
+	size_t col_cap; /* floats */
+};
+
+struct srw_pool {
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	pthread_t th[SRW_MAX_THREADS];
+	int n_th;
+	struct srw_job *jobs; /* the batch in flight: one chunk */
+	int n_jobs, next, n_done;
+	bool quit;
+	int n_ch, level;
 };
 
 struct bn_srw {
-	char *path;		    /* the capture */
-	char *spool_dir;	    /* DIR/.NAME.XXXXXX, NULL once removed */
-	char *spool[BN_SRW_MAX_CH]; /* spool_dir/chN.f32 */
-	int fd[BN_SRW_MAX_CH];
+	char *path;	 /* the capture */
+	char *spool_dir; /* DIR/.NAME.XXXXXX, NULL once removed */
+	char *zip_path;	 /* spool_dir/NAME.part */
+	char *pend_path; /* spool_dir/pending */
+	int zip_fd, pend_fd;
+	struct bn_zipw *zip;
 	int n_ch;
 	char names[BN_SRW_MAX_CH][SRW_NAME_MAX + 1];
 	char units[BN_SRW_MAX_CH][SRW_UNIT_MAX + 1];
 	uint64_t rate;
 	int level; /* -1 stored, else deflate level */
 	long chunk;
+	int n_slots;
+	int threads; /* for the pool, when it starts */
 	int64_t frames;
-	long buf_n; /* samples buffered per channel */
-	float *buf; /* channel c at buf + c * SRW_BUF_SAMPLES, in the mapping */
-	struct srw_pending *pend; /* the mapping of spool_dir/pending; NULL: none */
+	int64_t chunk_k; /* the chunk being filled, 0-based */
+	long fill;	 /* its frames so far */
+	long cap;	 /* frames its slot has room for in the mapping now */
+	float *cur;	 /* its slot in the mapping */
+	struct srw_pending *pend; /* the mapping of pending (or malloc'ed) */
 	size_t pend_len;
-	bool pend_private; /* no shared mapping: pend is malloc'ed */
-	char *pend_path, *meta_path;
+	bool pend_private; /* no shared mapping: no salvage */
+	struct srw_cmp cmp; /* the caller's */
+	struct srw_job jobs[BN_SRW_MAX_CH];
+	struct srw_pool *pool; /* NULL: compress in the caller's thread */
+	bool in_flight;	       /* pool: jobs[] hold chunk chunk_k - 1 */
 	int io_err; /* sticky: BN_OK or BN_ERR_ENV (BN_ERR_NOMEM) */
 	int io_errno;
-	int io_ch; /* whose spool file failed */
+	const char *io_file; /* zip_path or pend_path */
 };
 
-/* ---- the spool ---- */
+/* ---- samplerates as libsigrok writes them ---- */
 
-static int write_all(int fd, const void *data, size_t len)
+/* sr_samplerate_string (sr_si_string_u64 with "Hz"): "1 MHz", "1.5 kHz",
+ * "100 Hz": the quotient by the largest SI prefix that leaves it below
+ * 1000, then the remainder's digits without trailing zeros. */
+static void si_string(uint64_t x, char *buf, size_t len)
 {
-	const char *p = data;
+	static const char prefix[] = "\0kMGTPE";
+	uint64_t div = 1, quot;
+	char fract[32] = "";
+	int i = 0;
 
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0) {
-			errno = EIO;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
+	while ((quot = x / div) >= 1000 && i < 6) {
+		div *= 1000;
+		i++;
 	}
-	return 0;
+	if (i) {
+		int n = snprintf(fract, sizeof(fract), ".%0*llu", i * 3,
+				 (unsigned long long)(x % div));
+
+		while (n > 0 && (fract[n - 1] == '0' || fract[n - 1] == '.'))
+			fract[--n] = '\0';
+	}
+	snprintf(buf, len, "%llu%s %.1s%s", (unsigned long long)quot, fract, prefix + i, "Hz");
 }
 
-static void set_io_err(struct bn_srw *w, int ch, int e)
+/* What libsigrok's loader makes of it (sr_parse_sizestring): the
+ * fraction goes through a double, so a few renderings come back one Hz
+ * off; those are written in plain Hz instead. */
+static uint64_t si_parse(const char *s)
+{
+	char *end;
+	uint64_t v = g_ascii_strtoull(s, &end, 10), mul = 0;
+	double frac = 0;
+
+	for (; *end && !mul; end++) {
+		if (*end == '.')
+			frac = g_ascii_strtod(end, &end), end--;
+		else if (*end == 'k' || *end == 'K')
+			mul = 1000;
+		else if (*end == 'm' || *end == 'M')
+			mul = 1000000;
+		else if (*end == 'g' || *end == 'G')
+			mul = 1000000000;
+		else if (*end != ' ')
+			break;
+	}
+	/* "size += frac * mul": the sum is a double, then truncated */
+	if (mul)
+		return (uint64_t)((double)(v * mul) + frac * (double)mul);
+	return (uint64_t)((double)v + frac);
+}
+
+int bn_srw_samplerate_string(uint64_t rate_hz, char *buf, size_t len)
+{
+	si_string(rate_hz, buf, len);
+	if (si_parse(buf) != rate_hz)
+		snprintf(buf, len, "%llu Hz", (unsigned long long)rate_hz);
+	return (int)strlen(buf);
+}
+
+/* ---- errors ---- */
+
+static void set_io_err(struct bn_srw *w, const char *file, int e)
 {
 	if (w->io_err != BN_OK)
 		return;
-	w->io_err = bn_err_from_write_errno(e);
+	w->io_err = e == ENOMEM ? BN_ERR_NOMEM : bn_err_from_write_errno(e);
 	w->io_errno = e;
-	w->io_ch = ch;
+	w->io_file = file;
 }
 
-static int spool_flush(struct bn_srw *w)
+int bn_srw_error(const struct bn_srw *w, struct bn_err *err)
 {
-	size_t len = (size_t)w->buf_n * sizeof(float);
+	char why[160];
 
-	for (int c = 0; c < w->n_ch && w->io_err == BN_OK; c++) {
-		const float *src = w->buf + (size_t)c * SRW_BUF_SAMPLES;
+	if (!w || w->io_err == BN_OK)
+		return BN_OK;
+	return bn_err_set(err, w->io_err, "%s: error: writing the capture: %s (in %s)", w->path,
+			  bn_errno_text(w->io_errno, why, sizeof(why)),
+			  w->io_file ? w->io_file : "the spool");
+}
+
+/* ---- compressing a member ---- */
+
+static void cmp_free(struct srw_cmp *c)
+{
+	if (c->c)
+		libdeflate_free_compressor(c->c);
+	free(c->col);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Channel ch of n frame-major frames at src into j->out: deflated when
+ * that is smaller, else stored. The CRC is of the little-endian bytes. */
+static void compress_job(struct srw_cmp *c, int level, int n_ch, struct srw_job *j)
+{
+	size_t bytes = (size_t)j->n * sizeof(float);
+	float *col;
+
+	j->err = 0;
+	if (j->out_cap < bytes || !j->out) {
+		free(j->out);
+		j->out = malloc(bytes ? bytes : 1);
+		j->out_cap = j->out ? bytes : 0;
+	}
+	if (c->col_cap < (size_t)j->n || !c->col) {
+		free(c->col);
+		c->col = malloc(bytes ? bytes : 1);
+		c->col_cap = c->col ? (size_t)j->n : 0;
+	}
+	if (level >= 0 && !c->c)
+		c->c = libdeflate_alloc_compressor(level);
+	if (!j->out || !c->col || (level >= 0 && !c->c)) {
+		j->err = ENOMEM;
+		return;
+	}
+	col = c->col;
+	for (long i = 0; i < j->n; i++)
+		col[i] = j->src[(size_t)i * (size_t)n_ch + (size_t)j->ch];
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		/* the file is little-endian; swapped in a copy, so the mapped
-		 * buffer stays whole for a salvage until buf_first moves on */
-		uint32_t *u = malloc(len ? len : 1);
+	for (long i = 0; i < j->n; i++) {
+		uint32_t u;
 
-		if (!u) {
-			set_io_err(w, c, ENOMEM);
-			break;
-		}
-		memcpy(u, src, len);
-		for (long i = 0; i < w->buf_n; i++)
-			u[i] = __builtin_bswap32(u[i]);
-		if (write_all(w->fd[c], u, len) < 0)
-			set_io_err(w, c, errno);
-		free(u);
-#else
-		if (write_all(w->fd[c], src, len) < 0)
-			set_io_err(w, c, errno);
+		memcpy(&u, &col[i], 4);
+		u = __builtin_bswap32(u);
+		memcpy(&col[i], &u, 4);
+	}
 #endif
-	}
-	w->buf_n = 0;
-	if (w->io_err == BN_OK)
-		__atomic_store_n(&w->pend->buf_first, w->frames, __ATOMIC_RELEASE);
-	return w->io_err;
-}
-
-static void spool_close_fds(struct bn_srw *w)
-{
-	for (int c = 0; c < w->n_ch; c++) {
-		if (w->fd[c] < 0)
-			continue;
-		if (close(w->fd[c]) < 0)
-			set_io_err(w, c, errno);
-		w->fd[c] = -1;
+	j->crc = (uint32_t)libdeflate_crc32(0, col, bytes);
+	/* an output buffer the size of the input: noise that deflate would
+	 * grow does not fit, and goes stored (0 from libdeflate) */
+	j->csize = level >= 0 && bytes ? libdeflate_deflate_compress(c->c, col, bytes, j->out, bytes)
+				       : 0;
+	j->method = j->csize ? BN_ZIPW_DEFLATE : BN_ZIPW_STORE;
+	if (!j->csize) {
+		memcpy(j->out, col, bytes);
+		j->csize = bytes;
 	}
 }
 
-static void spool_remove(struct bn_srw *w)
+static int add_job_member(struct bn_zipw *z, int64_t chunk_k, const struct srw_job *j)
 {
-	spool_close_fds(w);
+	char name[48];
+
+	if (j->err)
+		return j->err;
+	snprintf(name, sizeof(name), "analog-1-%d-%lld", j->ch + 1, (long long)chunk_k + 1);
+	return bn_zipw_add(z, name, j->method, j->crc, (uint64_t)j->n * sizeof(float), j->out,
+			   j->csize);
+}
+
+static float *slot_at(struct srw_pending *p, long chunk, int n_ch, int slot)
+{
+	return (float *)((char *)p + SRW_PENDING_HDR) + (size_t)slot * (size_t)chunk * (size_t)n_ch;
+}
+
+/* ---- the pool: chunk k compressed while the caller fills k + 1 ---- */
+
+static void *pool_main(void *arg)
+{
+	struct srw_pool *p = arg;
+	struct srw_cmp c = { 0 };
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		struct srw_job *j;
+
+		while (!p->quit && p->next >= p->n_jobs)
+			pthread_cond_wait(&p->work, &p->mu);
+		if (p->quit)
+			break;
+		j = &p->jobs[p->next++];
+		pthread_mutex_unlock(&p->mu);
+		compress_job(&c, p->level, p->n_ch, j);
+		pthread_mutex_lock(&p->mu);
+		if (++p->n_done == p->n_jobs)
+			pthread_cond_signal(&p->done);
+	}
+	pthread_mutex_unlock(&p->mu);
+	cmp_free(&c);
+	return NULL;
+}
+
+static void pool_stop(struct srw_pool *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->mu);
+	p->quit = true;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < p->n_th; i++)
+		pthread_join(p->th[i], NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->work);
+	pthread_cond_destroy(&p->done);
+	free(p);
+}
+
+/* Threads start lazily, with the first full chunk: a short run never
+ * pays for them. NULL when none could start (the caller compresses). */
+static struct srw_pool *pool_start(int n_th, int n_ch, int level)
+{
+	struct srw_pool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work, NULL);
+	pthread_cond_init(&p->done, NULL);
+	p->n_ch = n_ch;
+	p->level = level;
+	for (int i = 0; i < n_th; i++) {
+		if (pthread_create(&p->th[i], NULL, pool_main, p) != 0)
+			break;
+		p->n_th++;
+	}
+	if (!p->n_th) {
+		pool_stop(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void pool_submit(struct srw_pool *p, struct srw_job *jobs, int n)
+{
+	pthread_mutex_lock(&p->mu);
+	p->jobs = jobs;
+	p->n_jobs = n;
+	p->next = 0;
+	p->n_done = 0;
+	pthread_cond_broadcast(&p->work);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void pool_wait(struct srw_pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	while (p->n_done < p->n_jobs)
+		pthread_cond_wait(&p->done, &p->mu);
+	p->n_jobs = 0;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* ---- the pending file ---- */
+
+static void pending_unmap(struct bn_srw *w)
+{
 	if (w->pend && w->pend_private)
 		free(w->pend);
 	else if (w->pend)
 		munmap(w->pend, w->pend_len);
 	w->pend = NULL;
-	w->buf = NULL;
+}
+
+/* Room for len bytes of pending. Blocks are reserved before the mapping
+ * covers them: a page of a sparse file that cannot be allocated (a full
+ * disk) would be a SIGBUS mid-run, blamed on the firmware. */
+static int pending_grow(struct bn_srw *w, size_t len)
+{
+	void *map;
+	int e;
+
+	if (len <= w->pend_len)
+		return 0;
+	if (w->pend_private) {
+		map = realloc(w->pend, len);
+		if (!map)
+			return ENOMEM;
+		memset((char *)map + w->pend_len, 0, len - w->pend_len);
+		w->pend = map;
+		w->pend_len = len;
+		return 0;
+	}
+	e = posix_fallocate(w->pend_fd, (off_t)w->pend_len, (off_t)(len - w->pend_len));
+	if (e)
+		return e;
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, w->pend_fd, 0);
+	if (map == MAP_FAILED)
+		return errno;
+	munmap(w->pend, w->pend_len);
+	w->pend = map;
+	w->pend_len = len;
+	return 0;
+}
+
+/* Frames slot s has room for in the mapping. */
+static long slot_room(const struct bn_srw *w, int s)
+{
+	size_t frame = (size_t)w->n_ch * sizeof(float);
+	size_t start = SRW_PENDING_HDR + (size_t)s * (size_t)w->chunk * frame;
+	size_t n = w->pend_len > start ? (w->pend_len - start) / frame : 0;
+
+	return n < (size_t)w->chunk ? (long)n : w->chunk;
+}
+
+static int pending_create(struct bn_srw *w, struct bn_err *err)
+{
+	char why[160];
+	void *map = MAP_FAILED;
+	int e = 0;
+
+	w->pend_fd = open(w->pend_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (w->pend_fd < 0 || (e = posix_fallocate(w->pend_fd, 0, SRW_PENDING_MIN)) != 0)
+		return bn_err_set(err, bn_err_from_write_errno(e ? e : errno),
+				  "%s: error: cannot create the spool file %s: %s", w->path,
+				  w->pend_path, bn_errno_text(e ? e : errno, why, sizeof(why)));
+	map = mmap(NULL, SRW_PENDING_MIN, PROT_READ | PROT_WRITE, MAP_SHARED, w->pend_fd, 0);
+	if (map == MAP_FAILED) {
+		/* a file system without shared mappings: a plain buffer, and
+		 * no salvage (no pending file for it to find) */
+		unlink(w->pend_path);
+		map = calloc(1, SRW_PENDING_MIN);
+		w->pend_private = true;
+		if (!map)
+			return bn_err_set(err, BN_ERR_NOMEM, "%s: error: out of memory", w->path);
+	}
+	w->pend = map;
+	w->pend_len = SRW_PENDING_MIN;
+	memcpy(w->pend->magic, SRW_PENDING_MAGIC, 8);
+	w->pend->n_ch = (uint32_t)w->n_ch;
+	w->pend->n_slots = (uint32_t)w->n_slots;
+	w->pend->chunk = w->chunk;
+	w->pend->level = w->level;
+	w->cap = slot_room(w, 0);
+	w->cur = slot_at(w->pend, w->chunk, w->n_ch, 0);
+	return BN_OK;
+}
+
+/* ---- the spool ---- */
+
+static void spool_remove(struct bn_srw *w)
+{
+	pool_stop(w->pool);
+	w->pool = NULL;
+	pending_unmap(w);
+	if (w->pend_fd >= 0)
+		close(w->pend_fd);
+	if (w->zip_fd >= 0)
+		close(w->zip_fd);
+	w->pend_fd = w->zip_fd = -1;
+	bn_zipw_free(w->zip);
+	w->zip = NULL;
 	if (w->pend_path)
 		unlink(w->pend_path);
-	if (w->meta_path)
-		unlink(w->meta_path);
-	g_free(w->pend_path);
-	g_free(w->meta_path);
-	w->pend_path = w->meta_path = NULL;
-	for (int c = 0; c < w->n_ch; c++) {
-		if (w->spool[c])
-			unlink(w->spool[c]);
-		g_free(w->spool[c]);
-		w->spool[c] = NULL;
-	}
+	if (w->zip_path)
+		unlink(w->zip_path);
 	if (w->spool_dir)
 		rmdir(w->spool_dir);
+	g_free(w->pend_path);
+	g_free(w->zip_path);
 	g_free(w->spool_dir);
-	w->spool_dir = NULL;
+	w->pend_path = w->zip_path = w->spool_dir = NULL;
+	w->io_file = NULL;
 }
 
 static void srw_free(struct bn_srw *w)
 {
 	spool_remove(w);
+	cmp_free(&w->cmp);
+	for (int c = 0; c < BN_SRW_MAX_CH; c++)
+		free(w->jobs[c].out);
 	g_free(w->path);
 	free(w);
 }
 
-static char *metadata_text(const struct bn_srw *w, gsize *len);
+static char *metadata_text(const struct bn_srw *w, gsize *len)
+{
+	GKeyFile *kf = g_key_file_new();
+	GString *units = g_string_new(NULL);
+	char key[32], rate[48], *text;
 
-/* ---- open ---- */
+	g_key_file_set_string(kf, "global", "sigrok version", SRW_SIGROK_VERSION);
+	bn_srw_samplerate_string(w->rate, rate, sizeof(rate));
+	g_key_file_set_string(kf, "device 1", "samplerate", rate);
+	/* before "total analog": the loader numbers analog channels after
+	 * the logic ones it has counted so far */
+	g_key_file_set_integer(kf, "device 1", "total probes", 0);
+	g_key_file_set_integer(kf, "device 1", "total analog", w->n_ch);
+	for (int c = 0; c < w->n_ch; c++) {
+		snprintf(key, sizeof(key), "analog%d", c + 1);
+		g_key_file_set_string(kf, "device 1", key, w->names[c]);
+		g_string_append_printf(units, "%s%s", c ? ";" : "", w->units[c]);
+	}
+	/* units of analog1..analogN, in that order: "V;A;V;V;V" */
+	g_key_file_set_string(kf, "device 1", "bcbench units", units->str);
+	g_string_free(units, TRUE);
+	text = g_key_file_to_data(kf, len, NULL);
+	g_key_file_free(kf);
+	return text;
+}
 
-/* spool_dir/metadata (the member as it will be zipped) and spool_dir/
- * pending (the frame buffer, mapped shared): with the chN.f32 files they
- * are all bn_srw_salvage needs to finish the capture of a dead writer. */
-static int pending_create(struct bn_srw *w, struct bn_err *err)
+/* "version" and "metadata", stored: a few hundred bytes. */
+static int zip_start(struct bn_srw *w, struct bn_err *err)
 {
 	gsize meta_len = 0;
-	char *meta = metadata_text(w, &meta_len);
-	GError *gerr = NULL;
-	char why[160];
-	int fd, rc = BN_OK;
-	void *map = NULL;
+	char *meta = metadata_text(w, &meta_len), why[160];
+	int e;
 
-	w->meta_path = g_strdup_printf("%s/metadata", w->spool_dir);
-	w->pend_path = g_strdup_printf("%s/pending", w->spool_dir);
-	if (!meta || !g_file_set_contents(w->meta_path, meta, (gssize)meta_len, &gerr)) {
-		rc = bn_err_set(err, meta ? BN_ERR_ENV : BN_ERR_NOMEM,
-				"%s: error: cannot write the spool file %s: %s", w->path, w->meta_path,
-				gerr ? gerr->message : "out of memory");
-		g_free(meta);
-		if (gerr)
-			g_error_free(gerr);
-		return rc;
-	}
+	if (!meta)
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: error: out of memory", w->path);
+	w->zip = bn_zipw_new(w->zip_fd, 0);
+	e = w->zip ? bn_zipw_add(w->zip, "version", BN_ZIPW_STORE,
+				 (uint32_t)libdeflate_crc32(0, "2", 1), 1, "2", 1)
+		   : ENOMEM;
+	if (!e)
+		e = bn_zipw_add(w->zip, "metadata", BN_ZIPW_STORE,
+				(uint32_t)libdeflate_crc32(0, meta, meta_len), meta_len, meta,
+				meta_len);
 	g_free(meta);
-	w->pend_len = SRW_PENDING_HDR + (size_t)w->n_ch * SRW_BUF_SAMPLES * sizeof(float);
-	fd = open(w->pend_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	/* Blocks reserved now: a page of a sparse file that cannot be
-	 * allocated later (a full disk) would be a SIGBUS mid-run, blamed on
-	 * the firmware, instead of this error. */
-	if (fd < 0 || (errno = posix_fallocate(fd, 0, (off_t)w->pend_len)) != 0)
-		rc = bn_err_set(err, bn_err_from_write_errno(errno),
-				"%s: error: cannot create the spool file %s: %s", w->path,
-				w->pend_path, bn_errno_text(errno, why, sizeof(why)));
-	else if ((map = mmap(NULL, w->pend_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) ==
-		 MAP_FAILED) {
-		/* a file system without shared mappings: a plain buffer, and
-		 * no salvage (no pending file for it to find) */
-		unlink(w->pend_path);
-		map = calloc(1, w->pend_len);
-		w->pend_private = true;
-		if (!map)
-			rc = bn_err_set(err, BN_ERR_NOMEM, "%s: error: out of memory", w->path);
-	}
-	if (fd >= 0)
-		close(fd);
-	if (rc)
-		return rc;
-	w->pend = map;
-	memcpy(w->pend->magic, SRW_PENDING_MAGIC, 8);
-	w->pend->n_ch = (uint32_t)w->n_ch;
-	w->pend->buf_samples = SRW_BUF_SAMPLES;
-	w->buf = (float *)((char *)map + SRW_PENDING_HDR);
+	if (e)
+		return bn_err_set(err, e == ENOMEM ? BN_ERR_NOMEM : bn_err_from_write_errno(e),
+				  "%s: error: writing the capture: %s (in %s)", w->path,
+				  bn_errno_text(e, why, sizeof(why)), w->zip_path);
+	w->pend->zip_bytes = (int64_t)bn_zipw_bytes(w->zip);
 	return BN_OK;
 }
+
+/* ---- open ---- */
 
 static int check_opts(const char *path, const struct bn_srw_opts *o, uint64_t *rate,
 		      struct bn_err *err)
@@ -301,6 +612,9 @@ static int check_opts(const char *path, const struct bn_srw_opts *o, uint64_t *r
 				  "%s: error: chunk_samples %ld (expected 0 for the default, or 1 "
 				  "to %ld)",
 				  path, o->chunk_samples, SRW_MAX_CHUNK);
+	if (o->threads < 0 || o->threads > SRW_MAX_THREADS)
+		return bn_err_set(err, BN_ERR_ARG, "%s: error: threads %d (expected 0 to %d)",
+				  path, o->threads, SRW_MAX_THREADS);
 	return BN_OK;
 }
 
@@ -311,7 +625,7 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 	struct stat st;
 	uint64_t rate = 0;
 	char *dir, *base, why[160];
-	int rc;
+	int rc, th;
 
 	if (out)
 		*out = NULL;
@@ -328,21 +642,22 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return bn_err_set(err, BN_ERR_NOMEM, "%s: error: out of memory", path);
-	for (int c = 0; c < BN_SRW_MAX_CH; c++)
-		w->fd[c] = -1;
+	w->zip_fd = w->pend_fd = -1;
 	w->rate = rate;
 	w->n_ch = o->n_ch;
 	for (int c = 0; c < o->n_ch; c++) {
 		snprintf(w->names[c], sizeof(w->names[c]), "%s", o->names[c]);
 		snprintf(w->units[c], sizeof(w->units[c]), "%s", o->units[c] ? o->units[c] : "");
 	}
-	w->level = o->compression_level == 0 ? SRW_DEFAULT_LEVEL : o->compression_level;
-	w->chunk = o->chunk_samples ? o->chunk_samples : SRW_DEFAULT_CHUNK;
+	w->level = o->compression_level == 0 ? BN_SRW_DEFAULT_LEVEL : o->compression_level;
+	w->chunk = o->chunk_samples ? o->chunk_samples : BN_SRW_DEFAULT_CHUNK;
+	/* more threads than channels would have nothing to do */
+	th = o->threads < o->n_ch ? o->threads : o->n_ch;
+	w->n_slots = th > 0 ? 2 : 1;
 	w->path = g_strdup(path);
 	dir = g_path_get_dirname(path);
 	base = g_path_get_basename(path);
 	w->spool_dir = g_strdup_printf("%s/.%s.XXXXXX", dir, base);
-	g_free(base);
 	if (!mkdtemp(w->spool_dir)) {
 		int e = errno;
 
@@ -353,32 +668,133 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 				"%s: error: cannot create the spool directory in %s: %s", path, dir,
 				bn_errno_text(e, why, sizeof(why)));
 		g_free(dir);
+		g_free(base);
 		return rc;
 	}
 	g_free(dir);
-	for (int c = 0; c < w->n_ch; c++) {
-		w->spool[c] = g_strdup_printf("%s/ch%d.f32", w->spool_dir, c + 1);
-		w->fd[c] = open(w->spool[c], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (w->fd[c] < 0) {
-			int e = errno;
+	w->zip_path = g_strdup_printf("%s/%s.part", w->spool_dir, base);
+	w->pend_path = g_strdup_printf("%s/pending", w->spool_dir);
+	g_free(base);
+	/* 0666 less the umask, as any new file (and libzip's) */
+	w->zip_fd = open(w->zip_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (w->zip_fd < 0) {
+		int e = errno;
 
-			rc = bn_err_set(err, bn_err_from_write_errno(e),
-					"%s: error: cannot create the spool file %s: %s", path,
-					w->spool[c], bn_errno_text(e, why, sizeof(why)));
-			srw_free(w);
-			return rc;
-		}
+		rc = bn_err_set(err, bn_err_from_write_errno(e),
+				"%s: error: cannot create the spool file %s: %s", path, w->zip_path,
+				bn_errno_text(e, why, sizeof(why)));
+		srw_free(w);
+		return rc;
 	}
 	rc = pending_create(w, err);
+	if (!rc)
+		rc = zip_start(w, err);
 	if (rc) {
 		srw_free(w);
 		return rc;
 	}
+	/* the pool starts with the first full chunk: a short run never
+	 * starts a thread */
+	w->threads = th;
 	*out = w;
 	return BN_OK;
 }
 
 /* ---- frames ---- */
+
+/* The members of the chunk in jobs[] are in the zip: a salvage may now
+ * reuse its slot. */
+static int chunk_written(struct bn_srw *w, int64_t chunk_k, int n)
+{
+	for (int c = 0; c < n; c++) {
+		int e = add_job_member(w->zip, chunk_k, &w->jobs[c]);
+
+		if (e) {
+			set_io_err(w, w->jobs[c].err ? NULL : w->zip_path, e);
+			return w->io_err;
+		}
+	}
+	__atomic_store_n(&w->pend->zip_bytes, (int64_t)bn_zipw_bytes(w->zip), __ATOMIC_RELEASE);
+	__atomic_store_n(&w->pend->zip_frames, (chunk_k + 1) * w->chunk, __ATOMIC_RELEASE);
+	return BN_OK;
+}
+
+static void jobs_set(struct bn_srw *w, int slot, long n)
+{
+	for (int c = 0; c < w->n_ch; c++) {
+		w->jobs[c].src = slot_at(w->pend, w->chunk, w->n_ch, slot);
+		w->jobs[c].n = n;
+		w->jobs[c].ch = c;
+	}
+}
+
+/* The chunk being filled is full (or the last, partial, at close):
+ * compress it here, or hand it to the pool after the previous one is
+ * in the zip. */
+static int chunk_full(struct bn_srw *w, bool last)
+{
+	int slot = (int)(w->chunk_k % w->n_slots);
+
+	if (w->n_slots > 1 && !w->pool && !last) {
+		/* both slots before a thread reads one: no remapping after */
+		int e = pending_grow(w, SRW_PENDING_HDR + 2 * (size_t)w->chunk * (size_t)w->n_ch *
+							    sizeof(float));
+
+		if (e) {
+			set_io_err(w, w->pend_path, e);
+			return w->io_err;
+		}
+		w->pool = pool_start(w->threads, w->n_ch, w->level);
+	}
+	if (w->in_flight) {
+		pool_wait(w->pool);
+		w->in_flight = false;
+		if (chunk_written(w, w->chunk_k - 1, w->n_ch))
+			return w->io_err;
+	}
+	if (last && w->fill == 0 && w->frames > 0)
+		return BN_OK; /* nothing after the last full chunk */
+	jobs_set(w, slot, w->fill);
+	if (w->pool && !last) {
+		pool_submit(w->pool, w->jobs, w->n_ch);
+		w->in_flight = true;
+	} else {
+		for (int c = 0; c < w->n_ch; c++)
+			compress_job(&w->cmp, w->level, w->n_ch, &w->jobs[c]);
+		if (chunk_written(w, w->chunk_k, w->n_ch))
+			return w->io_err;
+	}
+	if (last)
+		return BN_OK;
+	w->chunk_k++;
+	w->fill = 0;
+	slot = (int)(w->chunk_k % w->n_slots);
+	w->cap = slot_room(w, slot);
+	w->cur = slot_at(w->pend, w->chunk, w->n_ch, slot);
+	return BN_OK;
+}
+
+/* The slot has no room left in the mapping: grow it (doubling, up to a
+ * chunk) or, when it holds a whole chunk, compress that. */
+static int slot_full(struct bn_srw *w)
+{
+	size_t frame = (size_t)w->n_ch * sizeof(float), want;
+	int slot = (int)(w->chunk_k % w->n_slots), e;
+
+	if (w->fill >= w->chunk)
+		return chunk_full(w, false);
+	want = w->pend_len * 2;
+	if (want > SRW_PENDING_HDR + ((size_t)slot + 1) * (size_t)w->chunk * frame)
+		want = SRW_PENDING_HDR + ((size_t)slot + 1) * (size_t)w->chunk * frame;
+	e = pending_grow(w, want);
+	if (e) {
+		set_io_err(w, w->pend_path, e);
+		return w->io_err;
+	}
+	w->cap = slot_room(w, slot);
+	w->cur = slot_at(w->pend, w->chunk, w->n_ch, slot);
+	return BN_OK;
+}
 
 int bn_srw_frame(struct bn_srw *w, const double *v)
 {
@@ -388,14 +804,15 @@ int bn_srw_frame(struct bn_srw *w, const double *v)
 		return BN_ERR_ARG;
 	if (w->io_err != BN_OK)
 		return w->io_err;
-	b = w->buf + w->buf_n;
+	if (w->fill == w->cap && slot_full(w) != BN_OK)
+		return w->io_err;
+	b = w->cur + (size_t)w->fill * (size_t)w->n_ch;
 	for (int c = 0; c < w->n_ch; c++)
-		b[(size_t)c * SRW_BUF_SAMPLES] = (float)v[c];
+		b[c] = (float)v[c];
+	w->fill++;
 	w->frames++;
 	/* after the values: a salvage never reads a frame half written */
 	__atomic_store_n(&w->pend->frames, w->frames, __ATOMIC_RELEASE);
-	if (++w->buf_n == SRW_BUF_SAMPLES)
-		return spool_flush(w);
 	return BN_OK;
 }
 
@@ -404,269 +821,210 @@ int64_t bn_srw_frames(const struct bn_srw *w)
 	return w ? w->frames : 0;
 }
 
-/* ---- close: the zip ---- */
+/* ---- close ---- */
 
-static char *metadata_text(const struct bn_srw *w, gsize *len)
+/* NAME.part finished: synced, renamed over path, the directory synced. */
+static int zip_commit(struct bn_srw *w, struct bn_err *err)
 {
-	GKeyFile *kf = g_key_file_new();
-	GString *units = g_string_new(NULL);
-	char key[32], *rate, *text;
-	uint64_t back = 0;
+	char why[160], *dir;
+	int e = bn_zipw_finish(w->zip), dfd;
 
-	g_key_file_set_string(kf, "global", "sigrok version", SR_PACKAGE_VERSION_STRING);
-	/* sr_samplerate_string is what libsigrok writes; fall back to plain
-	 * Hz should its rendering ever not parse back to the same rate. */
-	rate = sr_samplerate_string(w->rate);
-	if (!rate || sr_parse_sizestring(rate, &back) != SR_OK || back != w->rate) {
-		g_free(rate);
-		rate = g_strdup_printf("%" G_GUINT64_FORMAT " Hz", w->rate);
+	if (!e && fsync(w->zip_fd) < 0)
+		e = errno;
+	if (!e && rename(w->zip_path, w->path) < 0)
+		e = errno;
+	if (e)
+		return bn_err_set(err, e == ENOMEM ? BN_ERR_NOMEM : bn_err_from_write_errno(e),
+				  "%s: error: writing the capture: %s (in %s)", w->path,
+				  bn_errno_text(e, why, sizeof(why)), w->zip_path);
+	g_free(w->zip_path);
+	w->zip_path = NULL;
+	/* the rename itself durable too (a directory's fsync; best effort:
+	 * some file systems refuse it, the capture is whole either way) */
+	dir = g_path_get_dirname(w->path);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
 	}
-	g_key_file_set_string(kf, "device 1", "samplerate", rate);
-	g_free(rate);
-	/* before "total analog": the loader numbers analog channels after
-	 * the logic ones it has counted so far */
-	g_key_file_set_integer(kf, "device 1", "total probes", 0);
-	g_key_file_set_integer(kf, "device 1", "total analog", w->n_ch);
-	for (int c = 0; c < w->n_ch; c++) {
-		snprintf(key, sizeof(key), "analog%d", c + 1);
-		g_key_file_set_string(kf, "device 1", key, w->names[c]);
-		g_string_append_printf(units, "%s%s", c ? ";" : "", w->units[c]);
-	}
-	/* units of analog1..analogN, in that order: "V;A;V;V;V" */
-	g_key_file_set_string(kf, "device 1", "bcbench units", units->str);
-	g_string_free(units, TRUE);
-	text = g_key_file_to_data(kf, len, NULL);
-	g_key_file_free(kf);
-	return text;
-}
-
-/* Add a member; compression as configured. Returns its index or -1. */
-static zip_int64_t add_member(zip_t *za, int level, const char *name, zip_source_t *src)
-{
-	zip_int64_t idx;
-
-	if (!src)
-		return -1;
-	idx = zip_file_add(za, name, src, ZIP_FL_ENC_UTF_8);
-	if (idx < 0) {
-		zip_source_free(src);
-		return -1;
-	}
-	if (level < 0)
-		zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_STORE, 0);
-	else
-		zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_DEFLATE,
-					 (zip_uint32_t)level);
-	return idx;
-}
-
-static int write_zip(struct bn_srw *w, const char *meta, size_t meta_len, struct bn_err *err)
-{
-	zip_t *za;
-	zip_error_t ze;
-	char name[48];
-	int zcode = 0, rc;
-	int64_t n_chunks = w->frames ? (w->frames + w->chunk - 1) / w->chunk : 1;
-	struct stat st;
-
-	if (stat(w->path, &st) == 0 && S_ISDIR(st.st_mode))
-		return bn_err_set(err, BN_ERR_ENV, "%s: error: cannot create: is a directory",
-				  w->path);
-	za = zip_open(w->path, ZIP_CREATE | ZIP_TRUNCATE, &zcode);
-	if (!za) {
-		zip_error_init_with_code(&ze, zcode);
-		rc = bn_err_set(err, BN_ERR_ENV, "%s: error: cannot create: %s", w->path,
-				zip_error_strerror(&ze));
-		zip_error_fini(&ze);
-		return rc;
-	}
-	if (add_member(za, w->level, "version", zip_source_buffer(za, "2", 1, 0)) < 0 ||
-	    add_member(za, w->level, "metadata", zip_source_buffer(za, meta, meta_len, 0)) < 0)
-		goto fail;
-	for (int c = 0; c < w->n_ch; c++) {
-		for (int64_t k = 0; k < n_chunks; k++) {
-			int64_t first = k * w->chunk;
-			int64_t n = w->frames - first < w->chunk ? w->frames - first : w->chunk;
-			zip_source_t *src;
-
-			snprintf(name, sizeof(name), "analog-1-%d-%" PRId64, c + 1, k + 1);
-			/* zip_source_file_create takes length 0 as "to the end" */
-			if (n == 0)
-				src = zip_source_buffer(za, NULL, 0, 0);
-			else
-				src = zip_source_file_create(w->spool[c], (zip_uint64_t)first * 4,
-							     (zip_int64_t)n * 4, NULL);
-			if (add_member(za, w->level, name, src) < 0)
-				goto fail;
-		}
-	}
-	/* Writes PATH.XXXXXX beside the target and renames it into place. */
-	if (zip_close(za) < 0)
-		goto fail;
+	g_free(dir);
 	return BN_OK;
-
-fail:
-	/* the spool is ours and the target is an output: whatever failed
-	 * here (a full disk, the file size limit) is the environment's */
-	{
-		zip_error_t *ze2 = zip_get_error(za);
-		int se = zip_error_code_system(ze2);
-		char why[200];
-
-		if (zip_error_system_type(ze2) == ZIP_ET_SYS && se)
-			bn_errno_text(se, why, sizeof(why));
-		else
-			snprintf(why, sizeof(why), "%s", zip_strerror(za));
-		rc = bn_err_set(err, zip_error_code_zip(ze2) == ZIP_ER_MEMORY ? BN_ERR_NOMEM : BN_ERR_ENV,
-				"%s: error: writing the capture: %s", w->path, why);
-	}
-	zip_discard(za);
-	return rc;
 }
 
 int bn_srw_close(struct bn_srw *w, struct bn_err *err)
 {
-	int rc;
+	int rc = BN_OK;
 
 	if (!w)
 		return bn_err_set(err, BN_ERR_ARG, "srzip: error: bn_srw_close(NULL)");
-	if (w->io_err == BN_OK && w->buf_n > 0)
-		spool_flush(w);
-	spool_close_fds(w);
+	if (w->io_err == BN_OK && (w->fill > 0 || w->frames == 0 || w->in_flight))
+		chunk_full(w, true);
+	if (w->in_flight) {
+		pool_wait(w->pool);
+		w->in_flight = false;
+	}
 	if (w->io_err != BN_OK)
 		rc = bn_srw_error(w, err);
-	else {
-		gsize meta_len = 0;
-		char *meta = metadata_text(w, &meta_len);
-
-		rc = meta ? write_zip(w, meta, meta_len, err)
-			  : bn_err_set(err, BN_ERR_NOMEM, "%s: error: out of memory", w->path);
-		g_free(meta);
-	}
+	else
+		rc = zip_commit(w, err);
 	srw_free(w);
 	return rc;
 }
 
-int bn_srw_error(const struct bn_srw *w, struct bn_err *err)
+void bn_srw_discard(struct bn_srw *w)
 {
-	char why[160];
-
-	if (!w || w->io_err == BN_OK)
-		return BN_OK;
-	return bn_err_set(err, w->io_err, "%s: error: writing the spool file %s: %s", w->path,
-			  w->spool[w->io_ch] ? w->spool[w->io_ch] : "(removed)",
-			  bn_errno_text(w->io_errno, why, sizeof(why)));
+	if (!w)
+		return;
+	if (w->in_flight)
+		pool_wait(w->pool);
+	srw_free(w);
 }
 
 double bn_srw_estimate_bytes(double rate_hz, int n_ch, double dur_s)
 {
-	double frames, samples, members;
+	double frames, samples, members, slot_frames;
 
 	if (!(rate_hz > 0) || n_ch < 1 || !(dur_s >= 0))
 		return 0;
 	frames = ceil(rate_hz * dur_s);
 	samples = frames * n_ch;
-	members = n_ch * fmax(1.0, ceil(frames / SRW_DEFAULT_CHUNK));
-	/* the spool (float32 per channel), the mapped frame buffer and
-	 * metadata, and at close the zip beside them: stored at worst (noise
-	 * does not deflate), with a local and a central header per member */
-	return samples * 4.0 + SRW_PENDING_HDR + (double)n_ch * SRW_BUF_SAMPLES * 4.0 + 4096.0 +
-	       samples * 4.0 + members * SRW_MEMBER_OVERHEAD + 4096.0;
-}
-
-void bn_srw_discard(struct bn_srw *w)
-{
-	if (w)
-		srw_free(w);
+	members = n_ch * fmax(1.0, ceil(frames / BN_SRW_DEFAULT_CHUNK));
+	/* pending frames: up to two slots of a chunk (with threads), no
+	 * more than the run has */
+	slot_frames = fmin(frames, 2.0 * BN_SRW_DEFAULT_CHUNK);
+	/* the zip stored at worst (noise does not deflate) with a local and
+	 * a central header per member, version and metadata; the pending
+	 * file beside it until close */
+	return samples * 4.0 + members * SRW_MEMBER_OVERHEAD + 4096.0 + SRW_PENDING_HDR +
+	       fmax(slot_frames * n_ch * 4.0, SRW_PENDING_MIN - SRW_PENDING_HDR);
 }
 
 /* ---- salvage: the capture of a writer that died ---- */
 
-static int salvage_spool(struct bn_srw *w, const char *spool_dir, struct bn_err *err)
+static int salvage_fail(const char *path, const char *spool_dir, struct bn_err *err)
 {
-	struct srw_pending h;
-	struct stat st;
-	size_t buf_bytes;
-	int64_t n_buf;
-	float *tail = NULL;
-	int fd, rc = BN_OK;
+	return bn_err_set(err, BN_ERR_DATA, "%s: error: the spool %s is not one bcbench wrote", path,
+			  spool_dir);
+}
 
-	fd = open(w->pend_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || fstat(fd, &st) < 0 ||
-	    memcmp(h.magic, SRW_PENDING_MAGIC, 8) || h.n_ch < 1 || h.n_ch > BN_SRW_MAX_CH ||
-	    h.buf_samples < 1 || h.buf_samples > SRW_BUF_SAMPLES * 16 || h.buf_first < 0 ||
-	    h.frames < h.buf_first || h.frames - h.buf_first > (int64_t)h.buf_samples ||
-	    (size_t)st.st_size < SRW_PENDING_HDR + (size_t)h.n_ch * h.buf_samples * sizeof(float)) {
-		if (fd >= 0)
-			close(fd);
-		return bn_err_set(err, BN_ERR_DATA, "%s: error: the spool %s is not one bcbench wrote",
-				  w->path, spool_dir);
-	}
-	w->n_ch = (int)h.n_ch;
-	w->frames = h.frames;
-	n_buf = h.frames - h.buf_first;
-	buf_bytes = (size_t)n_buf * sizeof(float);
-	tail = malloc(buf_bytes ? buf_bytes : 1);
-	for (int c = 0; c < w->n_ch && rc == BN_OK; c++) {
-		off_t keep = (off_t)h.buf_first * 4;
-		int cfd;
+/* The members of the chunks pending still holds, from the slots. */
+static int salvage_tail(struct bn_srw *w, const struct srw_pending *h, struct bn_err *err)
+{
+	char why[160];
+	int e = 0;
 
-		cfd = open(w->spool[c], O_RDWR | O_CLOEXEC);
-		/* a flush the writer died in may have reached some channels: the
-		 * buffer still holds those frames, so cut back to buf_first */
-		if (!tail || cfd < 0 || fstat(cfd, &st) < 0 || st.st_size < keep ||
-		    ftruncate(cfd, keep) < 0 ||
-		    pread(fd, tail, buf_bytes,
-			  SRW_PENDING_HDR + (off_t)c * h.buf_samples * (off_t)sizeof(float)) !=
-			    (ssize_t)buf_bytes ||
-		    pwrite(cfd, tail, buf_bytes, keep) != (ssize_t)buf_bytes)
-			rc = bn_err_set(err, errno ? bn_err_from_write_errno(errno) : BN_ERR_IO,
-					"%s: error: salvaging the spool file %s: %s",
-					w->path, w->spool[c], errno ? strerror(errno) : "short");
-		if (cfd >= 0)
-			close(cfd);
+	if (h->frames == 0) {
+		w->fill = 0;
+		w->chunk_k = 0;
+		jobs_set(w, 0, 0);
+		for (int c = 0; c < w->n_ch && !e; c++) {
+			compress_job(&w->cmp, w->level, w->n_ch, &w->jobs[c]);
+			e = add_job_member(w->zip, 0, &w->jobs[c]);
+		}
 	}
-	free(tail);
-	close(fd);
-	return rc;
+	for (int64_t k = h->zip_frames / h->chunk; !e && k * h->chunk < h->frames; k++) {
+		int64_t left = h->frames - k * h->chunk;
+
+		jobs_set(w, (int)(k % h->n_slots), (long)(left < h->chunk ? left : h->chunk));
+		for (int c = 0; c < w->n_ch && !e; c++) {
+			compress_job(&w->cmp, w->level, w->n_ch, &w->jobs[c]);
+			e = add_job_member(w->zip, k, &w->jobs[c]);
+		}
+	}
+	if (e)
+		return bn_err_set(err, e == ENOMEM ? BN_ERR_NOMEM : bn_err_from_write_errno(e),
+				  "%s: error: salvaging the capture: %s (in %s)", w->path,
+				  bn_errno_text(e, why, sizeof(why)), w->zip_path);
+	return BN_OK;
 }
 
 int bn_srw_salvage(const char *path, int64_t *frames, struct bn_err *err)
 {
-	struct bn_srw w = { .level = SRW_DEFAULT_LEVEL, .chunk = SRW_DEFAULT_CHUNK };
+	struct bn_srw *w = calloc(1, sizeof(*w));
 	/* the newest spool directory of path's writers: DIR/.NAME.XXXXXX */
-	char *found = bn_file_leftover(path, ".", "pending"), *spool_dir = g_strdup(found);
-	char *meta = NULL;
-	gsize meta_len = 0;
-	int rc;
+	char *found = bn_file_leftover(path, ".", "pending"), *base;
+	struct srw_pending h;
+	struct stat st;
+	int rc = BN_OK;
 
-	free(found);
 	if (frames)
 		*frames = 0;
-	if (!spool_dir)
-		return bn_err_set(err, BN_ERR_NA, "%s: no capture spool to salvage beside it", path);
-	/* every channel a spool can have, so the removal below takes them
-	 * all whatever the header says (or when it is unreadable) */
-	for (int c = 0; c < BN_SRW_MAX_CH; c++) {
-		w.fd[c] = -1;
-		w.spool[c] = g_strdup_printf("%s/ch%d.f32", spool_dir, c + 1);
+	if (!w) {
+		free(found);
+		return bn_err_set(err, BN_ERR_NOMEM, "%s: error: out of memory", path);
 	}
-	w.path = g_strdup(path);
-	w.spool_dir = spool_dir;
-	w.pend_path = g_strdup_printf("%s/pending", spool_dir);
-	w.meta_path = g_strdup_printf("%s/metadata", spool_dir);
-	errno = 0;
-	rc = salvage_spool(&w, spool_dir, err);
-	if (rc == BN_OK && !g_file_get_contents(w.meta_path, &meta, &meta_len, NULL))
-		rc = bn_err_set(err, BN_ERR_IO, "%s: error: cannot read the spool file %s", path,
-				w.meta_path);
+	w->zip_fd = w->pend_fd = -1;
+	if (!found) {
+		free(w);
+		return bn_err_set(err, BN_ERR_NA, "%s: no capture spool to salvage beside it", path);
+	}
+	w->path = g_strdup(path);
+	w->spool_dir = g_strdup(found);
+	free(found);
+	base = g_path_get_basename(path);
+	w->zip_path = g_strdup_printf("%s/%s.part", w->spool_dir, base);
+	w->pend_path = g_strdup_printf("%s/pending", w->spool_dir);
+	g_free(base);
+	w->pend_fd = open(w->pend_path, O_RDONLY | O_CLOEXEC);
+	if (w->pend_fd < 0 || pread(w->pend_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    fstat(w->pend_fd, &st) < 0 || memcmp(h.magic, SRW_PENDING_MAGIC, 8) || h.n_ch < 1 ||
+	    h.n_ch > BN_SRW_MAX_CH || h.n_slots < 1 || h.n_slots > 2 || h.chunk < 1 ||
+	    h.chunk > SRW_MAX_CHUNK || h.level < -1 || h.level > 9 || h.zip_frames < 0 ||
+	    h.zip_frames % h.chunk || h.frames < h.zip_frames ||
+	    h.frames - h.zip_frames > h.chunk * (int64_t)h.n_slots || h.zip_bytes < 0) {
+		rc = salvage_fail(path, w->spool_dir, err);
+		goto out;
+	}
+	w->n_ch = (int)h.n_ch;
+	w->chunk = (long)h.chunk;
+	w->n_slots = (int)h.n_slots;
+	w->level = h.level;
+	w->frames = h.frames;
+	/* the slots the frames are in must be in the file */
+	{
+		int64_t last = h.frames > h.zip_frames ? (h.frames - 1) / h.chunk : 0;
+		int64_t first = h.zip_frames / h.chunk;
+		size_t need = SRW_PENDING_HDR;
+
+		for (int64_t k = first; k <= last && h.frames > h.zip_frames; k++) {
+			int64_t n = h.frames - k * h.chunk < h.chunk ? h.frames - k * h.chunk : h.chunk;
+			size_t end = SRW_PENDING_HDR +
+				     ((size_t)(k % h.n_slots) * (size_t)h.chunk + (size_t)n) *
+					     h.n_ch * sizeof(float);
+
+			need = end > need ? end : need;
+		}
+		if ((size_t)st.st_size < need) {
+			rc = salvage_fail(path, w->spool_dir, err);
+			goto out;
+		}
+	}
+	w->pend_len = (size_t)st.st_size;
+	w->pend = mmap(NULL, w->pend_len, PROT_READ, MAP_SHARED, w->pend_fd, 0);
+	if (w->pend == MAP_FAILED) {
+		w->pend = NULL;
+		rc = bn_err_set(err, BN_ERR_IO, "%s: error: cannot map the spool file %s: %s", path,
+				w->pend_path, strerror(errno));
+		goto out;
+	}
+	w->zip_fd = open(w->zip_path, O_RDWR | O_CLOEXEC);
+	if (w->zip_fd < 0 && errno == ENOENT && access(path, F_OK) == 0) {
+		/* died after the rename at close: the capture is whole */
+		rc = bn_err_set(err, BN_ERR_NA, "%s: the capture was finished; its spool is removed",
+				path);
+		goto out;
+	}
+	w->zip = w->zip_fd >= 0 ? bn_zipw_recover(w->zip_fd, (uint64_t)h.zip_bytes) : NULL;
+	if (!w->zip || bn_zipw_count(w->zip) < 2) {
+		rc = salvage_fail(path, w->spool_dir, err);
+		goto out;
+	}
+	rc = salvage_tail(w, &h, err);
 	if (rc == BN_OK)
-		rc = write_zip(&w, meta, meta_len, err);
+		rc = zip_commit(w, err);
 	if (rc == BN_OK && frames)
-		*frames = w.frames;
-	g_free(meta);
-	w.n_ch = BN_SRW_MAX_CH;
-	spool_remove(&w);
-	g_free(w.path);
+		*frames = h.frames;
+out:
+	srw_free(w);
 	return rc;
 }

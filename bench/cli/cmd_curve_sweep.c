@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/hw_exec.h"
 #include "core/exit.h"
 #include "core/conf.h"
 #include "core/file.h"
@@ -361,6 +362,9 @@ int bn_cli_curve_sweep(int argc, char **argv)
 	bn_log_set_level(o.quiet ? BN_LOG_ERR : BN_LOG_WARN + o.verbose);
 	if (bn_cli_conf(&o.conf_path, &conf))
 		return 2;
+	rc = bn_cli_hw_exec("bcbench curve sweep", &conf, false);
+	if (rc)
+		return rc;
 	dd = bn_cli_datadir(o.datadir, &conf, o.conf_path, dd_buf, sizeof(dd_buf));
 	if (!dd)
 		return 2;

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "core/exit.h"
 #include "cli/common.h"
+#include "cli/hw_exec.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/text.h"
@@ -215,6 +216,10 @@ int bn_cli_devices(int argc, char **argv)
 	}
 	if (bn_cli_conf(&conf_path, &conf))
 		return 2;
+	/* every section asks a hardware library */
+	rc = bn_cli_hw_exec("bcbench devices", &conf, true);
+	if (rc)
+		return rc;
 	bn_log_set_level(BN_LOG_ERR);
 	if (json)
 		return devices_json(&conf);

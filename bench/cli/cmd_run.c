@@ -32,6 +32,7 @@
 #include "hil/usb_dev.h"
 #include "hil/lock.h"
 #include "cli/provenance.h"
+#include "cli/hw_exec.h"
 #include "report/report.h"
 #include "report/report_html.h"
 #include "firmware/fw_load.h"
@@ -89,8 +90,8 @@ const char bn_cli_run_usage[] =
 	"                      crashing firmware takes bcbench down with it\n"
 	"      --force         run even when the capture is estimated not to fit in the\n"
 	"                      output directory's free space (duration x rate x channels\n"
-	"                      x 4 bytes, spooled then zipped); without it such a run is\n"
-	"                      refused (exit 2) with the figures\n"
+	"                      x 4 bytes: the zip stored at worst); without it such a run\n"
+	"                      is refused (exit 2) with the figures\n"
 	"      --conditions NAME|FILE\n"
 	"                      measure and handle as this conditions profile says\n"
 	"                      (profiles/conditions/: ideal, realistic, slow-plug, ...):\n"
@@ -436,6 +437,11 @@ int bn_cli_run_entry(int argc, char **argv, const struct bn_cli_run_inherit *in)
 	if (bn_cli_conf(&conf_path, &j->conf)) {
 		free(j);
 		return 2;
+	}
+	rc = bn_cli_hw_exec("bcbench run", &j->conf, false);
+	if (rc) {
+		free(j);
+		return rc;
 	}
 	datadir = bn_cli_datadir(datadir, &j->conf, conf_path, datadir_buf, sizeof(datadir_buf));
 	if (!datadir) {

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "core/exit.h"
 #include "cli/common.h"
+#include "cli/hw_exec.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/text.h"
@@ -244,6 +245,9 @@ int bn_cli_selftest(int argc, char **argv)
 		fprintf(stderr, "bcbench selftest: %s\n", why);
 		return json ? print_json(conf_path, conf.fixture, 2, why, NULL, NULL) : 2;
 	}
+	rc = bn_cli_hw_exec("bcbench selftest", &conf, false);
+	if (rc)
+		return rc;
 	if (json) {
 		/* the check lines are collected for the document */
 		quiet = 1;

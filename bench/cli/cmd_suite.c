@@ -33,6 +33,7 @@
 #include "hil/bench_hw.h"
 #include "hil/lock.h"
 #include "cli/provenance.h"
+#include "cli/hw_exec.h"
 #include "report/junit.h"
 #include "suite/suite_html.h"
 #include "report/suite_doc.h"
@@ -785,6 +786,9 @@ int bn_cli_suite(int argc, char **argv)
 	bn_log_set_level(quiet ? BN_LOG_ERR : BN_LOG_WARN + verbose);
 	if (bn_cli_conf(&conf_path, &conf))
 		return 2;
+	rc = bn_cli_hw_exec("bcbench suite", &conf, false);
+	if (rc)
+		return rc;
 	datadir = bn_cli_datadir(datadir, &conf, conf_path, datadir_buf, sizeof(datadir_buf));
 	if (!datadir)
 		return 2;

@@ -23,10 +23,26 @@ void bn_conf_defaults(struct bn_conf *c)
 	c->instrument_retries = -1;
 }
 
+const char *bn_conf_hardware_key(const struct bn_conf *c)
+{
+	if (strcmp(c->fixture, "sim"))
+		return "fixture";
+	if (strcmp(c->load, "sim"))
+		return "load";
+	if (strcmp(c->supply, "sim"))
+		return "supply";
+	if (c->capture_driver[0])
+		return "capture";
+	if (c->dut_usb[0])
+		return "dut_usb";
+	if (c->console[0])
+		return "console";
+	return NULL;
+}
+
 int bn_conf_has_hardware(const struct bn_conf *c)
 {
-	return strcmp(c->fixture, "sim") || strcmp(c->load, "sim") || strcmp(c->supply, "sim") ||
-	       c->capture_driver[0] || c->dut_usb[0] || c->console[0];
+	return bn_conf_hardware_key(c) != NULL;
 }
 
 /* "sim" or NAME:SPEC with NAME one of the role's real backends. */

@@ -78,6 +78,10 @@ struct bn_conf {
 
 /* Whether any instrument is a real one (not sim). */
 int bn_conf_has_hardware(const struct bn_conf *c);
+/* The first key that names a real instrument (fixture, load, supply,
+ * capture, dut_usb, console), for a message; NULL: the simulated bench
+ * only. */
+const char *bn_conf_hardware_key(const struct bn_conf *c);
 
 void bn_conf_defaults(struct bn_conf *c);
 int bn_conf_load(const char *path, struct bn_conf *c, struct bn_err *err);

@@ -31,6 +31,13 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+static bool is_exe(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
 /* Parent of dir, textually ("/" stays "/"): the candidates read as
  * plain paths in messages, without "..". */
 static void parent(const char *dir, char *out, size_t len)
@@ -41,9 +48,10 @@ static void parent(const char *dir, char *out, size_t len)
 	snprintf(out, len, "%s", dirname(buf));
 }
 
-/* The first of cand[] whose path + probe is a directory. */
-static int first_dir(char cand[][BN_DATADIR_LEN], int n, const char *probe, char *out, size_t len,
-		     char *tried, size_t tried_len)
+/* The first of cand[] whose path + probe found_fn accepts. */
+static int first_of(char cand[][BN_DATADIR_LEN], int n, const char *probe,
+		    bool (*found_fn)(const char *),
+		    char *out, size_t len, char *tried, size_t tried_len)
 {
 	char p[BN_DATADIR_LEN + 32];
 	size_t used = 0;
@@ -57,7 +65,7 @@ static int first_dir(char cand[][BN_DATADIR_LEN], int n, const char *probe, char
 		if (used < tried_len)
 			used += (size_t)snprintf(tried + used, tried_len - used, "%s", cand[i]);
 		snprintf(p, sizeof(p), "%s%s", cand[i], probe);
-		if (found < 0 && is_dir(p))
+		if (found < 0 && found_fn(p))
 			found = i;
 	}
 	if (found < 0) {
@@ -85,10 +93,13 @@ int bn_datadir_beside_exe(char *out, size_t len, char *tried, size_t tried_len)
 		 strcmp(up, "/") ? up : "");
 	snprintf(cand[2], sizeof(cand[2]), "%s", up);
 	snprintf(cand[3], sizeof(cand[3]), "%s", up2);
-	return first_dir(cand, 4, "/profiles", out, len, tried, tried_len);
+	return first_of(cand, 4, "/profiles", is_dir, out, len, tried, tried_len);
 }
 
-int bn_fwdir_beside_exe(char *out, size_t len, char *tried, size_t tried_len)
+/* PREFIX/lib/bcbench/NAME (installed: BIN/..), else BIN/BUILD_NAME (a
+ * build tree), the first that found_fn accepts. */
+static int lib_beside_exe(const char *name, const char *build_name, bool (*found_fn)(const char *),
+			  char *out, size_t len, char *tried, size_t tried_len)
 {
 	char cand[2][BN_DATADIR_LEN], bin[BN_DATADIR_LEN], up[BN_DATADIR_LEN];
 
@@ -99,8 +110,18 @@ int bn_fwdir_beside_exe(char *out, size_t len, char *tried, size_t tried_len)
 		return BN_ERR_IO;
 	}
 	parent(bin, up, sizeof(up));
-	snprintf(cand[0], sizeof(cand[0]), "%.*s/lib/bcbench/firmware", BN_DATADIR_LEN - 30,
-		 strcmp(up, "/") ? up : "");
-	snprintf(cand[1], sizeof(cand[1]), "%.*s/fw", BN_DATADIR_LEN - 10, bin);
-	return first_dir(cand, 2, "", out, len, tried, tried_len);
+	snprintf(cand[0], sizeof(cand[0]), "%.*s/lib/bcbench/%s", BN_DATADIR_LEN - 40,
+		 strcmp(up, "/") ? up : "", name);
+	snprintf(cand[1], sizeof(cand[1]), "%.*s/%s", BN_DATADIR_LEN - 20, bin, build_name);
+	return first_of(cand, 2, "", found_fn, out, len, tried, tried_len);
+}
+
+int bn_fwdir_beside_exe(char *out, size_t len, char *tried, size_t tried_len)
+{
+	return lib_beside_exe("firmware", "fw", is_dir, out, len, tried, tried_len);
+}
+
+int bn_hwbin_beside_exe(char *out, size_t len, char *tried, size_t tried_len)
+{
+	return lib_beside_exe(BN_HWBIN_NAME, BN_HWBIN_NAME, is_exe, out, len, tried, tried_len);
 }

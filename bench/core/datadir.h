@@ -28,6 +28,12 @@ int bn_datadir_beside_exe(char *out, size_t len, char *tried, size_t tried_len);
  * bn_datadir_beside_exe. */
 int bn_fwdir_beside_exe(char *out, size_t len, char *tried, size_t tried_len);
 
+/* The hardware binary (docs/design.md, "Two binaries"): the first of
+ * BIN/../lib/bcbench/bcbench-hw (installed) and BIN/bcbench-hw (a build
+ * tree) that is an executable file. As bn_datadir_beside_exe. */
+#define BN_HWBIN_NAME "bcbench-hw"
+int bn_hwbin_beside_exe(char *out, size_t len, char *tried, size_t tried_len);
+
 /* How a user changes the data dir, for the end of a "cannot open"
  * message. */
 #define BN_DATADIR_HOW "give --datadir DIR, set BCBENCH_DATADIR=DIR, or put datadir = DIR in bench.conf"

@@ -2354,7 +2354,7 @@ static int check_bounds(struct run_ctx *c, struct bn_err *err)
 	if (free_b >= 0 && e.disk_bytes > free_b)
 		return bn_err_set(err, BN_ERR_DATA,
 				  "%s: error: the run needs about %s of disk in %s (%.0f s x %g Hz x %d "
-				  "channels x 4 bytes, spooled then zipped) and %s is free there "
+				  "channels x 4 bytes, the zip stored at worst) and %s is free there "
 				  "(--force runs it anyway)",
 				  c->scn.path, human_bytes(e.disk_bytes, need, sizeof(need)),
 				  c->o->out_dir, e.dur_s, e.rate_hz, e.n_ch,

@@ -1,8 +1,20 @@
 /* sr_peer: the libsigrok side of scripts/bench.sh, and the same work done
  * by our own code, so the two can be compared on one machine.
  *
- *   sr_peer write-sigrok OUT.sr FRAMES RATE   libsigrok's srzip output
- *   sr_peer write-ours OUT.sr FRAMES RATE     bench/capture/srzip_write.h
+ *   sr_peer write-sigrok OUT.sr FRAMES RATE [CHUNK]
+ *        libsigrok's srzip output, CHUNK samples a packet (default 262144):
+ *        it writes a member per packet, deflated at libzip's default
+ *        level, 9 (libsigrok 0.5.2 has no option for it)
+ *   sr_peer write-ours OUT.sr FRAMES RATE [LEVEL CHUNK THREADS]
+ *        bench/capture/srzip_write.h (0 = its defaults)
+ *   sr_peer ceiling FRAMES RATE LEVEL CHUNK
+ *        the ceiling of write-ours: the same frames generated, split into
+ *        the same chunks per channel and deflated by libdeflate at the same
+ *        level (with the CRC), in memory: no file, no zip
+ *   sr_peer write-short OUT.sr COUNT
+ *        COUNT captures of 10 frames (a suite entry's), one after another:
+ *        prints "captures N median_ms M min_ms L", the writer's fixed cost
+ *        (open, 10 frames, close with its fsyncs)
  *   sr_peer read-sigrok FILE.sr               sr_session_load + a callback
  *   sr_peer rss -- CMD ARGS...                peak RSS and time of CMD
  *
@@ -10,9 +22,13 @@
  * DP DM ID): piecewise-constant levels changing every 50 ms of signal,
  * plus +-1 mV of xorshift noise, so the data is neither trivially
  * compressible nor random. Both writers get bit-identical values.
- * They and the reader print "samples N seconds S rate R", where N counts
- * the samples of every channel (frames x channels) and R = N / S. The
- * writers' time includes generating the waveform (a few ns a sample).
+ * They and the reader print "samples N seconds S rate R cpu_seconds C
+ * cpu_rate Q", where N counts the samples of every channel (frames x
+ * channels), R = N / S and Q = N / C (C: user and system time of every
+ * thread, which a machine shared with other work disturbs less); the
+ * writers and the ceiling add "bytes B" (the file's, or the compressed
+ * total). The writers' time includes generating the waveform (a few ns a
+ * sample), the ceiling's too.
  * rss prints "maxrss_kb K seconds S exit E" (E = 128 + signal when the
  * child was killed). Exit status: 0, 2 for bad usage or input, 3 when a
  * library call fails. */
@@ -30,7 +46,9 @@
 #include <unistd.h>
 
 #include <glib.h>
+#include <libdeflate.h>
 #include <libsigrok/libsigrok.h>
+#include <sys/stat.h>
 
 #include "capture/srzip_write.h"
 #include "core/err.h"
@@ -95,16 +113,36 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void print_rate(int64_t samples, double seconds)
+/* CPU seconds of the process so far, every thread's, user and system. */
+static double cpu_s(void)
 {
-	printf("samples %" PRId64 " seconds %.3f rate %.0f\n", samples, seconds,
-	       seconds > 0 ? (double)samples / seconds : 0.0);
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static void print_rate(int64_t samples, double seconds, double cpu_seconds)
+{
+	printf("samples %" PRId64 " seconds %.3f rate %.0f cpu_seconds %.3f cpu_rate %.0f\n",
+	       samples, seconds, seconds > 0 ? (double)samples / seconds : 0.0, cpu_seconds,
+	       cpu_seconds > 0 ? (double)samples / cpu_seconds : 0.0);
+}
+
+static long long file_bytes(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long long)st.st_size : -1;
 }
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: sr_peer write-sigrok OUT.sr FRAMES RATE\n"
-			"       sr_peer write-ours OUT.sr FRAMES RATE\n"
+	fprintf(stderr, "usage: sr_peer write-sigrok OUT.sr FRAMES RATE [CHUNK]\n"
+			"       sr_peer write-ours OUT.sr FRAMES RATE [LEVEL CHUNK THREADS]\n"
+			"       sr_peer ceiling FRAMES RATE LEVEL CHUNK\n"
+			"       sr_peer write-short OUT.sr COUNT\n"
 			"       sr_peer read-sigrok FILE.sr\n"
 			"       sr_peer rss -- CMD ARGS...\n");
 	return 2;
@@ -146,7 +184,7 @@ static int send_packet(const struct sr_output *out, int type, const void *payloa
 	return ret;
 }
 
-static int write_sigrok(const char *path, int64_t frames, double rate)
+static int write_sigrok(const char *path, int64_t frames, double rate, long packet)
 {
 	struct sr_analog_encoding enc = {
 		.unitsize = sizeof(float),
@@ -171,7 +209,7 @@ static int write_sigrok(const char *path, int64_t frames, double rate)
 	struct sr_dev_inst *sdi;
 	float *buf[PEER_CH], v[PEER_CH];
 	struct gen g;
-	double t0;
+	double t0, c0;
 	GSList *l;
 	int ret, rc = 0, i;
 
@@ -190,7 +228,7 @@ static int write_sigrok(const char *path, int64_t frames, double rate)
 		return 3;
 	}
 	for (i = 0; i < PEER_CH; i++) {
-		buf[i] = malloc(PEER_PACKET * sizeof(float));
+		buf[i] = malloc((size_t)packet * sizeof(float));
 		if (!buf[i]) {
 			fprintf(stderr, "sr_peer: out of memory\n");
 			return 3;
@@ -198,6 +236,7 @@ static int write_sigrok(const char *path, int64_t frames, double rate)
 	}
 	gen_init(&g, rate);
 	t0 = now_s();
+	c0 = cpu_s();
 	out = sr_output_new(mod, NULL, sdi, path);
 	if (!out) {
 		fprintf(stderr, "sr_peer: %s: cannot create the srzip output\n", path);
@@ -212,8 +251,8 @@ static int write_sigrok(const char *path, int64_t frames, double rate)
 		ret = send_packet(out, SR_DF_META, &meta);
 	g_slist_free(meta.config);
 	g_variant_unref(rate_cfg.data);
-	for (int64_t at = 0; ret == SR_OK && at < frames; at += PEER_PACKET) {
-		uint32_t n = (uint32_t)(frames - at < PEER_PACKET ? frames - at : PEER_PACKET);
+	for (int64_t at = 0; ret == SR_OK && at < frames; at += packet) {
+		uint32_t n = (uint32_t)(frames - at < packet ? frames - at : packet);
 
 		for (uint32_t k = 0; k < n; k++) {
 			gen_frame(&g, v);
@@ -239,21 +278,25 @@ static int write_sigrok(const char *path, int64_t frames, double rate)
 	ret = sr_output_free(out);
 	if (ret != SR_OK && !rc)
 		rc = sr_fail(path, ret);
-	if (!rc)
-		print_rate(frames * PEER_CH, now_s() - t0);
+	if (!rc) {
+		print_rate(frames * PEER_CH, now_s() - t0, cpu_s() - c0);
+		printf("bytes %lld\n", file_bytes(path));
+	}
 	for (i = 0; i < PEER_CH; i++)
 		free(buf[i]);
 	sr_exit(ctx);
 	return rc;
 }
 
-static int write_ours(const char *path, int64_t frames, double rate)
+static int write_ours(const char *path, int64_t frames, double rate, int level, long chunk,
+		      int threads)
 {
-	struct bn_srw_opts o = { .rate_hz = rate, .n_ch = PEER_CH };
+	struct bn_srw_opts o = { .rate_hz = rate, .n_ch = PEER_CH, .compression_level = level,
+				 .chunk_samples = chunk, .threads = threads };
 	struct bn_err err = { 0 };
 	struct bn_srw *w;
 	struct gen g;
-	double v[PEER_CH], t0;
+	double v[PEER_CH], t0, c0;
 	float f[PEER_CH];
 	int rc = BN_OK;
 
@@ -263,6 +306,7 @@ static int write_ours(const char *path, int64_t frames, double rate)
 	}
 	gen_init(&g, rate);
 	t0 = now_s();
+	c0 = cpu_s();
 	if (bn_srw_open(path, &o, &w, &err) < 0) {
 		fprintf(stderr, "sr_peer: %s\n", err.msg);
 		return bn_err_exit_code(err.code);
@@ -278,7 +322,104 @@ static int write_ours(const char *path, int64_t frames, double rate)
 		fprintf(stderr, "sr_peer: %s: %s\n", path, err.msg[0] ? err.msg : bn_strerror(rc));
 		return bn_err_exit_code(err.code ? err.code : rc);
 	}
-	print_rate(frames * PEER_CH, now_s() - t0);
+	print_rate(frames * PEER_CH, now_s() - t0, cpu_s() - c0);
+	printf("bytes %lld\n", file_bytes(path));
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int write_short(const char *path, long count)
+{
+	struct bn_srw_opts o = { .rate_hz = 10000, .n_ch = PEER_CH };
+	double *ms = malloc((size_t)count * sizeof(double)), v[PEER_CH] = { 5, 0.5, 0.6, 0.3, 3.3 };
+
+	if (!ms)
+		return 3;
+	for (int i = 0; i < PEER_CH; i++) {
+		o.names[i] = peer_names[i];
+		o.units[i] = peer_units[i];
+	}
+	for (long n = 0; n < count; n++) {
+		struct bn_err err = { 0 };
+		struct bn_srw *w;
+		double t0 = now_s();
+		int rc = bn_srw_open(path, &o, &w, &err);
+
+		for (int k = 0; k < 10 && rc == BN_OK; k++)
+			rc = bn_srw_frame(w, v);
+		if (rc == BN_OK)
+			rc = bn_srw_close(w, &err);
+		if (rc != BN_OK) {
+			fprintf(stderr, "sr_peer: %s\n", err.msg[0] ? err.msg : bn_strerror(rc));
+			free(ms);
+			return bn_err_exit_code(rc);
+		}
+		ms[n] = (now_s() - t0) * 1e3;
+	}
+	qsort(ms, (size_t)count, sizeof(double), cmp_double);
+	printf("captures %ld median_ms %.3f min_ms %.3f\n", count, ms[count / 2], ms[0]);
+	free(ms);
+	return 0;
+}
+
+/* write-ours without the file: what compressing the same chunks costs. */
+static int ceiling(int64_t frames, double rate, int level, long chunk)
+{
+	struct libdeflate_compressor *c = level > 0 ? libdeflate_alloc_compressor(level) : NULL;
+	float *buf = malloc((size_t)chunk * PEER_CH * sizeof(float)), *col, f[PEER_CH];
+	unsigned char *out;
+	long long bytes = 0;
+	uint32_t crc = 0;
+	struct gen g;
+	double t0, c0;
+
+	col = malloc((size_t)chunk * sizeof(float));
+	out = malloc((size_t)chunk * sizeof(float));
+	if (!buf || !col || !out || (level > 0 && !c)) {
+		fprintf(stderr, "sr_peer: out of memory\n");
+		return 3;
+	}
+	gen_init(&g, rate);
+	t0 = now_s();
+	c0 = cpu_s();
+	for (int64_t at = 0; at < frames; at += chunk) {
+		long n = (long)(frames - at < chunk ? frames - at : chunk);
+
+		/* frame-major, as the writer keeps a chunk; doubles in between
+		 * as the writer's callers give them */
+		for (long k = 0; k < n; k++) {
+			gen_frame(&g, f);
+			for (int i = 0; i < PEER_CH; i++) {
+				double d = f[i];
+
+				buf[(size_t)k * PEER_CH + (size_t)i] = (float)d;
+			}
+		}
+		for (int i = 0; i < PEER_CH; i++) {
+			size_t len = (size_t)n * sizeof(float), got = 0;
+
+			for (long k = 0; k < n; k++)
+				col[k] = buf[(size_t)k * PEER_CH + (size_t)i];
+			crc ^= (uint32_t)libdeflate_crc32(0, col, len);
+			if (c)
+				got = libdeflate_deflate_compress(c, col, len, out, len);
+			bytes += got ? (long long)got : (long long)len;
+		}
+	}
+	print_rate(frames * PEER_CH, now_s() - t0, cpu_s() - c0);
+	printf("bytes %lld\n", bytes);
+	fprintf(stderr, "sr_peer: ceiling crc xor %08x\n", (unsigned)crc);
+	if (c)
+		libdeflate_free_compressor(c);
+	free(buf);
+	free(col);
+	free(out);
 	return 0;
 }
 
@@ -335,13 +476,14 @@ static int read_sigrok(const char *path)
 	struct reader r = { 0 };
 	struct sr_context *ctx;
 	struct sr_session *sess;
-	double t0;
+	double t0, c0;
 	int ret;
 
 	ret = sr_init(&ctx);
 	if (ret != SR_OK)
 		return sr_fail("sr_init", ret);
 	t0 = now_s();
+	c0 = cpu_s();
 	ret = sr_session_load(ctx, path, &sess);
 	if (ret != SR_OK) {
 		fprintf(stderr, "sr_peer: %s: cannot load: %s\n", path, sr_strerror(ret));
@@ -361,7 +503,7 @@ static int read_sigrok(const char *path)
 		fprintf(stderr, "sr_peer: %s: a packet could not be converted to float\n", path);
 		return 3;
 	}
-	print_rate(r.samples, now_s() - t0);
+	print_rate(r.samples, now_s() - t0, cpu_s() - c0);
 	fprintf(stderr, "sr_peer: %s: sum of all samples %.6g\n", path, r.sum);
 	return 0;
 }
@@ -395,19 +537,52 @@ static int rss(char **argv)
 	return 0;
 }
 
+static int parse_long(const char *s, long lo, long hi, long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	if (errno || *end || *v < lo || *v > hi) {
+		fprintf(stderr, "sr_peer: \"%s\": expected a whole number %ld to %ld\n", s, lo, hi);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int64_t frames;
 	double rate;
+	long level = 0, chunk = 0, threads = 0;
 
 	if (argc < 2)
 		return usage();
-	if ((!strcmp(argv[1], "write-sigrok") || !strcmp(argv[1], "write-ours")) && argc == 5) {
-		if (parse_write_args(argv + 2, &frames, &rate) < 0)
+	if (!strcmp(argv[1], "write-sigrok") && (argc == 5 || argc == 6)) {
+		chunk = PEER_PACKET;
+		if (parse_write_args(argv + 2, &frames, &rate) < 0 ||
+		    (argc == 6 && parse_long(argv[5], 1, 1L << 28, &chunk) < 0))
 			return 2;
-		if (!strcmp(argv[1], "write-sigrok"))
-			return write_sigrok(argv[2], frames, rate);
-		return write_ours(argv[2], frames, rate);
+		return write_sigrok(argv[2], frames, rate, chunk);
+	}
+	if (!strcmp(argv[1], "write-ours") && (argc == 5 || argc == 8)) {
+		if (parse_write_args(argv + 2, &frames, &rate) < 0 ||
+		    (argc == 8 && (parse_long(argv[5], -1, 9, &level) < 0 ||
+				   parse_long(argv[6], 0, 1L << 28, &chunk) < 0 ||
+				   parse_long(argv[7], 0, 64, &threads) < 0)))
+			return 2;
+		return write_ours(argv[2], frames, rate, (int)level, chunk, (int)threads);
+	}
+	if (!strcmp(argv[1], "ceiling") && argc == 6) {
+		if (parse_write_args(argv + 1, &frames, &rate) < 0 ||
+		    parse_long(argv[4], -1, 9, &level) < 0 || parse_long(argv[5], 1, 1L << 28, &chunk) < 0)
+			return 2;
+		return ceiling(frames, rate, level ? (int)level : BN_SRW_DEFAULT_LEVEL, chunk);
+	}
+	if (!strcmp(argv[1], "write-short") && argc == 4) {
+		if (parse_long(argv[3], 1, 1000000, &chunk) < 0)
+			return 2;
+		return write_short(argv[2], chunk);
 	}
 	if (!strcmp(argv[1], "read-sigrok") && argc == 3)
 		return read_sigrok(argv[2]);

@@ -68,7 +68,7 @@ dpkg-deb -c "$DEV" | awk '{print $6}' | sed 's|^\./|/|' >"$TMP/dev.list"
 in_list() {
 	if grep -qxF -- "$3" "$2"; then ok "$1 holds $3"; else bad "$1 lacks $3"; fi
 }
-for f in /usr/bin/bcbench /usr/share/man/man1/bcbench.1.gz \
+for f in /usr/bin/bcbench /usr/lib/bcbench/bcbench-hw /usr/share/man/man1/bcbench.1.gz \
 	/usr/lib/udev/rules.d/60-bcbench.rules /usr/share/bash-completion/completions/bcbench \
 	/usr/lib/bcbench/firmware/reference.so /usr/lib/bcbench/firmware/cdp_as_dcp.so \
 	/usr/share/bcbench/profiles/limits/bc12.json /usr/share/bcbench/profiles/chargers/dcp-1a.json \

@@ -60,9 +60,9 @@ expect_exit "the fake's own tests" 0 "$FAKEUSB/test_fakeusb"
 # It replaces the system's libusb for the dynamic linker: the same name,
 # every function the real one exports (unversioned, as the real one is),
 # so whatever bcbench, libsigrok and libftdi1 import is there.
-real=$(ldd "$BCBENCH" | awk '$1 == "libusb-1.0.so.0" { print $3 }')
-LD_LIBRARY_PATH=$FAKEUSB ldd "$BCBENCH" | grep -q "libusb-1.0.so.0 => $FAKEUSB/libusb-1.0.so.0" &&
-	ok "LD_LIBRARY_PATH=$FAKEUSB loads the fake into bcbench" || bad "bcbench does not load the fake"
+real=$(ldd "$(dirname "$BCBENCH")/bcbench-hw" | awk '$1 == "libusb-1.0.so.0" { print $3 }')
+LD_LIBRARY_PATH=$FAKEUSB ldd "$(dirname "$BCBENCH")/bcbench-hw" | grep -q "libusb-1.0.so.0 => $FAKEUSB/libusb-1.0.so.0" &&
+	ok "LD_LIBRARY_PATH=$FAKEUSB loads the fake into bcbench-hw" || bad "bcbench-hw does not load the fake"
 nm -D --defined-only "$FAKEUSB/libusb-1.0.so.0" | awk '{ print $NF }' | sort >"$TMP/fake.syms"
 nm -D --defined-only "$real" | awk '$NF ~ /^libusb_/ { print $NF }' | sort >"$TMP/real.syms"
 missing=$(comm -23 "$TMP/real.syms" "$TMP/fake.syms" | tr '\n' ' ')
@@ -72,7 +72,9 @@ grep -qv '^libusb_' "$TMP/fake.syms" && bad "the fake exports more than libusb_*
 	ok "the fake exports only libusb_*"
 objdump -T "$FAKEUSB/libusb-1.0.so.0" | grep ' libusb_init$' | grep -q Base && ok "its symbols are unversioned, as the real one's" ||
 	bad "the fake's symbols carry versions"
-for lib in "$BCBENCH" $(ldd "$BCBENCH" | awk '$1 ~ /^lib(sigrok|ftdi1)\.so/ { print $3 }'); do
+# bcbench-hw: the binary with the hardware libraries (bcbench starts it)
+HWBIN=$(dirname "$BCBENCH")/bcbench-hw
+for lib in "$HWBIN" $(ldd "$HWBIN" | awk '$1 ~ /^lib(sigrok|ftdi1)\.so/ { print $3 }'); do
 	nm -D --undefined-only "$lib" | awk '$NF ~ /^libusb_/ { print $NF }' | sort -u >"$TMP/imports"
 	missing=$(comm -23 "$TMP/imports" "$TMP/fake.syms" | tr '\n' ' ')
 	[ -s "$TMP/imports" ] && [ -z "$missing" ] && ok "$(basename "$lib")'s $(wc -l <"$TMP/imports") libusb imports are in the fake" ||

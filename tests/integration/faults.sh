@@ -246,12 +246,12 @@ events_error() {
 	has "$1: events.json says error" "$DIR/events.json" '"status": "error"'
 	[ ! -e "$DIR/capture.sr" ] && ok "$1: no capture.sr claims to be whole" || bad "$1: a capture.sr was left"
 }
-# dcp-weak at 100 kHz: 3.2 MB of spool per channel in 8 s
+# dcp-weak at 100 kHz: 12.8 MB of samples in 8 s
 sed 's|^capture.*|capture  vbus ibus dp dm at 100kHz|' scripts/scenarios/dcp-weak.scn >"$TMP/io.scn"
 
 full_at_start() {
 	if small_disk 200; then
-		seam "a 200 KiB tmpfs: the frame buffer (1 MiB) does not fit"
+		seam "a 200 KiB tmpfs: the pending frames (1 MiB at most) do not fit"
 		runc "$BCBENCH" run -q --force --out "$DIR" scripts/scenarios/dcp-weak.scn
 	else
 		seam "preloaded seam: the spool's first write fails"
@@ -260,28 +260,31 @@ full_at_start() {
 	no_spool_left "disk full at start"
 }
 full_mid_run() {
-	if small_disk 2048; then
-		seam "a 2 MiB tmpfs, past the estimate with --force"
+	if small_disk 768; then
+		seam "a 768 KiB tmpfs, past the estimate with --force: the pending frames grow past it"
 		runc "$BCBENCH" run -q --force --out "$DIR" scripts/scenarios/dcp-weak.scn
 	else
-		seam "preloaded seam: the spool fails after 2 MB"
-		runc preload BN_FAULT_PATH=/.capture.sr. BN_FAULT_AFTER=2000000 "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
+		seam "preloaded seam: the spool fails after 500 kB"
+		runc preload BN_FAULT_PATH=/.capture.sr. BN_FAULT_AFTER=500000 "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
 	fi
 	grep -q '"safe_state"' "$DIR/report.json" && ok "disk full mid-run: bench put in its safe state" || bad "disk full mid-run: no safe_state event"
 	events_error "disk full mid-run"
 	no_spool_left "disk full mid-run"
 }
 full_mid_run_seam() { # the seam on every machine, whatever small_disk could do
-	runc preload BN_FAULT_PATH=/.capture.sr. BN_FAULT_AFTER=2000000 "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
+	# 500 kB: the pending file's growth from 256 to 512 KiB fails (frame 16,380)
+	runc preload BN_FAULT_PATH=/.capture.sr. BN_FAULT_AFTER=500000 "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
 	events_error "spool write fails"
 	no_spool_left "spool write fails"
 }
-io_error_zipping() {
-	runc preload BN_FAULT_PATH=/capture.sr. BN_FAULT_ERRNO=EIO "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
-	events_error "I/O error while zipping"
-	no_spool_left "I/O error while zipping"
+io_error_chunk() {
+	# the zip's first 2 kB (version, metadata) go through; the first
+	# chunk's members (65,536 frames in) fail
+	runc preload BN_FAULT_PATH=/capture.sr.part BN_FAULT_ERRNO=EIO BN_FAULT_AFTER=2000 "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
+	events_error "I/O error writing a chunk"
+	no_spool_left "I/O error writing a chunk"
 }
-too_big() { # 4.5 MiB estimated (8 s x 10 kHz x 4 ch x 4 bytes, twice, and the buffer) on 3 MiB
+too_big() { # 3.4 MiB estimated (8 s x 10 kHz x 4 ch x 4 bytes: the zip stored at worst, the pending frames, 1 MiB of slack) on 3 MiB
 	if small_disk 3072; then
 		seam "a 3 MiB tmpfs"
 		runc "$BCBENCH" run -q "$@" --out "$DIR" scripts/scenarios/dcp-weak.scn
@@ -292,18 +295,18 @@ too_big() { # 4.5 MiB estimated (8 s x 10 kHz x 4 ch x 4 bytes, twice, and the b
 }
 too_big_refused() {
 	too_big
-	expect_err "the refusal gives the figures" "needs about 4.5 MiB of disk in $DIR (8 s x 10000 Hz x 4 channels x 4 bytes, spooled then zipped)"
+	expect_err "the refusal gives the figures" "needs about 3.4 MiB of disk in $DIR (8 s x 10000 Hz x 4 channels x 4 bytes, the zip stored at worst)"
 	expect_err "and names --force" "(--force runs it anyway)"
 }
 too_big_forced() {
 	too_big --force
 	[ -s "$DIR/capture.sr" ] && ok "--force: the capture was written" || bad "--force: no capture.sr"
 }
-fsize_at_start() { # 512 or 1024 KB (dash or bash blocks): the 1 MiB frame buffer does not fit
+fsize_at_start() { # 512 or 1024 KB (dash or bash blocks): the pending frames (1 MiB at most) do not fit
 	runc sh -c 'ulimit -f 1000 && exec "$@"' sh "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
 }
-fsize_mid_run() { # 1.5 or 3 MB: a channel's 3.2 MB of spool does not fit
-	runc sh -c 'ulimit -f 3000 && exec "$@"' sh "$BCBENCH" run -q --out "$DIR" "$TMP/io.scn"
+fsize_mid_run() { # 512 or 1024 KB: at 100 kHz the pending frames outgrow it within 0.7 s
+	runc sh -c 'ulimit -f 1000 && exec "$@"' sh "$BCBENCH" run -q --out "$DIR" "$TMP/io.scn"
 	events_error "file size limit mid-run"
 	no_spool_left "file size limit mid-run"
 }
@@ -311,7 +314,7 @@ fsize_mid_run() { # 1.5 or 3 MB: a channel's 3.2 MB of spool does not fit
 # a copy of what a run needs that the user can read wherever the
 # repository is checked out.
 PUB="$TMP/pub"
-mkdir -p "$PUB" && cp "$BCBENCH" "$PUB/bcbench" && cp -r profiles "$PUB/" && cp scripts/scenarios/dcp-weak.scn "$PUB/" && chmod -R a+rX "$PUB"
+mkdir -p "$PUB" && cp "$BCBENCH" "$PUB/bcbench" && cp "$(dirname "$BCBENCH")/bcbench-hw" "$PUB/" && cp -r profiles "$PUB/" && cp scripts/scenarios/dcp-weak.scn "$PUB/" && chmod -R a+rX "$PUB"
 if command -v runuser >/dev/null 2>&1; then
 	as_nobody() { runuser -u nobody -- "$@"; }
 elif command -v setpriv >/dev/null 2>&1; then
@@ -441,7 +444,7 @@ wait_too_long() {
 wait_too_big() { # 100 h x 1 MHz x 5 channels: 14 TB, refused by the estimate on any disk
 	sed -e 's|^wait .*|wait     100h|' -e 's|^capture.*|capture  vbus ibus dp dm id at 1MHz|' scripts/scenarios/dcp-weak.scn >"$TMP/100h.scn"
 	runc guarded "$BCBENCH" run -q --out "$DIR" "$TMP/100h.scn"
-	expect_err "the estimate refuses it" "needs about 13.1 TiB of disk in $DIR (360000 s x 1e+06 Hz x 5 channels x 4 bytes, spooled then zipped)"
+	expect_err "the estimate refuses it" "needs about 6.6 TiB of disk in $DIR (360000 s x 1e+06 Hz x 5 channels x 4 bytes, the zip stored at worst)"
 }
 
 # ---- the matrix ----
@@ -458,8 +461,8 @@ fault "next run into a killed run's dir" 0    completed ""          next_run_mov
 fault "watchdog during a long zip"       0    completed ""          long_zip
 fault "disk full at start"               6    error   "No space left on device" full_at_start
 fault "disk full mid-run"                6    error   "No space left on device" full_mid_run
-fault "spool write fails (seam)"         6    error   "the capture was lost at t=6.553 s" full_mid_run_seam
-fault "I/O error while zipping"          6    error   "writing the capture: Input/output error" io_error_zipping
+fault "spool write fails (seam)"         6    error   "the capture was lost at t=1.638 s" full_mid_run_seam
+fault "I/O error writing a chunk"        6    error   "writing the capture: Input/output error" io_error_chunk
 fault "capture too big for the disk"     2    -       -             too_big_refused
 fault "--force runs it anyway"           0    completed ""          too_big_forced
 fault "file size limit at start"         6    error   "the file size limit (ulimit -f)" fsize_at_start

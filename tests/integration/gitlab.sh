@@ -119,8 +119,8 @@ if [ "$(job_exit build.out build)" = 0 ]; then ok "build job passes (make all)";
 	exit 1
 fi
 A=$T/.gitlab-ci-local/artifacts
-[ -x "$A/build/build/bcbench" ] && [ -f "$A/build/build/fw/reference.so" ] && [ -f "$A/build/build/fw/crash_segv.so" ] &&
-	ok "build's artifacts hold build/bcbench and build/fw" || bad "build's artifacts: $(cd "$A" 2>/dev/null && find . -maxdepth 3 | head -5)"
+[ -x "$A/build/build/bcbench" ] && [ -x "$A/build/build/bcbench-hw" ] && [ -f "$A/build/build/fw/reference.so" ] && [ -f "$A/build/build/fw/crash_segv.so" ] &&
+	ok "build's artifacts hold build/bcbench, build/bcbench-hw and build/fw" || bad "build's artifacts: $(cd "$A" 2>/dev/null && find . -maxdepth 3 | head -5)"
 # From here on the bench jobs find the binary and the firmware only in
 # the build job's artifacts.
 rm -rf "$T/build"

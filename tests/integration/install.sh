@@ -46,6 +46,7 @@ grep -E '^  (CC|LD|AR|FW) ' "$TMP/make.out" >"$TMP/rebuilt"
 # The file list: exactly what the README says install installs.
 {
 	echo /usr/bin/bcbench
+	echo /usr/lib/bcbench/bcbench-hw
 	echo /usr/share/man/man1/bcbench.1
 	echo /usr/include/bcfw/bcfw.h
 	echo /usr/share/pkgconfig/bcfw.pc
@@ -76,6 +77,9 @@ mkdir -p "$TMP/away" && cd "$TMP/away" || exit 1
 expect_exit "installed bcbench run, from a scratch directory" 0 "$U/bin/bcbench" run -q --out run "$U/share/bcbench/scripts/scenarios/dcp.scn"
 has "the run read the installed limits (data dir beside the binary)" run/report.json "\"$U/share/bcbench/profiles/limits/bc12.json\""
 expect_exit "installed bcbench --version" 0 "$U/bin/bcbench" --version
+# devices needs the hardware libraries: bcbench starts lib/bcbench/bcbench-hw
+expect_exit "installed bcbench devices" 0 env LD_DEBUG=files "$U/bin/bcbench" devices
+grep -q "file=libftdi1.so.2 .*needed by" "$TMP/err" && ok "it ran in the installed bcbench-hw" || bad "installed bcbench devices did not start bcbench-hw"
 expect_exit "installed regression suite, filtered" 0 "$U/bin/bcbench" suite -q -j 2 --filter 'cdp/*,dcp-weak/*' --out suite "$U/share/bcbench/scripts/suites/regression.suite"
 grep -rqF "\"$U/lib/bcbench/firmware/cdp_as_dcp.so\"" suite/entries 2>/dev/null && ok "the suite ran the installed test firmware" || bad "the suite did not run $U/lib/bcbench/firmware/cdp_as_dcp.so"
 grep -q 'xfail' "$TMP/out" && ok "the suite's faulty firmware failed as expected: $(head -1 "$TMP/out")" || bad "suite summary: $(head -1 "$TMP/out")"

@@ -70,5 +70,14 @@ check_tree "a folder without a floor is named" \
 	'bench/newroom/a.c: folder newroom has no floor in scripts/check-layers.sh'
 rm -r "$TMP/t/bench/newroom"
 
+# A hardware library's header outside the Makefile's HW_SRC: bcbench,
+# which links none of them, would not link (docs/design.md, "Two
+# binaries").
+cp Makefile "$TMP/t/"
+edit bench/scenario/runner.c '1a #include <libserialport.h>'
+check_tree "a hardware library header outside HW_SRC is named" \
+	"bench/scenario/runner.c:2: hardware library header outside the Makefile's HW_SRC: <libserialport.h>"
+restore
+
 echo "layers: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

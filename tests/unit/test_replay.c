@@ -776,7 +776,8 @@ static void test_replay__unequal_channels_and_nans(void **state)
 static void test_replay__corrupt_member_mid_stream(void **state)
 {
 	struct bn_srw_opts o = { .rate_hz = 10000, .n_ch = 2, .names = { "VBUS", "IBUS" },
-				 .units = { "V", "A" }, .compression_level = -1 };
+				 .units = { "V", "A" }, .compression_level = -1,
+				 .chunk_samples = 200000 }; /* one member a channel */
 	char path[512];
 	struct bn_srw *w;
 	struct bn_report rep;

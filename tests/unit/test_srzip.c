@@ -397,6 +397,22 @@ static void test_srzip__round_trip_stored_subset(void **state)
 }
 
 /* Samplerates through our writer and reader, and as libsigrok spells them. */
+/* The metadata member of path, as libzip reads it, into buf. */
+static void read_metadata(const char *path, char *buf, size_t len)
+{
+	int zerr = 0;
+	zip_t *za = zip_open(path, ZIP_RDONLY, &zerr);
+	zip_file_t *zf;
+
+	assert_non_null(za);
+	zf = zip_fopen(za, "metadata", 0);
+	assert_non_null(zf);
+	memset(buf, 0, len);
+	assert_true(zip_fread(zf, buf, len - 1) > 0);
+	zip_fclose(zf);
+	zip_discard(za);
+}
+
 static void test_srzip__samplerates(void **state)
 {
 	static const struct {
@@ -416,19 +432,10 @@ static void test_srzip__samplerates(void **state)
 		struct bn_err err = {0};
 		struct bn_srr *r = NULL;
 		char *meta;
-		int zerr = 0;
-		zip_t *za;
-		zip_file_t *zf;
 		char buf[1024] = {0};
 
 		write_capture(s->path, 1, 10, 0, 0, cases[i].hz);
-		za = zip_open(s->path, ZIP_RDONLY, &zerr);
-		assert_non_null(za);
-		zf = zip_fopen(za, "metadata", 0);
-		assert_non_null(zf);
-		assert_true(zip_fread(zf, buf, sizeof(buf) - 1) > 0);
-		zip_fclose(zf);
-		zip_discard(za);
+		read_metadata(s->path, buf, sizeof(buf));
 		meta = strstr(buf, cases[i].text);
 		if (!meta)
 			fail_msg("metadata lacks \"%s\":\n%s", cases[i].text, buf);
@@ -1284,8 +1291,8 @@ static void test_srzip__spool_is_removed(void **state)
 	snprintf(spool, sizeof(spool), "%s/%s", s->dir, first);
 	assert_int_equal(stat(spool, &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
-	/* ch1.f32, ch2.f32, metadata, pending */
-	assert_int_equal(count_entries(spool, NULL, 0), 4);
+	/* cap.sr.part (the zip so far) and pending (the chunk being filled) */
+	assert_int_equal(count_entries(spool, NULL, 0), 2);
 	assert_int_equal(bn_srw_close(w, &err), BN_OK);
 	assert_int_equal(count_entries(s->dir, first, sizeof(first)), 1);
 	assert_string_equal(first, "cap.sr");
@@ -1371,10 +1378,10 @@ static void test_srzip__bad_options(void **state)
 	struct {
 		struct bn_srw_opts o;
 		const char *what;
-	} cases[12];
+	} cases[13];
 	int n = 0;
 
-	for (int i = 0; i < 12; i++)
+	for (int i = 0; i < 13; i++)
 		opts_init(&cases[i].o, 5, 1e6, 0, 0);
 	cases[n].o.rate_hz = 0, cases[n++].what = "samplerate 0 Hz";
 	cases[n].o.rate_hz = NAN, cases[n++].what = "samplerate nan";
@@ -1388,6 +1395,7 @@ static void test_srzip__bad_options(void **state)
 	cases[n].o.units[1] = "m;A", cases[n++].what = "unit \"m;A\"";
 	cases[n].o.compression_level = 10, cases[n++].what = "compression level 10";
 	cases[n].o.chunk_samples = -1, cases[n++].what = "chunk_samples -1";
+	cases[n].o.threads = -1, cases[n++].what = "threads -1";
 
 	for (int i = 0; i < n; i++) {
 		struct bn_err err = {0};
@@ -1438,23 +1446,24 @@ static void test_srzip__spool_write_error_is_sticky(void **state)
 	signal(SIGXFSZ, old_sig);
 
 	assert_int_equal(rc, BN_ERR_ENV);
-	assert_int_equal(at, 65535); /* the first flush */
+	/* the pending file, doubling from 4 KiB, cannot grow past 64 KiB */
+	assert_int_equal(at, (65536 - 64) / 4);
 	assert_int_equal(rc_after, BN_ERR_ENV);
 	assert_int_equal(rc_now, BN_ERR_ENV);
-	assert_msg_has(&err, "ch1.f32");
+	assert_msg_has(&err, "/pending");
 	assert_msg_has(&err, "the file size limit (ulimit -f) is 100000 bytes");
 	bn_err_clear(&err);
 	rc_close = bn_srw_close(w, &err);
 	assert_int_equal(rc_close, BN_ERR_ENV);
 	assert_msg_has(&err, s->path);
+	assert_msg_has(&err, "writing the capture: ");
 	assert_msg_has(&err, "/.cap.sr.");
-	assert_msg_has(&err, "ch1.f32");
 	assert_msg_has(&err, strerror(EFBIG));
 	assert_int_equal(count_entries(s->dir, NULL, 0), 0);
 }
 
-/* zip_close fails while writing its temporary file: the old capture stays,
- * the temporary file and the spool go. */
+/* The zip's last members fail at close: the old capture stays, the
+ * temporary zip and the spool go. */
 static void test_srzip__failed_close_keeps_old_file(void **state)
 {
 	struct scratch *s = *state;
@@ -1471,12 +1480,12 @@ static void test_srzip__failed_close_keeps_old_file(void **state)
 	write_file(s->path, "old capture", 11);
 	opts_init(&o, 2, 1e3, 0, -1);
 	assert_int_equal(bn_srw_open(s->path, &o, &w, &err), BN_OK);
-	/* a whole number of spool buffers: close has nothing left to spool */
-	for (int i = 0; i < 2 * 65536; i++)
+	/* a chunk in the zip (512 KiB stored), 30,000 frames pending */
+	for (int i = 0; i < 65536 + 30000; i++)
 		assert_int_equal(bn_srw_frame(w, v), BN_OK);
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
 	lim = old;
-	lim.rlim_cur = 600000; /* the 512 kB spool files fit, the 1 MB zip does not */
+	lim.rlim_cur = 700000; /* the last 240 kB of members do not fit */
 	old_sig = signal(SIGXFSZ, SIG_IGN);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
 	rc = bn_srw_close(w, &err);
@@ -1485,7 +1494,7 @@ static void test_srzip__failed_close_keeps_old_file(void **state)
 
 	assert_int_equal(rc, BN_ERR_ENV);
 	assert_msg_has(&err, s->path);
-	assert_msg_has(&err, strerror(EFBIG)); /* the errno, not libzip's "Write error" */
+	assert_msg_has(&err, strerror(EFBIG));
 	assert_int_equal(count_entries(s->dir, first, sizeof(first)), 1);
 	assert_string_equal(first, "cap.sr");
 	now = read_file(s->path, &len);
@@ -1498,7 +1507,7 @@ static void test_srzip__failed_close_keeps_old_file(void **state)
 
 /* A child writes n frames of wave() and is killed, as a crashing firmware
  * or the watchdog kills a run; the parent finishes its capture. */
-static void write_and_die(const char *path, int n_ch, long n)
+static void write_and_die_th(const char *path, int n_ch, long n, int threads)
 {
 	pid_t pid = fork();
 	int status;
@@ -1511,6 +1520,7 @@ static void write_and_die(const char *path, int n_ch, long n)
 		double v[BN_SRW_MAX_CH];
 
 		opts_init(&o, n_ch, 100e3, 0, 0);
+		o.threads = threads;
 		if (bn_srw_open(path, &o, &w, &err) != BN_OK)
 			_exit(1);
 		for (long k = 0; k < n; k++) {
@@ -1524,6 +1534,11 @@ static void write_and_die(const char *path, int n_ch, long n)
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+static void write_and_die(const char *path, int n_ch, long n)
+{
+	write_and_die_th(path, n_ch, n, 0);
 }
 
 static void check_capture(const char *path, int n_ch, long n)
@@ -1570,29 +1585,80 @@ static void test_srzip__salvage_after_kill(void **state)
 	check_capture(s->path, 2, 17);
 }
 
-/* Killed inside a flush: some channel files already hold frames the
- * buffer still holds too. Each frame must come out once. */
-static void test_srzip__salvage_mid_flush(void **state)
+/* Killed while it appended a chunk's members: the zip holds part of a
+ * member past what pending calls complete. Each frame must come out once. */
+static void test_srzip__salvage_mid_member(void **state)
 {
 	struct scratch *s = *state;
 	struct bn_err err = {0};
-	char first[256], ch[700];
+	char first[256], part[700];
 	int64_t frames = -1;
 	const long n = 65536 + 500;
 	FILE *f;
 
 	write_and_die(s->path, 3, n);
 	assert_int_equal(count_entries(s->dir, first, sizeof(first)), 1);
-	snprintf(ch, sizeof(ch), "%s/%s/ch1.f32", s->dir, first);
-	f = fopen(ch, "ab");
+	snprintf(part, sizeof(part), "%s/%s/cap.sr.part", s->dir, first);
+	f = fopen(part, "ab");
 	assert_non_null(f);
-	/* what the died flush had written of the 500 buffered frames */
-	for (int i = 0; i < 300; i++)
-		fputc(0x7f, f), fputc(0x7f, f), fputc(0x7f, f), fputc(0x7f, f);
+	/* a local header and some data of a member the writer died in */
+	fputs("PK\003\004", f);
+	for (int i = 0; i < 3000; i++)
+		fputc(0x7f, f);
 	fclose(f);
 	assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_OK);
 	assert_int_equal(frames, n);
 	check_capture(s->path, 3, n);
+}
+
+/* With threads: a chunk may be in a thread's hands (compressed, not yet in
+ * the zip) when the process dies; its slot still holds it. */
+static void test_srzip__salvage_with_threads(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = {0};
+	int64_t frames = -1;
+	const long sizes[] = {5, 65536, 65537, 2 * 65536 + 7, 5 * 65536 + 4321};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		unlink(s->path);
+		write_and_die_th(s->path, 5, sizes[i], 2);
+		assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_OK);
+		assert_int_equal(frames, sizes[i]);
+		check_capture(s->path, 5, sizes[i]);
+		assert_int_equal(count_entries(s->dir, NULL, 0), 1);
+	}
+}
+
+/* Died after close renamed the capture into place, before the spool was
+ * removed: nothing to salvage, the capture stays, the spool goes. */
+static void test_srzip__salvage_after_rename(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = {0};
+	char first[256], part[800] = "";
+	int64_t frames = -1;
+	struct dirent *de;
+	DIR *d;
+
+	/* a whole capture at path, and a dead writer's spool beside it whose
+	 * zip is gone, as close's rename takes it */
+	write_and_die(s->path, 2, 1000);
+	assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_OK);
+	write_and_die(s->path, 2, 1000);
+	d = opendir(s->dir);
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, ".cap.sr.", 8))
+			snprintf(part, sizeof(part), "%s/%s/cap.sr.part", s->dir, de->d_name);
+	closedir(d);
+	assert_int_equal(unlink(part), 0);
+	bn_err_clear(&err);
+	assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_ERR_NA);
+	assert_msg_has(&err, "was finished");
+	assert_int_equal(count_entries(s->dir, first, sizeof(first)), 1);
+	assert_string_equal(first, "cap.sr");
+	check_capture(s->path, 2, 1000);
 }
 
 /* A directory that looks like a spool but is not one: refused, named. */
@@ -1614,6 +1680,140 @@ static void test_srzip__salvage_foreign_spool(void **state)
 	assert_msg_has(&err, ".cap.sr.abc123");
 	assert_int_equal(frames, 0);
 	assert_int_equal(access(s->path, F_OK), -1);
+}
+
+/* Threads or not, every chunking: the same samples come back, and every
+ * member's CRC checks (libzip reads them all). */
+static void test_srzip__threads_round_trip(void **state)
+{
+	struct scratch *s = *state;
+	static const struct {
+		long frames, chunk;
+		int threads, level;
+	} cases[] = {
+	    {0, 0, 2, 0},	  {1, 1, 1, 0},		{1000, 7, 3, 6},
+	    {200000, 0, 1, 0},	  {200000, 65536, 4, -1}, {131072, 65536, 2, 9},
+	    {100001, 1000, 16, 1}, {100001, 1000, 0, 1},
+	};
+	const int sel[5] = {0, 1, 2, 3, 4};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bn_srw_opts o;
+		struct bn_srw *w = NULL;
+		struct bn_err err = {0};
+		struct bn_srr *r = NULL;
+		double v[5];
+		int zerr = 0;
+		zip_t *za;
+
+		opts_init(&o, 5, 1e5, cases[i].chunk, cases[i].level);
+		o.threads = cases[i].threads;
+		assert_int_equal(bn_srw_open(s->path, &o, &w, &err), BN_OK);
+		for (long k = 0; k < cases[i].frames; k++) {
+			for (int c = 0; c < 5; c++)
+				v[c] = wave(c, k);
+			assert_int_equal(bn_srw_frame(w, v), BN_OK);
+		}
+		if (bn_srw_close(w, &err) != BN_OK)
+			fail_msg("case %zu: close: %s", i, err.msg);
+		assert_int_equal(bn_srr_open(s->path, &r, &err), BN_OK);
+		assert_int_equal(bn_srr_info(r)->n_frames, cases[i].frames);
+		assert_int_equal(read_and_check(r, 5, sel, sel, 4099), cases[i].frames);
+		bn_srr_close(r);
+		/* libzip, with its consistency checks and every CRC */
+		za = zip_open(s->path, ZIP_RDONLY | ZIP_CHECKCONS, &zerr);
+		assert_non_null(za);
+		for (zip_int64_t m = 0; m < zip_get_num_entries(za, 0); m++) {
+			zip_file_t *zf = zip_fopen_index(za, (zip_uint64_t)m, 0);
+			char buf[65536];
+			zip_int64_t got;
+
+			assert_non_null(zf);
+			while ((got = zip_fread(zf, buf, sizeof(buf))) > 0)
+				;
+			assert_int_equal(got, 0);
+			zip_fclose(zf);
+		}
+		zip_discard(za);
+		assert_int_equal(count_entries(s->dir, NULL, 0), 1);
+	}
+}
+
+/* Our samplerate text is libsigrok's, with its fallback to plain Hz where
+ * its own parser would not read its text back. */
+static void test_srzip__samplerate_string_is_libsigroks(void **state)
+{
+	uint64_t x = 88172645463325252ull;
+	int n = 0;
+
+	(void)state;
+	for (uint64_t rate = 1; rate <= 1000000000000ull; rate = rate < 100 ? rate + 1 : rate * 7 / 5) {
+		for (int d = -3; d <= 3; d++) {
+			uint64_t r = rate + (uint64_t)(d < 0 && rate < 10 ? 0 : d);
+			char ours[64], *theirs = sr_samplerate_string(r);
+			uint64_t back = 0;
+
+			bn_srw_samplerate_string(r, ours, sizeof(ours));
+			if (!theirs || sr_parse_sizestring(theirs, &back) != SR_OK || back != r) {
+				g_free(theirs);
+				theirs = g_strdup_printf("%llu Hz", (unsigned long long)r);
+			}
+			if (strcmp(ours, theirs))
+				fail_msg("%llu Hz: ours \"%s\", libsigrok's \"%s\"",
+					 (unsigned long long)r, ours, theirs);
+			g_free(theirs);
+			n++;
+		}
+	}
+	/* and random rates of every size */
+	for (int i = 0; i < 20000; i++) {
+		uint64_t r;
+		char ours[64], *theirs;
+		uint64_t back = 0;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		r = 1 + x % (1000000000000ull >> (x % 40));
+		theirs = sr_samplerate_string(r);
+		bn_srw_samplerate_string(r, ours, sizeof(ours));
+		if (!theirs || sr_parse_sizestring(theirs, &back) != SR_OK || back != r) {
+			g_free(theirs);
+			theirs = g_strdup_printf("%llu Hz", (unsigned long long)r);
+		}
+		if (strcmp(ours, theirs))
+			fail_msg("%llu Hz: ours \"%s\", libsigrok's \"%s\"", (unsigned long long)r,
+				 ours, theirs);
+		g_free(theirs);
+		n++;
+	}
+	assert_true(n > 20000);
+}
+
+/* A short run costs little: the pending file stays at its first 4 KiB,
+ * and the finished capture says which sigrok version's layout it is. */
+static void test_srzip__short_run_is_small(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_srw_opts o;
+	struct bn_srw *w = NULL;
+	struct bn_err err = {0};
+	char first[256], pend[700], *meta;
+	struct stat st;
+	double v[5] = {1, 2, 3, 4, 5};
+	char buf[1024] = {0};
+
+	opts_init(&o, 5, 1e4, 0, 0);
+	o.threads = 4;
+	assert_int_equal(bn_srw_open(s->path, &o, &w, &err), BN_OK);
+	for (int k = 0; k < 10; k++)
+		assert_int_equal(bn_srw_frame(w, v), BN_OK);
+	assert_int_equal(count_entries(s->dir, first, sizeof(first)), 1);
+	snprintf(pend, sizeof(pend), "%s/%s/pending", s->dir, first);
+	assert_int_equal(stat(pend, &st), 0);
+	assert_int_equal(st.st_size, 4096);
+	assert_int_equal(bn_srw_close(w, &err), BN_OK);
+	read_metadata(s->path, buf, sizeof(buf));
+	meta = strstr(buf, "sigrok version=" SR_PACKAGE_VERSION_STRING "\n");
+	assert_non_null(meta);
 }
 
 int main(int argc, char **argv)
@@ -1649,7 +1849,12 @@ int main(int argc, char **argv)
 	    T(test_srzip__spool_write_error_is_sticky),
 	    T(test_srzip__failed_close_keeps_old_file),
 	    T(test_srzip__salvage_after_kill),
-	    T(test_srzip__salvage_mid_flush),
+	    T(test_srzip__salvage_mid_member),
+	    T(test_srzip__salvage_with_threads),
+	    T(test_srzip__salvage_after_rename),
+	    T(test_srzip__threads_round_trip),
+	    T(test_srzip__samplerate_string_is_libsigroks),
+	    T(test_srzip__short_run_is_small),
 	    T(test_srzip__salvage_foreign_spool),
 #undef T
 	};
