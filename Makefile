@@ -200,7 +200,7 @@ bench: all $(BENCH_BIN)
 	sh scripts/bench.sh $(BUILD)/bcbench && sh scripts/bench-startup.sh $(BUILD)/bcbench $(BUILD)/bcbench-hw && \
 		sh scripts/bench-capture.sh $(BUILD)/bcbench $(BUILD)/bench/sr_peer && \
 		sh scripts/bench-suite.sh $(BUILD)/bcbench $(BUILD)/fw && sh scripts/bench-conditions.sh $(BUILD)/bcbench $(BUILD)/fw && \
-		sh scripts/bench-suite-rss.sh $(BUILD)/bcbench $(BUILD)/fw && \
+		sh scripts/bench-suite-rss.sh $(BUILD)/bcbench $(BUILD)/fw && sh scripts/bench-run-capture.sh $(BUILD)/bcbench $(BUILD)/fw && \
 		sh scripts/bench-html.sh $(BUILD)/bcbench $(BUILD)/bench/sr_peer
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: nothing built depends on

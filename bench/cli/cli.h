@@ -10,6 +10,15 @@
 #include "core/err.h"
 
 int bn_cli_run(int argc, char **argv);     /* cmd_run.c */
+/* What a suite hands the entries it forks (cmd_suite.c): they inherit
+ * it instead of working it out again each. */
+struct bn_limits;
+struct bn_cli_run_inherit {
+	const struct bn_limits *limits; /* parsed once by the suite; NULL: none */
+	int capture_threads;            /* bn_srw_opts.threads of each entry */
+};
+/* bn_cli_run of a suite's entry; in NULL: a standalone run. */
+int bn_cli_run_entry(int argc, char **argv, const struct bn_cli_run_inherit *in);
 int bn_cli_replay(int argc, char **argv);  /* cmd_replay.c */
 int bn_cli_devices(int argc, char **argv);
 int bn_cli_selftest(int argc, char **argv);

@@ -174,6 +174,17 @@ int bn_cli_replay(int argc, char **argv)
 		return 2;
 	}
 	ro.capture_path = argv[optind];
+	{
+		char why[1300];
+
+		/* a run that wrote no capture has nothing to replay: say so */
+		if (bn_cli_capture_not_written(ro.capture_path, why, sizeof(why))) {
+			fprintf(stderr, "bcbench replay: %s: the run wrote no capture (%s); there are "
+					"no samples to replay, its verdicts are in its report\n",
+				ro.capture_path, why);
+			return 2;
+		}
+	}
 	bn_log_set_level(quiet ? BN_LOG_ERR : BN_LOG_WARN + verbose);
 	if (bn_cli_conf(&conf_path, &conf))
 		return 2;

@@ -52,7 +52,8 @@ const char bn_cli_run_usage[] =
 	"                   [--charger CHARGER] [--host HOST] [--dut DECL]\n"
 	"                   [--wait SECONDS] [--watchdog SECONDS] [--no-isolate] [--force]\n"
 	"                   [--conditions NAME|FILE] [--acceptance guarded|simple]\n"
-	"                   [--operator NAME] [--no-html] [--require-verdicts] [-v] [-q]\n"
+	"                   [--operator NAME] [--no-html] [--no-capture]\n"
+	"                   [--require-verdicts] [-v] [-q]\n"
 	"Run SCENARIO (.scn) on the configured bench (the simulated bench by default),\n"
 	"print each result as it is judged, and write DIR/report.json atomically\n"
 	"(schema bcbench-report/3) with DIR/report.html, the page to review and sign. On SIGINT, SIGTERM or SIGHUP the bench goes to its\n"
@@ -103,6 +104,10 @@ const char bn_cli_run_usage[] =
 	"      --operator NAME who ran it, for the record (default $BCBENCH_OPERATOR,\n"
 	"                      else the login name)\n"
 	"      --no-html       do not write report.html (bcbench report html can, later)\n"
+	"      --no-capture    judge as always (the rules see every sample) but write no\n"
+	"                      capture.sr: for runs that only want verdicts; the report\n"
+	"                      says so, events.json names no capture, and the run\n"
+	"                      cannot be replayed (as a scenario's `capture off`)\n"
 	"      --require-verdicts\n"
 	"                      exit 4 when nothing failed but compliance was not\n"
 	"                      demonstrated (a rule inconclusive or in error, or none\n"
@@ -168,7 +173,8 @@ static void write_provisional(void *user, const struct bn_report *rep)
 	cJSON_Delete(root);
 	snprintf(path, sizeof(path), "%s/report.json", j->out_dir);
 	if (text && bn_mkdir_p(j->out_dir, &err) == 0)
-		bn_file_write_atomic(path, text, strlen(text), &err);
+		/* not synced: the final report replaces it (core/file.h) */
+		bn_file_write_atomic_nosync(path, text, strlen(text), &err);
 	free(text);
 }
 
@@ -329,6 +335,11 @@ static const char *firmware_in_fwdir(const char *fw, char *buf, size_t len)
 
 int bn_cli_run(int argc, char **argv)
 {
+	return bn_cli_run_entry(argc, argv, NULL);
+}
+
+int bn_cli_run_entry(int argc, char **argv, const struct bn_cli_run_inherit *in)
+{
 	static const struct option opts[] = {
 		{ "conf", required_argument, NULL, 'c' },
 		{ "out", required_argument, NULL, 'o' },
@@ -347,6 +358,7 @@ int bn_cli_run(int argc, char **argv)
 		{ "conditions", required_argument, NULL, 'K' },
 		{ "operator", required_argument, NULL, 'O' },
 		{ "no-html", no_argument, NULL, 'X' },
+		{ "no-capture", no_argument, NULL, 'S' },
 		{ "require-verdicts", no_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -365,7 +377,7 @@ int bn_cli_run(int argc, char **argv)
 	pid_t suite_pid = 0;
 	double wait_s = 0, watchdog_s = BN_RUN_WATCHDOG_S;
 	enum bn_acceptance acceptance = BN_ACCEPT_GUARDED;
-	int verbose = 0, quiet = 0, isolate = 1, force = 0, c, rc;
+	int verbose = 0, quiet = 0, isolate = 1, force = 0, no_capture = 0, c, rc;
 
 	/* A suite's entry: the run stops when the suite is gone. */
 	if (getenv(BN_CLI_SUITE_PID_ENV)) {
@@ -401,6 +413,7 @@ int bn_cli_run(int argc, char **argv)
 		case 'K': conditions = optarg; break;
 		case 'O': operator_opt = optarg; break;
 		case 'X': rec.no_html = true; break;
+		case 'S': no_capture = 1; break;
 		case 'R': rec.require_verdicts = true; break;
 		case 'v': verbose++; break;
 		case 'q': quiet = 1; break;
@@ -465,6 +478,11 @@ int bn_cli_run(int argc, char **argv)
 		.acceptance = acceptance,
 		.meas_set = j->conf.meas_set,
 		.force = force,
+		.no_capture = no_capture,
+		/* a suite's entry: its limits parsed once, its share of the cores */
+		.limits_parsed = in ? in->limits : NULL,
+		.capture_threads = in ? in->capture_threads
+				      : bn_isolate_capture_threads(bn_isolate_cores_allowed(), 0),
 	};
 	_Static_assert(BN_CONF_MEAS_N == BN_CH_COUNT, "bench.conf meas_* keys follow enum bn_chan");
 	memcpy(j->ro.meas, j->conf.meas, sizeof(j->ro.meas));

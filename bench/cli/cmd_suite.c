@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <malloc.h>
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -18,6 +19,9 @@
 
 #include "cli/cli.h"
 #include "cli/common.h"
+#include "cli/isolate.h"
+#include "core/limits.h"
+#include "scenario/runner.h"
 #include "core/datadir.h"
 #include "core/dirlock.h"
 #include "core/exit.h"
@@ -41,6 +45,7 @@ const char bn_cli_suite_usage[] =
 	"                    [--filter PATTERN] [--fwdir DIR] [--watchdog SECONDS]\n"
 	"                    [--limits FILE] [--wait SECONDS] [--conf FILE] [--datadir DIR]\n"
 	"                    [--baseline SUITE.json] [--operator NAME] [--no-html]\n"
+	"                    [--no-capture]\n"
 	"                    [--require-verdicts] [--list [--json]] [-v] [-q]\n"
 	"Run every entry of a suite (scenarios by ports, chargers, hosts, devices and\n"
 	"firmware builds; see bcbench(1), SUITES) and judge each against what the suite\n"
@@ -76,6 +81,8 @@ const char bn_cli_suite_usage[] =
 	"      --operator NAME  who ran it, for every entry's record (default\n"
 	"                       $BCBENCH_OPERATOR, else the login name)\n"
 	"      --no-html        no report.html, the suite's or the entries'\n"
+	"      --no-capture     the entries judge as always but write no capture.sr\n"
+	"                       (bcbench run --no-capture): verdicts only\n"
 	"      --require-verdicts\n"
 	"                       exit 4 when every entry did what the suite expects\n"
 	"                       but an entry expected to pass did not demonstrate\n"
@@ -105,7 +112,7 @@ const char bn_cli_suite_usage[] =
 struct job {
 	int entry;        /* index into the suite */
 	pid_t pid;
-	double t0;
+	double t0, t1;    /* started, ended (0: not yet seen to end) */
 	char dir[1600];   /* DIR/entries/NNNN-ID */
 	char rel[300];    /* entries/NNNN-ID */
 };
@@ -113,7 +120,8 @@ struct job {
 struct suite_run {
 	const struct bn_suite *s;
 	const char *out_dir, *conf_path, *datadir, *limits, *operator_name;
-	bool no_html;
+	bool no_html, no_capture;
+	struct bn_cli_run_inherit inherit; /* what every entry's run takes over */
 	double watchdog_s;
 	int jobs, quiet, tty, real_bench;
 	cJSON **done;     /* by suite index: the entries' small records, no reports */
@@ -187,6 +195,8 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
 	argv[argc++] = r->operator_name;
 	if (r->no_html)
 		argv[argc++] = "--no-html";
+	if (r->no_capture)
+		argv[argc++] = "--no-capture";
 	if (r->limits) {
 		argv[argc++] = "--limits";
 		argv[argc++] = r->limits;
@@ -200,6 +210,11 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
 	argv[argc] = NULL;
 	fflush(stdout);
 	fflush(stderr);
+	/* The free chunks the parent's judging left (a report parsed into
+	 * thousands of small ones) are merged here, once: else each entry's
+	 * first large allocation merges them in its copy, writing every page
+	 * they sit on (copy-on-write faults, hundreds an entry). */
+	malloc_trim(0);
 	pid = fork();
 	if (pid < 0) {
 		close(fd);
@@ -218,7 +233,7 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
 		/* the entry stops when the suite is gone, whatever killed it */
 		snprintf(suite_pid, sizeof(suite_pid), "%ld", (long)getppid());
 		setenv(BN_CLI_SUITE_PID_ENV, suite_pid, 1);
-		exit(bn_cli_run(argc - 1, (char **)argv + 1));
+		bn_isolate_exit(bn_cli_run_entry(argc - 1, (char **)argv + 1, &r->inherit));
 	}
 	close(fd);
 	j->pid = pid;
@@ -370,7 +385,7 @@ static void finish(struct suite_run *r, struct job *j, int status, const char *c
 		cause_p = cause;
 	}
 	o = bn_suite_judge(e, report, sha, exit_code, cause_p, j->rel,
-			   j->pid ? mono_s() - j->t0 : 0);
+			   j->pid ? (j->t1 > 0 ? j->t1 : mono_s()) - j->t0 : 0);
 	cJSON_Delete(report);
 	if (!o)
 		return;
@@ -677,6 +692,7 @@ int bn_cli_suite(int argc, char **argv)
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "operator", required_argument, NULL, 'O' },
 		{ "no-html", no_argument, NULL, 'X' },
+		{ "no-capture", no_argument, NULL, 'Z' },
 		{ "require-verdicts", no_argument, NULL, 'R' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "conf", required_argument, NULL, 'c' },
@@ -690,12 +706,16 @@ int bn_cli_suite(int argc, char **argv)
 		   *filter = NULL, *fwdir = NULL, *limits = NULL, *baseline = NULL, *operator_opt = NULL;
 	char datadir_buf[1200], out_buf[1200], operator_buf[64], fwdir_buf[BN_DATADIR_LEN],
 		fw_tried[BN_DATADIR_TRIED_LEN];
-	bool no_html = false, require_verdicts = false;
+	bool no_html = false, no_capture = false, require_verdicts = false;
 	struct bn_conf conf;
 	struct bn_err err = { 0 };
 	struct bn_suite s;
 	struct bn_suite_opts so;
 	struct suite_run r = { 0 };
+	struct job reaped = { 0 };      /* an entry that ended, not yet judged */
+	int reaped_status = 0;
+	bool have_reaped = false;
+	struct bn_limits suite_lim = { 0 };
 	struct job *slots = NULL;
 	cJSON *doc = NULL;
 	int *pick = NULL;
@@ -749,6 +769,7 @@ int bn_cli_suite(int argc, char **argv)
 		case 'b': baseline = optarg; break;
 		case 'O': operator_opt = optarg; break;
 		case 'X': no_html = true; break;
+		case 'Z': no_capture = true; break;
 		case 'R': require_verdicts = true; break;
 		case 'c': conf_path = optarg; break;
 		case 'd': datadir = optarg; break;
@@ -857,13 +878,14 @@ int bn_cli_suite(int argc, char **argv)
 	r.s = &s;
 	r.out_dir = out_dir;
 	r.no_html = no_html;
+	r.no_capture = no_capture;
 	r.operator_name = bn_cli_operator(operator_opt, operator_buf, sizeof(operator_buf));
 	r.conf_path = conf_path;
 	r.datadir = datadir;
 	r.limits = limits ? limits : s.limits[0] ? s.limits : NULL;
 	r.watchdog_s = watchdog_s > 0 ? watchdog_s : s.watchdog_s > 0 ? s.watchdog_s : 30;
 	r.real_bench = bn_conf_has_hardware(&conf);
-	r.jobs = jobs ? jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	r.jobs = jobs ? jobs : bn_isolate_cores_allowed();
 	if (r.jobs < 1)
 		r.jobs = 1;
 	if (r.real_bench && r.jobs > 1) {
@@ -871,6 +893,19 @@ int bn_cli_suite(int argc, char **argv)
 			fprintf(stderr, "bcbench suite: note: a real bench runs one entry at a time "
 					"(-j %d ignored)\n", jobs);
 		r.jobs = 1;
+	}
+	r.inherit.capture_threads = bn_isolate_capture_threads(bn_isolate_cores_allowed(), r.jobs);
+	/* The limits every entry is judged against unless its scenario names
+	 * its own, parsed once here: the entries are forked from this process
+	 * and borrow it. One that cannot be parsed is left to each entry,
+	 * which says why in its own record. */
+	{
+		char lim_path[BN_DATADIR_LEN + 600];
+		struct bn_err lerr = { 0 };
+
+		bn_run_limits_path(r.limits, conf.limits, datadir, lim_path, sizeof(lim_path));
+		if (bn_limits_load(lim_path, &suite_lim, &lerr) == BN_OK)
+			r.inherit.limits = &suite_lim;
 	}
 	r.quiet = quiet;
 	r.tty = isatty(STDOUT_FILENO);
@@ -881,6 +916,8 @@ int bn_cli_suite(int argc, char **argv)
 		free(pick);
 		free(r.done);
 		bn_suite_free(&s);
+		if (r.inherit.limits)
+			bn_limits_free(&suite_lim);
 		return BN_EXIT_ENVIRONMENT;
 	}
 	bn_cli_catch_signals();
@@ -907,7 +944,7 @@ int bn_cli_suite(int argc, char **argv)
 		       shard_n > 1 || filter ? " selected" : "", r.jobs,
 		       r.real_bench ? "real" : "simulated");
 	progress_line(&r);
-	while ((unrun_from < 0 && next < r.n_pick) || running > 0) {
+	while ((unrun_from < 0 && next < r.n_pick) || running > 0 || have_reaped) {
 		int status;
 		pid_t w;
 
@@ -934,6 +971,13 @@ int bn_cli_suite(int argc, char **argv)
 			}
 			running++;
 		}
+		/* The entry that ended is judged once the next has started: the
+		 * parent's reading of its report overlaps the entries' runs
+		 * instead of holding a slot empty. */
+		if (have_reaped) {
+			finish(&r, &reaped, reaped_status, NULL, -1);
+			have_reaped = false;
+		}
 		if (*stop && !forwarded) {
 			forwarded = 1;
 			for (int k = 0; k < r.jobs; k++)
@@ -949,7 +993,15 @@ int bn_cli_suite(int argc, char **argv)
 			break;
 		}
 		for (int k = 0; k < r.jobs; k++)
-			if (slots[k].pid == w) {
+			if (slots[k].pid == w && !r.real_bench) {
+				/* (a real bench is checked before its next entry: below) */
+				reaped = slots[k];
+				reaped.t1 = mono_s();
+				reaped_status = status;
+				have_reaped = true;
+				slots[k].pid = 0;
+				running--;
+			} else if (slots[k].pid == w) {
 				finish(&r, &slots[k], status, NULL, -1);
 				slots[k].pid = 0;
 				running--;
@@ -1032,5 +1084,7 @@ int bn_cli_suite(int argc, char **argv)
 	free(slots);
 	free(pick);
 	bn_suite_free(&s);
+	if (r.inherit.limits)
+		bn_limits_free(&suite_lim);
 	return exit_code;
 }

@@ -1,7 +1,9 @@
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "cli/isolate.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,8 +199,7 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 		close(pipefd[1]);
 		start_watch(&wt);
 		code = body(user);
-		fflush(stdout);
-		exit(code);
+		bn_isolate_exit(code);
 	}
 	close(pipefd[0]);
 	pidfd = pidfd_open(pid, 0);
@@ -325,4 +326,41 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 		end->exit_code = WEXITSTATUS(status);
 	}
 	return BN_OK;
+}
+
+int bn_isolate_cores_allowed(void)
+{
+	cpu_set_t set;
+	int n;
+
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? n : 1;
+}
+
+int bn_isolate_capture_threads(int cores, int jobs)
+{
+	int t = jobs > 0 ? cores / jobs - 1 : cores - 1;
+
+	return t > 0 ? t : 0;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ISOLATE_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ISOLATE_SANITIZED 1
+#endif
+#endif
+
+_Noreturn void bn_isolate_exit(int code)
+{
+#ifdef ISOLATE_SANITIZED
+	exit(code);
+#else
+	fflush(NULL);
+	_exit(code);
+#endif
 }

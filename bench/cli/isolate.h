@@ -73,6 +73,21 @@ struct bn_isolate_end {
 const char *bn_isolate_lost_reason(int lost);
 
 /* A beacon in memory shared with children forked later; NULL on failure. */
+/* End a forked process (a suite's entry, a run's child) with code: its
+ * stdio flushed, without the libraries' exit-time destructors and
+ * atexit handlers (bcbench registers none; the two dozen libraries'
+ * destructors only touch pages the process is about to drop, each a
+ * copy-on-write fault). A sanitizer build exits normally, for its leak
+ * report. */
+_Noreturn void bn_isolate_exit(int code);
+/* The cores this process may run on (sched_getaffinity; at least 1). */
+int bn_isolate_cores_allowed(void);
+/* The capture writer's compression threads beside a run's own thread
+ * (bn_srw_opts.threads), on `cores` allowed: a standalone run (jobs 0)
+ * keeps one core for the simulation and may use the rest, cores - 1; an
+ * entry of a suite running `jobs` at a time gets its share less its
+ * own, cores / jobs - 1, so entries do not fight each other. Never < 0. */
+int bn_isolate_capture_threads(int cores, int jobs);
 struct bn_run_beacon *bn_isolate_beacon_new(void);
 void bn_isolate_beacon_free(struct bn_run_beacon *b);
 

@@ -3,9 +3,12 @@
 #include <libgen.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/exit.h"
 #include "core/file.h"
+#include "core/json.h"
 #include "core/text.h"
 #include "cli/common.h"
 #include "cli/provenance.h"
@@ -51,6 +54,9 @@ void bn_cli_print_summary(const struct bn_report *rep, const char *report_path)
 			       other[BN_VERDICT_INCONCLUSIVE]);
 	if (rep->reason[0])
 		bn_term_printf(stdout, "  reason: %s\n", rep->reason);
+	if (rep->capture_off[0])
+		bn_term_printf(stdout, "  capture: none written (%s); the rules judged every sample\n",
+			       rep->capture_off);
 	if (report_path)
 		bn_term_printf(stdout, "  report: %s\n", report_path);
 }
@@ -128,3 +134,28 @@ void bn_cli_file_stem(const char *path, char *out, size_t len)
 	snprintf(out, len, "%s", base);
 }
 
+
+bool bn_cli_capture_not_written(const char *path, char *buf, size_t len)
+{
+	char dir[1024], report[1100];
+	struct bn_err err = { 0 };
+	struct stat st;
+	cJSON *root = NULL;
+	const cJSON *why;
+	bool off;
+
+	if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+		return false; /* a capture is there: replay it */
+	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(report, sizeof(report), "%s/report.json",
+		 stat(path, &st) == 0 ? dir : dirname(dir));
+	if (access(report, R_OK) != 0 || bn_json_load(report, &root, &err) < 0)
+		return false;
+	why = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "capture"),
+					       "not_written");
+	off = cJSON_IsString(why);
+	if (off)
+		snprintf(buf, len, "%s: %s", report, why->valuestring);
+	cJSON_Delete(root);
+	return off;
+}

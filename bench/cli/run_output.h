@@ -27,6 +27,11 @@ int bn_cli_write_html(const char *report_path, const char *out_dir, int exit_cod
  * the report freed: the exit code. */
 int bn_cli_write_record(struct bn_report *rep, const char *out_dir, const char *where,
 			const struct bn_cli_record_opts *ro);
+/* A capture path that is not there, in a run directory whose report says
+ * no capture was written (--no-capture, `capture off`): true, with the
+ * report's path and why in buf ("DIR/report.json: --no-capture"). PATH
+ * may be the directory itself. false otherwise (the caller's own error). */
+bool bn_cli_capture_not_written(const char *path, char *buf, size_t len);
 /* dir/name.ext -> "name" */
 void bn_cli_file_stem(const char *path, char *out, size_t len);
 

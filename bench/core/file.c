@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <nettle/sha2.h>
 #include <stdint.h>
@@ -49,6 +50,9 @@ static char *dir_of(const char *path)
 	return strndup(path, (size_t)(slash - path));
 }
 
+static int write_atomic(const char *path, const void *data, size_t len, bool durable,
+			struct bn_err *err);
+
 static int fsync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -65,6 +69,18 @@ static int fsync_dir(const char *dir)
 
 int bn_file_write_atomic(const char *path, const void *data, size_t len,
 			 struct bn_err *err)
+{
+	return write_atomic(path, data, len, true, err);
+}
+
+int bn_file_write_atomic_nosync(const char *path, const void *data, size_t len,
+				struct bn_err *err)
+{
+	return write_atomic(path, data, len, false, err);
+}
+
+static int write_atomic(const char *path, const void *data, size_t len, bool durable,
+			struct bn_err *err)
 {
 	const char *base;
 	char *dir = NULL, *tmp = NULL;
@@ -103,7 +119,7 @@ int bn_file_write_atomic(const char *path, const void *data, size_t len,
 		return rc;
 	}
 	if (fchmod(fd, mode) != 0 || write_all(fd, data, len) != 0 ||
-	    fsync(fd) != 0) {
+	    (durable && fsync(fd) != 0)) {
 		e = errno;
 		rc = bn_err_set(err, bn_err_from_write_errno(e), "%s: write failed: %s", path,
 				bn_errno_text(e, why, sizeof(why)));
@@ -123,7 +139,7 @@ int bn_file_write_atomic(const char *path, const void *data, size_t len,
 				bn_errno_text(e, why, sizeof(why)));
 		goto fail;
 	}
-	if (fsync_dir(dir) != 0) {
+	if (durable && fsync_dir(dir) != 0) {
 		/* The new file is in place; only durability is in doubt. */
 		e = errno;
 		rc = bn_err_set(err, bn_err_from_write_errno(e), "%s: cannot sync directory %s: %s",
@@ -366,7 +382,7 @@ int bn_afile_commit(struct bn_afile *a, struct bn_err *err)
 
 	if (!a->f)
 		return bn_err_set(err, BN_ERR_BUG, "%s: not open", a->path);
-	bad = ferror(a->f) || fflush(a->f) != 0 || fsync(fileno(a->f)) != 0;
+	bad = ferror(a->f) || fflush(a->f) != 0 || (!a->no_sync && fsync(fileno(a->f)) != 0);
 	if (fclose(a->f) != 0)
 		bad = 1;
 	a->f = NULL;

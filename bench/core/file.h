@@ -3,6 +3,7 @@
 #ifndef BN_CORE_FILE_H
 #define BN_CORE_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -12,6 +13,17 @@
  * one, never a torn one. */
 int bn_file_write_atomic(const char *path, const void *data, size_t len,
 			 struct bn_err *err);
+/* The same, atomic but not durable (no fsync of the file or its
+ * directory). A run syncs only what durability needs: the final
+ * report.json (the record of the verdict) and the completed capture (its
+ * writer). Everything else is derived from them or written again on the
+ * next run: the provisional report (replaced by the final one), events.json
+ * (its sha256 is in the durable report, so a loss is seen), the page
+ * (bcbench report html renders it again), JUnit. A crashed process loses
+ * none of these (the page cache outlives it); a power cut may lose one,
+ * never tear it (the rename is atomic either way). */
+int bn_file_write_atomic_nosync(const char *path, const void *data, size_t len,
+				struct bn_err *err);
 /* A file written as a stream and renamed into place at commit (the same
  * guarantee as bn_file_write_atomic, for data that does not fit in one
  * buffer). discard removes the temporary file. */
@@ -19,6 +31,7 @@ struct bn_afile {
 	FILE *f;
 	char path[1024];
 	char tmp[1100];
+	bool no_sync; /* set after open: commit without fsync (see _nosync above) */
 };
 int bn_afile_open(struct bn_afile *a, const char *path, struct bn_err *err);
 int bn_afile_commit(struct bn_afile *a, struct bn_err *err);

@@ -51,6 +51,11 @@ static void near_text(const char *p, char *buf, size_t len)
 
 int bn_json_load(const char *path, cJSON **out, struct bn_err *err)
 {
+	return bn_json_load_sha(path, out, NULL, err);
+}
+
+int bn_json_load_sha(const char *path, cJSON **out, char sha256[65], struct bn_err *err)
+{
 	const char *end = NULL;
 	char *text = NULL;
 	char near[JSON_NEAR_CHARS * 4 + 8];
@@ -65,6 +70,8 @@ int bn_json_load(const char *path, cJSON **out, struct bn_err *err)
 	rc = bn_file_read(path, &text, &len, err);
 	if (rc != BN_OK)
 		return rc;
+	if (sha256)
+		bn_sha256_hex(text, len, sha256);
 	if (strlen(text) != len) {
 		off = strlen(text);
 		offset_to_line_col(text, off, &line, &col);

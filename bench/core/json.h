@@ -12,6 +12,9 @@
 /* Read and parse a file. On a syntax error: BN_ERR_DATA,
  * "FILE:LINE:COL: error: invalid JSON". Missing file: BN_ERR_IO naming it. */
 int bn_json_load(const char *path, cJSON **out, struct bn_err *err);
+/* The same, with the SHA-256 (hex) of the very bytes parsed, so a record
+ * that names the file and its digest reads it once. */
+int bn_json_load_sha(const char *path, cJSON **out, char sha256[65], struct bn_err *err);
 
 /* Typed getters. 'what' names the object in messages (usually the file
  * path plus a key path, e.g. "profiles/ports/sdp.json: network").

@@ -294,13 +294,10 @@ int bn_limits_load(const char *path, struct bn_limits *out, struct bn_err *err)
 	if (!path || !out)
 		return bn_err_set(err, BN_ERR_ARG, "limits: bad arguments");
 	memset(out, 0, sizeof(*out));
-	rc = bn_json_load(path, &root, err);
+	/* The digest is of the very bytes parsed: the file is read once. */
+	rc = bn_json_load_sha(path, &root, lim.sha256, err);
 	if (rc != BN_OK)
 		return rc;
-	/* The digest is of the bytes on disk, read right after the parse. */
-	rc = bn_file_sha256(path, lim.sha256, err);
-	if (rc != BN_OK)
-		goto out;
 	rc = check_header(root, path, &sources, &limits, err);
 	if (rc != BN_OK)
 		goto out;

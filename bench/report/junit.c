@@ -1062,6 +1062,7 @@ int bn_junit_write(const cJSON *suite_doc, const char *suite_path, const char *p
 	rc = bn_afile_open(&a, path, err);
 	if (rc < 0)
 		return rc;
+	a.no_sync = true; /* derived from suite.json, the durable record (core/file.h) */
 	rc = emit(a.f, suite_doc, suite_path, err);
 	if (rc < 0) {
 		bn_afile_discard(&a);

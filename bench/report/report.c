@@ -547,6 +547,8 @@ cJSON *bn_report_to_json(const struct bn_report *r)
 	cJSON_AddStringToObject(o, "source", r->capture_source[0] ? r->capture_source
 				: !strcmp(r->backend, "replay") ? "file" : r->backend);
 	cJSON_AddNumberToObject(o, "rate_hz", r->rate_hz);
+	if (r->capture_off[0])
+		cJSON_AddStringToObject(o, "not_written", r->capture_off);
 	a = cJSON_AddArrayToObject(o, "channels");
 	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
 		cJSON *c;

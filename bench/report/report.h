@@ -83,6 +83,7 @@ struct bn_file_ref {
 
 #define BN_REPORT_MAX_FILES 12
 #define BN_REPORT_MAX_ARTIFACTS 6
+#define BN_REPORT_CAPTURE_OFF_LEN 1100 /* "capture off (" a scenario path ":LINE)" */
 
 enum bn_run_status { BN_RUN_COMPLETED, BN_RUN_ABORTED, BN_RUN_ERROR };
 
@@ -106,6 +107,10 @@ struct bn_report {
 	char chan_src[BN_CH_COUNT][64];
 	double chan_gain[BN_CH_COUNT];
 	char capture_source[96];  /* "" : the bench's own samples; "sigrok:demo (...)" */
+	/* Why no capture.sr was written though samples were judged
+	 * ("--no-capture", "capture off (x.scn:4)"); "": one was, or none
+	 * was captured at all. report.json's capture.not_written. */
+	char capture_off[BN_REPORT_CAPTURE_OFF_LEN];
 	long n_samples;
 	int n_results, cap_results;
 	struct bn_result *results;

@@ -260,6 +260,12 @@ static int find_capture(struct page *p, struct bn_err *err)
 				snprintf(p->capture_path, sizeof(p->capture_path), "%s/%s", p->dir, path);
 		}
 	}
+	if (!p->capture_path[0] && bn_jstr(bn_jget(p->rep, "capture"), "not_written")) {
+		snprintf(p->capture_note, sizeof(p->capture_note), "no capture was written (%.400s): the "
+			 "rules judged every sample, but there is none to plot",
+			 bn_jstr(bn_jget(p->rep, "capture"), "not_written"));
+		return BN_OK;
+	}
 	if (!p->capture_path[0]) {
 		snprintf(p->capture_note, sizeof(p->capture_note), "the record names no capture");
 		return BN_OK;
@@ -958,6 +964,11 @@ static void run_status(struct page *p)
 	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "; %.0f samples at %g Hz",
 		 bn_jnum(cap, "samples"), bn_jnum(cap, "rate_hz"));
 	meta_row(p->s, "Channels", buf);
+	if (bn_jstr(cap, "not_written")) {
+		snprintf(buf, sizeof(buf), "none written (%.300s); the rules judged every sample",
+			 bn_jstr(cap, "not_written"));
+		meta_row(p->s, "Capture file", buf);
+	}
 	g_string_append(p->s, "</dl>\n");
 }
 
@@ -1057,7 +1068,8 @@ int bn_report_html_write(const char *report_path, const char *html_path,
 
 	if (!text)
 		return err->code ? err->code : BN_ERR_NOMEM;
-	rc = bn_file_write_atomic(html_path, text, strlen(text), err);
+	/* not synced: rendered again from report.json at will (core/file.h) */
+	rc = bn_file_write_atomic_nosync(html_path, text, strlen(text), err);
 	g_free(text);
 	return rc;
 }

@@ -373,10 +373,20 @@ static int st_capture(struct parser *p, const struct bn_token *kw)
 	double hz;
 	int rc;
 
+	/* `capture off`: verdicts only, no file (the default channels and rate) */
+	if (!at_end(p) && cur(p)->kind == BN_TOK_WORD && strcmp(cur(p)->text, "off") == 0) {
+		advance(p);
+		p->scn->capture_off = true;
+		p->scn->capture_loc = (struct bn_scn_loc){ kw->line, kw->col };
+		return expect_end(p, kw);
+	}
 	while (!at_end(p) && !(cur(p)->kind == BN_TOK_WORD && strcmp(cur(p)->text, "at") == 0)) {
 		int ch;
 
 		t = cur(p);
+		if (t->kind == BN_TOK_WORD && strcmp(t->text, "off") == 0)
+			return perr(p, t, "\"off\" after channels (expected capture off on its own, or "
+					  "capture CH... at RATE)");
 		ch = t->kind == BN_TOK_WORD ? bn_chan_from_name(t->text) : -1;
 		if (ch < 0)
 			return perr(p, t, "unknown channel %s (expected vbus ibus dp dm id)", SHOW(t));
@@ -1074,6 +1084,8 @@ int bn_scenario_parse_file(const char *path, struct bn_scenario *out, struct bn_
 		rc = check_nul(path, text, len, err);
 	if (rc == BN_OK)
 		rc = bn_scenario_parse_text(path, text, out, err);
+	if (rc == BN_OK) /* for the record, from the bytes parsed: one read */
+		bn_sha256_hex(text, len, out->sha256);
 	free(text);
 	return rc;
 }

@@ -47,6 +47,7 @@ struct run_ctx {
 	struct bn_dut_decl dut;
 	struct bn_fw_handle fw;
 	bool have_lim, have_scn, have_charger;
+	bool lim_borrowed;	/* c->lim is the caller's (o->limits_parsed): not freed here */
 	/* the folders a scenario's and a device declaration's relative paths
 	 * start from */
 	char scn_dir[BN_SCN_PATH_LEN], dut_dir[BN_SCN_PATH_LEN + 600];
@@ -263,7 +264,7 @@ static void override(char field[BN_SCN_PATH_LEN], struct bn_scn_loc *loc, const 
 
 static int load_all(struct run_ctx *c, struct bn_err *err)
 {
-	char path[BN_SCN_PATH_LEN + 600];
+	char path[BN_SCN_PATH_LEN + 600], sha[65];
 	struct bn_err e2 = { 0 };
 	struct bn_scenario *s = &c->scn;
 	const char *dd = c->o->datadir ? c->o->datadir : ".";
@@ -289,20 +290,25 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 		rc = resolve(c, "limits", "limits file", s->limits, s->limits_loc, path, sizeof(path), err);
 		if (rc < 0)
 			return rc;
-	} else if (c->o->limits_path && c->o->limits_path[0]) {
-		snprintf(path, sizeof(path), "%s", c->o->limits_path);
-		if (!file_exists(path) && path[0] != '/')
-			snprintf(path, sizeof(path), "%s/%s", dd, c->o->limits_path);
 	} else {
-		snprintf(path, sizeof(path), "%s/profiles/limits/bc12.json", dd);
+		bn_run_limits_path(NULL, c->o->limits_path, dd, path, sizeof(path));
 	}
-	rc = bn_limits_load(path, &c->lim, err);
-	if (rc < 0)
-		return rc;
+	/* The caller's parse of the same file (a suite's, made once before it
+	 * forked this entry) is borrowed; any other file is parsed here. */
+	if (c->o->limits_parsed && c->o->limits_parsed->path &&
+	    !strcmp(c->o->limits_parsed->path, path)) {
+		c->lim = *c->o->limits_parsed;
+		c->lim_borrowed = true;
+	} else {
+		rc = bn_limits_load(path, &c->lim, err);
+		if (rc < 0)
+			return rc;
+	}
 	c->have_lim = true;
-	bn_report_add_file(c->rep, "limits", path, NULL);
+	/* the digest of the bytes parsed: the file is not read again */
+	bn_report_add_file_sha(c->rep, "limits", path, NULL, c->lim.sha256);
 	bn_report_set_limits(c->rep, &c->lim);
-	bn_report_add_file(c->rep, "scenario", s->path, s->name);
+	bn_report_add_file_sha(c->rep, "scenario", s->path, s->name, s->sha256[0] ? s->sha256 : NULL);
 	if (c->o->conf_path)
 		bn_report_add_file(c->rep, "conf", c->o->conf_path, NULL);
 	if (c->o->conditions && c->o->conditions_path)
@@ -322,22 +328,23 @@ static int load_all(struct run_ctx *c, struct bn_err *err)
 						  e2.msg);                                      \
 			return bn_err_set(err, rc, "%s", e2.msg);                               \
 		}                                                                               \
-		bn_report_add_file(c->rep, role, path, (target)->name);                         \
+		bn_report_add_file_sha(c->rep, role, path, (target)->name, sha);                \
 	} while (0)
 
-	LOAD(port, "ports", "port profile", "sdp", bn_port_load(path, &c->lim, &c->port, &e2),
+	/* each file read once: its digest is of the bytes the loader parsed */
+	LOAD(port, "ports", "port profile", "sdp", bn_port_load_sha(path, &c->lim, &c->port, sha, &e2),
 	     &c->port, "port");
 	if (c->port.vbus == BN_PORT_VBUS_EXTERNAL || s->charger[0]) {
 		LOAD(charger, "chargers", "charger profile", "ideal-5a",
-		     bn_charger_load(path, &c->charger, &e2), &c->charger, "charger");
+		     bn_charger_load_sha(path, &c->charger, sha, &e2), &c->charger, "charger");
 		c->have_charger = true;
 	}
 	if (s->host[0])
 		LOAD(host, "hosts", "host profile", "root-500ma",
-		     bn_host_load(path, &c->lim, &c->host, &e2), &c->host, "host");
+		     bn_host_load_sha(path, &c->lim, &c->host, sha, &e2), &c->host, "host");
 	else
 		bn_host_default(&c->lim, &c->host);
-	LOAD(dut, "duts", "device declaration", "phone", bn_dut_load(path, &c->lim, &c->dut, &e2),
+	LOAD(dut, "duts", "device declaration", "phone", bn_dut_load_sha(path, &c->lim, &c->dut, sha, &e2),
 	     &c->dut, "dut");
 	folder_of(path, c->dut_dir, sizeof(c->dut_dir));
 #undef LOAD
@@ -2039,11 +2046,24 @@ static int start_checks(struct run_ctx *c, const struct bn_usb_desc *usb, struct
 	return bn_checks_new(&ctx, &c->checks, err);
 }
 
+/* Why no capture.sr is written although samples are judged: --no-capture
+ * or the scenario's `capture off`; NULL when it is written. */
+static const char *capture_off_why(const struct run_ctx *c, char *buf, size_t len)
+{
+	if (c->o->no_capture)
+		return "--no-capture";
+	if (!c->scn.capture_off)
+		return NULL;
+	snprintf(buf, len, "capture off (%s:%d)", c->scn.path, c->scn.capture_loc.line);
+	return buf;
+}
+
 /* capture.sr and events.json in out_dir, for the captured channels. */
 static int start_capture(struct run_ctx *c, struct bn_err *err)
 {
-	char path[1200];
-	struct bn_srw_opts so = { .rate_hz = c->rate_hz };
+	char path[1200], why_buf[BN_SCN_PATH_LEN + 40];
+	const char *off = capture_off_why(c, why_buf, sizeof(why_buf));
+	struct bn_srw_opts so = { .rate_hz = c->rate_hz, .threads = c->o->capture_threads };
 	struct bn_evlog_meta m = { .capture_file = "capture.sr", .port_profile = c->port.name,
 				   .dut_name = c->dut.name, .scenario = c->scn.name };
 	int rc;
@@ -2063,11 +2083,14 @@ static int start_capture(struct run_ctx *c, struct bn_err *err)
 	}
 	so.n_ch = c->n_cap;
 	snprintf(path, sizeof(path), "%s/capture.sr", c->o->out_dir);
-	/* a real bench with nothing to measure has no capture, only events */
-	rc = c->n_cap ? bn_srw_open(path, &so, &c->srw, err) : BN_OK;
+	if (off && c->n_cap)
+		snprintf(c->rep->capture_off, sizeof(c->rep->capture_off), "%s", off);
+	/* a real bench with nothing to measure has no capture, only events;
+	 * nor has a run told not to write one */
+	rc = c->n_cap && !off ? bn_srw_open(path, &so, &c->srw, err) : BN_OK;
 	if (rc < 0)
 		return rc;
-	if (!c->n_cap)
+	if (!c->srw)
 		m.capture_file = NULL; /* its sidecar names no capture */
 	snprintf(path, sizeof(path), "%s/events.json", c->o->out_dir);
 	return bn_evlog_open(path, &c->cctx, &m, &c->evlog, err);
@@ -2235,6 +2258,22 @@ static double free_bytes(const char *dir)
 	}
 }
 
+void bn_run_limits_path(const char *limits_override, const char *conf_limits, const char *datadir,
+			char *path, size_t len)
+{
+	const char *dd = datadir ? datadir : ".";
+
+	if (limits_override)
+		snprintf(path, len, "%s", limits_override);
+	else if (conf_limits && conf_limits[0]) {
+		snprintf(path, len, "%s", conf_limits);
+		if (!file_exists(path) && path[0] != '/')
+			snprintf(path, len, "%s/%s", dd, conf_limits);
+	} else {
+		snprintf(path, len, "%s/profiles/limits/bc12.json", dd);
+	}
+}
+
 int bn_run_estimate(const struct bn_scenario *scn, double rate_hz, unsigned chan_mask,
 		    double move_s, struct bn_run_estimate *e)
 {
@@ -2309,6 +2348,8 @@ static int check_bounds(struct run_ctx *c, struct bn_err *err)
 	}
 	if (!c->o->out_dir || c->o->force)
 		return BN_OK;
+	if (capture_off_why(c, NULL, 0)) /* no capture.sr: only the reports */
+		e.disk_bytes = BN_RUN_ESTIMATE_SLACK;
 	free_b = free_bytes(c->o->out_dir);
 	if (free_b >= 0 && e.disk_bytes > free_b)
 		return bn_err_set(err, BN_ERR_DATA,
@@ -2859,7 +2900,7 @@ out:
 	free(c->moves);
 	bn_ring_free(&c->win);
 	bn_fw_unload(&c->fw);
-	if (c->have_lim)
+	if (c->have_lim && !c->lim_borrowed)
 		bn_limits_free(&c->lim);
 	if (c->have_scn)
 		bn_scenario_free(&c->scn);

@@ -19,6 +19,7 @@
 #include "checks/check.h"
 #include "core/conditions.h"
 #include "core/err.h"
+#include "core/limits.h"
 #include "hil/backend.h"
 #include "hil/console.h"
 #include "hil/guard.h"
@@ -142,9 +143,28 @@ struct bn_run_opts {
 	 * real_bench. The report's result bench.supply_follow states the
 	 * loop's rate and what it cannot reproduce. */
 	bool supply_follow;
+	/* --no-capture: the run judges as always (the rules see every
+	 * sample) but writes no capture.sr; events.json then names no
+	 * capture and the report says why (its capture.not_written). A
+	 * scenario's `capture off` does the same. */
+	bool no_capture;
+	/* The capture writer's compression threads beside the run's own
+	 * (bn_srw_opts.threads): 0 compresses in the run's thread. */
+	int capture_threads;
+	/* The limits a caller parsed already (a suite, once, before it forks
+	 * its entries): used when the run resolves the same path, instead of
+	 * parsing it again; borrowed, never freed by the run. NULL: none. */
+	const struct bn_limits *limits_parsed;
 };
 
 int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct bn_err *err);
+
+/* The limits file a run is judged against when its scenario names none:
+ * --limits (as given), else bench.conf's limits (from the working
+ * directory, else the data dir), else DATADIR/profiles/limits/bc12.json.
+ * What a suite parses once for its entries (bn_run_opts.limits_parsed). */
+void bn_run_limits_path(const char *limits_override, const char *conf_limits, const char *datadir,
+			char *path, size_t len);
 
 /* What a run of a scenario will need, known before it runs. */
 struct bn_run_estimate {

@@ -14,6 +14,7 @@
  *   limits FILE.json             default profiles/limits/bc12.json
  *   battery VOLTAGE              initial battery open-circuit voltage
  *   capture CH... at RATE        channels vbus ibus dp dm id; default all at 10kHz
+ *   capture off                  judge as always, write no capture.sr
  *   data_delay TIME              VBUS-to-data-line contact delay for attaches
  *   bounce N TIME                N contact bounces of TIME each on data contact
  *   measure CH "SPEC"            how the simulated bench measures CH (core/meas.h),
@@ -120,6 +121,7 @@ struct bn_scn_loc {
 
 struct bn_scenario {
 	char path[BN_SCN_PATH_LEN];
+	char sha256[65];  /* of the file's bytes (bn_scenario_parse_file); "" from text */
 	char name[160];
 	char port[BN_SCN_PATH_LEN];
 	char charger[BN_SCN_PATH_LEN];
@@ -133,6 +135,9 @@ struct bn_scenario {
 	double battery_v;
 	unsigned capture_mask;     /* bits of enum bn_chan; default BN_CH_ALL */
 	double capture_rate_hz;    /* default 10 kHz */
+	/* `capture off` (at capture_loc): the rules judge every sample of the
+	 * default channels as always, but no capture.sr is written. */
+	bool capture_off;
 	bn_time_us data_delay_us;  /* -1: the dut's default */
 	int bounce_n;
 	bn_time_us bounce_us;

@@ -448,6 +448,11 @@ static int parse_meta(const cJSON *root, struct bn_charger *c, const char *path,
 
 int bn_charger_load(const char *path, struct bn_charger *out, struct bn_err *err)
 {
+	return bn_charger_load_sha(path, out, NULL, err);
+}
+
+int bn_charger_load_sha(const char *path, struct bn_charger *out, char sha256[65], struct bn_err *err)
+{
 	/* large (a captured series): static storage would not be reentrant,
 	 * the heap keeps it off small thread stacks */
 	struct bn_charger *c;
@@ -463,7 +468,7 @@ int bn_charger_load(const char *path, struct bn_charger *out, struct bn_err *err
 	if (!c)
 		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
 	strcpy(c->path, path);
-	rc = bn_json_load(path, &root, err);
+	rc = bn_json_load_sha(path, &root, sha256, err);
 	if (rc)
 		goto out;
 	if (!cJSON_IsObject(root)) {

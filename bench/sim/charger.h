@@ -114,6 +114,9 @@ struct bn_charger_state {
 
 /* v1 and v2 files. compliant is -1 when the file does not state it. */
 int bn_charger_load(const char *path, struct bn_charger *out, struct bn_err *err);
+/* The same, with the SHA-256 (hex) of the bytes parsed (NULL: none): the
+ * file is read once for both the profile and its record. */
+int bn_charger_load_sha(const char *path, struct bn_charger *out, char sha256[65], struct bn_err *err);
 /* The file's "measured" object, a copy the caller frees with cJSON_Delete
  * (*out NULL when the file has none): the struct keeps only that it is
  * there, so a charger stays a plain value that copies. */

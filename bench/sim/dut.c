@@ -279,8 +279,12 @@ static int parse_decl(const cJSON *root, const struct bn_limits *lim, struct bn_
 	return BN_OK;
 }
 
-int bn_dut_load(const char *path, const struct bn_limits *lim,
-		struct bn_dut_decl *out, struct bn_err *err)
+int bn_dut_load(const char *path, const struct bn_limits *lim, struct bn_dut_decl *out, struct bn_err *err)
+{
+	return bn_dut_load_sha(path, lim, out, NULL, err);
+}
+
+int bn_dut_load_sha(const char *path, const struct bn_limits *lim, struct bn_dut_decl *out, char sha256[65], struct bn_err *err)
 {
 	struct bn_dut_decl d;
 	cJSON *root = NULL;
@@ -299,7 +303,7 @@ int bn_dut_load(const char *path, const struct bn_limits *lim,
 	d.system_load_a = BN_DUT_DEFAULT_SYSTEM_LOAD_A;
 	bn_dut_phy_defaults(lim, &d.phy);
 
-	rc = bn_json_load(path, &root, err);
+	rc = bn_json_load_sha(path, &root, sha256, err);
 	if (rc)
 		return rc;
 	rc = parse_decl(root, lim, &d, path, err);

@@ -73,6 +73,9 @@ struct bn_dut_decl {
 
 int bn_dut_load(const char *path, const struct bn_limits *lim,
 		struct bn_dut_decl *out, struct bn_err *err);
+/* The same, with the SHA-256 (hex) of the bytes parsed (NULL: none): the
+ * file is read once for both the profile and its record. */
+int bn_dut_load_sha(const char *path, const struct bn_limits *lim, struct bn_dut_decl *out, char sha256[65], struct bn_err *err);
 /* The PHY defaults from the limits (typ values). */
 void bn_dut_phy_defaults(const struct bn_limits *lim, struct bn_dut_phy *phy);
 

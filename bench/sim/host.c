@@ -106,8 +106,12 @@ static int load_host(const cJSON *root, const char *path, const struct bn_limits
 	return BN_OK;
 }
 
-int bn_host_load(const char *path, const struct bn_limits *lim,
-		 struct bn_host_profile *out, struct bn_err *err)
+int bn_host_load(const char *path, const struct bn_limits *lim, struct bn_host_profile *out, struct bn_err *err)
+{
+	return bn_host_load_sha(path, lim, out, NULL, err);
+}
+
+int bn_host_load_sha(const char *path, const struct bn_limits *lim, struct bn_host_profile *out, char sha256[65], struct bn_err *err)
 {
 	struct bn_host_profile h;
 	cJSON *root = NULL;
@@ -127,7 +131,7 @@ int bn_host_load(const char *path, const struct bn_limits *lim,
 	h.enumerates = true;
 	h.enum_delay_us = bn_time_from_s(HOST_ENUM_DELAY_DEFAULT_S);
 	h.idle_suspend_us = bn_time_from_s(idle);
-	rc = bn_json_load(path, &root, err);
+	rc = bn_json_load_sha(path, &root, sha256, err);
 	if (rc)
 		return rc;
 	rc = load_host(root, path, lim, &h, err);

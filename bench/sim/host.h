@@ -29,6 +29,9 @@ struct bn_host_profile {
 
 int bn_host_load(const char *path, const struct bn_limits *lim,
 		 struct bn_host_profile *out, struct bn_err *err);
+/* The same, with the SHA-256 (hex) of the bytes parsed (NULL: none): the
+ * file is read once for both the profile and its record. */
+int bn_host_load_sha(const char *path, const struct bn_limits *lim, struct bn_host_profile *out, char sha256[65], struct bn_err *err);
 /* The default when a scenario names none: a 500 mA root port. */
 void bn_host_default(const struct bn_limits *lim, struct bn_host_profile *out);
 

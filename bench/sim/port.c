@@ -302,8 +302,12 @@ static int load_profile(const cJSON *root, const char *path, const struct bn_lim
 			   err);
 }
 
-int bn_port_load(const char *path, const struct bn_limits *lim,
-		 struct bn_port_profile *out, struct bn_err *err)
+int bn_port_load(const char *path, const struct bn_limits *lim, struct bn_port_profile *out, struct bn_err *err)
+{
+	return bn_port_load_sha(path, lim, out, NULL, err);
+}
+
+int bn_port_load_sha(const char *path, const struct bn_limits *lim, struct bn_port_profile *out, char sha256[65], struct bn_err *err)
 {
 	struct bn_port_profile p;
 	cJSON *root = NULL;
@@ -315,7 +319,7 @@ int bn_port_load(const char *path, const struct bn_limits *lim,
 	if (strlen(path) >= sizeof(p.path))
 		return bn_err_set(err, BN_ERR_ARG, "%s: path too long", path);
 	strcpy(p.path, path);
-	rc = bn_json_load(path, &root, err);
+	rc = bn_json_load_sha(path, &root, sha256, err);
 	if (rc)
 		return rc;
 	rc = load_profile(root, path, lim, &p, err);

@@ -74,5 +74,8 @@ struct bn_port_profile {
 /* Load and validate; defaults come from lim. Errors name the file and key. */
 int bn_port_load(const char *path, const struct bn_limits *lim,
 		 struct bn_port_profile *out, struct bn_err *err);
+/* The same, with the SHA-256 (hex) of the bytes parsed (NULL: none): the
+ * file is read once for both the profile and its record. */
+int bn_port_load_sha(const char *path, const struct bn_limits *lim, struct bn_port_profile *out, char sha256[65], struct bn_err *err);
 
 #endif

@@ -883,7 +883,8 @@ int bn_suite_html_write(const cJSON *suite_doc, const char *suite_path,
 
 	if (!html)
 		return err->code ? err->code : BN_ERR_BUG;
-	rc = bn_file_write_atomic(out_path, html, strlen(html), err);
+	/* not synced: rendered again from suite.json at will (core/file.h) */
+	rc = bn_file_write_atomic_nosync(out_path, html, strlen(html), err);
 	free(html);
 	return rc;
 }

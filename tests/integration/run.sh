@@ -247,7 +247,7 @@ validate_records "$TMP"
 # (BN_CHECK_JOBS), the longest first; the twin's, which time a bench in
 # real time, run alone after them.
 run_own=$(($(date +%s) - ${run_t0}))
-POOLED="deb.sh html.sh suite.sh exitcodes.sh faults.sh replay.sh conditions.sh docs.sh curve.sh diff.sh names.sh realbench-port.sh fakeusb.sh labgrid.sh gitlab.sh realbench-curve.sh install.sh newcomer.sh hostile.sh curve-import.sh curve-replay.sh split.sh"
+POOLED="deb.sh html.sh suite.sh no-capture.sh exitcodes.sh faults.sh replay.sh conditions.sh docs.sh curve.sh diff.sh names.sh realbench-port.sh fakeusb.sh labgrid.sh gitlab.sh realbench-curve.sh install.sh newcomer.sh hostile.sh curve-import.sh curve-replay.sh split.sh"
 SOLO="twin.sh twin-matrix.sh"
 . tests/lanes.sh
 lanes "${BN_CHECK_JOBS:-2}" "$TMP/lanes" "env BCBENCH=$BCBENCH FWDIR=$FWDIR EMUDIR=${EMUDIR:-build/emu} sh" $(for s in $POOLED; do echo tests/integration/$s; done) >"$TMP/pooled.out"

@@ -479,6 +479,33 @@ static void test_scenario__error_unknown_channel(void **state)
 		    "channel \"vbus\" listed twice");
 }
 
+/* `capture off`: the default channels and rate, no file; anything after
+ * it, or off among channels, is an error at its place. */
+static void test_scenario__capture_off(void **state)
+{
+	struct bn_scenario scn;
+	struct bn_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(bn_scenario_parse_text("x.scn", "port dcp\ncapture off\nvbus on\nwait 1s\n",
+						&scn, &err), BN_OK);
+	assert_true(scn.capture_off);
+	assert_int_equal(scn.capture_loc.line, 2);
+	assert_int_equal(scn.capture_mask, BN_CH_ALL);
+	assert_true(scn.capture_rate_hz == 10e3);
+	bn_scenario_free(&scn);
+	assert_int_equal(bn_scenario_parse_text("x.scn", "capture vbus at 1kHz\nplug\n", &scn, &err),
+			 BN_OK);
+	assert_false(scn.capture_off);
+	bn_scenario_free(&scn);
+	check_error("port dcp\ncapture off now\nplug\n", "x.scn:2:13: error: ",
+		    "extra argument \"now\" to \"capture\" (expected end of line)");
+	check_error("capture vbus off at 1kHz\nplug\n", "x.scn:1:14: error: ",
+		    "\"off\" after channels");
+	check_error("capture off\ncapture off\nplug\n", "x.scn:2:1: error: ",
+		    "\"capture\" given twice (first at line 1)");
+}
+
 static void test_scenario__error_missing_argument(void **state)
 {
 	check_error("vbus on\nwait\n", "x.scn:2:5: error: ",
@@ -654,6 +681,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_scenario__error_given_twice),
 		cmocka_unit_test(test_scenario__error_setup_after_action),
 		cmocka_unit_test(test_scenario__error_unknown_channel),
+		cmocka_unit_test(test_scenario__capture_off),
 		cmocka_unit_test(test_scenario__error_missing_argument),
 		cmocka_unit_test(test_scenario__error_wrong_argument),
 		cmocka_unit_test(test_scenario__error_extra_tokens),

@@ -1,0 +1,143 @@
+#!/bin/sh
+# make bench: what capture.sr costs a run, and a run's fixed cost (issue 21).
+#   on/off:  the 10 kHz 5-channel 10-minute scenario (capture vbus ibus dp
+#            dm id at 10kHz; port dcp; charger dcp-1a; vbus on; wait 10min)
+#            with its capture and with --no-capture, interleaved, median of
+#            RUNS each, and the ratio (acceptance: <= 1.5x)
+#   6 h:     the same at 6 hours: wall time per frame against the 10-minute
+#            run's (acceptance: within 10%), and the output directory's peak
+#            disk use (du -sk every 0.1 s while it runs: allocated blocks,
+#            spools and temporary files included) against the final
+#            capture.sr (acceptance: < 2x). Only with BENCH_6H=1: it took
+#            76 s (216 M frames) on a shared 2-core machine, and the spooling
+#            writer before issue 21 put 4.1 GiB on disk for a 23 MiB capture
+#   entry:   the fixed cost of a suite entry: a suite of ENTRIES (default 40)
+#            copies of a 10-frame scenario at -j 1, wall ms per entry
+#            (median of RUNS suites) and the CPU ms of all its processes per
+#            entry (GNU time, when installed), with and without capture
+#            (acceptance: half the 11.6 ms the issue measured)
+# The suite's -j 2 / -j 1 speed-up is bench-suite.sh's. Figures from a
+# machine shared with builds are noisy: the ratios are measured side by
+# side, interleaved, in one run.
+# Usage: bench-run-capture.sh BCBENCH FWDIR
+set -u
+BCBENCH=${1:-build/bcbench}
+FWDIR=${2:-build/fw}
+RUNS=${RUNS:-3}
+ENTRIES=${ENTRIES:-40}
+TMP=$(mktemp -d /tmp/bcbench-brc.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+. scripts/bench-lib.sh
+ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
+gtime=
+[ -x /usr/bin/time ] && gtime=/usr/bin/time
+# wall CMD...: wall seconds of one run of CMD (its output dropped); with
+# GNU time, its CPU seconds (user + system) appended to $TMP/cpu.w
+wall() {
+	t0=$(now)
+	if [ -n "$gtime" ]; then
+		$gtime -f '%U %S' -o "$TMP/cpu1" "$@" >/dev/null 2>&1
+		awk '{ printf "%.3f\n", $1 + $2 }' "$TMP/cpu1" >>"$TMP/cpu.w"
+	else
+		"$@" >/dev/null 2>&1
+	fi
+	t1=$(now)
+	echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }'
+}
+# a binary without --no-capture (before issue 21) is measured with capture only
+"$BCBENCH" run --help 2>/dev/null | grep -q -- '--no-capture' && nocap=1 || nocap=0
+
+scn() { # scn FILE DURATION RATE CHANNELS
+	printf 'name "bench %s at %s"\nport dcp\ncharger dcp-1a\ncapture %s at %s\nvbus on\nwait %s\n' \
+		"$2" "$3" "$4" "$3" "$2" >"$1"
+}
+
+echo
+echo "== capture on / off: 10 kHz, 5 channels, 10 min simulated, median of $RUNS"
+scn "$TMP/10min.scn" 10min 10kHz "vbus ibus dp dm id"
+: >"$TMP/on.w"
+: >"$TMP/off.w"
+: >"$TMP/cpu.w"
+for i in $(seq "$RUNS"); do
+	wall "$BCBENCH" run -q --no-html --out "$TMP/on" "$TMP/10min.scn" >>"$TMP/on.w"
+	mv "$TMP/cpu.w" "$TMP/on.cpu"
+	[ $nocap -eq 1 ] && wall "$BCBENCH" run -q --no-html --no-capture --out "$TMP/off" "$TMP/10min.scn" >>"$TMP/off.w"
+	cat "$TMP/on.cpu" >>"$TMP/on.c" 2>/dev/null
+	: >"$TMP/cpu.w"
+done
+won=$(median <"$TMP/on.w")
+con=$( [ -s "$TMP/on.c" ] && median <"$TMP/on.c" || echo 0)
+frames=$(grep -o '"samples":[[:space:]]*[0-9]*' "$TMP/on/report.json" | head -1 | sed 's/.*:[[:space:]]*//')
+printf '%-28s %10s s  %8s ns/frame (%s frames)\n' "capture on" "$won" \
+	"$(echo "$won $frames" | awk '{ printf "%.1f", $1 / $2 * 1e9 }')" "$frames"
+if [ $nocap -eq 1 ]; then
+	woff=$(median <"$TMP/off.w")
+	printf '%-28s %10s s  %8s ns/frame\n' "capture off (--no-capture)" "$woff" \
+		"$(echo "$woff $frames" | awk '{ printf "%.1f", $1 / $2 * 1e9 }')"
+	printf '%-28s %10sx (acceptance: <= 1.5x)\n' "on / off" "$(ratio "$won" "$woff")"
+else
+	echo "capture off: n/a (this bcbench has no --no-capture)"
+fi
+
+echo
+if [ "${BENCH_6H:-0}" = 1 ]; then
+	echo "== 6 hours at 10 kHz, 5 channels (BENCH_6H=1): per frame vs the 10-minute run, peak disk"
+	scn "$TMP/6h.scn" "${LONG:-6h}" 10kHz "vbus ibus dp dm id"
+	mkdir -p "$TMP/6h"
+	: >"$TMP/du"
+	: >"$TMP/cpu.w"
+	wall "$BCBENCH" run -q --no-html --force --out "$TMP/6h" "$TMP/6h.scn" >"$TMP/6h.w" &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		du -sk "$TMP/6h" 2>/dev/null | cut -f1 >>"$TMP/du"
+		sleep 0.1
+	done
+	wait "$pid"
+	rc=$(grep -o '"exit_code":[[:space:]]*[0-9]*' "$TMP/6h/report.json" | head -1 | sed 's/.*:[[:space:]]*//')
+	w6=$(cat "$TMP/6h.w")
+	c6=$( [ -s "$TMP/cpu.w" ] && cat "$TMP/cpu.w" || echo 0)
+	f6=$(grep -o '"samples":[[:space:]]*[0-9]*' "$TMP/6h/report.json" | head -1 | sed 's/.*:[[:space:]]*//')
+	peak=$(sort -n "$TMP/du" | tail -1)
+	final=$(du -k "$TMP/6h/capture.sr" 2>/dev/null | cut -f1)
+	echo "6-h run: exit $rc, $w6 s wall, $c6 s CPU, $f6 frames"
+	echo "$w6 $f6 $won $frames" | awk '{ a = $1 / $2 * 1e9; b = $3 / $4 * 1e9;
+		printf "per frame, wall: 6 h %.1f ns, 10 min %.1f ns: %.2fx (acceptance: <= 1.10x)\n", a, b, a / b }'
+	# CPU time is what a loaded machine disturbs least
+	[ -n "$gtime" ] && echo "$c6 $f6 $con $frames" | awk '{ a = $1 / $2 * 1e9; b = $3 / $4 * 1e9;
+		printf "per frame, CPU:  6 h %.1f ns, 10 min %.1f ns: %.2fx (acceptance: <= 1.10x)\n", a, b, a / b }'
+	echo "${peak:-0} ${final:-0}" | awk '{ printf "disk: peak %.1f MiB during the run, capture.sr %.1f MiB: %.2fx (acceptance: < 2x)\n",
+		$1 / 1024, $2 / 1024, ($2 > 0) ? $1 / $2 : 0 }'
+else
+	echo "== 6 hours at 10 kHz: skipped (BENCH_6H=1 runs it: it writes gigabytes and takes minutes)"
+fi
+
+echo
+echo "== suite entry fixed cost: $ENTRIES entries of a 10-frame scenario at -j 1, median of $RUNS"
+printf 'suite "fixed cost"\n' >"$TMP/tiny.suite"
+for i in $(seq "$ENTRIES"); do
+	scn "$TMP/t$i.scn" 1s 10Hz "vbus ibus"
+	printf 'scenario %s\n  firmware reference\n' "$TMP/t$i.scn" >>"$TMP/tiny.suite"
+done
+for mode in on off; do
+	[ $mode = off ] && [ $nocap -eq 0 ] && continue
+	flag=
+	[ $mode = off ] && flag=--no-capture
+	: >"$TMP/ew"
+	: >"$TMP/ec"
+	for i in $(seq "$RUNS"); do
+		t0=$(now)
+		if [ -n "$gtime" ]; then
+			$gtime -f '%U %S' -o "$TMP/cpu" "$BCBENCH" suite -q --no-html $flag -j 1 --fwdir "$FWDIR" \
+				--out "$TMP/suite-$mode" "$TMP/tiny.suite" >/dev/null 2>&1
+			awk -v n="$ENTRIES" '{ printf "%.3f\n", ($1 + $2) / n * 1000 }' "$TMP/cpu" >>"$TMP/ec"
+		else
+			"$BCBENCH" suite -q --no-html $flag -j 1 --fwdir "$FWDIR" --out "$TMP/suite-$mode" \
+				"$TMP/tiny.suite" >/dev/null 2>&1
+		fi
+		t1=$(now)
+		echo "$t0 $t1 $ENTRIES" | awk '{ printf "%.3f\n", ($2 - $1) / $3 * 1000 }' >>"$TMP/ew"
+	done
+	printf '%-28s %8s ms wall/entry  %8s ms CPU/entry (acceptance: half the 11.6 ms of issue 21)\n' \
+		"capture $mode" "$(median <"$TMP/ew")" "$( [ -s "$TMP/ec" ] && median <"$TMP/ec" || echo n/a)"
+done
