@@ -27,7 +27,7 @@ HW_PKGS := libsigrok libftdi1 libserialport libusb-1.0
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CORE_PKG_LIBS := $(shell pkg-config --libs $(filter-out $(HW_PKGS) cmocka,$(PKGS)) 2>/dev/null)
-CFLAGS_ALL := -std=gnu11 $(OPT) -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
+CFLAGS_ALL := -std=gnu11 $(OPT) -D_FILE_OFFSET_BITS=64 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
 	-Ibench -I$(BUILD)/gen $(PKG_CFLAGS) -DBN_VERSION='"$(VERSION)"' -MMD -MP $(SANFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) -ldl -lm $(LDLIBS)
 LDLIBS_CORE := $(CORE_PKG_LIBS) -ldl -lm $(LDLIBS)
