@@ -25,6 +25,7 @@
 #include "checks/persist.h"
 #include "checks/port_rules.h"
 #include "checks/rules.h"
+#include "core/minmax.h"
 
 #define OUT_MIN_RATE_HZ 1000.0
 #define OUT_SESSION (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF))
@@ -232,7 +233,7 @@ static void out_begin(void *priv, const struct bn_check_ctx *ctx)
 	p->r_u = p->cable_known && ctx->cable_u_ohm > 0 ? ctx->cable_u_ohm : 0.0;
 	p->rated_known = rated > 0;
 	if (rated > 0)
-		p->i_cap = fmin(rated, bn_limits_max(l, "IDEV_CHG"));
+		p->i_cap = bn_fmin(rated, bn_limits_max(l, "IDEV_CHG"));
 	else
 		p->i_cap = bn_limits_min(l, ctx->port == BN_PORT_CDP ? "ICDP" : "IDCP");
 	bn_persist_init(&p->up, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
@@ -469,7 +470,7 @@ static void out_blk(void *user, const struct bn_block *b)
 			double before = p->n_blk > 1 ? p->blk_i[1] : 0.0;
 
 			s->i_after = i;
-			s->judged = fmax(i, before) <= p->i_cap;
+			s->judged = bn_fmax(i, before) <= p->i_cap;
 		}
 	}
 	/* the VCHG window: on a plateau, after a step's undershoot; an
@@ -482,7 +483,7 @@ static void out_blk(void *user, const struct bn_block *b)
 		p->w_on = false;
 		return;
 	}
-	if (p->w_on && fabs(i - p->w_i0) > fmax(OUT_PLATEAU_A, OUT_PLATEAU_REL * fabs(p->w_i0))) {
+	if (p->w_on && fabs(i - p->w_i0) > bn_fmax(OUT_PLATEAU_A, OUT_PLATEAU_REL * fabs(p->w_i0))) {
 		/* the current moved: a new plateau, after the same settling */
 		p->w_on = false;
 		p->w_from = b->t0 + p->und_us;
@@ -521,10 +522,10 @@ static void k_push(struct out_priv *p, double v, double i, bn_time_us t)
 	if (p->k_n < OUT_KS || !p->on)
 		return;
 	for (int k = 0; k < OUT_KS; k++) {
-		vmin = fmin(vmin, p->kv[k]);
-		vmax = fmax(vmax, p->kv[k]);
-		imin = fmin(imin, p->ki[k]);
-		imax = fmax(imax, p->ki[k]);
+		vmin = bn_fmin(vmin, p->kv[k]);
+		vmax = bn_fmax(vmax, p->kv[k]);
+		imin = bn_fmin(imin, p->ki[k]);
+		imax = bn_fmax(imax, p->ki[k]);
 	}
 	/* an overshoot counts if all k samples are above: their least; the
 	 * port's voltage of it at the least current (lo) and the most (hi) */
@@ -605,7 +606,7 @@ static void out_one(struct out_priv *p, bn_time_us t, double v, double ibus)
 				int k = p->blk_v[a] < p->blk_v[b2] ? a : b2;
 
 				o->v_before = p->blk_v[k];
-				o->i_before = fmin(p->blk_i[a], p->blk_i[b2]);
+				o->i_before = bn_fmin(p->blk_i[a], p->blk_i[b2]);
 				o->n_before = p->blk_n[k];
 				o->loaded_known = true;
 				/* its window is the shutdown rule's */
