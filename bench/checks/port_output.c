@@ -76,12 +76,25 @@ struct range {
 	struct ext ub_max;     /* the highest lo whose hi is not bounded */
 	long n;
 	bool unbounded;        /* some hi was infinite: the cable is not known */
+	/* the last range_put's bounds: the same again (a held sample, once a
+	 * sample) changes no extreme, as each moves only on a strictly lower
+	 * or higher value (its current and times go with it); false when
+	 * zeroed */
+	bool last_set;
+	double last_lo, last_hi;
 };
 
 static void range_put(struct range *r, double lo, double hi, double i, long n, bn_time_us t0,
 		      bn_time_us t1)
 {
 	r->n++;
+	/* == (a NaN never equal): each extreme's compare comes out as it
+	 * did for the bounds last put, which it already holds or passed */
+	if (r->last_set && lo == r->last_lo && hi == r->last_hi)
+		return;
+	r->last_set = true;
+	r->last_lo = lo;
+	r->last_hi = hi;
 	ext_min(&r->lo_min, lo, i, n, t0, t1);
 	ext_max(&r->lo_max, lo, i, n, t0, t1);
 	if (isinf(hi)) {
@@ -101,6 +114,7 @@ static void ext_merge(struct ext *d, const struct ext *e, bool max)
 
 static void range_merge(struct range *d, const struct range *r)
 {
+	d->last_set = false; /* its extremes move */
 	d->n += r->n;
 	d->unbounded |= r->unbounded;
 	ext_merge(&d->lo_min, &r->lo_min, false);
