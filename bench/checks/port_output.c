@@ -656,6 +656,68 @@ static void out_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	out_one(priv, t, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS]);
 }
 
+/* bits-equal: a held run repeats the stored bits (-0 and 0 differ) */
+static bool same_bits(double a, double b)
+{
+	return !memcmp(&a, &b, sizeof(a));
+}
+
+/* Whether the samples to come, all (v, i) with no event between, can
+ * change nothing but the blocks, the ranges' counts and the persists'
+ * pending flags: the last OUT_KS samples are these bits (not NaN), and
+ * each persist fed one already holds the state these give. What can
+ * change that (an event, another value) ends the held run first. */
+static bool out_steady(const struct out_priv *p, double v, double i)
+{
+	double lo, hi;
+
+	if (!(v == v && i == i) || p->k_n < OUT_KS)
+		return false;
+	for (int k = 0; k < OUT_KS; k++)
+		if (!same_bits(p->kv[k], v) || !same_bits(p->ki[k], i))
+			return false;
+	if ((p->on && v > p->sess_hi) != p->up.state || (p->on && v < p->sess_lo) != p->down.state)
+		return false;
+	if (p->n_st && !p->st[p->n_st - 1].back && !p->st[p->n_st - 1].t_end) {
+		port_v(p, v, i, &lo, &hi);
+		if ((lo >= p->vchg_lo) != p->inv.state)
+			return false;
+	}
+	return true;
+}
+
+/* n samples equal to the last at t[0..n-1]: out_one each, as the sample
+ * path does, until out_steady; then what out_one would do for the rest,
+ * its blocks at once (out_blk touches nothing the rest reads) */
+static void out_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct out_priv *p = priv;
+	double v = s->v[BN_CH_VBUS], ibus = s->v[BN_CH_IBUS], i = ibus + p->load_a, lo, hi;
+	struct step *st = p->n_st ? &p->st[p->n_st - 1] : NULL;
+	long k = 0;
+
+	while (k < n && !out_steady(p, v, i))
+		out_one(p, t[k++], v, ibus);
+	if (k == n)
+		return;
+	bn_block_run(&p->b, t + k, n - k, v, i, true, out_blk, p);
+	/* each persist fed the state it holds: only its pending flag drops */
+	p->up.pending = false;
+	p->down.pending = false;
+	if (st && !st->back && !st->t_end)
+		p->inv.pending = false;
+	/* k_push: the window keeps its bits; its least and most are (v, i) */
+	p->k_at = (int)((p->k_at + (n - k)) % OUT_KS);
+	if (!p->on)
+		return;
+	port_v(p, v, i, &lo, &hi);
+	for (; k < n; k++) {
+		range_put(&p->ovr, lo, hi, i, 1, t[k], t[k]);
+		if (st && !st->t_end && p->up.state && v > p->shut_hi)
+			range_put(&st->und, lo, hi, i, 1, t[k], t[k]);
+	}
+}
+
 static void out_end_common(struct out_priv *p, bn_time_us t_end)
 {
 	win_close(p, t_end);
@@ -795,6 +857,7 @@ const struct bn_rule bn_port_vchg = {
 	.priv_size = sizeof(struct out_priv),
 	.begin = out_begin,
 	.sample = out_sample,
+	.hold = out_hold,
 	.event = out_event,
 	.end = vchg_end,
 };
@@ -839,6 +902,7 @@ const struct bn_rule bn_port_overshoot = {
 	.priv_size = sizeof(struct out_priv),
 	.begin = out_begin,
 	.sample = out_sample,
+	.hold = out_hold,
 	.event = out_event,
 	.end = ovr_end,
 };
@@ -949,6 +1013,7 @@ const struct bn_rule bn_port_undershoot = {
 	.priv_size = sizeof(struct out_priv),
 	.begin = out_begin,
 	.sample = out_sample,
+	.hold = out_hold,
 	.event = out_event,
 	.end = und_end,
 };
@@ -1027,6 +1092,7 @@ const struct bn_rule bn_port_shutdown = {
 	.priv_size = sizeof(struct out_priv),
 	.begin = out_begin,
 	.sample = out_sample,
+	.hold = out_hold,
 	.event = out_event,
 	.end = shut_end,
 };
@@ -1093,6 +1159,7 @@ const struct bn_rule bn_port_recovery = {
 	.priv_size = sizeof(struct out_priv),
 	.begin = out_begin,
 	.sample = out_sample,
+	.hold = out_hold,
 	.event = out_event,
 	.end = rec_end,
 };
