@@ -106,6 +106,21 @@ static void range_put(struct range *r, double lo, double hi, double i, long n, b
 	ext_max(&r->hi_max, hi, i, n, t0, t1);
 }
 
+/* range_put of one sample each at t[0..n-1] (n >= 1), all at (lo, hi, i):
+ * after the first, the rest only count (range_put's own shortcut) */
+static void range_put_run(struct range *r, double lo, double hi, double i, const bn_time_us *t, long n)
+{
+	long k = 0;
+
+	range_put(r, lo, hi, i, 1, t[0], t[0]);
+	if (r->last_set && lo == r->last_lo && hi == r->last_hi) {
+		r->n += n - 1;
+		return;
+	}
+	while (++k < n)
+		range_put(r, lo, hi, i, 1, t[k], t[k]);
+}
+
 static void ext_merge(struct ext *d, const struct ext *e, bool max)
 {
 	if (e->set)
@@ -711,11 +726,9 @@ static void out_hold(void *priv, const bn_time_us *t, long n, const struct bn_sa
 	if (!p->on)
 		return;
 	port_v(p, v, i, &lo, &hi);
-	for (; k < n; k++) {
-		range_put(&p->ovr, lo, hi, i, 1, t[k], t[k]);
-		if (st && !st->t_end && p->up.state && v > p->shut_hi)
-			range_put(&st->und, lo, hi, i, 1, t[k], t[k]);
-	}
+	range_put_run(&p->ovr, lo, hi, i, t + k, n - k);
+	if (st && !st->t_end && p->up.state && v > p->shut_hi)
+		range_put_run(&st->und, lo, hi, i, t + k, n - k);
 }
 
 static void out_end_common(struct out_priv *p, bn_time_us t_end)
