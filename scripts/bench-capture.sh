@@ -97,14 +97,31 @@ printf '%-60s %10s bytes\n' "pending frames beside it at most (2 chunks, threads
 echo "$sz $pend" | awk '{ printf "%-60s %10.2fx\n", "peak disk / capture.sr, 10 min", ($1 + $2) / $1; printf "%-60s %10.2fx\n", "peak disk / capture.sr, 6 h (36 x the data)", (36 * $1 + $2) / (36 * $1) }'
 
 echo
-echo "== replay vs libsigrok's raw read of the same file, median of $RUNS"
+echo "== replay vs libsigrok's raw read of the same file, median of $RUNS rounds side by side"
+echo "   (wall: start to exit; CPU: user + system, steadier on a shared machine)"
 sed 's/at 1kHz/at 5kHz/' scripts/scenarios/dbp.scn >"$TMP/dbp5k.scn"
 cp scripts/scenarios/dbp.scn "$TMP/dbp1k.scn"
 "$BCBENCH" run -q --no-html --out "$TMP/dbp5k" "$TMP/dbp5k.scn" >/dev/null 2>&1
 "$BCBENCH" run -q --no-html --out "$TMP/dbp1k" "$TMP/dbp1k.scn" >/dev/null 2>&1
 "$PEER" write-ours "$TMP/noisy.sr" 10400000 100000 >/dev/null 2>&1
 "$PEER" write-ours "$TMP/noisy-small.sr" 2080000 100000 >/dev/null 2>&1
-printf '%-30s %12s %12s %12s %8s\n' capture samples "replay M/s" "libsigrok M/s" ratio
+# timed NAME CMD...: one whole-process run, "wall cpu" appended to
+# $TMP/t-NAME; a run that fails stops the bench (no ratio from a run
+# that did not do the work)
+timed() {
+	name=$1
+	shift
+	out=$("$PEER" rss -- "$@" 2>/dev/null | grep maxrss_kb)
+	code=$(echo "$out" | field exit)
+	if [ "$code" != 0 ]; then
+		echo "bench-capture: replay bench: '$*' exited ${code:-?}" >&2
+		exit 1
+	fi
+	echo "$(echo "$out" | field seconds) $(echo "$out" | field cpu_seconds)" >>"$TMP/t-$name"
+}
+tmed() { awk -v k="$2" '{ print $k }' "$TMP/t-$1" | median; }
+printf '%-10s %10s %11s %11s %11s %11s %7s %7s\n' capture samples "replay M/s" "sigrok M/s" \
+	"replay CPU" "sigrok CPU" "wall" "CPU"
 for c in dbp5k noisy; do
 	if [ "$c" = noisy ]; then
 		file=$TMP/noisy.sr
@@ -113,13 +130,24 @@ for c in dbp5k noisy; do
 		file=$TMP/$c/capture.sr
 		set -- "$BCBENCH" replay -q --no-html --events "$TMP/$c/events.json" --out "$TMP/r-$c" "$file"
 	fi
-	n=$("$PEER" read-sigrok "$file" 2>/dev/null | field samples)
-	secs=$(secs_of "$@")
-	replay=$(echo "$n $secs" | awk '{ printf "%.0f", $1 / $2 }')
-	# both sides timed the same way: the whole process, start to exit
-	raw=$(echo "$n $(secs_of "$PEER" read-sigrok "$file")" | awk '{ printf "%.0f", $1 / $2 }')
-	printf '%-30s %12s %12s %12s %7sx\n' "$c" "$n" "$(msps "$replay")" "$(msps "$raw")" "$(ratio "$replay" "$raw")"
+	if ! n=$("$PEER" read-sigrok "$file" 2>/dev/null | field samples) || [ -z "$n" ]; then
+		echo "bench-capture: replay bench: $PEER read-sigrok $file failed" >&2
+		exit 1
+	fi
+	: >"$TMP/t-r$c"
+	: >"$TMP/t-p$c"
+	# both sides timed the same way, alternately, so they share the load
+	for i in $(seq "$RUNS"); do
+		timed "r$c" "$@"
+		timed "p$c" "$PEER" read-sigrok "$file"
+	done
+	rw=$(tmed "r$c" 1) rc=$(tmed "r$c" 2) pw=$(tmed "p$c" 1) pc=$(tmed "p$c" 2)
+	printf '%-10s %10s %11s %11s %10ss %10ss %6sx %6sx\n' "$c" "$n" \
+		"$(echo "$n $rw" | awk '{ printf "%.1f", $1 / $2 / 1e6 }')" \
+		"$(echo "$n $pw" | awk '{ printf "%.1f", $1 / $2 / 1e6 }')" "$rc" "$pc" \
+		"$(ratio "$pw" "$rw")" "$(ratio "$pc" "$rc")"
 done
+echo "(wall, CPU: libsigrok's time / replay's; want >= 1 on both captures)"
 
 echo
 echo "== peak RSS (KB): small vs large capture"

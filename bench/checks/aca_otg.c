@@ -44,6 +44,7 @@
 #include "checks/hold.h"
 #include "checks/level.h"
 #include "checks/rules.h"
+#include "core/minmax.h"
 
 /* The capture rate below which a rule that times D+ or IBUS excursions
  * will not judge: compliance testers are described as sampling every 1 ms
@@ -382,7 +383,7 @@ static long vv_feed(struct vvalid *vv, double vbus, const bn_time_us *t, long n,
 	}
 	if (isnan(vbus))
 		return n;
-	vv->max_v = fmax(vv->max_v, vbus);
+	vv->max_v = bn_fmax(vv->max_v, vbus);
 	j = bn_persist_run(&vv->p, vbus > vv->thr, t, n, &tc);
 	if (j == n)
 		return n;
@@ -535,7 +536,7 @@ static void dpg_judge(struct dpg *d, const bn_time_us *t, long a, long b, double
 	else
 		d->n_judged += b - k;
 	d->j1 = t[b - 1];
-	d->max_dp = fmax(d->max_dp, dp);
+	d->max_dp = bn_fmax(d->max_dp, dp);
 	lexc_feed(d->win_late ? &d->hi_late : &d->hi, dp > d->dp_thr, dp, t + k, b - k);
 }
 
@@ -1326,7 +1327,7 @@ static void otgv_run(struct otgv *o, const bn_time_us *t, long n, const struct b
 	k = bn_first_at(t, k, n, o->t_rose + o->from_us);
 	if (k >= n)
 		return;
-	o->max_load_judged = fmax(o->max_load_judged, o->load);
+	o->max_load_judged = bn_fmax(o->max_load_judged, o->load);
 	wm_feed(&o->wm, v, t + k, n - k);
 }
 

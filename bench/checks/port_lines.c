@@ -195,6 +195,45 @@ static void ln_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 	}
 }
 
+/* n samples equal to the last at t[0..n-1], as n calls of ln_sample: the
+ * blocks at once (ln_blk writes nothing the rest reads), then the phase's
+ * sums over the samples it takes, a tail of the run (its tests on t only
+ * turn from false to true as t grows) */
+static void ln_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct ln_priv *p = priv;
+	double dp = s->v[BN_CH_DP] + p->sh[0], dm = s->v[BN_CH_DM] + p->sh[1];
+	bool in = dp >= p->vdp_lo && dp <= p->vdp_hi;
+	long j = 0;
+
+	if (p->b.t0 == BN_TIME_NEVER)
+		bn_block_start(&p->b, t[0], p->blk_us);
+	bn_block_run(&p->b, t, n, dp, dm, in, ln_blk, p);
+	if (p->ct_known) {
+		if (!p->ct_made)
+			return;
+		j = bn_first_at(t, 0, n, p->ct_t + LN_SETTLE_US);
+	}
+	if (p->ph != LP_IDLE && p->ph != LP_DCD)
+		return;
+	j = bn_first_at(t, j, n, p->ph_t0 + LN_SETTLE_US);
+	if (j >= n)
+		return;
+	if (p->ph == LP_IDLE) {
+		if (!p->n_idle)
+			p->idle_t0 = t[j];
+		p->n_idle += n - j;
+		p->idle_t1 = t[n - 1];
+		bn_rsum_add(&p->idle_dp, dp, n - j);
+	} else {
+		if (!p->n_dcd)
+			p->dcd_t0 = t[j];
+		p->n_dcd += n - j;
+		p->dcd_t1 = t[n - 1];
+		bn_rsum_add(&p->dcd_dp, dp, n - j);
+	}
+}
+
 static void ln_event(void *priv, const struct bn_cev *ev)
 {
 	struct ln_priv *p = priv;
@@ -360,6 +399,7 @@ const struct bn_rule bn_port_rdcp_dat = {
 	.priv_size = sizeof(struct ln_priv),
 	.begin = ln_begin,
 	.sample = ln_sample,
+	.hold = ln_hold,
 	.event = ln_event,
 	.end = rdcp_end,
 };
@@ -475,6 +515,7 @@ const struct bn_rule bn_port_leakage = {
 	.priv_size = sizeof(struct ln_priv),
 	.begin = ln_begin,
 	.sample = ln_sample,
+	.hold = ln_hold,
 	.event = ln_event,
 	.end = lkg_end,
 };

@@ -25,6 +25,7 @@
 #include "checks/persist.h"
 #include "checks/port_rules.h"
 #include "checks/rules.h"
+#include "core/minmax.h"
 
 #define OUT_MIN_RATE_HZ 1000.0
 #define OUT_SESSION (BN_CEV_BIT(BN_CEV_VBUS_ON) | BN_CEV_BIT(BN_CEV_VBUS_OFF))
@@ -75,12 +76,25 @@ struct range {
 	struct ext ub_max;     /* the highest lo whose hi is not bounded */
 	long n;
 	bool unbounded;        /* some hi was infinite: the cable is not known */
+	/* the last range_put's bounds: the same again (a held sample, once a
+	 * sample) changes no extreme, as each moves only on a strictly lower
+	 * or higher value (its current and times go with it); false when
+	 * zeroed */
+	bool last_set;
+	double last_lo, last_hi;
 };
 
 static void range_put(struct range *r, double lo, double hi, double i, long n, bn_time_us t0,
 		      bn_time_us t1)
 {
 	r->n++;
+	/* == (a NaN never equal): each extreme's compare comes out as it
+	 * did for the bounds last put, which it already holds or passed */
+	if (r->last_set && lo == r->last_lo && hi == r->last_hi)
+		return;
+	r->last_set = true;
+	r->last_lo = lo;
+	r->last_hi = hi;
 	ext_min(&r->lo_min, lo, i, n, t0, t1);
 	ext_max(&r->lo_max, lo, i, n, t0, t1);
 	if (isinf(hi)) {
@@ -92,6 +106,21 @@ static void range_put(struct range *r, double lo, double hi, double i, long n, b
 	ext_max(&r->hi_max, hi, i, n, t0, t1);
 }
 
+/* range_put of one sample each at t[0..n-1] (n >= 1), all at (lo, hi, i):
+ * after the first, the rest only count (range_put's own shortcut) */
+static void range_put_run(struct range *r, double lo, double hi, double i, const bn_time_us *t, long n)
+{
+	long k = 0;
+
+	range_put(r, lo, hi, i, 1, t[0], t[0]);
+	if (r->last_set && lo == r->last_lo && hi == r->last_hi) {
+		r->n += n - 1;
+		return;
+	}
+	while (++k < n)
+		range_put(r, lo, hi, i, 1, t[k], t[k]);
+}
+
 static void ext_merge(struct ext *d, const struct ext *e, bool max)
 {
 	if (e->set)
@@ -100,6 +129,7 @@ static void ext_merge(struct ext *d, const struct ext *e, bool max)
 
 static void range_merge(struct range *d, const struct range *r)
 {
+	d->last_set = false; /* its extremes move */
 	d->n += r->n;
 	d->unbounded |= r->unbounded;
 	ext_merge(&d->lo_min, &r->lo_min, false);
@@ -232,7 +262,7 @@ static void out_begin(void *priv, const struct bn_check_ctx *ctx)
 	p->r_u = p->cable_known && ctx->cable_u_ohm > 0 ? ctx->cable_u_ohm : 0.0;
 	p->rated_known = rated > 0;
 	if (rated > 0)
-		p->i_cap = fmin(rated, bn_limits_max(l, "IDEV_CHG"));
+		p->i_cap = bn_fmin(rated, bn_limits_max(l, "IDEV_CHG"));
 	else
 		p->i_cap = bn_limits_min(l, ctx->port == BN_PORT_CDP ? "ICDP" : "IDCP");
 	bn_persist_init(&p->up, BN_PERSIST_LEVEL_US, BN_PERSIST_MIN_SAMPLES, false);
@@ -469,7 +499,7 @@ static void out_blk(void *user, const struct bn_block *b)
 			double before = p->n_blk > 1 ? p->blk_i[1] : 0.0;
 
 			s->i_after = i;
-			s->judged = fmax(i, before) <= p->i_cap;
+			s->judged = bn_fmax(i, before) <= p->i_cap;
 		}
 	}
 	/* the VCHG window: on a plateau, after a step's undershoot; an
@@ -482,7 +512,7 @@ static void out_blk(void *user, const struct bn_block *b)
 		p->w_on = false;
 		return;
 	}
-	if (p->w_on && fabs(i - p->w_i0) > fmax(OUT_PLATEAU_A, OUT_PLATEAU_REL * fabs(p->w_i0))) {
+	if (p->w_on && fabs(i - p->w_i0) > bn_fmax(OUT_PLATEAU_A, OUT_PLATEAU_REL * fabs(p->w_i0))) {
 		/* the current moved: a new plateau, after the same settling */
 		p->w_on = false;
 		p->w_from = b->t0 + p->und_us;
@@ -521,10 +551,10 @@ static void k_push(struct out_priv *p, double v, double i, bn_time_us t)
 	if (p->k_n < OUT_KS || !p->on)
 		return;
 	for (int k = 0; k < OUT_KS; k++) {
-		vmin = fmin(vmin, p->kv[k]);
-		vmax = fmax(vmax, p->kv[k]);
-		imin = fmin(imin, p->ki[k]);
-		imax = fmax(imax, p->ki[k]);
+		vmin = bn_fmin(vmin, p->kv[k]);
+		vmax = bn_fmax(vmax, p->kv[k]);
+		imin = bn_fmin(imin, p->ki[k]);
+		imax = bn_fmax(imax, p->ki[k]);
 	}
 	/* an overshoot counts if all k samples are above: their least; the
 	 * port's voltage of it at the least current (lo) and the most (hi) */
@@ -605,7 +635,7 @@ static void out_one(struct out_priv *p, bn_time_us t, double v, double ibus)
 				int k = p->blk_v[a] < p->blk_v[b2] ? a : b2;
 
 				o->v_before = p->blk_v[k];
-				o->i_before = fmin(p->blk_i[a], p->blk_i[b2]);
+				o->i_before = bn_fmin(p->blk_i[a], p->blk_i[b2]);
 				o->n_before = p->blk_n[k];
 				o->loaded_known = true;
 				/* its window is the shutdown rule's */
@@ -639,6 +669,66 @@ static void out_one(struct out_priv *p, bn_time_us t, double v, double ibus)
 static void out_sample(void *priv, bn_time_us t, const struct bn_sample *s)
 {
 	out_one(priv, t, s->v[BN_CH_VBUS], s->v[BN_CH_IBUS]);
+}
+
+/* bits-equal: a held run repeats the stored bits (-0 and 0 differ) */
+static bool same_bits(double a, double b)
+{
+	return !memcmp(&a, &b, sizeof(a));
+}
+
+/* Whether the samples to come, all (v, i) with no event between, can
+ * change nothing but the blocks, the ranges' counts and the persists'
+ * pending flags: the last OUT_KS samples are these bits (not NaN), and
+ * each persist fed one already holds the state these give. What can
+ * change that (an event, another value) ends the held run first. */
+static bool out_steady(const struct out_priv *p, double v, double i)
+{
+	double lo, hi;
+
+	if (!(v == v && i == i) || p->k_n < OUT_KS)
+		return false;
+	for (int k = 0; k < OUT_KS; k++)
+		if (!same_bits(p->kv[k], v) || !same_bits(p->ki[k], i))
+			return false;
+	if ((p->on && v > p->sess_hi) != p->up.state || (p->on && v < p->sess_lo) != p->down.state)
+		return false;
+	if (p->n_st && !p->st[p->n_st - 1].back && !p->st[p->n_st - 1].t_end) {
+		port_v(p, v, i, &lo, &hi);
+		if ((lo >= p->vchg_lo) != p->inv.state)
+			return false;
+	}
+	return true;
+}
+
+/* n samples equal to the last at t[0..n-1]: out_one each, as the sample
+ * path does, until out_steady; then what out_one would do for the rest,
+ * its blocks at once (out_blk touches nothing the rest reads) */
+static void out_hold(void *priv, const bn_time_us *t, long n, const struct bn_sample *s)
+{
+	struct out_priv *p = priv;
+	double v = s->v[BN_CH_VBUS], ibus = s->v[BN_CH_IBUS], i = ibus + p->load_a, lo, hi;
+	struct step *st = p->n_st ? &p->st[p->n_st - 1] : NULL;
+	long k = 0;
+
+	while (k < n && !out_steady(p, v, i))
+		out_one(p, t[k++], v, ibus);
+	if (k == n)
+		return;
+	bn_block_run(&p->b, t + k, n - k, v, i, true, out_blk, p);
+	/* each persist fed the state it holds: only its pending flag drops */
+	p->up.pending = false;
+	p->down.pending = false;
+	if (st && !st->back && !st->t_end)
+		p->inv.pending = false;
+	/* k_push: the window keeps its bits; its least and most are (v, i) */
+	p->k_at = (int)((p->k_at + (n - k)) % OUT_KS);
+	if (!p->on)
+		return;
+	port_v(p, v, i, &lo, &hi);
+	range_put_run(&p->ovr, lo, hi, i, t + k, n - k);
+	if (st && !st->t_end && p->up.state && v > p->shut_hi)
+		range_put_run(&st->und, lo, hi, i, t + k, n - k);
 }
 
 static void out_end_common(struct out_priv *p, bn_time_us t_end)
@@ -780,6 +870,7 @@ const struct bn_rule bn_port_vchg = {
 	.priv_size = sizeof(struct out_priv),
 	.begin = out_begin,
 	.sample = out_sample,
+	.hold = out_hold,
 	.event = out_event,
 	.end = vchg_end,
 };
@@ -824,6 +915,7 @@ const struct bn_rule bn_port_overshoot = {
 	.priv_size = sizeof(struct out_priv),
 	.begin = out_begin,
 	.sample = out_sample,
+	.hold = out_hold,
 	.event = out_event,
 	.end = ovr_end,
 };
@@ -934,6 +1026,7 @@ const struct bn_rule bn_port_undershoot = {
 	.priv_size = sizeof(struct out_priv),
 	.begin = out_begin,
 	.sample = out_sample,
+	.hold = out_hold,
 	.event = out_event,
 	.end = und_end,
 };
@@ -1012,6 +1105,7 @@ const struct bn_rule bn_port_shutdown = {
 	.priv_size = sizeof(struct out_priv),
 	.begin = out_begin,
 	.sample = out_sample,
+	.hold = out_hold,
 	.event = out_event,
 	.end = shut_end,
 };
@@ -1078,6 +1172,7 @@ const struct bn_rule bn_port_recovery = {
 	.priv_size = sizeof(struct out_priv),
 	.begin = out_begin,
 	.sample = out_sample,
+	.hold = out_hold,
 	.event = out_event,
 	.end = rec_end,
 };

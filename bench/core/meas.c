@@ -1,4 +1,5 @@
 #include "core/meas.h"
+#include "core/minmax.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -276,7 +277,7 @@ double bn_meas_apply(const struct bn_meas *m, struct bn_rng *r, double v, double
 	if (m->noise_rms > 0)
 		v += m->noise_rms * bn_rng_gauss(r);
 	if (q > 0) {
-		v = fmin(fmax(v, m->range_lo), m->range_hi - q);
+		v = bn_fmin(bn_fmax(v, m->range_lo), m->range_hi - q);
 		v = m->range_lo + floor((v - m->range_lo) / q + 0.5) * q;
 	}
 	return v;
