@@ -724,7 +724,7 @@ static const char *telemetry_before(const struct replay *r, const char *key, int
  * left: nothing reads the ring again. */
 static void ring_due(struct replay *r)
 {
-	double span_us;
+	double span_us, last_t, from;
 
 	if (r->next_rx >= r->n_rx) {
 		r->next_rx_t = r->ring_from_t = INT64_MAX;
@@ -732,9 +732,13 @@ static void ring_due(struct replay *r)
 	}
 	r->next_rx_t = r->rx[r->next_rx].t_us;
 	span_us = 2.0 * (double)(r->ring.cap + 2) * (1e6 / r->ctx.rate_hz + 1.0);
-	r->ring_from_t = (double)r->next_rx_t - span_us > (double)INT64_MIN / 2
-				 ? r->next_rx_t - (bn_time_us)span_us
-				 : INT64_MIN;
+	/* The capture may end before the expectation (a salvaged capture,
+	 * --events of a longer record): then the end judges it on the
+	 * capture's last frames, so those are always written. */
+	last_t = (double)r->ctx.t_start_us +
+		 (double)bn_srr_info(r->srr)->n_frames * (1e6 / r->ctx.rate_hz);
+	from = (double)r->next_rx_t < last_t ? (double)r->next_rx_t : last_t;
+	r->ring_from_t = from - span_us > (double)INT64_MIN / 2 ? (bn_time_us)(from - span_us) : INT64_MIN;
 }
 
 /* Every expectation due at or before the frame at t: a live run judges

@@ -68,6 +68,26 @@ has "the noisy replay states its measurement" "$TMP/dcp/noisy/report.json" '"spe
 expect_exit "a bad --perturb" 2 "$BCBENCH" replay -q --perturb vbus=noise=3mA --out "$TMP/x" "$TMP/dcp/live/capture.sr"
 expect_err "names the option and the item" '--perturb "vbus=noise=3mA": noise'
 
+# A capture that ends before its record's expectation (a salvaged one, or
+# --events of a longer run): the end judges the expectation on the
+# capture's last frames, as it always did, not on an empty window (replay
+# skips writing the expectations' window far from the next one).
+mkdir -p "$TMP/early"
+printf 'name "early end"\nport dcp\ncharger dcp-1a\ncapture vbus ibus at 1kHz\nvbus on\nwait 5s\nexpect avg(vbus, 100ms) > 4V\n' \
+	>"$TMP/early/long.scn"
+sed 's/^wait 5s/wait 1s/' "$TMP/early/long.scn" >"$TMP/early/short.scn"
+"$BCBENCH" run -q --no-html --out "$TMP/early/long" "$TMP/early/long.scn" >/dev/null 2>&1
+"$BCBENCH" run -q --no-html --out "$TMP/early/short" "$TMP/early/short.scn" >/dev/null 2>&1
+"$BCBENCH" replay -q --no-html --events "$TMP/early/long/events.json" --out "$TMP/early/r" \
+	"$TMP/early/short/capture.sr" >/dev/null 2>&1
+got=$("${PYTHON:-/usr/bin/python3}" -c 'import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    if "avg(vbus" in json.dumps(r):
+        print(r["verdict"], round(r["measured"], 2) if isinstance(r.get("measured"), (int, float)) else r.get("measured"))' \
+	"$TMP/early/r/report.json" 2>&1)
+[ "$got" = "pass 4.96" ] && ok "an expectation after the capture's end is judged on its last frames ($got)" ||
+	bad "an expectation after the capture's end: got '$got', want 'pass 4.96'"
+
 # Every record written here, live and replayed, bare and noisy (report.json
 # and events.json), against its schema.
 validate_records "$TMP"
