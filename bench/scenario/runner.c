@@ -2090,8 +2090,16 @@ static int start_capture(struct run_ctx *c, struct bn_err *err)
 	rc = c->n_cap && !off ? bn_srw_open(path, &so, &c->srw, err) : BN_OK;
 	if (rc < 0)
 		return rc;
-	if (!c->srw)
+	if (!c->srw) {
 		m.capture_file = NULL; /* its sidecar names no capture */
+		/* An earlier run's capture in this directory would sit beside a
+		 * report that names none, and replay would judge it as this
+		 * run's; a run with a capture replaces it the same way. */
+		if (unlink(path) < 0 && errno != ENOENT)
+			return bn_err_set(err, bn_err_from_write_errno(errno),
+					  "%s: cannot remove an earlier run's capture: %s", path,
+					  strerror(errno));
+	}
 	snprintf(path, sizeof(path), "%s/events.json", c->o->out_dir);
 	return bn_evlog_open(path, &c->cctx, &m, &c->evlog, err);
 }

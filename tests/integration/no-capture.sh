@@ -57,6 +57,16 @@ sed 's/^capture off$/capture off now/' "$TMP/off.scn" >"$TMP/bad.scn"
 expect_exit "capture off with an extra word" 2 "$BCBENCH" run -q --out "$TMP/bad" "$TMP/bad.scn"
 expect_err "capture off now: file:line:col" "$TMP/bad.scn:4:13: error: extra argument \"now\" to \"capture\""
 
+# A run with --no-capture into a directory an earlier run captured to: the
+# earlier capture.sr goes (it would sit beside a report naming none, and
+# replay would take it for this run's), and replay says there is none.
+"$BCBENCH" run -q --no-html --out "$TMP/again" scripts/scenarios/dcp.scn >/dev/null 2>&1
+[ -f "$TMP/again/capture.sr" ] || bad "the first run into again/ wrote no capture.sr"
+expect_exit "--no-capture into a directory with an earlier capture" 0 "$BCBENCH" run -q --no-html --no-capture \
+	--out "$TMP/again" scripts/scenarios/dcp.scn
+[ ! -e "$TMP/again/capture.sr" ] && ok "the earlier run's capture.sr is gone" || bad "the earlier run's capture.sr is still there"
+expect_exit "replay of that directory" 2 "$BCBENCH" replay -q --out "$TMP/again-r" "$TMP/again"
+
 # A suite with --no-capture, and --limits read through a FIFO that gives
 # its bytes once: the suite parses it before forking; an entry that read
 # it again would block on the FIFO until its watchdog killed it.
