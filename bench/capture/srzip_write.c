@@ -703,8 +703,11 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 /* ---- frames ---- */
 
 /* The members of the chunk in jobs[] are in the zip: a salvage may now
- * reuse its slot. */
-static int chunk_written(struct bn_srw *w, int64_t chunk_k, int n)
+ * reuse its slot. Unless publish is false: the last, partial (or empty)
+ * chunk at close stays pending, as zip_frames counts whole chunks only;
+ * a death in the rest of close (the central directory, the fsync, the
+ * rename) then salvages it from its slot, which nothing overwrites. */
+static int chunk_written(struct bn_srw *w, int64_t chunk_k, int n, bool publish)
 {
 	for (int c = 0; c < n; c++) {
 		int e = add_job_member(w->zip, chunk_k, &w->jobs[c]);
@@ -714,6 +717,8 @@ static int chunk_written(struct bn_srw *w, int64_t chunk_k, int n)
 			return w->io_err;
 		}
 	}
+	if (!publish)
+		return BN_OK;
 	__atomic_store_n(&w->pend->zip_bytes, (int64_t)bn_zipw_bytes(w->zip), __ATOMIC_RELEASE);
 	__atomic_store_n(&w->pend->zip_frames, (chunk_k + 1) * w->chunk, __ATOMIC_RELEASE);
 	return BN_OK;
@@ -749,7 +754,7 @@ static int chunk_full(struct bn_srw *w, bool last)
 	if (w->in_flight) {
 		pool_wait(w->pool);
 		w->in_flight = false;
-		if (chunk_written(w, w->chunk_k - 1, w->n_ch))
+		if (chunk_written(w, w->chunk_k - 1, w->n_ch, true))
 			return w->io_err;
 	}
 	if (last && w->fill == 0 && w->frames > 0)
@@ -761,7 +766,7 @@ static int chunk_full(struct bn_srw *w, bool last)
 	} else {
 		for (int c = 0; c < w->n_ch; c++)
 			compress_job(&w->cmp, w->level, w->n_ch, &w->jobs[c]);
-		if (chunk_written(w, w->chunk_k, w->n_ch))
+		if (chunk_written(w, w->chunk_k, w->n_ch, w->fill == w->chunk))
 			return w->io_err;
 	}
 	if (last)
