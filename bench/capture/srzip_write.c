@@ -459,7 +459,7 @@ static int pending_create(struct bn_srw *w, struct bn_err *err)
 	}
 	w->pend = map;
 	w->pend_len = SRW_PENDING_MIN;
-	memcpy(w->pend->magic, SRW_PENDING_MAGIC, 8);
+	/* the magic last, in bn_srw_open: see pending_seal */
 	w->pend->n_ch = (uint32_t)w->n_ch;
 	w->pend->n_slots = (uint32_t)w->n_slots;
 	w->pend->chunk = w->chunk;
@@ -467,6 +467,15 @@ static int pending_create(struct bn_srw *w, struct bn_err *err)
 	w->cap = slot_room(w, 0);
 	w->cur = slot_at(w->pend, w->chunk, w->n_ch, 0);
 	return BN_OK;
+}
+
+/* The header whole (zip_bytes after version and metadata): only now the
+ * magic, so a salvage finds either no magic (the writer died opening it:
+ * nothing to salvage) or a header it can trust. */
+static void pending_seal(struct bn_srw *w)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(w->pend->magic, SRW_PENDING_MAGIC, 8);
 }
 
 /* ---- the spool ---- */
@@ -693,6 +702,7 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 		srw_free(w);
 		return rc;
 	}
+	pending_seal(w);
 	/* the pool starts with the first full chunk: a short run never
 	 * starts a thread */
 	w->threads = th;
@@ -971,6 +981,19 @@ int bn_srw_salvage(const char *path, int64_t *frames, struct bn_err *err)
 	w->pend_path = g_strdup_printf("%s/pending", w->spool_dir);
 	g_free(base);
 	w->pend_fd = open(w->pend_path, O_RDONLY | O_CLOEXEC);
+	memset(&h, 0, sizeof(h));
+	if (w->pend_fd >= 0 && fstat(w->pend_fd, &st) == 0 &&
+	    (st.st_size == 0 || (pread(w->pend_fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+				 !memcmp(h.magic, "\0\0\0\0\0\0\0\0", 8)))) {
+		/* died in bn_srw_open before the header was sealed, or a
+		 * writer without a shared mapping died: no frames to save */
+		rc = bn_err_set(err, BN_ERR_NA,
+				"%s: nothing to salvage: its writer kept no frames in the spool %s "
+				"(it died opening the capture, or had no shared mapping); the "
+				"spool is removed",
+				path, w->spool_dir);
+		goto out;
+	}
 	if (w->pend_fd < 0 || pread(w->pend_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    fstat(w->pend_fd, &st) < 0 || memcmp(h.magic, SRW_PENDING_MAGIC, 8) || h.n_ch < 1 ||
 	    h.n_ch > BN_SRW_MAX_CH || h.n_slots < 1 || h.n_slots > 2 || h.chunk < 1 ||

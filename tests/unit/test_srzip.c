@@ -1731,6 +1731,34 @@ static void test_srzip__salvage_after_rename(void **state)
 	check_capture(s->path, 2, 1000);
 }
 
+/* A writer that died in bn_srw_open before its header was whole (pending
+ * all zeros, NAME.part empty or with version only), or one without a
+ * shared mapping (pending empty): nothing to salvage, the spool goes. */
+static void test_srzip__salvage_died_opening(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = {0};
+	char dir[700], file[800];
+	char *zeros = g_malloc0(4096);
+	int64_t frames = -1;
+
+	for (int empty = 0; empty <= 1; empty++) {
+		snprintf(dir, sizeof(dir), "%s/.cap.sr.abc123", s->dir);
+		assert_int_equal(mkdir(dir, 0700), 0);
+		snprintf(file, sizeof(file), "%s/pending", dir);
+		assert_true(g_file_set_contents(file, zeros, empty ? 0 : 4096, NULL));
+		snprintf(file, sizeof(file), "%s/cap.sr.part", dir);
+		assert_true(g_file_set_contents(file, "", 0, NULL));
+		bn_err_clear(&err);
+		assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_ERR_NA);
+		assert_msg_has(&err, "nothing to salvage");
+		assert_msg_has(&err, ".cap.sr.abc123");
+		assert_int_equal(frames, 0);
+		assert_int_equal(count_entries(s->dir, NULL, 0), 0);
+	}
+	g_free(zeros);
+}
+
 /* A directory that looks like a spool but is not one: refused, named. */
 static void test_srzip__salvage_foreign_spool(void **state)
 {
@@ -1923,6 +1951,7 @@ int main(int argc, char **argv)
 	    T(test_srzip__salvage_with_threads),
 	    T(test_srzip__salvage_after_rename),
 	    T(test_srzip__salvage_killed_in_close),
+	    T(test_srzip__salvage_died_opening),
 	    T(test_srzip__threads_round_trip),
 	    T(test_srzip__samplerate_string_is_libsigroks),
 	    T(test_srzip__short_run_is_small),
