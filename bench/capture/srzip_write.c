@@ -450,8 +450,11 @@ static int pending_create(struct bn_srw *w, struct bn_err *err)
 	map = mmap(NULL, SRW_PENDING_MIN, PROT_READ | PROT_WRITE, MAP_SHARED, w->pend_fd, 0);
 	if (map == MAP_FAILED) {
 		/* a file system without shared mappings: a plain buffer, and
-		 * no salvage (no pending file for it to find) */
-		unlink(w->pend_path);
+		 * no salvage. pending stays, empty, so that after a crash the
+		 * salvage still finds the spool (bn_file_leftover looks for
+		 * it) and removes it as one with nothing to salvage; unlinked,
+		 * the spool and NAME.part would leak hidden beside path. */
+		(void)ftruncate(w->pend_fd, 0);
 		map = calloc(1, SRW_PENDING_MIN);
 		w->pend_private = true;
 		if (!map)
