@@ -925,6 +925,25 @@ static int salvage_fail(const char *path, const char *spool_dir, struct bn_err *
 			  spool_dir);
 }
 
+/* A salvage failed (a full disk while it compressed the tail, a spool it
+ * cannot read): the spool stays as it was for a salvage after the cause
+ * is fixed. Its pending header is only read, and NAME.part is cut back to
+ * zip_bytes each time, so a second salvage starts from the same state. */
+static void spool_keep(struct bn_srw *w, int rc, struct bn_err *err)
+{
+	if (err && err->code == rc && w->spool_dir) {
+		size_t len = strlen(err->msg);
+
+		snprintf(err->msg + len, sizeof(err->msg) - len,
+			 "; the spool %s is kept: salvage again once the cause is fixed",
+			 w->spool_dir);
+	}
+	g_free(w->pend_path);
+	g_free(w->zip_path);
+	g_free(w->spool_dir);
+	w->pend_path = w->zip_path = w->spool_dir = NULL;
+}
+
 /* The members of the chunks pending still holds, from the slots. */
 static int salvage_tail(struct bn_srw *w, const struct srw_pending *h, struct bn_err *err)
 {
@@ -1056,6 +1075,8 @@ int bn_srw_salvage(const char *path, int64_t *frames, struct bn_err *err)
 	if (rc == BN_OK && frames)
 		*frames = h.frames;
 out:
+	if (rc != BN_OK && rc != BN_ERR_NA)
+		spool_keep(w, rc, err);
 	srw_free(w);
 	return rc;
 }

@@ -1759,6 +1759,55 @@ static void test_srzip__salvage_died_opening(void **state)
 	g_free(zeros);
 }
 
+/* The salvage's own writes fail (the file size limit, as a full disk):
+ * the spool stays, named in the error, and a second salvage finishes. */
+static void test_srzip__salvage_failure_keeps_spool(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = {0};
+	char first[256], pend[800], second[256];
+	int64_t frames = -1, zip_bytes = 0;
+	const long n = 65536 + 500;
+	struct rlimit old, lim;
+	void (*old_sig)(int);
+	FILE *f;
+	int rc;
+
+	write_and_die(s->path, 3, n);
+	assert_int_equal(count_entries(s->dir, first, sizeof(first)), 1);
+	/* zip_bytes: the header's 5th field (magic, n_ch, n_slots, chunk,
+	 * level, reserved before it) */
+	snprintf(pend, sizeof(pend), "%s/%s/pending", s->dir, first);
+	f = fopen(pend, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 32, SEEK_SET), 0);
+	assert_int_equal(fread(&zip_bytes, sizeof(zip_bytes), 1, f), 1);
+	fclose(f);
+	assert_true(zip_bytes > 0);
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)zip_bytes + 100; /* the tail's members do not fit */
+	old_sig = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	rc = bn_srw_salvage(s->path, &frames, &err);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, old_sig);
+
+	assert_int_equal(rc, BN_ERR_ENV);
+	assert_msg_has(&err, strerror(EFBIG));
+	assert_msg_has(&err, "is kept");
+	assert_msg_has(&err, first);
+	assert_int_equal(count_entries(s->dir, second, sizeof(second)), 1);
+	assert_string_equal(second, first);
+	bn_err_clear(&err);
+	if (bn_srw_salvage(s->path, &frames, &err) != BN_OK)
+		fail_msg("second salvage: %s", err.msg);
+	assert_int_equal(frames, n);
+	check_capture(s->path, 3, n);
+	assert_int_equal(count_entries(s->dir, NULL, 0), 1);
+}
+
 /* A directory that looks like a spool but is not one: refused, named. */
 static void test_srzip__salvage_foreign_spool(void **state)
 {
@@ -1952,6 +2001,7 @@ int main(int argc, char **argv)
 	    T(test_srzip__salvage_after_rename),
 	    T(test_srzip__salvage_killed_in_close),
 	    T(test_srzip__salvage_died_opening),
+	    T(test_srzip__salvage_failure_keeps_spool),
 	    T(test_srzip__threads_round_trip),
 	    T(test_srzip__samplerate_string_is_libsigroks),
 	    T(test_srzip__short_run_is_small),
