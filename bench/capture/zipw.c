@@ -415,8 +415,11 @@ struct bn_zipw *bn_zipw_recover(int fd, uint64_t end)
 			break;
 		name_len = get16(h + 26);
 		extra_len = get16(h + 28);
+		/* name and extra inside end first: the csize check below
+		 * subtracts them from end - pos, which must not wrap */
 		if (get32(h) != SIG_LOCAL || (get16(h + 6) & 0x0008) || !name_len ||
-		    name_len > BN_ZIPW_NAME_MAX) {
+		    name_len > BN_ZIPW_NAME_MAX ||
+		    (uint64_t)name_len + extra_len > end - z->pos - LOCAL_LEN) {
 			rc = EINVAL;
 			break;
 		}
