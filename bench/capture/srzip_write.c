@@ -624,6 +624,14 @@ static int check_opts(const char *path, const struct bn_srw_opts *o, uint64_t *r
 				  "%s: error: chunk_samples %ld (expected 0 for the default, or 1 "
 				  "to %ld)",
 				  path, o->chunk_samples, SRW_MAX_CHUNK);
+	/* two slots of a chunk must fit in a size_t (a 32-bit host's 4 GiB) */
+	if ((uint64_t)(o->chunk_samples ? o->chunk_samples : BN_SRW_DEFAULT_CHUNK) *
+		    (uint64_t)o->n_ch * sizeof(float) * 2 >
+	    (uint64_t)(SIZE_MAX - SRW_PENDING_HDR))
+		return bn_err_set(err, BN_ERR_ARG,
+				  "%s: error: chunk_samples %ld of %d channels: the pending "
+				  "file would not fit in this host's address space",
+				  path, o->chunk_samples, o->n_ch);
 	if (o->threads < 0 || o->threads > SRW_MAX_THREADS)
 		return bn_err_set(err, BN_ERR_ARG, "%s: error: threads %d (expected 0 to %d)",
 				  path, o->threads, SRW_MAX_THREADS);
@@ -1034,17 +1042,19 @@ int bn_srw_salvage(const char *path, int64_t *frames, struct bn_err *err)
 	{
 		int64_t last = h.frames > h.zip_frames ? (h.frames - 1) / h.chunk : 0;
 		int64_t first = h.zip_frames / h.chunk;
-		size_t need = SRW_PENDING_HDR;
+		/* 64-bit sums: the header's chunk may be 2^28 frames of 16
+		 * channels, past a 32-bit size_t; such a file is refused there */
+		uint64_t need = SRW_PENDING_HDR;
 
 		for (int64_t k = first; k <= last && h.frames > h.zip_frames; k++) {
 			int64_t n = h.frames - k * h.chunk < h.chunk ? h.frames - k * h.chunk : h.chunk;
-			size_t end = SRW_PENDING_HDR +
-				     ((size_t)(k % h.n_slots) * (size_t)h.chunk + (size_t)n) *
-					     h.n_ch * sizeof(float);
+			uint64_t end = SRW_PENDING_HDR +
+				       ((uint64_t)(k % h.n_slots) * (uint64_t)h.chunk + (uint64_t)n) *
+					       h.n_ch * sizeof(float);
 
 			need = end > need ? end : need;
 		}
-		if ((size_t)st.st_size < need) {
+		if ((uint64_t)st.st_size < need || (uint64_t)st.st_size > SIZE_MAX) {
 			rc = salvage_fail(path, w->spool_dir, err);
 			goto out;
 		}

@@ -11,6 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Offsets go to pread/pwrite/ftruncate as off_t: a 32-bit off_t would
+ * wrap past 2 GiB, and a six-hour capture is larger. 32-bit hosts build
+ * with -D_FILE_OFFSET_BITS=64 (the Makefile); this catches a build that
+ * does not. */
+_Static_assert(sizeof(off_t) == 8, "zipw needs a 64-bit off_t: build with -D_FILE_OFFSET_BITS=64");
+
 #define SIG_LOCAL 0x04034b50u
 #define SIG_CENTRAL 0x02014b50u
 #define SIG_END 0x06054b50u
