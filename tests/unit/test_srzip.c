@@ -15,6 +15,7 @@
 #include <libsigrok/libsigrok.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1506,37 +1507,6 @@ static void test_srzip__failed_close_keeps_old_file(void **state)
 
 /* ---- salvage: a writer that dies before close ---- */
 
-/* A child writes n frames of wave() and is killed, as a crashing firmware
- * or the watchdog kills a run; the parent finishes its capture. */
-static void write_and_die_th(const char *path, int n_ch, long n, int threads)
-{
-	pid_t pid = fork();
-	int status;
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct bn_srw_opts o;
-		struct bn_srw *w = NULL;
-		struct bn_err err = {0};
-		double v[BN_SRW_MAX_CH];
-
-		opts_init(&o, n_ch, 100e3, 0, 0);
-		o.threads = threads;
-		if (bn_srw_open(path, &o, &w, &err) != BN_OK)
-			_exit(1);
-		for (long k = 0; k < n; k++) {
-			for (int c = 0; c < n_ch; c++)
-				v[c] = wave(c, k);
-			if (bn_srw_frame(w, v) != BN_OK)
-				_exit(1);
-		}
-		kill(getpid(), SIGKILL);
-		_exit(2);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-}
-
 /* The writer's rename at close, or the child's death there: a process
  * killed after the members and the central directory are written (the
  * fsync of a large capture takes seconds), before the capture is in
@@ -1550,8 +1520,12 @@ int rename(const char *from, const char *to)
 	return renameat(AT_FDCWD, from, AT_FDCWD, to);
 }
 
-/* A child writes n frames of wave() in chunks of chunk and dies in close. */
-static void write_and_die_in_close(const char *path, int n_ch, long n, long chunk, int threads)
+/* A child writes n frames of wave() in chunks of chunk (0: the default)
+ * and dies: killed before close, as a crashing firmware or the watchdog
+ * kills a run, or inside close, in its rename. The parent finishes the
+ * capture. */
+static void write_and_die_at(const char *path, int n_ch, long n, long chunk, int threads,
+			     bool in_close)
 {
 	pid_t pid = fork();
 	int status;
@@ -1573,13 +1547,24 @@ static void write_and_die_in_close(const char *path, int n_ch, long n, long chun
 			if (bn_srw_frame(w, v) != BN_OK)
 				_exit(1);
 		}
-		die_in_rename = 1;
-		bn_srw_close(w, &err);
+		if (in_close) {
+			die_in_rename = 1;
+			bn_srw_close(w, &err);
+		} else {
+			kill(getpid(), SIGKILL);
+		}
 		_exit(2);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 9);
+	if (in_close)
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+	else
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+static void write_and_die_th(const char *path, int n_ch, long n, int threads)
+{
+	write_and_die_at(path, n_ch, n, 0, threads, false);
 }
 
 static void write_and_die(const char *path, int n_ch, long n)
@@ -1644,7 +1629,7 @@ static void test_srzip__salvage_killed_in_close(void **state)
 	for (int threads = 0; threads <= 1; threads++)
 		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 			unlink(s->path);
-			write_and_die_in_close(s->path, 5, sizes[i], 100, threads);
+			write_and_die_at(s->path, 5, sizes[i], 100, threads, true);
 			assert_int_equal(count_entries(s->dir, NULL, 0), 1); /* the spool */
 			bn_err_clear(&err);
 			if (bn_srw_salvage(s->path, &frames, &err) != BN_OK)
