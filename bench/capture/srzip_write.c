@@ -450,8 +450,11 @@ static int pending_create(struct bn_srw *w, struct bn_err *err)
 	map = mmap(NULL, SRW_PENDING_MIN, PROT_READ | PROT_WRITE, MAP_SHARED, w->pend_fd, 0);
 	if (map == MAP_FAILED) {
 		/* a file system without shared mappings: a plain buffer, and
-		 * no salvage (no pending file for it to find) */
-		unlink(w->pend_path);
+		 * no salvage. pending stays, empty, so that after a crash the
+		 * salvage still finds the spool (bn_file_leftover looks for
+		 * it) and removes it as one with nothing to salvage; unlinked,
+		 * the spool and NAME.part would leak hidden beside path. */
+		(void)ftruncate(w->pend_fd, 0);
 		map = calloc(1, SRW_PENDING_MIN);
 		w->pend_private = true;
 		if (!map)
@@ -459,7 +462,7 @@ static int pending_create(struct bn_srw *w, struct bn_err *err)
 	}
 	w->pend = map;
 	w->pend_len = SRW_PENDING_MIN;
-	memcpy(w->pend->magic, SRW_PENDING_MAGIC, 8);
+	/* the magic last, in bn_srw_open: see pending_seal */
 	w->pend->n_ch = (uint32_t)w->n_ch;
 	w->pend->n_slots = (uint32_t)w->n_slots;
 	w->pend->chunk = w->chunk;
@@ -467,6 +470,15 @@ static int pending_create(struct bn_srw *w, struct bn_err *err)
 	w->cap = slot_room(w, 0);
 	w->cur = slot_at(w->pend, w->chunk, w->n_ch, 0);
 	return BN_OK;
+}
+
+/* The header whole (zip_bytes after version and metadata): only now the
+ * magic, so a salvage finds either no magic (the writer died opening it:
+ * nothing to salvage) or a header it can trust. */
+static void pending_seal(struct bn_srw *w)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(w->pend->magic, SRW_PENDING_MAGIC, 8);
 }
 
 /* ---- the spool ---- */
@@ -612,6 +624,14 @@ static int check_opts(const char *path, const struct bn_srw_opts *o, uint64_t *r
 				  "%s: error: chunk_samples %ld (expected 0 for the default, or 1 "
 				  "to %ld)",
 				  path, o->chunk_samples, SRW_MAX_CHUNK);
+	/* two slots of a chunk must fit in a size_t (a 32-bit host's 4 GiB) */
+	if ((uint64_t)(o->chunk_samples ? o->chunk_samples : BN_SRW_DEFAULT_CHUNK) *
+		    (uint64_t)o->n_ch * sizeof(float) * 2 >
+	    (uint64_t)(SIZE_MAX - SRW_PENDING_HDR))
+		return bn_err_set(err, BN_ERR_ARG,
+				  "%s: error: chunk_samples %ld of %d channels: the pending "
+				  "file would not fit in this host's address space",
+				  path, o->chunk_samples, o->n_ch);
 	if (o->threads < 0 || o->threads > SRW_MAX_THREADS)
 		return bn_err_set(err, BN_ERR_ARG, "%s: error: threads %d (expected 0 to %d)",
 				  path, o->threads, SRW_MAX_THREADS);
@@ -693,6 +713,7 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 		srw_free(w);
 		return rc;
 	}
+	pending_seal(w);
 	/* the pool starts with the first full chunk: a short run never
 	 * starts a thread */
 	w->threads = th;
@@ -703,8 +724,11 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 /* ---- frames ---- */
 
 /* The members of the chunk in jobs[] are in the zip: a salvage may now
- * reuse its slot. */
-static int chunk_written(struct bn_srw *w, int64_t chunk_k, int n)
+ * reuse its slot. Unless publish is false: the last, partial (or empty)
+ * chunk at close stays pending, as zip_frames counts whole chunks only;
+ * a death in the rest of close (the central directory, the fsync, the
+ * rename) then salvages it from its slot, which nothing overwrites. */
+static int chunk_written(struct bn_srw *w, int64_t chunk_k, int n, bool publish)
 {
 	for (int c = 0; c < n; c++) {
 		int e = add_job_member(w->zip, chunk_k, &w->jobs[c]);
@@ -714,6 +738,8 @@ static int chunk_written(struct bn_srw *w, int64_t chunk_k, int n)
 			return w->io_err;
 		}
 	}
+	if (!publish)
+		return BN_OK;
 	__atomic_store_n(&w->pend->zip_bytes, (int64_t)bn_zipw_bytes(w->zip), __ATOMIC_RELEASE);
 	__atomic_store_n(&w->pend->zip_frames, (chunk_k + 1) * w->chunk, __ATOMIC_RELEASE);
 	return BN_OK;
@@ -749,7 +775,7 @@ static int chunk_full(struct bn_srw *w, bool last)
 	if (w->in_flight) {
 		pool_wait(w->pool);
 		w->in_flight = false;
-		if (chunk_written(w, w->chunk_k - 1, w->n_ch))
+		if (chunk_written(w, w->chunk_k - 1, w->n_ch, true))
 			return w->io_err;
 	}
 	if (last && w->fill == 0 && w->frames > 0)
@@ -761,7 +787,7 @@ static int chunk_full(struct bn_srw *w, bool last)
 	} else {
 		for (int c = 0; c < w->n_ch; c++)
 			compress_job(&w->cmp, w->level, w->n_ch, &w->jobs[c]);
-		if (chunk_written(w, w->chunk_k, w->n_ch))
+		if (chunk_written(w, w->chunk_k, w->n_ch, w->fill == w->chunk))
 			return w->io_err;
 	}
 	if (last)
@@ -907,6 +933,25 @@ static int salvage_fail(const char *path, const char *spool_dir, struct bn_err *
 			  spool_dir);
 }
 
+/* A salvage failed (a full disk while it compressed the tail, a spool it
+ * cannot read): the spool stays as it was for a salvage after the cause
+ * is fixed. Its pending header is only read, and NAME.part is cut back to
+ * zip_bytes each time, so a second salvage starts from the same state. */
+static void spool_keep(struct bn_srw *w, int rc, struct bn_err *err)
+{
+	if (err && err->code == rc && w->spool_dir) {
+		size_t len = strlen(err->msg);
+
+		snprintf(err->msg + len, sizeof(err->msg) - len,
+			 "; the spool %s is kept: salvage again once the cause is fixed",
+			 w->spool_dir);
+	}
+	g_free(w->pend_path);
+	g_free(w->zip_path);
+	g_free(w->spool_dir);
+	w->pend_path = w->zip_path = w->spool_dir = NULL;
+}
+
 /* The members of the chunks pending still holds, from the slots. */
 static int salvage_tail(struct bn_srw *w, const struct srw_pending *h, struct bn_err *err)
 {
@@ -966,6 +1011,19 @@ int bn_srw_salvage(const char *path, int64_t *frames, struct bn_err *err)
 	w->pend_path = g_strdup_printf("%s/pending", w->spool_dir);
 	g_free(base);
 	w->pend_fd = open(w->pend_path, O_RDONLY | O_CLOEXEC);
+	memset(&h, 0, sizeof(h));
+	if (w->pend_fd >= 0 && fstat(w->pend_fd, &st) == 0 &&
+	    (st.st_size == 0 || (pread(w->pend_fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+				 !memcmp(h.magic, "\0\0\0\0\0\0\0\0", 8)))) {
+		/* died in bn_srw_open before the header was sealed, or a
+		 * writer without a shared mapping died: no frames to save */
+		rc = bn_err_set(err, BN_ERR_NA,
+				"%s: nothing to salvage: its writer kept no frames in the spool %s "
+				"(it died opening the capture, or had no shared mapping); the "
+				"spool is removed",
+				path, w->spool_dir);
+		goto out;
+	}
 	if (w->pend_fd < 0 || pread(w->pend_fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    fstat(w->pend_fd, &st) < 0 || memcmp(h.magic, SRW_PENDING_MAGIC, 8) || h.n_ch < 1 ||
 	    h.n_ch > BN_SRW_MAX_CH || h.n_slots < 1 || h.n_slots > 2 || h.chunk < 1 ||
@@ -984,17 +1042,19 @@ int bn_srw_salvage(const char *path, int64_t *frames, struct bn_err *err)
 	{
 		int64_t last = h.frames > h.zip_frames ? (h.frames - 1) / h.chunk : 0;
 		int64_t first = h.zip_frames / h.chunk;
-		size_t need = SRW_PENDING_HDR;
+		/* 64-bit sums: the header's chunk may be 2^28 frames of 16
+		 * channels, past a 32-bit size_t; such a file is refused there */
+		uint64_t need = SRW_PENDING_HDR;
 
 		for (int64_t k = first; k <= last && h.frames > h.zip_frames; k++) {
 			int64_t n = h.frames - k * h.chunk < h.chunk ? h.frames - k * h.chunk : h.chunk;
-			size_t end = SRW_PENDING_HDR +
-				     ((size_t)(k % h.n_slots) * (size_t)h.chunk + (size_t)n) *
-					     h.n_ch * sizeof(float);
+			uint64_t end = SRW_PENDING_HDR +
+				       ((uint64_t)(k % h.n_slots) * (uint64_t)h.chunk + (uint64_t)n) *
+					       h.n_ch * sizeof(float);
 
 			need = end > need ? end : need;
 		}
-		if ((size_t)st.st_size < need) {
+		if ((uint64_t)st.st_size < need || (uint64_t)st.st_size > SIZE_MAX) {
 			rc = salvage_fail(path, w->spool_dir, err);
 			goto out;
 		}
@@ -1025,6 +1085,8 @@ int bn_srw_salvage(const char *path, int64_t *frames, struct bn_err *err)
 	if (rc == BN_OK && frames)
 		*frames = h.frames;
 out:
+	if (rc != BN_OK && rc != BN_ERR_NA)
+		spool_keep(w, rc, err);
 	srw_free(w);
 	return rc;
 }

@@ -11,6 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Offsets go to pread/pwrite/ftruncate as off_t: a 32-bit off_t would
+ * wrap past 2 GiB, and a six-hour capture is larger. 32-bit hosts build
+ * with -D_FILE_OFFSET_BITS=64 (the Makefile); this catches a build that
+ * does not. */
+_Static_assert(sizeof(off_t) == 8, "zipw needs a 64-bit off_t: build with -D_FILE_OFFSET_BITS=64");
+
 #define SIG_LOCAL 0x04034b50u
 #define SIG_CENTRAL 0x02014b50u
 #define SIG_END 0x06054b50u
@@ -415,8 +421,11 @@ struct bn_zipw *bn_zipw_recover(int fd, uint64_t end)
 			break;
 		name_len = get16(h + 26);
 		extra_len = get16(h + 28);
+		/* name and extra inside end first: the csize check below
+		 * subtracts them from end - pos, which must not wrap */
 		if (get32(h) != SIG_LOCAL || (get16(h + 6) & 0x0008) || !name_len ||
-		    name_len > BN_ZIPW_NAME_MAX) {
+		    name_len > BN_ZIPW_NAME_MAX ||
+		    (uint64_t)name_len + extra_len > end - z->pos - LOCAL_LEN) {
 			rc = EINVAL;
 			break;
 		}

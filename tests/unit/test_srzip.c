@@ -10,10 +10,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <libsigrok/libsigrok.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1505,9 +1507,25 @@ static void test_srzip__failed_close_keeps_old_file(void **state)
 
 /* ---- salvage: a writer that dies before close ---- */
 
-/* A child writes n frames of wave() and is killed, as a crashing firmware
- * or the watchdog kills a run; the parent finishes its capture. */
-static void write_and_die_th(const char *path, int n_ch, long n, int threads)
+/* The writer's rename at close, or the child's death there: a process
+ * killed after the members and the central directory are written (the
+ * fsync of a large capture takes seconds), before the capture is in
+ * place. The test binary's rename() wins over libc's for the writer. */
+static volatile sig_atomic_t die_in_rename;
+
+int rename(const char *from, const char *to)
+{
+	if (die_in_rename)
+		_exit(9);
+	return renameat(AT_FDCWD, from, AT_FDCWD, to);
+}
+
+/* A child writes n frames of wave() in chunks of chunk (0: the default)
+ * and dies: killed before close, as a crashing firmware or the watchdog
+ * kills a run, or inside close, in its rename. The parent finishes the
+ * capture. */
+static void write_and_die_at(const char *path, int n_ch, long n, long chunk, int threads,
+			     bool in_close)
 {
 	pid_t pid = fork();
 	int status;
@@ -1519,7 +1537,7 @@ static void write_and_die_th(const char *path, int n_ch, long n, int threads)
 		struct bn_err err = {0};
 		double v[BN_SRW_MAX_CH];
 
-		opts_init(&o, n_ch, 100e3, 0, 0);
+		opts_init(&o, n_ch, 100e3, chunk, 0);
 		o.threads = threads;
 		if (bn_srw_open(path, &o, &w, &err) != BN_OK)
 			_exit(1);
@@ -1529,11 +1547,24 @@ static void write_and_die_th(const char *path, int n_ch, long n, int threads)
 			if (bn_srw_frame(w, v) != BN_OK)
 				_exit(1);
 		}
-		kill(getpid(), SIGKILL);
+		if (in_close) {
+			die_in_rename = 1;
+			bn_srw_close(w, &err);
+		} else {
+			kill(getpid(), SIGKILL);
+		}
 		_exit(2);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	if (in_close)
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+	else
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+static void write_and_die_th(const char *path, int n_ch, long n, int threads)
+{
+	write_and_die_at(path, n_ch, n, 0, threads, false);
 }
 
 static void write_and_die(const char *path, int n_ch, long n)
@@ -1583,6 +1614,30 @@ static void test_srzip__salvage_after_kill(void **state)
 	write_and_die(s->path, 2, 17);
 	assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_OK);
 	check_capture(s->path, 2, 17);
+}
+
+/* Killed inside close, after every member is in NAME.part: no frames, a
+ * partial last chunk, whole chunks only; with and without a thread. The
+ * salvage gives every frame back. */
+static void test_srzip__salvage_killed_in_close(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = {0};
+	int64_t frames = -1;
+	const long sizes[] = {0, 1, 150, 200, 350};
+
+	for (int threads = 0; threads <= 1; threads++)
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			unlink(s->path);
+			write_and_die_at(s->path, 5, sizes[i], 100, threads, true);
+			assert_int_equal(count_entries(s->dir, NULL, 0), 1); /* the spool */
+			bn_err_clear(&err);
+			if (bn_srw_salvage(s->path, &frames, &err) != BN_OK)
+				fail_msg("%ld frames, threads %d: %s", sizes[i], threads, err.msg);
+			assert_int_equal(frames, sizes[i]);
+			check_capture(s->path, 5, sizes[i]);
+			assert_int_equal(count_entries(s->dir, NULL, 0), 1);
+		}
 }
 
 /* Killed while it appended a chunk's members: the zip holds part of a
@@ -1659,6 +1714,83 @@ static void test_srzip__salvage_after_rename(void **state)
 	assert_int_equal(count_entries(s->dir, first, sizeof(first)), 1);
 	assert_string_equal(first, "cap.sr");
 	check_capture(s->path, 2, 1000);
+}
+
+/* A writer that died in bn_srw_open before its header was whole (pending
+ * all zeros, NAME.part empty or with version only), or one without a
+ * shared mapping (pending empty): nothing to salvage, the spool goes. */
+static void test_srzip__salvage_died_opening(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = {0};
+	char dir[700], file[800];
+	char *zeros = g_malloc0(4096);
+	int64_t frames = -1;
+
+	for (int empty = 0; empty <= 1; empty++) {
+		snprintf(dir, sizeof(dir), "%s/.cap.sr.abc123", s->dir);
+		assert_int_equal(mkdir(dir, 0700), 0);
+		snprintf(file, sizeof(file), "%s/pending", dir);
+		assert_true(g_file_set_contents(file, zeros, empty ? 0 : 4096, NULL));
+		snprintf(file, sizeof(file), "%s/cap.sr.part", dir);
+		assert_true(g_file_set_contents(file, "", 0, NULL));
+		bn_err_clear(&err);
+		assert_int_equal(bn_srw_salvage(s->path, &frames, &err), BN_ERR_NA);
+		assert_msg_has(&err, "nothing to salvage");
+		assert_msg_has(&err, ".cap.sr.abc123");
+		assert_int_equal(frames, 0);
+		assert_int_equal(count_entries(s->dir, NULL, 0), 0);
+	}
+	g_free(zeros);
+}
+
+/* The salvage's own writes fail (the file size limit, as a full disk):
+ * the spool stays, named in the error, and a second salvage finishes. */
+static void test_srzip__salvage_failure_keeps_spool(void **state)
+{
+	struct scratch *s = *state;
+	struct bn_err err = {0};
+	char first[256], pend[800], second[256];
+	int64_t frames = -1, zip_bytes = 0;
+	const long n = 65536 + 500;
+	struct rlimit old, lim;
+	void (*old_sig)(int);
+	FILE *f;
+	int rc;
+
+	write_and_die(s->path, 3, n);
+	assert_int_equal(count_entries(s->dir, first, sizeof(first)), 1);
+	/* zip_bytes: the header's 5th field (magic, n_ch, n_slots, chunk,
+	 * level, reserved before it) */
+	snprintf(pend, sizeof(pend), "%s/%s/pending", s->dir, first);
+	f = fopen(pend, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 32, SEEK_SET), 0);
+	assert_int_equal(fread(&zip_bytes, sizeof(zip_bytes), 1, f), 1);
+	fclose(f);
+	assert_true(zip_bytes > 0);
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)zip_bytes + 100; /* the tail's members do not fit */
+	old_sig = signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	rc = bn_srw_salvage(s->path, &frames, &err);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, old_sig);
+
+	assert_int_equal(rc, BN_ERR_ENV);
+	assert_msg_has(&err, strerror(EFBIG));
+	assert_msg_has(&err, "is kept");
+	assert_msg_has(&err, first);
+	assert_int_equal(count_entries(s->dir, second, sizeof(second)), 1);
+	assert_string_equal(second, first);
+	bn_err_clear(&err);
+	if (bn_srw_salvage(s->path, &frames, &err) != BN_OK)
+		fail_msg("second salvage: %s", err.msg);
+	assert_int_equal(frames, n);
+	check_capture(s->path, 3, n);
+	assert_int_equal(count_entries(s->dir, NULL, 0), 1);
 }
 
 /* A directory that looks like a spool but is not one: refused, named. */
@@ -1852,6 +1984,9 @@ int main(int argc, char **argv)
 	    T(test_srzip__salvage_mid_member),
 	    T(test_srzip__salvage_with_threads),
 	    T(test_srzip__salvage_after_rename),
+	    T(test_srzip__salvage_killed_in_close),
+	    T(test_srzip__salvage_died_opening),
+	    T(test_srzip__salvage_failure_keeps_spool),
 	    T(test_srzip__threads_round_trip),
 	    T(test_srzip__samplerate_string_is_libsigroks),
 	    T(test_srzip__short_run_is_small),

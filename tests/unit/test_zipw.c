@@ -283,6 +283,37 @@ static void test_zipw__recover(void **state)
 	close(fd);
 }
 
+/* A local header whose name and extra fields run past end (the writer
+ * died inside them): refused, not taken as a member past end. */
+static void test_zipw__recover_truncated_header(void **state)
+{
+	struct scratch *s = *state;
+	int fd = open(s->path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	unsigned char f[30 + 4 + 40] = {0x50, 0x4b, 0x03, 0x04, 20};
+	const uint64_t ends[] = {40, 32, 30 + 4 + 39};
+
+	assert_true(fd >= 0);
+	/* csize = usize = 0, crc 0, stored; name "m-01", 40 bytes of extra */
+	f[26] = 4;
+	f[28] = 40;
+	memcpy(f + 30, "m-01", 4);
+	assert_int_equal(write(fd, f, sizeof(f)), (ssize_t)sizeof(f));
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		errno = 0;
+		assert_null(bn_zipw_recover(fd, ends[i]));
+		assert_int_equal(errno, EINVAL);
+	}
+	/* the whole header inside end: one empty member */
+	{
+		struct bn_zipw *z = bn_zipw_recover(fd, sizeof(f));
+
+		assert_non_null(z);
+		assert_int_equal(bn_zipw_count(z), 1);
+		bn_zipw_free(z);
+	}
+	close(fd);
+}
+
 /* Misuse: refused with EINVAL, the writer still good after it. */
 static void test_zipw__bad_members(void **state)
 {
@@ -333,6 +364,7 @@ int main(int argc, char **argv)
 	    T(test_zipw__zip64_records),
 	    T(test_zipw__many_members),
 	    T(test_zipw__recover),
+	    T(test_zipw__recover_truncated_header),
 	    T(test_zipw__bad_members),
 	    T(test_zipw__write_error_sticks),
 #undef T
