@@ -15,7 +15,10 @@
 #            copies of a 10-frame scenario at -j 1, wall ms per entry
 #            (median of RUNS suites) and the CPU ms of all its processes per
 #            entry (GNU time, when installed), with and without capture
-#            (acceptance: half the 11.6 ms the issue measured)
+#            (acceptance: half the 11.6 ms the issue measured); with
+#            PEER=/path/to/an/older/bcbench (and PEER_FWDIR) the same suite
+#            through that build too, interleaved, and the ratio: how the
+#            figure is compared with the build before issue 21 (a702957)
 # The suite's -j 2 / -j 1 speed-up is bench-suite.sh's. Figures from a
 # machine shared with builds are noisy: the ratios are measured side by
 # side, interleaved, in one run.
@@ -119,25 +122,44 @@ for i in $(seq "$ENTRIES"); do
 	scn "$TMP/t$i.scn" 1s 10Hz "vbus ibus"
 	printf 'scenario %s\n  firmware reference\n' "$TMP/t$i.scn" >>"$TMP/tiny.suite"
 done
-for mode in on off; do
+modes="on off"
+[ -n "${PEER:-}" ] && modes="on peer off"
+for mode in $modes; do
+	: >"$TMP/ew-$mode"
+	: >"$TMP/ec-$mode"
+done
+# Interleaved round by round, so a drift of the machine hits every mode.
+for i in $(seq "$RUNS"); do
+for mode in $modes; do
 	[ $mode = off ] && [ $nocap -eq 0 ] && continue
 	flag=
 	[ $mode = off ] && flag=--no-capture
-	: >"$TMP/ew"
-	: >"$TMP/ec"
-	for i in $(seq "$RUNS"); do
-		t0=$(now)
-		if [ -n "$gtime" ]; then
-			$gtime -f '%U %S' -o "$TMP/cpu" "$BCBENCH" suite -q --no-html $flag -j 1 --fwdir "$FWDIR" \
-				--out "$TMP/suite-$mode" "$TMP/tiny.suite" >/dev/null 2>&1
-			awk -v n="$ENTRIES" '{ printf "%.3f\n", ($1 + $2) / n * 1000 }' "$TMP/cpu" >>"$TMP/ec"
-		else
-			"$BCBENCH" suite -q --no-html $flag -j 1 --fwdir "$FWDIR" --out "$TMP/suite-$mode" \
-				"$TMP/tiny.suite" >/dev/null 2>&1
-		fi
-		t1=$(now)
-		echo "$t0 $t1 $ENTRIES" | awk '{ printf "%.3f\n", ($2 - $1) / $3 * 1000 }' >>"$TMP/ew"
-	done
-	printf '%-28s %8s ms wall/entry  %8s ms CPU/entry (acceptance: half the 11.6 ms of issue 21)\n' \
-		"capture $mode" "$(median <"$TMP/ew")" "$( [ -s "$TMP/ec" ] && median <"$TMP/ec" || echo n/a)"
+	bin=$BCBENCH fw=$FWDIR
+	[ $mode = peer ] && bin=$PEER fw=${PEER_FWDIR:-$FWDIR}
+	t0=$(now)
+	if [ -n "$gtime" ]; then
+		$gtime -f '%U %S' -o "$TMP/cpu" "$bin" suite -q --no-html $flag -j 1 --fwdir "$fw" \
+			--out "$TMP/suite-$mode" "$TMP/tiny.suite" >/dev/null 2>&1
+		awk -v n="$ENTRIES" '{ printf "%.3f\n", ($1 + $2) / n * 1000 }' "$TMP/cpu" >>"$TMP/ec-$mode"
+	else
+		"$bin" suite -q --no-html $flag -j 1 --fwdir "$fw" --out "$TMP/suite-$mode" \
+			"$TMP/tiny.suite" >/dev/null 2>&1
+	fi
+	t1=$(now)
+	echo "$t0 $t1 $ENTRIES" | awk '{ printf "%.3f\n", ($2 - $1) / $3 * 1000 }' >>"$TMP/ew-$mode"
 done
+done
+for mode in $modes; do
+	[ -s "$TMP/ew-$mode" ] || continue
+	what="capture $mode"
+	[ $mode = peer ] && what="peer (PEER), capture on"
+	printf '%-28s %8s ms wall/entry  %8s ms CPU/entry\n' \
+		"$what" "$(median <"$TMP/ew-$mode")" "$( [ -s "$TMP/ec-$mode" ] && median <"$TMP/ec-$mode" || echo n/a)"
+done
+if [ -n "${PEER:-}" ]; then
+	printf 'this build / peer, capture on: %sx wall, %sx CPU (acceptance: <= 0.5x the build before issue 21)\n' \
+		"$(ratio "$(median <"$TMP/ew-on")" "$(median <"$TMP/ew-peer")")" \
+		"$( [ -s "$TMP/ec-on" ] && ratio "$(median <"$TMP/ec-on")" "$(median <"$TMP/ec-peer")" || echo n/a)"
+else
+	echo "(acceptance: half the 11.6 ms issue 21 measured; PEER=older/bcbench measures the build before side by side)"
+fi
