@@ -130,13 +130,15 @@ $(BUILD)/fw/reference.so: bench/firmware/ref_fw.c bench/firmware/ref_ramp.c benc
 	$(Q)$(CC) $(CFLAGS_ALL) -fPIC -shared -fvisibility=hidden -o $@ bench/firmware/ref_fw.c bench/firmware/ref_ramp.c bench/firmware/ref_fw_so.c
 
 # Fault seams the fault matrix preloads (tests/fault/*.c: a disk that
-# fills up, ...), plain C, none of the library.
+# fills up, ...), plain C, none of the library. Without
+# _FILE_OFFSET_BITS: a seam defines both pwrite and pwrite64 (whichever
+# the program calls), which that macro would make one symbol.
 FAULT_SRC := $(sort $(wildcard tests/fault/*.c))
 FAULT_SO := $(FAULT_SRC:tests/fault/%.c=$(BUILD)/fault/%.so)
 $(BUILD)/fault/%.so: tests/fault/%.c
 	@mkdir -p $(dir $@)
 	@echo '  FAULT   $@'
-	$(Q)$(CC) $(filter-out $(SANFLAGS),$(CFLAGS_ALL)) -fPIC -shared -o $@ $< -ldl
+	$(Q)$(CC) $(filter-out $(SANFLAGS) -D_FILE_OFFSET_BITS=64,$(CFLAGS_ALL)) -fPIC -shared -o $@ $< -ldl
 
 # Benchmark programs (tests/bench/*.c, plain main, no cmocka), run by
 # scripts/bench.sh.
