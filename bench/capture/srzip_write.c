@@ -454,7 +454,9 @@ static int pending_create(struct bn_srw *w, struct bn_err *err)
 		 * salvage still finds the spool (bn_file_leftover looks for
 		 * it) and removes it as one with nothing to salvage; unlinked,
 		 * the spool and NAME.part would leak hidden beside path. */
-		(void)ftruncate(w->pend_fd, 0);
+		if (ftruncate(w->pend_fd, 0) < 0) {
+			/* still findable, holding zeros: salvage says nothing to do */
+		}
 		map = calloc(1, SRW_PENDING_MIN);
 		w->pend_private = true;
 		if (!map)

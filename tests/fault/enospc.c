@@ -5,7 +5,7 @@
  * fills up mid-run, on any machine, without root or a small file system.
  *
  * Interposes what bcbench's writers call through the PLT: write, pwrite,
- * pwrite64, fwrite, posix_fallocate (the capture's spool, its frame
+ * pwrite64, fwrite, posix_fallocate, posix_fallocate64 (the capture's spool, its frame
  * buffer and libzip's output). Other files (stdout, stderr, sockets,
  * paths that do not match) pass through untouched.
  *
@@ -119,6 +119,16 @@ int posix_fallocate(int fd, off_t off, off_t len)
 	if (e)
 		return e;
 	return REAL("posix_fallocate", int (*)(int, off_t, off_t))(fd, off, len);
+}
+
+/* what a program built with _FILE_OFFSET_BITS=64 calls */
+int posix_fallocate64(int fd, off64_t off, off64_t len)
+{
+	int e = charge(fd, (size_t)len);
+
+	if (e)
+		return e;
+	return REAL("posix_fallocate64", int (*)(int, off64_t, off64_t))(fd, off, len);
 }
 
 static void fake_free(struct statvfs *v)
