@@ -855,7 +855,7 @@ int64_t bn_srw_frames(const struct bn_srw *w)
 static int zip_commit(struct bn_srw *w, struct bn_err *err)
 {
 	char why[160], *dir;
-	int e = bn_zipw_finish(w->zip), dfd;
+	int e = bn_zipw_finish(w->zip);
 
 	if (!e && fsync(w->zip_fd) < 0)
 		e = errno;
@@ -870,11 +870,7 @@ static int zip_commit(struct bn_srw *w, struct bn_err *err)
 	/* the rename itself durable too (a directory's fsync; best effort:
 	 * some file systems refuse it, the capture is whole either way) */
 	dir = g_path_get_dirname(w->path);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
+	(void)bn_fsync_dir(dir);
 	g_free(dir);
 	return BN_OK;
 }

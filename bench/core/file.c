@@ -53,7 +53,7 @@ static char *dir_of(const char *path)
 static int write_atomic(const char *path, const void *data, size_t len, bool durable,
 			struct bn_err *err);
 
-static int fsync_dir(const char *dir)
+int bn_fsync_dir(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int rc = 0;
@@ -139,7 +139,7 @@ static int write_atomic(const char *path, const void *data, size_t len, bool dur
 				bn_errno_text(e, why, sizeof(why)));
 		goto fail;
 	}
-	if (durable && fsync_dir(dir) != 0) {
+	if (durable && bn_fsync_dir(dir) != 0) {
 		/* The new file is in place; only durability is in doubt. */
 		e = errno;
 		rc = bn_err_set(err, bn_err_from_write_errno(e), "%s: cannot sync directory %s: %s",

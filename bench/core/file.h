@@ -37,6 +37,10 @@ int bn_afile_open(struct bn_afile *a, const char *path, struct bn_err *err);
 int bn_afile_commit(struct bn_afile *a, struct bn_err *err);
 void bn_afile_discard(struct bn_afile *a);
 /* Read a whole file; *out is NUL-terminated and malloc'ed. */
+/* fsync the directory dir, making a rename in it durable: 0, or -1 with
+ * errno. A file system that cannot sync a directory (EINVAL, ENOTSUP)
+ * counts as done: the rename stands. */
+int bn_fsync_dir(const char *dir);
 int bn_file_read(const char *path, char **out, size_t *len, struct bn_err *err);
 /* SHA-256 of a file as 64 hex digits (nettle). */
 int bn_file_sha256(const char *path, char hex[65], struct bn_err *err);
