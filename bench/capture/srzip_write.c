@@ -44,6 +44,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "capture/sizestr.h"
 #include "capture/zipw.h"
 #include "core/file.h"
 
@@ -165,37 +166,15 @@ static void si_string(uint64_t x, char *buf, size_t len)
 	snprintf(buf, len, "%llu%s %.1s%s", (unsigned long long)quot, fract, prefix + i, "Hz");
 }
 
-/* What libsigrok's loader makes of it (sr_parse_sizestring): the
- * fraction goes through a double, so a few renderings come back one Hz
- * off; those are written in plain Hz instead. */
-static uint64_t si_parse(const char *s)
-{
-	char *end;
-	uint64_t v = g_ascii_strtoull(s, &end, 10), mul = 0;
-	double frac = 0;
-
-	for (; *end && !mul; end++) {
-		if (*end == '.')
-			frac = g_ascii_strtod(end, &end), end--;
-		else if (*end == 'k' || *end == 'K')
-			mul = 1000;
-		else if (*end == 'm' || *end == 'M')
-			mul = 1000000;
-		else if (*end == 'g' || *end == 'G')
-			mul = 1000000000;
-		else if (*end != ' ')
-			break;
-	}
-	/* "size += frac * mul": the sum is a double, then truncated */
-	if (mul)
-		return (uint64_t)((double)(v * mul) + frac * (double)mul);
-	return (uint64_t)((double)v + frac);
-}
-
 int bn_srw_samplerate_string(uint64_t rate_hz, char *buf, size_t len)
 {
+	uint64_t back;
+	bool overflow;
+
 	si_string(rate_hz, buf, len);
-	if (si_parse(buf) != rate_hz)
+	/* libsigrok's loader adds the fraction in double: a few renderings
+	 * come back one Hz off, and those are written in plain Hz instead */
+	if (bn_sizestr_parse(buf, &back, &overflow) != BN_OK || overflow || back != rate_hz)
 		snprintf(buf, len, "%llu Hz", (unsigned long long)rate_hz);
 	return (int)strlen(buf);
 }
