@@ -28,7 +28,6 @@ rate_of() {
 	for i in $(seq "$RUNS"); do "$@" 2>/dev/null | field rate >>"$TMP/r"; done
 	median <"$TMP/r"
 }
-ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
 msps() { echo "$1" | awk '{ printf "%.1f", $1 / 1e6 }'; }
 
 # Each configuration once per round, RUNS rounds, so all see the same load;

@@ -5,6 +5,8 @@
 # now: wall time in seconds; median: of the numbers on stdin, one a line.
 now() { date +%s.%N; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# ratio A B: A / B to two decimals
+ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
 # field NAME: the number after NAME in the line on stdin
 field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 # secs_of CMD...: median wall seconds of RUNS runs of a whole process,

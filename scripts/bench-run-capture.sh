@@ -16,7 +16,7 @@
 #            (median of RUNS suites) and the CPU ms of all its processes per
 #            entry (GNU time, when installed), with and without capture
 #            (acceptance: half the 11.6 ms the issue measured); with
-#            PEER=/path/to/an/older/bcbench (and PEER_FWDIR) the same suite
+#            BASELINE=/path/to/an/older/bcbench (and BASELINE_FWDIR) the same suite
 #            through that build too, interleaved, and the ratio: how the
 #            figure is compared with the build before issue 21 (a702957)
 # The suite's -j 2 / -j 1 speed-up is bench-suite.sh's. Figures from a
@@ -32,7 +32,6 @@ TMP=$(mktemp -d /tmp/bcbench-brc.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
 . scripts/bench-lib.sh
-ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
 gtime=
 [ -x /usr/bin/time ] && gtime=/usr/bin/time
 # wall CMD...: wall seconds of one run of CMD (its output dropped); with
@@ -123,7 +122,7 @@ for i in $(seq "$ENTRIES"); do
 	printf 'scenario %s\n  firmware reference\n' "$TMP/t$i.scn" >>"$TMP/tiny.suite"
 done
 modes="on off"
-[ -n "${PEER:-}" ] && modes="on peer off"
+[ -n "${BASELINE:-}" ] && modes="on peer off"
 for mode in $modes; do
 	: >"$TMP/ew-$mode"
 	: >"$TMP/ec-$mode"
@@ -135,7 +134,7 @@ for mode in $modes; do
 	flag=
 	[ $mode = off ] && flag=--no-capture
 	bin=$BCBENCH fw=$FWDIR
-	[ $mode = peer ] && bin=$PEER fw=${PEER_FWDIR:-$FWDIR}
+	[ $mode = peer ] && bin=$BASELINE fw=${BASELINE_FWDIR:-$FWDIR}
 	t0=$(now)
 	if [ -n "$gtime" ]; then
 		$gtime -f '%U %S' -o "$TMP/cpu" "$bin" suite -q --no-html $flag -j 1 --fwdir "$fw" \
@@ -152,14 +151,14 @@ done
 for mode in $modes; do
 	[ -s "$TMP/ew-$mode" ] || continue
 	what="capture $mode"
-	[ $mode = peer ] && what="peer (PEER), capture on"
+	[ $mode = peer ] && what="baseline, capture on"
 	printf '%-28s %8s ms wall/entry  %8s ms CPU/entry\n' \
 		"$what" "$(median <"$TMP/ew-$mode")" "$( [ -s "$TMP/ec-$mode" ] && median <"$TMP/ec-$mode" || echo n/a)"
 done
-if [ -n "${PEER:-}" ]; then
-	printf 'this build / peer, capture on: %sx wall, %sx CPU (acceptance: <= 0.5x the build before issue 21)\n' \
+if [ -n "${BASELINE:-}" ]; then
+	printf 'this build / baseline, capture on: %sx wall, %sx CPU (acceptance: <= 0.5x the build before issue 21)\n' \
 		"$(ratio "$(median <"$TMP/ew-on")" "$(median <"$TMP/ew-peer")")" \
 		"$( [ -s "$TMP/ec-on" ] && ratio "$(median <"$TMP/ec-on")" "$(median <"$TMP/ec-peer")" || echo n/a)"
 else
-	echo "(acceptance: half the 11.6 ms issue 21 measured; PEER=older/bcbench measures the build before side by side)"
+	echo "(acceptance: half the 11.6 ms issue 21 measured; BASELINE=older/bcbench measures the build before side by side)"
 fi
