@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/err.h"
 
@@ -13,10 +14,21 @@ int bn_cli_run(int argc, char **argv);     /* cmd_run.c */
 /* What a suite hands the entries it forks (cmd_suite.c): they inherit
  * it instead of working it out again each. */
 struct bn_limits;
+struct bn_run_beacon;
+struct bn_conf;
+struct bn_isolate_end;
 struct bn_cli_run_inherit {
 	const struct bn_limits *limits; /* parsed once by the suite; NULL: none */
 	int capture_threads;            /* bn_srw_opts.threads of each entry */
+	/* The suite forked this process and watches it through this beacon
+	 * (cli/isolate.h, supervised): the run is not forked again. NULL: the
+	 * run isolates itself. */
+	struct bn_run_beacon *beacon;
+	int suite_pid;                  /* the suite: when it is gone, the run stops */
 };
+/* After SIGINT/SIGTERM, how long a run may take to reach its safe state
+ * and write its report before it is killed. */
+#define BN_CLI_RUN_GRACE_S 5.0
 /* bn_cli_run of a suite's entry; in NULL: a standalone run. */
 int bn_cli_run_entry(int argc, char **argv, const struct bn_cli_run_inherit *in);
 int bn_cli_replay(int argc, char **argv);  /* cmd_replay.c */
@@ -43,9 +55,19 @@ extern const char bn_cli_curve_usage[];
 extern const char bn_cli_curve_sweep_usage[];
 extern const char bn_cli_curve_import_usage[];
 
-/* A suite's entry names its suite here (the suite's pid) for the entry's
- * run to stop when the suite is gone; read once and unset by bcbench run. */
-#define BN_CLI_SUITE_PID_ENV "BCBENCH_SUITE_PID"
+/* What a run that died or was killed left in out_dir, finished by the
+ * process that watched it (cmd_run.c: a run's own parent, or the suite):
+ * the bench put in its safe state when bench.conf names hardware, the
+ * record salvaged saying end->cause, report.html unless no_html. What it
+ * says goes to out and err. The exit code to report. */
+struct bn_cli_run_salvage {
+	const char *out_dir, *scenario, *datadir;
+	const struct bn_conf *conf;
+	const char *keep;   /* bn_run_temps(out_dir) before the run: not its own */
+	bool no_html;
+	FILE *out, *err;
+};
+int bn_cli_run_salvage(const struct bn_cli_run_salvage *rs, const struct bn_isolate_end *end);
 
 /* ---- an unfinished record (cmd_salvage.c) ---- */
 

@@ -41,9 +41,6 @@
 /* A run that makes no progress this long is killed (--watchdog): far
  * above any instrument's own time-out, far below a CI job's. */
 #define BN_RUN_WATCHDOG_S 30.0
-/* After SIGINT/SIGTERM, how long the run may take to reach its safe
- * state and write its report before it is killed. */
-#define BN_RUN_GRACE_S 5.0
 
 
 const char bn_cli_run_usage[] =
@@ -259,16 +256,16 @@ static int run_job_child(void *user)
  * capture's spool, the events, the provisional report) is finished
  * (cmd_salvage.c) saying why. Only the spools and temporary files this
  * run created are removed. */
-static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
+int bn_cli_run_salvage(const struct bn_cli_run_salvage *rs, const struct bn_isolate_end *end)
 {
-	struct bn_salvage s = { .dir = j->out_dir, .scenario = j->scenario,
-				.sim_t_us = end->last.sim_t_us, .keep = j->temps_before };
+	struct bn_salvage s = { .dir = rs->out_dir, .scenario = rs->scenario,
+				.sim_t_us = end->last.sim_t_us, .keep = rs->keep };
 	char path[1400], cause[BN_ERR_MSG_LEN], reason[BN_ERR_MSG_LEN];
 	struct bn_err err = { 0 };
 
 	snprintf(cause, sizeof(cause), "%s", end->cause);
-	if (bn_conf_has_hardware(&j->conf)) {
-		if (bn_bench_hw_safe(&j->conf, j->datadir, &err) == 0) {
+	if (bn_conf_has_hardware(rs->conf)) {
+		if (bn_bench_hw_safe(rs->conf, rs->datadir, &err) == 0) {
 			snprintf(cause + strlen(cause), sizeof(cause) - strlen(cause),
 				 "; the bench was put in its safe state after");
 		} else {
@@ -280,19 +277,29 @@ static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
 	}
 	s.cause = cause;
 	s.exit_code = end->exit_code;
-	snprintf(path, sizeof(path), "%s/report.json", j->out_dir);
+	snprintf(path, sizeof(path), "%s/report.json", rs->out_dir);
 	if (bn_salvage_record(&s, reason, sizeof(reason), &err) < 0) {
-		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
+		fprintf(rs->err, "bcbench: cannot write the report: %s\n", err.msg);
 		return bn_cli_exit_of(err.code);
 	}
 	/* (one call per line: the terminal printer escapes a newline inside) */
-	bn_term_printf(stdout, "%s: error — %s\n", j->scenario, reason);
-	bn_term_printf(stdout, "  report: %s\n", path);
-	bn_term_printf(stderr, "bcbench: %s: %s\n", j->scenario, reason);
-	if (!j->rec.no_html)
-		bn_cli_write_html(path, j->out_dir, end->exit_code);
-	bn_term_printf(stdout, "  exit %d (%s)\n", end->exit_code, bn_exit_cause(end->exit_code));
+	bn_term_printf(rs->out, "%s: error — %s\n", rs->scenario, reason);
+	bn_term_printf(rs->out, "  report: %s\n", path);
+	bn_term_printf(rs->err, "bcbench: %s: %s\n", rs->scenario, reason);
+	if (!rs->no_html)
+		bn_cli_write_html(path, rs->out_dir, end->exit_code);
+	bn_term_printf(rs->out, "  exit %d (%s)\n", end->exit_code, bn_exit_cause(end->exit_code));
 	return end->exit_code;
+}
+
+static int run_job_salvage(struct run_job *j, const struct bn_isolate_end *end)
+{
+	struct bn_cli_run_salvage rs = { .out_dir = j->out_dir, .scenario = j->scenario,
+					 .datadir = j->datadir, .conf = &j->conf,
+					 .keep = j->temps_before, .no_html = j->rec.no_html,
+					 .out = stdout, .err = stderr };
+
+	return bn_cli_run_salvage(&rs, end);
 }
 
 /* In the run's child, when the process it belonged to is gone and the
@@ -374,16 +381,10 @@ int bn_cli_run_entry(int argc, char **argv, const struct bn_cli_run_inherit *in)
 	struct bn_err err = { 0 };
 	struct bn_lock lock = { .fd = -1 };
 	struct run_job *j;
-	pid_t suite_pid = 0;
 	double wait_s = 0, watchdog_s = BN_RUN_WATCHDOG_S;
 	enum bn_acceptance acceptance = BN_ACCEPT_GUARDED;
 	int verbose = 0, quiet = 0, isolate = 1, force = 0, no_capture = 0, c, rc;
 
-	/* A suite's entry: the run stops when the suite is gone. */
-	if (getenv(BN_CLI_SUITE_PID_ENV)) {
-		suite_pid = (pid_t)strtol(getenv(BN_CLI_SUITE_PID_ENV), NULL, 10);
-		unsetenv(BN_CLI_SUITE_PID_ENV);
-	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "c:o:d:l:f:w:vqh", opts, NULL)) != -1) {
 		switch (c) {
@@ -458,6 +459,16 @@ int bn_cli_run_entry(int argc, char **argv, const struct bn_cli_run_inherit *in)
 	j->out_dir = out_dir;
 
 	bn_cli_catch_signals();
+	/* A suite's entry: the suite watches this process (its watchdog, its
+	 * salvage): the run is not forked again, and stops when the suite
+	 * is gone. */
+	if (in && in->beacon) {
+		if (bn_isolate_orphan_watch(in->beacon, in->suite_pid, BN_CLI_RUN_GRACE_S,
+					    bn_cli_stop_flag()) < 0)
+			fprintf(stderr, "bcbench: warning: PR_SET_PDEATHSIG refused: the run would "
+					"outlive its suite\n");
+		isolate = 0;
+	}
 
 	j->ro = (struct bn_run_opts){
 		.scenario_path = argv[optind],
@@ -539,14 +550,14 @@ int bn_cli_run_entry(int argc, char **argv, const struct bn_cli_run_inherit *in)
 		}
 	}
 	if (!isolate) {
+		j->ro.beacon = in ? in->beacon : NULL;
 		rc = run_job_body(j);
 	} else {
 		struct bn_isolate iso = {
 			.watchdog_s = watchdog_s,
-			.grace_s = BN_RUN_GRACE_S,
+			.grace_s = BN_CLI_RUN_GRACE_S,
 			.stop_flag = bn_cli_stop_flag(),
 			.beacon = bn_isolate_beacon_new(),
-			.watch_pid = suite_pid,
 			.orphaned = run_job_orphaned,
 		};
 		struct bn_isolate_end end;

@@ -115,6 +115,22 @@ struct job {
 	double t0, t1;    /* started, ended (0: not yet seen to end) */
 	char dir[1600];   /* DIR/entries/NNNN-ID */
 	char rel[300];    /* entries/NNNN-ID */
+	/* The suite is the entry's watcher (cli/isolate.h, supervised): the
+	 * entry is one process, its run, not a watching parent and a run. */
+	struct bn_isolate iso;        /* the slot's beacon, the watchdog */
+	struct bn_isolate_child ch;
+	struct bn_isolate_end end;    /* how it ended */
+	char *keep;       /* the entry directory's temporary files before the run */
+};
+
+/* What the forked entry runs: `bcbench run` in this copy of the suite,
+ * without exec (loading libraries again would cost each entry about as
+ * much as a short run). */
+struct entry_body {
+	int argc, log_fd;
+	char **argv;
+	const struct bn_cli_run_inherit *inherit;
+	struct bn_run_beacon *beacon;
 };
 
 struct suite_run {
@@ -122,6 +138,7 @@ struct suite_run {
 	const char *out_dir, *conf_path, *datadir, *limits, *operator_name;
 	bool no_html, no_capture;
 	struct bn_cli_run_inherit inherit; /* what every entry's run takes over */
+	const struct bn_conf *conf;
 	double watchdog_s;
 	int jobs, quiet, tty, real_bench;
 	cJSON **done;     /* by suite index: the entries' small records, no reports */
@@ -154,15 +171,32 @@ static void entry_dirname(const struct bn_suite_entry *e, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
-static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
+static int run_entry_body(void *user)
+{
+	const struct entry_body *eb = user;
+	int code;
+
+	dup2(eb->log_fd, STDOUT_FILENO);
+	dup2(eb->log_fd, STDERR_FILENO);
+	close(eb->log_fd);
+	code = bn_cli_run_entry(eb->argc, eb->argv, eb->inherit);
+	/* however the run ended, it ended here, not in an exit() of the
+	 * firmware's: the suite takes the exit code as the entry's */
+	__atomic_store_n(&eb->beacon->finished, 1, __ATOMIC_RELAXED);
+	return code;
+}
+
+static pid_t launch(struct suite_run *r, struct job *j, struct bn_run_beacon *beacon,
+		    struct bn_err *err)
 {
 	const struct bn_suite_entry *e = &r->s->entries[j->entry];
 	static const char *const opt[BN_AXIS_COUNT] = { "--port", "--charger", "--host", "--dut",
 							"--conditions", "--firmware" };
 	char watchdog[32], log_path[1700];
 	const char *argv[40];
-	int argc = 0, fd;
-	pid_t pid;
+	struct bn_cli_run_inherit inherit = r->inherit;
+	struct entry_body eb;
+	int argc = 0, fd, rc;
 
 	entry_dirname(e, j->rel + 8, sizeof(j->rel) - 8);
 	memcpy(j->rel, "entries/", 8);
@@ -215,30 +249,27 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_err *err)
 	 * first large allocation merges them in its copy, writing every page
 	 * they sit on (copy-on-write faults, hundreds an entry). */
 	malloc_trim(0);
-	pid = fork();
-	if (pid < 0) {
-		close(fd);
+	/* what a salvage must leave: the run removes only what it made */
+	j->keep = bn_run_temps(j->dir);
+	memset(beacon, 0, sizeof(*beacon));
+	inherit.beacon = beacon;
+	inherit.suite_pid = getpid();
+	eb = (struct entry_body){ .argc = argc - 1, .argv = (char **)argv + 1, .log_fd = fd,
+				  .inherit = &inherit, .beacon = beacon };
+	j->iso = (struct bn_isolate){ .watchdog_s = r->watchdog_s, .grace_s = BN_CLI_RUN_GRACE_S,
+				      .stop_flag = bn_cli_stop_flag(), .beacon = beacon,
+				      .supervised = true };
+	rc = bn_isolate_start(&j->iso, run_entry_body, &eb, &j->ch);
+	close(fd);
+	if (rc < 0) {
+		free(j->keep);
+		j->keep = NULL;
 		bn_err_set(err, BN_ERR_IO, "fork: %s", strerror(errno));
 		return -1;
 	}
-	if (pid == 0) {
-		/* The entry is `bcbench run` in this forked copy, without exec:
-		 * loading libsigrok and its kin again would cost each entry
-		 * about as much as a short run. */
-		char suite_pid[24];
-
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		close(fd);
-		/* the entry stops when the suite is gone, whatever killed it */
-		snprintf(suite_pid, sizeof(suite_pid), "%ld", (long)getppid());
-		setenv(BN_CLI_SUITE_PID_ENV, suite_pid, 1);
-		bn_isolate_exit(bn_cli_run_entry(argc - 1, (char **)argv + 1, &r->inherit));
-	}
-	close(fd);
-	j->pid = pid;
+	j->pid = j->ch.pid;
 	j->t0 = mono_s();
-	return pid;
+	return j->pid;
 }
 
 static void progress_line(struct suite_run *r)
@@ -344,6 +375,37 @@ static cJSON *read_report(const char *dir, const char *id, char sha[65], char *c
 	}
 	cJSON_Delete(rules);
 	return report;
+}
+
+/* The entry's run died or was killed (end says how): the suite, its
+ * watcher, puts the bench in its safe state and finishes the record the
+ * run left, as `bcbench run` does for its own child. What that says goes
+ * to the entry's run.log, where the run's own words are. The directory's
+ * lock file is the dead run's: taken (the kernel dropped its flock) for
+ * the salvage, then removed. */
+static void salvage_entry(struct suite_run *r, struct job *j)
+{
+	const struct bn_suite_entry *e = &r->s->entries[j->entry];
+	char path[1700], who[400];
+	struct bn_dirlock dl = { .fd = -1 };
+	struct bn_err err = { 0 };
+	FILE *log;
+
+	snprintf(path, sizeof(path), "%s/run.log", j->dir);
+	log = fopen(path, "a");
+	snprintf(who, sizeof(who), "bcbench suite, finishing entry %.300s", e->id);
+	if (bn_dirlock_take(&dl, j->dir, who, &err) < 0)
+		bn_err_clear(&err);
+	bn_cli_run_salvage(&(struct bn_cli_run_salvage){ .out_dir = j->dir,
+							 .scenario = e->scenario,
+							 .datadir = r->datadir, .conf = r->conf,
+							 .keep = j->keep, .no_html = r->no_html,
+							 .out = log ? log : stderr,
+							 .err = log ? log : stderr },
+			   &j->end);
+	bn_dirlock_release(&dl);
+	if (log)
+		fclose(log);
 }
 
 /* status: the entry's run's wait status; cause_in: why it did not run
@@ -717,6 +779,8 @@ int bn_cli_suite(int argc, char **argv)
 	bool have_reaped = false;
 	struct bn_limits suite_lim = { 0 };
 	struct job *slots = NULL;
+	struct bn_run_beacon **beacons = NULL;
+	struct bn_isolate_child **watched = NULL;
 	cJSON *doc = NULL;
 	int *pick = NULL;
 	int verbose = 0, quiet = 0, list = 0, json = 0, jobs = 0, shard_k = 1, shard_n = 1, c, rc, next = 0,
@@ -728,7 +792,6 @@ int bn_cli_suite(int argc, char **argv)
 	int unrun_from = -1; /* entries from here on are recorded as not run */
 	int unrun_code = BN_EXIT_BENCH_FAULT; /* and why, as an exit code */
 	volatile sig_atomic_t *stop = bn_cli_stop_flag();
-	int forwarded = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "j:o:c:d:l:w:vqh", opts, NULL)) != -1) {
@@ -884,6 +947,7 @@ int bn_cli_suite(int argc, char **argv)
 	r.datadir = datadir;
 	r.limits = limits ? limits : s.limits[0] ? s.limits : NULL;
 	r.watchdog_s = watchdog_s > 0 ? watchdog_s : s.watchdog_s > 0 ? s.watchdog_s : 30;
+	r.conf = &conf;
 	r.real_bench = bn_conf_has_hardware(&conf);
 	r.jobs = jobs ? jobs : bn_isolate_cores_allowed();
 	if (r.jobs < 1)
@@ -912,7 +976,17 @@ int bn_cli_suite(int argc, char **argv)
 	for (int i = 0; i < r.n_pick; i++)
 		r.cost_total += s.entries[pick[i]].cost;
 	slots = calloc((size_t)r.jobs, sizeof(*slots));
-	if (!slots) {
+	beacons = calloc((size_t)r.jobs, sizeof(*beacons));
+	watched = calloc((size_t)r.jobs, sizeof(*watched));
+	for (int k = 0; beacons && k < r.jobs; k++)
+		if (!(beacons[k] = bn_isolate_beacon_new()))
+			break;
+	if (!slots || !beacons || !watched || !beacons[r.jobs - 1]) {
+		for (int k = 0; beacons && k < r.jobs; k++)
+			bn_isolate_beacon_free(beacons[k]);
+		free(beacons);
+		free(watched);
+		free(slots);
 		free(pick);
 		free(r.done);
 		bn_suite_free(&s);
@@ -945,18 +1019,18 @@ int bn_cli_suite(int argc, char **argv)
 		       r.real_bench ? "real" : "simulated");
 	progress_line(&r);
 	while ((unrun_from < 0 && next < r.n_pick) || running > 0 || have_reaped) {
-		int status;
-		pid_t w;
-
 		while (!*stop && unrun_from < 0 && running < r.jobs && next < r.n_pick) {
 			struct job *j = NULL;
+			int slot = -1;
 
 			for (int k = 0; k < r.jobs && !j; k++)
-				if (!slots[k].pid)
+				if (!slots[k].pid) {
 					j = &slots[k];
+					slot = k;
+				}
 			memset(j, 0, sizeof(*j));
 			j->entry = pick[next++];
-			if (launch(&r, j, &err) < 0) {
+			if (launch(&r, j, beacons[slot], &err) < 0) {
 				char cause[900];
 				int code;
 
@@ -976,46 +1050,65 @@ int bn_cli_suite(int argc, char **argv)
 		 * instead of holding a slot empty. */
 		if (have_reaped) {
 			finish(&r, &reaped, reaped_status, NULL, -1);
+			free(reaped.keep);
+			reaped.keep = NULL;
 			have_reaped = false;
-		}
-		if (*stop && !forwarded) {
-			forwarded = 1;
-			for (int k = 0; k < r.jobs; k++)
-				if (slots[k].pid)
-					kill(slots[k].pid, (int)*stop);
 		}
 		if (!running)
 			break;
-		w = waitpid(-1, &status, 0);
-		if (w < 0) {
-			if (errno == EINTR)
+		/* Each running entry looked at: its watchdog, the stop passed
+		 * on and its grace; one that ended is taken (a real bench's is
+		 * judged at once: it is checked before its next entry). */
+		{
+			int k, ended = -1;
+
+			for (k = 0; k < r.jobs && ended < 0; k++) {
+				if (!slots[k].pid)
+					continue;
+				rc = bn_isolate_step(&slots[k].iso, &slots[k].ch, &slots[k].end);
+				if (rc == 1)
+					ended = k;
+				else if (rc < 0)
+					break;
+			}
+			if (k < r.jobs && ended < 0) /* waitpid failed: nothing left to wait for */
+				break;
+			if (ended < 0) {
+				for (k = 0; k < r.jobs; k++)
+					watched[k] = slots[k].pid ? &slots[k].ch : NULL;
+				bn_isolate_wait(watched, r.jobs);
 				continue;
-			break;
-		}
-		for (int k = 0; k < r.jobs; k++)
-			if (slots[k].pid == w && !r.real_bench) {
-				/* (a real bench is checked before its next entry: below) */
+			}
+			k = ended;
+			slots[k].t1 = mono_s();
+			running--;
+			/* a run that died or was killed: its record finished here,
+			 * as its own watcher would have */
+			if (slots[k].end.abnormal)
+				salvage_entry(&r, &slots[k]);
+			if (!r.real_bench) {
 				reaped = slots[k];
-				reaped.t1 = mono_s();
-				reaped_status = status;
+				reaped_status = slots[k].end.exit_code << 8;
 				have_reaped = true;
 				slots[k].pid = 0;
-				running--;
-			} else if (slots[k].pid == w) {
-				finish(&r, &slots[k], status, NULL, -1);
-				slots[k].pid = 0;
-				running--;
-				/* A real bench after an entry's error: is it still
-				 * there? If not, the rest would each fail the same
-				 * way, one instrument time-out after another. */
-				if (r.real_bench && unrun_from < 0 && !*stop && next < r.n_pick &&
-				    entry_errored(&r, slots[k].entry) &&
-				    bench_gone(&conf, datadir, &r.s->entries[slots[k].entry], unrun_cause,
-					       sizeof(unrun_cause))) {
-					fprintf(stderr, "bcbench suite: %s\n", unrun_cause + 9);
-					unrun_from = next;
-				}
+				slots[k].keep = NULL;
+				continue;
 			}
+			finish(&r, &slots[k], slots[k].end.exit_code << 8, NULL, -1);
+			free(slots[k].keep);
+			slots[k].keep = NULL;
+			slots[k].pid = 0;
+			/* A real bench after an entry's error: is it still
+			 * there? If not, the rest would each fail the same
+			 * way, one instrument time-out after another. */
+			if (unrun_from < 0 && !*stop && next < r.n_pick &&
+			    entry_errored(&r, slots[k].entry) &&
+			    bench_gone(&conf, datadir, &r.s->entries[slots[k].entry], unrun_cause,
+				       sizeof(unrun_cause))) {
+				fprintf(stderr, "bcbench suite: %s\n", unrun_cause + 9);
+				unrun_from = next;
+			}
+		}
 	}
 	/* What an interrupt or a bench in use left unrun is recorded, not
 	 * silently dropped. */
@@ -1081,6 +1174,10 @@ int bn_cli_suite(int argc, char **argv)
 	for (int i = 0; i < s.n_entries; i++)
 		cJSON_Delete(r.done[i]);
 	free(r.done);
+	for (int k = 0; k < r.jobs; k++)
+		bn_isolate_beacon_free(beacons[k]);
+	free(beacons);
+	free(watched);
 	free(slots);
 	free(pick);
 	bn_suite_free(&s);

@@ -2,6 +2,7 @@
 #include "cli/isolate.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -158,6 +160,66 @@ static void start_watch(struct watch *w)
 	pthread_attr_destroy(&a);
 }
 
+/* ---- in a supervised child: its parent (a suite) is its watcher ---- */
+
+/* What the two handlers below read: set once, in the child, before they
+ * are installed (a signal handler has nowhere else to look). */
+static struct orphan_state {
+	struct bn_run_beacon *beacon;
+	volatile sig_atomic_t *stop_flag;
+	pid_t parent;
+	unsigned grace_s;
+} orphan;
+
+/* grace_s after the parent went, the run has not stopped: a firmware that
+ * does not return. No thread is left to finish the record (the next run
+ * into the directory, or `bcbench salvage`, does); the process ends as a
+ * lost parent's would. Finishing the record is progress: another grace. */
+static void on_orphan_alarm(int sig)
+{
+	(void)sig;
+	if (__atomic_load_n(&orphan.beacon->finishing, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&orphan.beacon->finished, __ATOMIC_RELAXED)) {
+		alarm(orphan.grace_s);
+		return;
+	}
+	_exit(BN_EXIT_INTERRUPTED(SIGHUP));
+}
+
+/* SIGHUP: a hang-up as always, or (PR_SET_PDEATHSIG) the parent is gone. */
+static void on_orphan_hup(int sig)
+{
+	if (getppid() != orphan.parent) {
+		int expected = BN_LOST_NONE;
+
+		if (__atomic_compare_exchange_n(&orphan.beacon->lost, &expected, BN_LOST_SUITE, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			alarm(orphan.grace_s);
+	}
+	if (orphan.stop_flag)
+		*orphan.stop_flag = sig;
+}
+
+int bn_isolate_orphan_watch(struct bn_run_beacon *beacon, pid_t parent, double grace_s,
+			    volatile sig_atomic_t *stop_flag)
+{
+	struct sigaction sa;
+
+	orphan = (struct orphan_state){ .beacon = beacon, .stop_flag = stop_flag, .parent = parent,
+					.grace_s = grace_s >= 1 ? (unsigned)ceil(grace_s) : 1 };
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_orphan_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	sa.sa_handler = on_orphan_hup;
+	sigaction(SIGHUP, &sa, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGHUP) != 0)
+		return BN_ERR_IO;
+	/* gone before the line above: no signal would come */
+	if (getppid() != parent)
+		raise(SIGHUP);
+	return BN_OK;
+}
+
 /* " at t=1.234 s (scenario line 12)" or "" before the bench ran. */
 static void where(const struct bn_run_beacon *b, char *buf, size_t len)
 {
@@ -170,135 +232,83 @@ static void where(const struct bn_run_beacon *b, char *buf, size_t len)
 		snprintf(buf, len, " at t=%.3f s", bn_time_to_s(b->sim_t_us));
 }
 
-int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *user,
-		   struct bn_isolate_end *end)
+int bn_isolate_start(const struct bn_isolate *iso, int (*body)(void *user), void *user,
+		     struct bn_isolate_child *ch)
 {
-	struct bn_run_beacon seen;
-	double last_move, stop_at = 0;
-	int forwarded = 0, lost = 0, killed_by = 0, status, pidfd, pipefd[2];
-	char at[160];
-	pid_t pid, w, me = getpid();
+	int pipefd[2] = { -1, -1 };
+	pid_t pid, me = getpid();
 
-	memset(end, 0, sizeof(*end));
-	if (pipe(pipefd) < 0)
-		return BN_ERR_IO;
-	fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
-	fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
+	memset(ch, 0, sizeof(*ch));
+	ch->pidfd = -1;
+	ch->pipe_w = -1;
+	if (!iso->supervised) {
+		if (pipe(pipefd) < 0)
+			return BN_ERR_IO;
+		fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
+		fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
+	}
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
+		if (pipefd[0] >= 0) {
+			close(pipefd[0]);
+			close(pipefd[1]);
+		}
 		return BN_ERR_IO;
 	}
 	if (pid == 0) {
 		struct watch wt = { .iso = iso, .user = user, .parent = me, .fd = pipefd[0] };
 		int code;
 
-		close(pipefd[1]);
-		start_watch(&wt);
+		/* supervised: the body arms bn_isolate_orphan_watch() itself,
+		 * once its own signal handlers are in place */
+		if (!iso->supervised) {
+			close(pipefd[1]);
+			start_watch(&wt);
+		}
 		code = body(user);
 		bn_isolate_exit(code);
 	}
-	close(pipefd[0]);
-	pidfd = pidfd_open(pid, 0);
-	snap(iso->beacon, &seen);
-	last_move = mono_s();
-	for (;;) {
-		struct timespec ts = { 0, ISOLATE_POLL_MS * 1000000L };
-		struct bn_run_beacon now;
-		double t;
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	ch->pid = pid;
+	ch->pipe_w = pipefd[1];
+	ch->pidfd = pidfd_open(pid, 0);
+	snap(iso->beacon, &ch->seen);
+	ch->last_move = mono_s();
+	return BN_OK;
+}
 
-		w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR)
-			return BN_ERR_IO;
-		t = mono_s();
-		snap(iso->beacon, &now);
-		if (now.beats != seen.beats || now.started != seen.started) {
-			seen = now;
-			last_move = t;
-		}
-		if (iso->stop_flag && *iso->stop_flag && !forwarded && !lost) {
-			forwarded = *iso->stop_flag;
-			kill(pid, forwarded);
-			stop_at = t + iso->grace_s;
-		}
-		/* A suite's entry whose suite is gone: the child's watcher reads
-		 * the beacon and stops the run. */
-		if (iso->watch_pid > 0 && !lost && !forwarded && getppid() != iso->watch_pid) {
-			lost = BN_LOST_SUITE;
-			__atomic_store_n(&iso->beacon->lost, lost, __ATOMIC_RELAXED);
-			stop_at = t + iso->grace_s;
-		}
-		/* Finishing the record is progress without beats: neither the
-		 * watchdog nor the grace runs meanwhile. */
-		if (now.finishing) {
-			last_move = t;
-			if (forwarded || lost)
-				stop_at = t + iso->grace_s;
-		}
-		if (!killed_by && (forwarded || lost) && t >= stop_at) {
-			where(&now, at, sizeof(at));
-			end->exit_code = BN_EXIT_INTERRUPTED(lost ? SIGHUP : forwarded);
-			if (lost)
-				snprintf(end->cause, sizeof(end->cause),
-					 "%s, and the run did not stop within %.3g s%s "
-					 "(the firmware does not return?); killed",
-					 bn_isolate_lost_reason(lost), iso->grace_s, at);
-			else
-				snprintf(end->cause, sizeof(end->cause),
-					 "interrupted by %s, and the run did not stop within %.3g s%s "
-					 "(the firmware does not return?); killed",
-					 bn_cli_signal_name(forwarded), iso->grace_s, at);
-			killed_by = SIGKILL;
-			kill(pid, SIGKILL);
-		} else if (!killed_by && t - last_move >= iso->watchdog_s) {
-			/* In a firmware call the device broke the run; anywhere
-			 * else the bench did (an instrument that does not answer
-			 * blocks the run outside the firmware). */
-			bool in_fw = __atomic_load_n(&iso->beacon->in_fw_call, __ATOMIC_RELAXED);
+/* The child is gone: how it ended, in *end; its descriptors closed. */
+static void ended(const struct bn_isolate *iso, struct bn_isolate_child *ch, int status,
+		  struct bn_isolate_end *end)
+{
+	char at[160];
 
-			where(&now, at, sizeof(at));
-			end->exit_code = in_fw ? BN_EXIT_DUT_BROKE : BN_EXIT_BENCH_FAULT;
-			snprintf(end->cause, sizeof(end->cause),
-				 "watchdog: no progress for %.3g s%s (%s); killed", iso->watchdog_s, at,
-				 in_fw ? "the firmware hangs in a call"
-				       : "outside the firmware: an instrument that does not answer?");
-			killed_by = SIGKILL;
-			kill(pid, SIGKILL);
-		}
-		if (pidfd >= 0) {
-			struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
-
-			/* A signal (the stop flag) ends the wait early: EINTR. */
-			poll(&pfd, 1, ISOLATE_WATCH_MS);
-		} else {
-			nanosleep(&ts, NULL);
-		}
-	}
-	if (pidfd >= 0)
-		close(pidfd);
-	close(pipefd[1]);
+	if (ch->pidfd >= 0)
+		close(ch->pidfd);
+	if (ch->pipe_w >= 0)
+		close(ch->pipe_w);
+	ch->pidfd = ch->pipe_w = -1;
+	ch->pid = 0;
 	snap(iso->beacon, &end->last);
-	if (killed_by) {
+	if (ch->killed_by) {
 		end->abnormal = true;
-		end->signal = killed_by;
+		end->signal = ch->killed_by;
 	} else if (WIFSIGNALED(status)) {
 		const char *name = bn_cli_signal_name(WTERMSIG(status));
+		int fwd = ch->forwarded;
 
 		where(&end->last, at, sizeof(at));
 		end->abnormal = true;
 		end->signal = WTERMSIG(status);
 		/* a signal from outside (ours passed on, a kill -9) interrupted
 		 * the run; any other the run raised itself: a crash */
-		end->exit_code = (forwarded && WTERMSIG(status) == forwarded) ||
-					 WTERMSIG(status) == SIGKILL
-				 ? BN_EXIT_INTERRUPTED(WTERMSIG(status))
-				 : BN_EXIT_DUT_BROKE;
-		if (forwarded && WTERMSIG(status) == forwarded)
+		end->exit_code = (fwd && WTERMSIG(status) == fwd) || WTERMSIG(status) == SIGKILL
+					 ? BN_EXIT_INTERRUPTED(WTERMSIG(status))
+					 : BN_EXIT_DUT_BROKE;
+		if (fwd && WTERMSIG(status) == fwd)
 			snprintf(end->cause, sizeof(end->cause),
 				 "interrupted by %s%s, before the run could stop cleanly", name, at);
 		else if (WTERMSIG(status) == SIGKILL)
@@ -325,7 +335,118 @@ int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *
 	} else {
 		end->exit_code = WEXITSTATUS(status);
 	}
-	return BN_OK;
+}
+
+int bn_isolate_step(const struct bn_isolate *iso, struct bn_isolate_child *ch,
+		    struct bn_isolate_end *end)
+{
+	struct bn_run_beacon now;
+	char at[160];
+	int status;
+	double t;
+	pid_t w;
+
+	if (ch->pid <= 0)
+		return BN_ERR_ARG;
+	w = waitpid(ch->pid, &status, WNOHANG);
+	if (w == ch->pid) {
+		/* the cause a kill below wrote stays */
+		struct bn_isolate_end keep = ch->end;
+
+		*end = keep;
+		ended(iso, ch, status, end);
+		return 1;
+	}
+	if (w < 0 && errno != EINTR)
+		return BN_ERR_IO;
+	t = mono_s();
+	snap(iso->beacon, &now);
+	if (now.beats != ch->seen.beats || now.started != ch->seen.started) {
+		ch->seen = now;
+		ch->last_move = t;
+	}
+	if (iso->stop_flag && *iso->stop_flag && !ch->forwarded && !ch->lost) {
+		ch->forwarded = *iso->stop_flag;
+		kill(ch->pid, ch->forwarded);
+		ch->stop_at = t + iso->grace_s;
+	}
+	/* Finishing the record is progress without beats: neither the
+	 * watchdog nor the grace runs meanwhile. */
+	if (now.finishing) {
+		ch->last_move = t;
+		if (ch->forwarded || ch->lost)
+			ch->stop_at = t + iso->grace_s;
+	}
+	if (!ch->killed_by && (ch->forwarded || ch->lost) && t >= ch->stop_at) {
+		where(&now, at, sizeof(at));
+		ch->end.exit_code = BN_EXIT_INTERRUPTED(ch->lost ? SIGHUP : ch->forwarded);
+		if (ch->lost)
+			snprintf(ch->end.cause, sizeof(ch->end.cause),
+				 "%s, and the run did not stop within %.3g s%s "
+				 "(the firmware does not return?); killed",
+				 bn_isolate_lost_reason(ch->lost), iso->grace_s, at);
+		else
+			snprintf(ch->end.cause, sizeof(ch->end.cause),
+				 "interrupted by %s, and the run did not stop within %.3g s%s "
+				 "(the firmware does not return?); killed",
+				 bn_cli_signal_name(ch->forwarded), iso->grace_s, at);
+		ch->killed_by = SIGKILL;
+		kill(ch->pid, SIGKILL);
+	} else if (!ch->killed_by && t - ch->last_move >= iso->watchdog_s) {
+		/* In a firmware call the device broke the run; anywhere
+		 * else the bench did (an instrument that does not answer
+		 * blocks the run outside the firmware). */
+		bool in_fw = __atomic_load_n(&iso->beacon->in_fw_call, __ATOMIC_RELAXED);
+
+		where(&now, at, sizeof(at));
+		ch->end.exit_code = in_fw ? BN_EXIT_DUT_BROKE : BN_EXIT_BENCH_FAULT;
+		snprintf(ch->end.cause, sizeof(ch->end.cause),
+			 "watchdog: no progress for %.3g s%s (%s); killed", iso->watchdog_s, at,
+			 in_fw ? "the firmware hangs in a call"
+			       : "outside the firmware: an instrument that does not answer?");
+		ch->killed_by = SIGKILL;
+		kill(ch->pid, SIGKILL);
+	}
+	return 0;
+}
+
+void bn_isolate_wait(struct bn_isolate_child *const *ch, int n)
+{
+	struct pollfd pfd[64];
+	int k = 0;
+	bool all = true;
+
+	for (int i = 0; i < n && k < 64; i++) {
+		if (!ch[i] || !ch[i]->pid)
+			continue;
+		if (ch[i]->pidfd < 0)
+			all = false;
+		else
+			pfd[k++] = (struct pollfd){ .fd = ch[i]->pidfd, .events = POLLIN };
+	}
+	if (all && k) {
+		/* A signal (the stop flag) ends the wait early: EINTR. */
+		poll(pfd, (nfds_t)k, ISOLATE_WATCH_MS);
+	} else {
+		struct timespec ts = { 0, ISOLATE_POLL_MS * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+int bn_isolate_run(const struct bn_isolate *iso, int (*body)(void *user), void *user,
+		   struct bn_isolate_end *end)
+{
+	struct bn_isolate_child ch, *chp = &ch;
+	int rc;
+
+	memset(end, 0, sizeof(*end));
+	rc = bn_isolate_start(iso, body, user, &ch);
+	if (rc < 0)
+		return rc;
+	while ((rc = bn_isolate_step(iso, &ch, end)) == 0)
+		bn_isolate_wait(&chp, 1);
+	return rc < 0 ? rc : BN_OK;
 }
 
 int bn_isolate_cores_allowed(void)

@@ -18,9 +18,20 @@
  * process). On the loss it sets beacon.lost and the stop flag: the run
  * stops as on SIGTERM, from its own code (safe state, partial report).
  * A run that has not stopped grace_s later (a firmware that does not
- * return) gets orphaned() from that thread, then _exit(129) (SIGHUP's). A parent that
- * is itself watched (watch_pid: a suite's entry) passes the loss of its
- * own parent on the same way. */
+ * return) gets orphaned() from that thread, then _exit(129) (SIGHUP's).
+ *
+ * A suite's entries are supervised instead: the suite forks each entry's
+ * run and is its watcher itself (bn_isolate_start, bn_isolate_step for
+ * each running entry, bn_isolate_wait on all of them), so an entry is one
+ * process, not a watching parent and a run. Such a child has no pipe and
+ * no thread (a second thread makes every later page-table change of the
+ * run's process cost an interrupt of the other core): it asks the kernel
+ * for SIGHUP when the suite dies (PR_SET_PDEATHSIG; the suite forks from
+ * its only thread) and, from that handler, marks beacon.lost and starts a
+ * grace_s alarm. A run that has not stopped by then (a firmware that does
+ * not return) _exits 129 leaving its provisional report and spool, which
+ * the next run into the directory or `bcbench salvage` finishes: with
+ * the suite gone there is no process left to finish them sooner. */
 #ifndef BN_CLI_ISOLATE_H
 #define BN_CLI_ISOLATE_H
 
@@ -35,7 +46,7 @@
 enum bn_lost {
 	BN_LOST_NONE = 0,
 	BN_LOST_PARENT = 1,   /* the process that forked the run (bcbench run) */
-	BN_LOST_SUITE = 2,    /* the suite that started that process */
+	BN_LOST_SUITE = 2,    /* the suite that forked the run (its entry) */
 };
 
 struct bn_isolate {
@@ -43,16 +54,16 @@ struct bn_isolate {
 	double grace_s;                    /* > 0 */
 	volatile sig_atomic_t *stop_flag;  /* the parent's; may be NULL */
 	struct bn_run_beacon *beacon;      /* from bn_isolate_beacon_new() */
-	/* > 0: this process's own parent (a suite); when it is gone the run
-	 * is stopped as BN_LOST_SUITE. 0: the parent's parent is not ours (a
-	 * run under nohup whose shell went must go on). */
-	pid_t watch_pid;
 	/* In the child, from its watcher thread, when its parent is gone and
 	 * the run did not stop within grace_s (a parent still there kills and
 	 * salvages the child itself): put the bench in its safe state and
 	 * finish the record without the stuck main path (cause says why).
 	 * NULL: none. The child then _exits 129 (SIGHUP's). */
 	void (*orphaned)(void *user, const char *cause);
+	/* The caller watches the child itself, from its only thread (a
+	 * suite): no pipe, no watcher thread in the child; the child's body
+	 * calls bn_isolate_orphan_watch(). orphaned unused. */
+	bool supervised;
 };
 
 /* How the child ended. */
@@ -90,6 +101,38 @@ int bn_isolate_cores_allowed(void);
 int bn_isolate_capture_threads(int cores, int jobs);
 struct bn_run_beacon *bn_isolate_beacon_new(void);
 void bn_isolate_beacon_free(struct bn_run_beacon *b);
+
+/* A child being watched, between bn_isolate_start and the
+ * bn_isolate_step that sees it end. */
+struct bn_isolate_child {
+	pid_t pid;                  /* 0: none (ended) */
+	int pidfd;                  /* -1 without pidfd_open (a kernel before 5.3) */
+	int pipe_w;                 /* the parent's end of the child's watch pipe */
+	struct bn_run_beacon seen;  /* the beacon when it last moved */
+	double last_move, stop_at;  /* CLOCK_MONOTONIC s */
+	int forwarded, lost, killed_by;
+	struct bn_isolate_end end;  /* why it was killed, when it was */
+};
+
+/* Fork and run body(user) in the child (which exits with its value).
+ * 0, or a negative error (fork failed: nothing ran). */
+int bn_isolate_start(const struct bn_isolate *iso, int (*body)(void *user), void *user,
+		     struct bn_isolate_child *ch);
+/* One look at the child, without waiting: its beacon against the
+ * watchdog, the stop flag passed on, the grace after it. 1 when it has
+ * ended (*end filled, ch->pid 0), 0 while it runs, < 0 on an error. */
+int bn_isolate_step(const struct bn_isolate *iso, struct bn_isolate_child *ch,
+		    struct bn_isolate_end *end);
+/* Sleep until one of the n children (NULL or ended ones skipped) ends, a
+ * signal comes, or the next look is due (50 ms). */
+void bn_isolate_wait(struct bn_isolate_child *const *ch, int n);
+/* In a supervised child, once its own signal handlers are set: SIGHUP
+ * when parent (the pid that forked it) is gone, which marks beacon.lost
+ * BN_LOST_SUITE, sets *stop_flag and gives the run grace_s to stop before
+ * the process _exits 129. SIGHUP from anyone else stops the run as
+ * always. 0, or BN_ERR_IO when the kernel refuses PR_SET_PDEATHSIG. */
+int bn_isolate_orphan_watch(struct bn_run_beacon *beacon, pid_t parent, double grace_s,
+			    volatile sig_atomic_t *stop_flag);
 
 /* Fork, run body(user) in the child, watch it. body must set the
  * beacon's finished before it returns: a child that exits without it

@@ -1,8 +1,9 @@
 /* The isolated run: a child that returns, crashes, hangs, exits behind
  * the runner's back, keeps making progress, or is told to stop; what the
  * parent makes of each. Bodies stand in for bcbench run's. And the other
- * way round: a child whose parent (or the parent's suite) is killed stops
- * by itself. */
+ * way round: a child whose parent is killed stops by itself. And a suite's
+ * supervised entries: several watched by one loop, and an entry that
+ * stops by itself when its suite is killed. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -337,14 +338,13 @@ static int body_finishes_slowly(void *user)
 }
 
 /* The run's parent (bcbench run): isolates body, records how it ended. */
-static void be_run_parent(struct shared *sh, int (*body)(void *), pid_t watch_pid)
+static void be_run_parent(struct shared *sh, int (*body)(void *))
 {
 	struct bn_isolate iso = {
 		.watchdog_s = 5,
 		.grace_s = 0.3,
 		.stop_flag = &sh->stop,
 		.beacon = &sh->beacon,
-		.watch_pid = watch_pid,
 		.orphaned = orphaned,
 	};
 	struct bn_isolate_end end;
@@ -409,7 +409,7 @@ static void test_isolate__parent_killed_the_run_stops(void **state)
 	p = fork();
 	assert_true(p >= 0);
 	if (p == 0)
-		be_run_parent(sh, body_until_stop, 0);
+		be_run_parent(sh, body_until_stop);
 	wait_started(sh);
 	kill(p, SIGKILL);
 	assert_int_equal(waitpid(p, NULL, 0), p);
@@ -436,7 +436,7 @@ static void test_isolate__parent_killed_a_stuck_run_is_salvaged_and_ends(void **
 	p = fork();
 	assert_true(p >= 0);
 	if (p == 0)
-		be_run_parent(sh, body_stuck, 0);
+		be_run_parent(sh, body_stuck);
 	for (int i = 0; i < 300 && !sh->beacon.started; i++)
 		sleep_ms(10);
 	kill(p, SIGKILL);
@@ -450,11 +450,10 @@ static void test_isolate__parent_killed_a_stuck_run_is_salvaged_and_ends(void **
 	munmap(sh, sizeof(*sh));
 }
 
-/* A process (a suite, or a shell) whose child is a run parent running
- * body_until_stop; this test process is the subreaper that adopts what
- * is left when it dies. watched: the run parent watches it, as an entry
- * watches its suite. Returns its pid. */
-static pid_t fork_grandparent(struct shared *sh, bool watched)
+/* A shell whose child is a run parent running body_until_stop; this test
+ * process is the subreaper that adopts what is left when it dies.
+ * Returns its pid. */
+static pid_t fork_grandparent(struct shared *sh)
 {
 	pid_t gp;
 
@@ -463,35 +462,12 @@ static pid_t fork_grandparent(struct shared *sh, bool watched)
 	gp = fork();
 	assert_true(gp >= 0);
 	if (gp == 0) {
-		pid_t me = getpid();
-
 		if (fork() == 0)
-			be_run_parent(sh, body_until_stop, watched ? me : 0);
+			be_run_parent(sh, body_until_stop);
 		for (;;)
 			pause();
 	}
 	return gp;
-}
-
-/* A suite's entry: the suite (the run parent's parent) is killed; the run
- * parent tells its child through the beacon, the child stops, the parent
- * returns its code. */
-static void test_isolate__suite_killed_its_entry_stops(void **state)
-{
-	struct shared *sh = shared_new();
-	pid_t suite;
-
-	(void)state;
-	suite = fork_grandparent(sh, true);
-	wait_started(sh);
-	kill(suite, SIGKILL);
-	assert_int_equal(waitpid(suite, NULL, 0), suite);
-	assert_true(reap_all(3000, NULL) >= 1); /* the run parent (it reaped its child) */
-	assert_int_equal(sh->beacon.lost, BN_LOST_SUITE);
-	assert_int_equal(sh->stopped, 1);
-	assert_int_equal(sh->end_abnormal, 0);
-	assert_int_equal(sh->end_code, 3);
-	munmap(sh, sizeof(*sh));
 }
 
 /* bcbench run under nohup: its shell (the parent's parent) goes, which
@@ -502,7 +478,7 @@ static void test_isolate__a_parent_s_parent_not_watched_is_not_a_loss(void **sta
 	pid_t shell;
 
 	(void)state;
-	shell = fork_grandparent(sh, false);
+	shell = fork_grandparent(sh);
 	wait_started(sh);
 	kill(shell, SIGKILL);
 	assert_int_equal(waitpid(shell, NULL, 0), shell);
@@ -562,6 +538,176 @@ static void test_isolate__finishing_pauses_the_grace(void **state)
 	munmap(sh, sizeof(*sh));
 }
 
+/* ---- supervised: a suite watches its entries itself ---- */
+
+/* Three children at once, each with its own beacon, watched by one loop
+ * of steps and waits as a suite's: one returns, one crashes, one hangs;
+ * each end is told apart and none waits for another's. */
+static void test_isolate__supervised_children_are_watched_together(void **state)
+{
+	int (*bodies[3])(void *) = { body_returns, body_aborts, body_hangs };
+	struct bn_isolate iso[3];
+	struct bn_isolate_child ch[3], *w[3];
+	struct bn_isolate_end end[3];
+	struct body_arg a[3];
+	bool done[3] = { false, false, false };
+	int left = 3;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		iso[i] = (struct bn_isolate){ .watchdog_s = 0.4, .grace_s = 0.3,
+					      .beacon = bn_isolate_beacon_new(), .supervised = true };
+		assert_non_null(iso[i].beacon);
+		a[i] = (struct body_arg){ .b = iso[i].beacon, .code = 1 };
+		assert_int_equal(bn_isolate_start(&iso[i], bodies[i], &a[i], &ch[i]), BN_OK);
+		assert_true(ch[i].pid > 0);
+		assert_int_equal(ch[i].pipe_w, -1); /* no watch pipe: the suite is the watcher */
+		memset(&end[i], 0, sizeof(end[i]));
+	}
+	for (int rounds = 0; left && rounds < 400; rounds++) {
+		for (int i = 0; i < 3; i++) {
+			int rc;
+
+			if (done[i])
+				continue;
+			rc = bn_isolate_step(&iso[i], &ch[i], &end[i]);
+			assert_true(rc >= 0);
+			if (rc == 1) {
+				done[i] = true;
+				left--;
+				assert_int_equal(ch[i].pid, 0);
+			}
+		}
+		for (int i = 0; i < 3; i++)
+			w[i] = done[i] ? NULL : &ch[i];
+		if (left)
+			bn_isolate_wait(w, 3);
+	}
+	assert_int_equal(left, 0);
+	assert_false(end[0].abnormal);
+	assert_int_equal(end[0].exit_code, 1);
+	assert_true(end[1].abnormal);
+	assert_int_equal(end[1].signal, SIGABRT);
+	assert_int_equal(end[1].exit_code, BN_EXIT_DUT_BROKE);
+	assert_non_null(strstr(end[1].cause, "crashed: killed by SIGABRT at t=0.250 s"));
+	assert_true(end[2].abnormal);
+	assert_int_equal(end[2].signal, SIGKILL);
+	assert_non_null(strstr(end[2].cause, "watchdog: no progress for 0.4 s"));
+	/* a step on a child already taken is an error, not a second end */
+	assert_true(bn_isolate_step(&iso[0], &ch[0], &end[0]) < 0);
+	for (int i = 0; i < 3; i++)
+		bn_isolate_beacon_free(iso[i].beacon);
+}
+
+/* The entry's body: arms the orphan watch, then runs until its stop flag
+ * (body_until_stop) or never returns (stuck). */
+static int entry_until_stop(void *user)
+{
+	struct shared *sh = user;
+
+	assert_int_equal(bn_isolate_orphan_watch(&sh->beacon, getppid(), 1.0, &sh->stop), BN_OK);
+	return body_until_stop(sh);
+}
+
+static int entry_stuck(void *user)
+{
+	struct shared *sh = user;
+
+	assert_int_equal(bn_isolate_orphan_watch(&sh->beacon, getppid(), 1.0, &sh->stop), BN_OK);
+	return body_stuck(sh);
+}
+
+/* A suite (this test's child) that starts one supervised entry and then
+ * waits to be killed; this test process adopts the entry. */
+static pid_t fork_suite(struct shared *sh, int (*body)(void *))
+{
+	pid_t suite;
+
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	suite = fork();
+	assert_true(suite >= 0);
+	if (suite == 0) {
+		static struct bn_isolate iso;
+		struct bn_isolate_child ch;
+
+		iso = (struct bn_isolate){ .watchdog_s = 30, .grace_s = 1, .beacon = &sh->beacon,
+					   .supervised = true };
+		sh->run_parent = getpid();
+		if (bn_isolate_start(&iso, body, sh, &ch) < 0)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	return suite;
+}
+
+/* The suite killed with SIGKILL: the entry learns it from the kernel
+ * (SIGHUP), marks the loss and stops by its own path, with its own code. */
+static void test_isolate__supervised_suite_killed_its_entry_stops(void **state)
+{
+	struct shared *sh = shared_new();
+	int status = 0;
+	pid_t suite;
+
+	(void)state;
+	suite = fork_suite(sh, entry_until_stop);
+	wait_started(sh);
+	assert_int_equal(sh->beacon.lost, BN_LOST_NONE);
+	kill(suite, SIGKILL);
+	assert_int_equal(waitpid(suite, NULL, 0), suite);
+	assert_int_equal(reap_all(3000, &status), 1);
+	assert_int_equal(sh->beacon.lost, BN_LOST_SUITE);
+	assert_int_equal(sh->stopped, 1);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 3);
+	munmap(sh, sizeof(*sh));
+}
+
+/* ... and an entry stuck in its firmware ends 129 once the grace is over
+ * (no thread is left to finish its record: the next run does). */
+static void test_isolate__supervised_suite_killed_a_stuck_entry_ends(void **state)
+{
+	struct shared *sh = shared_new();
+	int status = 0;
+	pid_t suite;
+
+	(void)state;
+	suite = fork_suite(sh, entry_stuck);
+	for (int i = 0; i < 300 && !sh->beacon.started; i++)
+		sleep_ms(10);
+	sleep_ms(50);
+	kill(suite, SIGKILL);
+	assert_int_equal(waitpid(suite, NULL, 0), suite);
+	assert_int_equal(reap_all(5000, &status), 1);
+	assert_int_equal(sh->beacon.lost, BN_LOST_SUITE);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), BN_EXIT_INTERRUPTED(SIGHUP));
+	munmap(sh, sizeof(*sh));
+}
+
+/* A SIGHUP while the suite is there (a dropped terminal) stops the run as
+ * always: no loss is claimed. */
+static void test_isolate__supervised_hangup_with_the_suite_there_is_no_loss(void **state)
+{
+	struct shared *sh = shared_new();
+	int status = 0;
+	pid_t suite;
+
+	(void)state;
+	suite = fork_suite(sh, entry_until_stop);
+	wait_started(sh);
+	kill(sh->child, SIGHUP);
+	for (int i = 0; i < 300 && !sh->stopped; i++)
+		sleep_ms(10);
+	assert_int_equal(sh->stopped, 1);
+	assert_int_equal(sh->stop, SIGHUP);
+	assert_int_equal(sh->beacon.lost, BN_LOST_NONE);
+	kill(suite, SIGKILL);
+	assert_int_equal(waitpid(suite, NULL, 0), suite);
+	assert_true(reap_all(3000, &status) >= 0);
+	munmap(sh, sizeof(*sh));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -575,7 +721,10 @@ int main(void)
 		cmocka_unit_test(test_isolate__stop_ignored_is_killed_after_the_grace),
 		cmocka_unit_test(test_isolate__parent_killed_the_run_stops),
 		cmocka_unit_test(test_isolate__parent_killed_a_stuck_run_is_salvaged_and_ends),
-		cmocka_unit_test(test_isolate__suite_killed_its_entry_stops),
+		cmocka_unit_test(test_isolate__supervised_children_are_watched_together),
+		cmocka_unit_test(test_isolate__supervised_suite_killed_its_entry_stops),
+		cmocka_unit_test(test_isolate__supervised_suite_killed_a_stuck_entry_ends),
+		cmocka_unit_test(test_isolate__supervised_hangup_with_the_suite_there_is_no_loss),
 		cmocka_unit_test(test_isolate__a_parent_s_parent_not_watched_is_not_a_loss),
 		cmocka_unit_test(test_isolate__finishing_pauses_the_watchdog),
 		cmocka_unit_test(test_isolate__finishing_pauses_the_grace),
