@@ -84,13 +84,18 @@ $(BUILD)/libbcbench.a: $(LIB_OBJ)
 # bcbench: no hardware object, no hardware library (--as-needed: nor a
 # library nothing calls). bcbench-hw: the same main with all of them;
 # bcbench starts it for a command that needs hardware (cli/hw_exec.h).
+# -z now: every symbol bound at start, once, in the suite's process:
+# lazily, each forked entry would bind again the ones the suite never
+# called (a copy-on-write fault on its GOT and a symbol lookup each), and
+# the GOT can then be read-only (full RELRO).
+BIN_LDFLAGS := -Wl,-z,now -Wl,-z,relro
 $(BUILD)/bcbench: $(MAIN_OBJ) $(CORE_OBJ)
 	@echo '  LD      $@'
-	$(Q)$(CC) $(LDFLAGS_ALL) -Wl,--as-needed -o $@ $^ $(LDLIBS_CORE)
+	$(Q)$(CC) $(LDFLAGS_ALL) $(BIN_LDFLAGS) -Wl,--as-needed -o $@ $^ $(LDLIBS_CORE)
 
 $(BUILD)/bcbench-hw: $(MAIN_OBJ) $(BUILD)/libbcbench.a
 	@echo '  LD      $@'
-	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+	$(Q)$(CC) $(LDFLAGS_ALL) $(BIN_LDFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
 TEST_LIB_SRC := $(sort $(wildcard tests/unit/lib/*.c))
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libbcbench.a $(TEST_LIB_SRC) $(wildcard tests/unit/lib/*.h)

@@ -460,15 +460,9 @@ int bn_cli_run_entry(int argc, char **argv, const struct bn_cli_run_inherit *in)
 
 	bn_cli_catch_signals();
 	/* A suite's entry: the suite watches this process (its watchdog, its
-	 * salvage): the run is not forked again, and stops when the suite
-	 * is gone. */
-	if (in && in->beacon) {
-		if (bn_isolate_orphan_watch(in->beacon, in->suite_pid, BN_CLI_RUN_GRACE_S,
-					    bn_cli_stop_flag()) < 0)
-			fprintf(stderr, "bcbench: warning: PR_SET_PDEATHSIG refused: the run would "
-					"outlive its suite\n");
+	 * salvage), so the run is not forked again. */
+	if (in && in->beacon)
 		isolate = 0;
-	}
 
 	j->ro = (struct bn_run_opts){
 		.scenario_path = argv[optind],
@@ -550,8 +544,33 @@ int bn_cli_run_entry(int argc, char **argv, const struct bn_cli_run_inherit *in)
 		}
 	}
 	if (!isolate) {
+		struct bn_isolate *iso;
+
 		j->ro.beacon = in ? in->beacon : NULL;
+		/* A suite's entry stops when the suite is gone. On a real
+		 * bench a thread watches, which can still put the bench in its
+		 * safe state if the firmware does not return; else the kernel
+		 * tells (cli/isolate.h). */
+		if (j->ro.beacon && bn_conf_has_hardware(&j->conf)) {
+			/* the watcher reads it until the process ends: kept */
+			iso = malloc(sizeof(*iso));
+			if (iso) {
+				*iso = (struct bn_isolate){ .grace_s = BN_CLI_RUN_GRACE_S,
+							    .stop_flag = bn_cli_stop_flag(),
+							    .beacon = j->ro.beacon,
+							    .orphaned = run_job_orphaned };
+				bn_isolate_watch_parent(iso, j, in->suite_pid, BN_LOST_SUITE);
+			}
+		} else if (j->ro.beacon &&
+			   bn_isolate_orphan_watch(j->ro.beacon, in->suite_pid, BN_CLI_RUN_GRACE_S,
+						   bn_cli_stop_flag()) < 0) {
+			fprintf(stderr, "bcbench: warning: PR_SET_PDEATHSIG refused: the run would "
+					"outlive its suite\n");
+		}
 		rc = run_job_body(j);
+		/* ended here: a watcher leaves it (and j, freed below) alone */
+		if (j->ro.beacon)
+			__atomic_store_n(&j->ro.beacon->finished, 1, __ATOMIC_RELAXED);
 	} else {
 		struct bn_isolate iso = {
 			.watchdog_s = watchdog_s,

@@ -80,13 +80,15 @@ struct watch {
 	const struct bn_isolate *iso;
 	void *user;
 	pid_t parent;   /* saved before the fork */
-	int fd;         /* the read end of a pipe only the parent writes to */
+	int fd;         /* the read end of a pipe only the parent writes to; -1: none */
+	int lost_as;    /* enum bn_lost: which process the parent is */
 };
 
 /* The parent is gone when its end of the pipe closes (the kernel closes
  * it whatever killed the parent) or the child has another parent now. */
 static bool parent_gone(const struct watch *w, int timeout_ms)
 {
+	/* (no pipe, fd -1: poll only sleeps, and getppid() tells) */
 	struct pollfd pfd = { .fd = w->fd, .events = POLLIN };
 
 	if (poll(&pfd, 1, timeout_ms) > 0 && (pfd.revents & (POLLHUP | POLLERR | POLLIN)))
@@ -111,7 +113,7 @@ static void *watch_parent(void *arg)
 		} else if (parent_gone(w, ISOLATE_WATCH_MS)) {
 			int expected = BN_LOST_NONE;
 
-			__atomic_compare_exchange_n(&b->lost, &expected, BN_LOST_PARENT, false,
+			__atomic_compare_exchange_n(&b->lost, &expected, w->lost_as, false,
 						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 			orphan = true;
 			deadline = mono_s() + w->iso->grace_s;
@@ -146,18 +148,34 @@ static void *watch_parent(void *arg)
 }
 
 /* The child's watcher; without it (no thread) the run goes on unwatched. */
-static void start_watch(struct watch *w)
+static int start_watch(struct watch *w)
 {
 	pthread_attr_t a;
 	pthread_t th;
+	int rc = BN_OK;
 
 	if (pthread_attr_init(&a) != 0)
-		return;
+		return BN_ERR_NOMEM;
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&th, &a, watch_parent, w) != 0)
+	if (pthread_create(&th, &a, watch_parent, w) != 0) {
 		fprintf(stderr, "bcbench: warning: cannot watch the run's parent: the run would "
 				"outlive it\n");
+		rc = BN_ERR_NOMEM;
+	}
 	pthread_attr_destroy(&a);
+	return rc;
+}
+
+int bn_isolate_watch_parent(const struct bn_isolate *iso, void *user, pid_t parent, int lost_as)
+{
+	/* the thread reads it until the process ends */
+	struct watch *w = malloc(sizeof(*w));
+
+	if (!w)
+		return BN_ERR_NOMEM;
+	*w = (struct watch){ .iso = iso, .user = user, .parent = parent, .fd = -1,
+			     .lost_as = lost_as };
+	return start_watch(w);
 }
 
 /* ---- in a supervised child: its parent (a suite) is its watcher ---- */
@@ -258,7 +276,8 @@ int bn_isolate_start(const struct bn_isolate *iso, int (*body)(void *user), void
 		return BN_ERR_IO;
 	}
 	if (pid == 0) {
-		struct watch wt = { .iso = iso, .user = user, .parent = me, .fd = pipefd[0] };
+		struct watch wt = { .iso = iso, .user = user, .parent = me, .fd = pipefd[0],
+				    .lost_as = BN_LOST_PARENT };
 		int code;
 
 		/* supervised: the body arms bn_isolate_orphan_watch() itself,
@@ -463,9 +482,9 @@ int bn_isolate_cores_allowed(void)
 
 int bn_isolate_capture_threads(int cores, int jobs)
 {
-	int t = jobs > 0 ? cores / jobs - 1 : cores - 1;
-
-	return t > 0 ? t : 0;
+	if (jobs > 0)
+		return 0;
+	return cores > 1 ? cores - 1 : 0;
 }
 
 #if defined(__SANITIZE_ADDRESS__)

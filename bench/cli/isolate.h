@@ -31,7 +31,10 @@
  * grace_s alarm. A run that has not stopped by then (a firmware that does
  * not return) _exits 129 leaving its provisional report and spool, which
  * the next run into the directory or `bcbench salvage` finishes: with
- * the suite gone there is no process left to finish them sooner. */
+ * the suite gone there is no process left to finish them sooner. On a
+ * real bench (hardware to put in its safe state) the entry keeps the
+ * watcher thread instead (bn_isolate_watch_parent), whose cost is
+ * nothing next to an instrument's. */
 #ifndef BN_CLI_ISOLATE_H
 #define BN_CLI_ISOLATE_H
 
@@ -95,9 +98,12 @@ _Noreturn void bn_isolate_exit(int code);
 int bn_isolate_cores_allowed(void);
 /* The capture writer's compression threads beside a run's own thread
  * (bn_srw_opts.threads), on `cores` allowed: a standalone run (jobs 0)
- * keeps one core for the simulation and may use the rest, cores - 1; an
- * entry of a suite running `jobs` at a time gets its share less its
- * own, cores / jobs - 1, so entries do not fight each other. Never < 0. */
+ * keeps one core for the simulation and may use the rest, cores - 1. An
+ * entry of a suite (jobs > 0, whatever its -j) compresses on its own
+ * thread, 0: a suite spreads over the cores by -j, entry by entry, and a
+ * thread beside each entry would make the entries fight for the cores
+ * (and cost each entry a thread's start and the other core's page-table
+ * interrupts for the short captures a suite's entries mostly are). */
 int bn_isolate_capture_threads(int cores, int jobs);
 struct bn_run_beacon *bn_isolate_beacon_new(void);
 void bn_isolate_beacon_free(struct bn_run_beacon *b);
@@ -133,6 +139,12 @@ void bn_isolate_wait(struct bn_isolate_child *const *ch, int n);
  * always. 0, or BN_ERR_IO when the kernel refuses PR_SET_PDEATHSIG. */
 int bn_isolate_orphan_watch(struct bn_run_beacon *beacon, pid_t parent, double grace_s,
 			    volatile sig_atomic_t *stop_flag);
+/* In a supervised child on a real bench: the watcher thread of an
+ * isolated run instead (getppid() against parent, every 50 ms), so a run
+ * stuck in its firmware when the suite is gone still gets iso->orphaned
+ * (the bench's safe state, the record) before it _exits 129. lost_as:
+ * the beacon's enum bn_lost on the loss. iso must outlive the process. */
+int bn_isolate_watch_parent(const struct bn_isolate *iso, void *user, pid_t parent, int lost_as);
 
 /* Fork, run body(user) in the child, watch it. body must set the
  * beacon's finished before it returns: a child that exits without it

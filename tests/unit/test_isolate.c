@@ -685,6 +685,44 @@ static void test_isolate__supervised_suite_killed_a_stuck_entry_ends(void **stat
 	munmap(sh, sizeof(*sh));
 }
 
+/* On a real bench the entry keeps a watcher thread: stuck in its firmware
+ * when the suite is killed, it still gets the orphaned hook (the bench's
+ * safe state, the record) before it ends 129. */
+static int entry_stuck_on_hardware(void *user)
+{
+	static struct bn_isolate iso; /* (this child's copy: the thread reads it) */
+	struct shared *sh = user;
+
+	iso = (struct bn_isolate){ .grace_s = 0.3, .stop_flag = &sh->stop, .beacon = &sh->beacon,
+				   .orphaned = orphaned };
+	assert_int_equal(bn_isolate_watch_parent(&iso, sh, getppid(), BN_LOST_SUITE), BN_OK);
+	return body_stuck(sh);
+}
+
+static void test_isolate__supervised_on_hardware_a_stuck_entry_is_salvaged(void **state)
+{
+	struct shared *sh = shared_new();
+	int status = 0;
+	pid_t suite;
+
+	(void)state;
+	suite = fork_suite(sh, entry_stuck_on_hardware);
+	for (int i = 0; i < 300 && !sh->beacon.started; i++)
+		sleep_ms(10);
+	sleep_ms(50);
+	kill(suite, SIGKILL);
+	assert_int_equal(waitpid(suite, NULL, 0), suite);
+	assert_int_equal(reap_all(3000, &status), 1);
+	assert_int_equal(sh->beacon.lost, BN_LOST_SUITE);
+	assert_int_equal(sh->stop, SIGHUP);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), BN_EXIT_INTERRUPTED(SIGHUP));
+	assert_string_equal(sh->orphan_cause,
+			    "the bcbench suite that started this run is gone (killed?), and the "
+			    "run did not stop within 0.3 s (the firmware does not return?)");
+	munmap(sh, sizeof(*sh));
+}
+
 /* A SIGHUP while the suite is there (a dropped terminal) stops the run as
  * always: no loss is claimed. */
 static void test_isolate__supervised_hangup_with_the_suite_there_is_no_loss(void **state)
@@ -725,6 +763,7 @@ int main(void)
 		cmocka_unit_test(test_isolate__supervised_suite_killed_its_entry_stops),
 		cmocka_unit_test(test_isolate__supervised_suite_killed_a_stuck_entry_ends),
 		cmocka_unit_test(test_isolate__supervised_hangup_with_the_suite_there_is_no_loss),
+		cmocka_unit_test(test_isolate__supervised_on_hardware_a_stuck_entry_is_salvaged),
 		cmocka_unit_test(test_isolate__a_parent_s_parent_not_watched_is_not_a_loss),
 		cmocka_unit_test(test_isolate__finishing_pauses_the_watchdog),
 		cmocka_unit_test(test_isolate__finishing_pauses_the_grace),

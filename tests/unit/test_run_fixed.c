@@ -183,12 +183,12 @@ static void test_run_fixed__capture_threads_share_the_cores(void **state)
 	assert_int_equal(bn_isolate_capture_threads(1, 0), 0);
 	assert_int_equal(bn_isolate_capture_threads(2, 0), 1);
 	assert_int_equal(bn_isolate_capture_threads(8, 0), 7);
-	/* a suite entry at -j N: its share less its own */
-	assert_int_equal(bn_isolate_capture_threads(2, 1), 1);
+	/* a suite's entry at any -j: its own thread only (-j spreads the
+	 * suite over the cores) */
+	assert_int_equal(bn_isolate_capture_threads(2, 1), 0);
 	assert_int_equal(bn_isolate_capture_threads(2, 2), 0);
-	assert_int_equal(bn_isolate_capture_threads(2, 4), 0);
-	assert_int_equal(bn_isolate_capture_threads(8, 2), 3);
-	assert_int_equal(bn_isolate_capture_threads(8, 3), 1);
+	assert_int_equal(bn_isolate_capture_threads(8, 1), 0);
+	assert_int_equal(bn_isolate_capture_threads(8, 3), 0);
 	assert_true(bn_isolate_cores_allowed() >= 1);
 }
 
