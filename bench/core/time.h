@@ -38,6 +38,12 @@ struct bn_ticker {
 };
 
 void bn_ticker_init(struct bn_ticker *tk, double rate_hz, int64_t k0);
+/* The current tick's time, without stepping. */
+static inline bn_time_us bn_ticker_peek(const struct bn_ticker *tk)
+{
+	return tk->exact ? tk->q : bn_tick_time(tk->k, tk->rate_hz);
+}
+
 /* The current tick's time, then step to the next tick. */
 static inline bn_time_us bn_ticker_next(struct bn_ticker *tk)
 {

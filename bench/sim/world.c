@@ -1616,6 +1616,7 @@ static void integrate(struct bn_world *w, bn_time_us t_to)
 
 static void emit_samples(struct bn_world *w, bn_time_us before)
 {
+	struct bn_ticker tkr;
 	bn_time_us tk;
 
 	if (!w->cfg.sink.sample) {
@@ -1623,15 +1624,19 @@ static void emit_samples(struct bn_world *w, bn_time_us before)
 			w->next_tick_k++;
 		return;
 	}
+	/* the ticks stepped by additions (one division here, not one a
+	 * sample), at the times tick_time() gives */
+	bn_ticker_init(&tkr, w->rate_hz, w->next_tick_k);
 	if (!w->vbus_dyn && !w->vbus_tr.moving && !w->line_tr[0].moving && !w->line_tr[1].moving) {
-		while ((tk = tick_time(w, w->next_tick_k)) < before) {
+		while ((tk = bn_ticker_peek(&tkr)) < before) {
 			w->cfg.sink.sample(w->cfg.sink.user, tk, &w->cur);
+			bn_ticker_next(&tkr);
 			w->next_tick_k++;
 		}
 		return;
 	}
 	/* something may move: each sample shows it at its own time */
-	while ((tk = tick_time(w, w->next_tick_k)) < before) {
+	while ((tk = bn_ticker_peek(&tkr)) < before) {
 		struct bn_sample s = w->cur;
 
 		if (w->vbus_dyn) {
@@ -1651,6 +1656,7 @@ static void emit_samples(struct bn_world *w, bn_time_us before)
 		if (w->line_tr[BN_LINE_DM].moving)
 			s.v[BN_CH_DM] = traj_at(&w->line_tr[BN_LINE_DM], tk);
 		w->cfg.sink.sample(w->cfg.sink.user, tk, &s);
+		bn_ticker_next(&tkr);
 		w->next_tick_k++;
 	}
 }
