@@ -27,6 +27,7 @@
  *              shared, grown as frames arrive.
  * At close the last partial chunk is compressed, the central directory
  * written, NAME.part fsynced and renamed to PATH, the spool removed. */
+#define _GNU_SOURCE /* mremap */
 #include "capture/srzip_write.h"
 
 #include <errno.h>
@@ -379,6 +380,7 @@ static void pending_unmap(struct bn_srw *w)
  * disk) would be a SIGBUS mid-run, blamed on the firmware. */
 static int pending_grow(struct bn_srw *w, size_t len)
 {
+	size_t old;
 	void *map;
 	int e;
 
@@ -396,10 +398,16 @@ static int pending_grow(struct bn_srw *w, size_t len)
 	e = posix_fallocate(w->pend_fd, (off_t)w->pend_len, (off_t)(len - w->pend_len));
 	if (e)
 		return e;
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, w->pend_fd, 0);
+	/* The mapping grown in place of a new one: the pages already written
+	 * keep their page-table entries (a new mapping faults each again). */
+	map = mremap(w->pend, w->pend_len, len, MREMAP_MAYMOVE);
 	if (map == MAP_FAILED)
 		return errno;
-	munmap(w->pend, w->pend_len);
+	/* The new pages' faults taken in one call, not one trap a page (a
+	 * few microseconds each in a virtual machine, hundreds a chunk); a
+	 * kernel before 5.14 refuses it, and the pages fault as written. */
+	old = w->pend_len & ~(size_t)4095;
+	madvise((char *)map + old, len - old, MADV_POPULATE_WRITE);
 	w->pend = map;
 	w->pend_len = len;
 	return 0;
