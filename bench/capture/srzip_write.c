@@ -121,6 +121,7 @@ struct bn_srw {
 	char units[BN_SRW_MAX_CH][SRW_UNIT_MAX + 1];
 	uint64_t rate;
 	int level; /* -1 stored, else deflate level */
+	bool no_sync; /* opts.no_sync */
 	long chunk;
 	int n_slots;
 	int threads; /* for the pool, when it starts */
@@ -706,6 +707,7 @@ int bn_srw_open(const char *path, const struct bn_srw_opts *o, struct bn_srw **o
 	/* the pool starts with the first full chunk: a short run never
 	 * starts a thread */
 	w->threads = th;
+	w->no_sync = o->no_sync;
 	*out = w;
 	return BN_OK;
 }
@@ -838,13 +840,14 @@ int64_t bn_srw_frames(const struct bn_srw *w)
 
 /* ---- close ---- */
 
-/* NAME.part finished: synced, renamed over path, the directory synced. */
+/* NAME.part finished: synced, renamed over path, the directory synced
+ * (unless no_sync: the caller syncs later). */
 static int zip_commit(struct bn_srw *w, struct bn_err *err)
 {
 	char why[160], *dir;
 	int e = bn_zipw_finish(w->zip);
 
-	if (!e && fsync(w->zip_fd) < 0)
+	if (!e && !w->no_sync && fsync(w->zip_fd) < 0)
 		e = errno;
 	if (!e && rename(w->zip_path, w->path) < 0)
 		e = errno;
@@ -854,6 +857,8 @@ static int zip_commit(struct bn_srw *w, struct bn_err *err)
 				  bn_errno_text(e, why, sizeof(why)), w->zip_path);
 	g_free(w->zip_path);
 	w->zip_path = NULL;
+	if (w->no_sync)
+		return BN_OK;
 	/* the rename itself durable too (a directory's fsync; best effort:
 	 * some file systems refuse it, the capture is whole either way) */
 	dir = g_path_get_dirname(w->path);

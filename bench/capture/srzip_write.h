@@ -37,6 +37,7 @@
 #ifndef BN_CAPTURE_SRZIP_WRITE_H
 #define BN_CAPTURE_SRZIP_WRITE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,10 @@ struct bn_srw_opts {
 	 * in the caller's thread (a suite entry at -j N, which must not take
 	 * a core from its neighbours); N > 0 on the cores the run may use. */
 	int threads;
+	/* Close renames the finished capture into place without an fsync of
+	 * it or of its directory: the caller makes the directory durable
+	 * later, at once (a suite syncs its output before suite.json). */
+	bool no_sync;
 };
 
 /* Deflate level 1: see docs/capture-files.md for the figures (level 6

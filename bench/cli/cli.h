@@ -25,6 +25,9 @@ struct bn_cli_run_inherit {
 	 * run isolates itself. */
 	struct bn_run_beacon *beacon;
 	int suite_pid;                  /* the suite: when it is gone, the run stops */
+	/* report.json and capture.sr are not fsynced: the suite syncs its
+	 * output once, before suite.json names them */
+	bool defer_sync;
 };
 /* After SIGINT/SIGTERM, how long a run may take to reach its safe state
  * and write its report before it is killed. */

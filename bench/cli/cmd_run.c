@@ -434,6 +434,7 @@ int bn_cli_run_entry(int argc, char **argv, const struct bn_cli_run_inherit *in)
 	j->scenario = argv[optind];
 	j->quiet = quiet;
 	j->rec = rec;
+	j->rec.defer_sync = in && in->defer_sync;
 	j->operator_name = bn_cli_operator(operator_opt, operator_buf, sizeof(operator_buf));
 	if (bn_cli_conf(&conf_path, &j->conf)) {
 		free(j);
@@ -486,6 +487,7 @@ int bn_cli_run_entry(int argc, char **argv, const struct bn_cli_run_inherit *in)
 		.no_capture = no_capture,
 		/* a suite's entry: its limits parsed once, its share of the cores */
 		.limits_parsed = in ? in->limits : NULL,
+		.defer_sync = in && in->defer_sync,
 		.capture_threads = in ? in->capture_threads
 				      : bn_isolate_capture_threads(bn_isolate_cores_allowed(), 0),
 	};

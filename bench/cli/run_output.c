@@ -102,7 +102,9 @@ int bn_cli_write_record(struct bn_report *rep, const char *out_dir, const char *
 	if (!ro->no_html)
 		bn_report_artifact(rep, "html", "report.html");
 	snprintf(report_path, sizeof(report_path), "%s/report.json", out_dir);
-	if (bn_mkdir_p(out_dir, &err) < 0 || bn_report_write_json(rep, report_path, &err) < 0) {
+	if (bn_mkdir_p(out_dir, &err) < 0 ||
+	    (ro->defer_sync ? bn_report_write_json_nosync(rep, report_path, &err)
+			    : bn_report_write_json(rep, report_path, &err)) < 0) {
 		fprintf(stderr, "bcbench: cannot write the report: %s\n", err.msg);
 		bn_cli_print_summary(rep, NULL);
 		bn_report_free(rep);

@@ -16,6 +16,9 @@ struct bn_cli_record_opts {
 	/* the run's watcher: hashing a long capture and drawing its page
 	 * take a while without a sample, and are not a hang */
 	struct bn_run_beacon *beacon;
+	/* report.json renamed into place without an fsync: the caller (a
+	 * suite, before suite.json) makes the directory durable later */
+	bool defer_sync;
 };
 
 void bn_cli_print_summary(const struct bn_report *rep, const char *report_path);

@@ -19,7 +19,9 @@ int bn_file_write_atomic(const char *path, const void *data, size_t len,
  * writer). Everything else is derived from them or written again on the
  * next run: the provisional report (replaced by the final one), events.json
  * (its sha256 is in the durable report, so a loss is seen), the page
- * (bcbench report html renders it again), JUnit. A crashed process loses
+ * (bcbench report html renders it again), JUnit. A suite's entry syncs
+ * neither: its suite syncs its whole output once, before suite.json
+ * names the records (cli/cmd_suite.c). A crashed process loses
  * none of these (the page cache outlives it); a power cut may lose one,
  * never tear it (the rename is atomic either way). */
 int bn_file_write_atomic_nosync(const char *path, const void *data, size_t len,

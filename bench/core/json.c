@@ -441,7 +441,7 @@ double bn_jnum(const cJSON *o, const char *key)
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-int bn_json_write_atomic(const char *path, cJSON *root, struct bn_err *err)
+static int write_json(const char *path, cJSON *root, bool sync, struct bn_err *err)
 {
 	char *text = root ? bn_json_print(root) : NULL;
 	int rc;
@@ -449,7 +449,18 @@ int bn_json_write_atomic(const char *path, cJSON *root, struct bn_err *err)
 	cJSON_Delete(root);
 	if (!text)
 		return bn_err_set(err, BN_ERR_NOMEM, "%s: out of memory", path);
-	rc = bn_file_write_atomic(path, text, strlen(text), err);
+	rc = sync ? bn_file_write_atomic(path, text, strlen(text), err)
+		  : bn_file_write_atomic_nosync(path, text, strlen(text), err);
 	free(text);
 	return rc;
+}
+
+int bn_json_write_atomic(const char *path, cJSON *root, struct bn_err *err)
+{
+	return write_json(path, root, true, err);
+}
+
+int bn_json_write_atomic_nosync(const char *path, cJSON *root, struct bn_err *err)
+{
+	return write_json(path, root, false, err);
 }

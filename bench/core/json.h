@@ -75,5 +75,7 @@ char *bn_json_print_line(cJSON *root);
  * the tool writes reaches the disk. BN_ERR_NOMEM naming path when it
  * cannot be printed. */
 int bn_json_write_atomic(const char *path, cJSON *root, struct bn_err *err);
+/* The same without an fsync (bn_file_write_atomic_nosync). */
+int bn_json_write_atomic_nosync(const char *path, cJSON *root, struct bn_err *err);
 
 #endif

@@ -680,3 +680,8 @@ int bn_report_write_json(const struct bn_report *r, const char *path, struct bn_
 {
 	return bn_json_write_atomic(path, bn_report_to_json(r), err);
 }
+
+int bn_report_write_json_nosync(const struct bn_report *r, const char *path, struct bn_err *err)
+{
+	return bn_json_write_atomic_nosync(path, bn_report_to_json(r), err);
+}

@@ -233,5 +233,7 @@ int bn_report_exit_code(const struct bn_report *r);
 cJSON *bn_report_to_json(const struct bn_report *r);
 /* Atomic. */
 int bn_report_write_json(const struct bn_report *r, const char *path, struct bn_err *err);
+/* The same without an fsync: the caller syncs the directory later. */
+int bn_report_write_json_nosync(const struct bn_report *r, const char *path, struct bn_err *err);
 
 #endif

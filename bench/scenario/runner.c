@@ -2063,7 +2063,8 @@ static int start_capture(struct run_ctx *c, struct bn_err *err)
 {
 	char path[1200], why_buf[BN_SCN_PATH_LEN + 40];
 	const char *off = capture_off_why(c, why_buf, sizeof(why_buf));
-	struct bn_srw_opts so = { .rate_hz = c->rate_hz, .threads = c->o->capture_threads };
+	struct bn_srw_opts so = { .rate_hz = c->rate_hz, .threads = c->o->capture_threads,
+				  .no_sync = c->o->defer_sync };
 	struct bn_evlog_meta m = { .capture_file = "capture.sr", .port_profile = c->port.name,
 				   .dut_name = c->dut.name, .scenario = c->scn.name };
 	int rc;

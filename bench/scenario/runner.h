@@ -151,6 +151,9 @@ struct bn_run_opts {
 	/* The capture writer's compression threads beside the run's own
 	 * (bn_srw_opts.threads): 0 compresses in the run's thread. */
 	int capture_threads;
+	/* capture.sr closed without an fsync (bn_srw_opts.no_sync): the
+	 * caller syncs the output later (a suite's entry: the suite, once) */
+	bool defer_sync;
 	/* The limits a caller parsed already (a suite, once, before it forks
 	 * its entries): used when the run resolves the same path, instead of
 	 * parsing it again; borrowed, never freed by the run. NULL: none. */

@@ -1,7 +1,8 @@
 /* A run's fixed cost, by what it does rather than how long it takes: the
  * limits a caller parsed are borrowed, not read again; --no-capture
  * judges the same samples and writes no capture; the capture writer's
- * threads follow the cores a run may use. */
+ * threads follow the cores a run may use; a suite's entry leaves the
+ * fsyncs to its suite (fsync counted through a link seam). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,15 @@
 #include "core/limits.h"
 #include "report/report.h"
 #include "scenario/runner.h"
+
+/* fsync through the link seam (tests/unit/test_run_fixed.mk): counted. */
+static int fsyncs;
+int __real_fsync(int fd);
+int __wrap_fsync(int fd)
+{
+	fsyncs++;
+	return __real_fsync(fd);
+}
 
 static void scenario_path(char *buf, size_t len, const char *name)
 {
@@ -126,15 +136,67 @@ static void test_run_fixed__input_digests_are_the_files(void **state)
 	bn_report_free(&rep);
 }
 
-static void run_into(const char *scn, const char *dir, bool no_capture, struct bn_report *rep)
+static void run_into_opts(const char *scn, const char *dir, bool no_capture, bool defer_sync,
+			  struct bn_report *rep)
 {
 	struct bn_run_opts o = { .datadir = bn_test_srcdir(), .scenario_path = scn, .out_dir = dir,
-				 .no_capture = no_capture };
+				 .no_capture = no_capture, .defer_sync = defer_sync };
 	struct bn_err err = { 0 };
 
 	bn_report_init(rep);
 	assert_int_equal(bn_run_scenario(&o, rep, &err), BN_OK);
 	assert_int_equal(rep->status, BN_RUN_COMPLETED);
+}
+
+static void run_into(const char *scn, const char *dir, bool no_capture, struct bn_report *rep)
+{
+	run_into_opts(scn, dir, no_capture, false, rep);
+}
+
+/* A standalone run syncs its capture (file and directory) and its report;
+ * a suite's entry (defer_sync) syncs neither, the same bytes written: the
+ * suite syncs its output once, before suite.json. */
+static void test_run_fixed__a_suite_entry_leaves_the_fsyncs_to_its_suite(void **state)
+{
+	char dir[64] = "/tmp/bn_sync_XXXXXX", a_dir[128], b_dir[128], path[256], scn[1024];
+	char *a_text, *b_text;
+	size_t a_len, b_len;
+	struct bn_report a, b;
+	struct bn_err err = { 0 };
+	int before;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	scenario_path(scn, sizeof(scn), "dcp");
+	snprintf(a_dir, sizeof(a_dir), "%s/standalone", dir);
+	snprintf(b_dir, sizeof(b_dir), "%s/entry", dir);
+	before = fsyncs;
+	run_into_opts(scn, a_dir, false, false, &a);
+	assert_true(fsyncs - before >= 2); /* capture.sr, then its directory */
+	before = fsyncs;
+	run_into_opts(scn, b_dir, false, true, &b);
+	assert_int_equal(fsyncs - before, 0);
+	/* the capture is there and whole either way */
+	snprintf(path, sizeof(path), "%s/capture.sr", b_dir);
+	assert_int_equal(bn_file_read(path, &b_text, &b_len, &err), BN_OK);
+	snprintf(path, sizeof(path), "%s/capture.sr", a_dir);
+	assert_int_equal(bn_file_read(path, &a_text, &a_len, &err), BN_OK);
+	assert_int_equal(a_len, b_len);
+	free(a_text);
+	free(b_text);
+	before = fsyncs;
+	snprintf(path, sizeof(path), "%s/report.json", a_dir);
+	assert_int_equal(bn_report_write_json(&a, path, &err), BN_OK);
+	assert_true(fsyncs - before >= 2); /* the file, then its directory */
+	before = fsyncs;
+	snprintf(path, sizeof(path), "%s/report.json", b_dir);
+	assert_int_equal(bn_report_write_json_nosync(&b, path, &err), BN_OK);
+	assert_int_equal(fsyncs - before, 0);
+	assert_int_equal(access(path, F_OK), 0);
+	bn_report_free(&a);
+	bn_report_free(&b);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
 }
 
 /* The same results, sample for sample, with and without the file. */
@@ -200,6 +262,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_run_fixed__input_digests_are_the_files),
 		cmocka_unit_test(test_run_fixed__no_capture_judges_the_same),
 		cmocka_unit_test(test_run_fixed__capture_threads_share_the_cores),
+		cmocka_unit_test(test_run_fixed__a_suite_entry_leaves_the_fsyncs_to_its_suite),
 	};
 
 	if (argc > 1)
