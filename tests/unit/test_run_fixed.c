@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/harness.h"
+#include "cli/cli.h"
 #include "cli/isolate.h"
 #include "core/file.h"
 #include "core/limits.h"
@@ -254,6 +255,42 @@ static void test_run_fixed__capture_threads_share_the_cores(void **state)
 	assert_true(bn_isolate_cores_allowed() >= 1);
 }
 
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A directory with a report is salvaged only when that report is the
+ * provisional one (found without parsing a final report: its reason's
+ * words are looked for first), never for a final report that merely
+ * quotes those words elsewhere. */
+static void test_run_fixed__a_provisional_report_is_told_from_a_final_one(void **state)
+{
+	char dir[64] = "/tmp/bn_prov_XXXXXX", path[128], text[1024];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	assert_false(bn_salvage_needed(dir)); /* empty */
+	write_text(path, "{\"status\": {\"state\": \"completed\", \"reason\": \"passed\"}}");
+	assert_false(bn_salvage_needed(dir));
+	snprintf(text, sizeof(text), "{\"status\": {\"state\": \"aborted\", \"reason\": \"%s\"}}",
+		 BN_PROVISIONAL_REASON);
+	write_text(path, text);
+	assert_true(bn_salvage_needed(dir));
+	snprintf(text, sizeof(text),
+		 "{\"note\": \"%s\", \"status\": {\"state\": \"completed\", \"reason\": \"passed\"}}",
+		 BN_PROVISIONAL_REASON);
+	write_text(path, text);
+	assert_false(bn_salvage_needed(dir));
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(system(path), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -263,6 +300,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_run_fixed__no_capture_judges_the_same),
 		cmocka_unit_test(test_run_fixed__capture_threads_share_the_cores),
 		cmocka_unit_test(test_run_fixed__a_suite_entry_leaves_the_fsyncs_to_its_suite),
+		cmocka_unit_test(test_run_fixed__a_provisional_report_is_told_from_a_final_one),
 	};
 
 	if (argc > 1)
