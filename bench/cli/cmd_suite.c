@@ -7,13 +7,14 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
-#include <malloc.h>
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -122,16 +123,34 @@ struct job {
 	struct bn_isolate_child ch;
 	struct bn_isolate_end end;    /* how it ended */
 	char *keep;       /* the entry directory's temporary files before the run */
+	struct entry_record *record;  /* the slot's: the entry's own judging */
+	/* that judging, taken from the slot as the entry ended (before the
+	 * slot's next entry starts), and the limits its report names */
+	cJSON *judged;
+	char lim_path[1024], lim_sha[65];
+};
+
+/* What an entry that ended normally judged of itself (judge_in_entry), in
+ * memory its suite shares: {"record": the entry's suite.json record,
+ * "limits_path", "limits_sha256"} as JSON text. */
+#define ENTRY_RECORD_BYTES (64 * 1024)
+struct entry_record {
+	uint32_t ready;   /* 1 once text holds the whole record */
+	uint32_t len;
+	char text[ENTRY_RECORD_BYTES - 2 * sizeof(uint32_t)];
 };
 
 /* What the forked entry runs: `bcbench run` in this copy of the suite,
  * without exec (loading libraries again would cost each entry about as
  * much as a short run). */
+struct suite_run;
 struct entry_body {
 	int argc, log_fd;
 	char **argv;
 	const struct bn_cli_run_inherit *inherit;
 	struct bn_run_beacon *beacon;
+	const struct suite_run *r;
+	const struct job *j;
 };
 
 struct suite_run {
@@ -172,6 +191,40 @@ static void entry_dirname(const struct bn_suite_entry *e, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
+static cJSON *judge_entry(const struct suite_run *r, const struct job *j, int status,
+			  const char *cause_in, int why_code, char lim_path[1024], char lim_sha[65]);
+
+/* In the entry's process, its run done with code: the entry judged as the
+ * suite would judge it (judge_entry, on the report just written), the
+ * record left in the slot's shared memory for the suite to take. Nothing
+ * there (no memory, a record too long): the suite judges it itself. */
+static void judge_in_entry(const struct entry_body *eb, int code)
+{
+	struct entry_record *er = eb->j->record;
+	char lim_path[1024], lim_sha[65], *text = NULL;
+	cJSON *o, *w;
+
+	fflush(stdout);
+	fflush(stderr);
+	o = judge_entry(eb->r, eb->j, (code & 0xff) << 8, NULL, -1, lim_path, lim_sha);
+	w = o ? cJSON_CreateObject() : NULL;
+	if (w) {
+		cJSON_AddItemToObject(w, "record", o);
+		cJSON_AddStringToObject(w, "limits_path", lim_path);
+		cJSON_AddStringToObject(w, "limits_sha256", lim_sha);
+		text = cJSON_PrintUnformatted(w);
+	} else {
+		cJSON_Delete(o);
+	}
+	if (text && strlen(text) < sizeof(er->text)) {
+		er->len = (uint32_t)strlen(text);
+		memcpy(er->text, text, er->len);
+		__atomic_store_n(&er->ready, 1, __ATOMIC_RELEASE);
+	}
+	free(text);
+	cJSON_Delete(w);
+}
+
 static int run_entry_body(void *user)
 {
 	const struct entry_body *eb = user;
@@ -184,11 +237,13 @@ static int run_entry_body(void *user)
 	/* however the run ended, it ended here, not in an exit() of the
 	 * firmware's: the suite takes the exit code as the entry's */
 	__atomic_store_n(&eb->beacon->finished, 1, __ATOMIC_RELAXED);
+	if (eb->j->record)
+		judge_in_entry(eb, code);
 	return code;
 }
 
 static pid_t launch(struct suite_run *r, struct job *j, struct bn_run_beacon *beacon,
-		    struct bn_err *err)
+		    struct entry_record *record, struct bn_err *err)
 {
 	const struct bn_suite_entry *e = &r->s->entries[j->entry];
 	static const char *const opt[BN_AXIS_COUNT] = { "--port", "--charger", "--host", "--dut",
@@ -245,18 +300,16 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_run_beacon *be
 	argv[argc] = NULL;
 	fflush(stdout);
 	fflush(stderr);
-	/* The free chunks the parent's judging left (a report parsed into
-	 * thousands of small ones) are merged here, once: else each entry's
-	 * first large allocation merges them in its copy, writing every page
-	 * they sit on (copy-on-write faults, hundreds an entry). */
-	malloc_trim(0);
 	/* what a salvage must leave: the run removes only what it made */
 	j->keep = bn_run_temps(j->dir);
 	memset(beacon, 0, sizeof(*beacon));
+	j->record = record;
+	if (record)
+		record->ready = record->len = 0;
 	inherit.beacon = beacon;
 	inherit.suite_pid = getpid();
 	eb = (struct entry_body){ .argc = argc - 1, .argv = (char **)argv + 1, .log_fd = fd,
-				  .inherit = &inherit, .beacon = beacon };
+				  .inherit = &inherit, .beacon = beacon, .r = r, .j = j };
 	j->iso = (struct bn_isolate){ .watchdog_s = r->watchdog_s, .grace_s = BN_CLI_RUN_GRACE_S,
 				      .stop_flag = bn_cli_stop_flag(), .beacon = beacon,
 				      .supervised = true };
@@ -316,12 +369,10 @@ static bool last_log_line(const char *dir, char *buf, size_t len)
 
 /* The limits file the report was judged against, kept from the first
  * report that names one (all entries share it) for suite.json. */
-static void note_limits(struct suite_run *r, const cJSON *report)
+static void limits_of(const cJSON *report, char path[1024], char sha[65])
 {
 	const cJSON *f;
 
-	if (r->limits_path[0])
-		return;
 	cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(report, "files")) {
 		const cJSON *role = cJSON_GetObjectItemCaseSensitive(f, "role");
 		const cJSON *p = cJSON_GetObjectItemCaseSensitive(f, "path");
@@ -329,11 +380,19 @@ static void note_limits(struct suite_run *r, const cJSON *report)
 
 		if (cJSON_IsString(role) && !strcmp(role->valuestring, "limits") &&
 		    cJSON_IsString(p) && cJSON_IsString(h)) {
-			snprintf(r->limits_path, sizeof(r->limits_path), "%s", p->valuestring);
-			snprintf(r->limits_sha, sizeof(r->limits_sha), "%s", h->valuestring);
+			snprintf(path, 1024, "%s", p->valuestring);
+			snprintf(sha, 65, "%s", h->valuestring);
 			return;
 		}
 	}
+}
+
+static void note_limits(struct suite_run *r, const char *path, const char *sha)
+{
+	if (r->limits_path[0] || !path[0])
+		return;
+	snprintf(r->limits_path, sizeof(r->limits_path), "%s", path);
+	snprintf(r->limits_sha, sizeof(r->limits_sha), "%s", sha);
 }
 
 /* DIR/report.json parsed, with the sha256 of the bytes parsed (the file
@@ -409,25 +468,27 @@ static void salvage_entry(struct suite_run *r, struct job *j)
 		fclose(log);
 }
 
-/* status: the entry's run's wait status; cause_in: why it did not run
- * (then why_code, as an exit code), or NULL. */
-static void finish(struct suite_run *r, struct job *j, int status, const char *cause_in,
-		   int why_code)
+/* The entry's record: its report read, judged against what the suite
+ * expects of it, and let go (the suite keeps only the small record, so its
+ * memory does not grow with the number of entries). status: the entry's
+ * run's wait status; cause_in: why it did not run (then why_code, as an
+ * exit code), or NULL. The limits the report names in lim_path, lim_sha
+ * ("" if none). NULL when out of memory. */
+static cJSON *judge_entry(const struct suite_run *r, const struct job *j, int status,
+			  const char *cause_in, int why_code, char lim_path[1024], char lim_sha[65])
 {
 	const struct bn_suite_entry *e = &r->s->entries[j->entry];
 	char cause[600] = "", line_buf[512], sha[65] = "";
-	cJSON *report = NULL, *o, *u, *line;
+	cJSON *report = NULL, *o;
 	const char *cause_p = cause_in;
 	int exit_code = cause_in ? why_code : -1;
 
-	/* The report is read here, judged and let go: the suite keeps only
-	 * the entry's small record, so its memory does not grow with the
-	 * number of entries. */
+	lim_path[0] = lim_sha[0] = '\0';
 	report = read_report(j->dir, e->id, sha, cause, sizeof(cause));
 	if (!cause_p && cause[0])
 		cause_p = cause;
 	if (report)
-		note_limits(r, report);
+		limits_of(report, lim_path, lim_sha);
 	if (!cause_p && WIFEXITED(status))
 		exit_code = WEXITSTATUS(status);
 	else if (!cause_p && WIFSIGNALED(status)) {
@@ -450,8 +511,62 @@ static void finish(struct suite_run *r, struct job *j, int status, const char *c
 	o = bn_suite_judge(e, report, sha, exit_code, cause_p, j->rel,
 			   j->pid ? (j->t1 > 0 ? j->t1 : mono_s()) - j->t0 : 0);
 	cJSON_Delete(report);
+	return o;
+}
+
+/* The entry judged in its own process, as it ended (run_entry_body): the
+ * suite reads that small record instead of the report (the same code on
+ * the same bytes, judged beside the next entry's run instead of in the
+ * suite's process, whose every page a fork has just made copy-on-write).
+ * Its wall time is the suite's to say. NULL when there is none (the
+ * entry died, or its record did not fit). */
+static cJSON *judged_by_entry(const struct suite_run *r, const struct job *j, char lim_path[1024],
+			      char lim_sha[65])
+{
+	const struct entry_record *er = j->record;
+	cJSON *w, *o, *p, *h;
+
+	if (!er || j->end.abnormal || !__atomic_load_n(&er->ready, __ATOMIC_ACQUIRE) || er->len == 0 ||
+	    er->len >= sizeof(er->text))
+		return NULL;
+	w = cJSON_ParseWithLength(er->text, er->len);
+	o = cJSON_DetachItemFromObjectCaseSensitive(w, "record");
+	p = cJSON_GetObjectItemCaseSensitive(w, "limits_path");
+	h = cJSON_GetObjectItemCaseSensitive(w, "limits_sha256");
+	if (!cJSON_IsObject(o) || !cJSON_IsString(p) || !cJSON_IsString(h)) {
+		cJSON_Delete(o);
+		cJSON_Delete(w);
+		return NULL;
+	}
+	snprintf(lim_path, 1024, "%s", p->valuestring);
+	snprintf(lim_sha, 65, "%s", h->valuestring);
+	cJSON_Delete(w);
+	(void)r;
+	cJSON_ReplaceItemInObjectCaseSensitive(o, "wall_s", cJSON_CreateNumber(j->t1 - j->t0));
+	return o;
+}
+
+/* status: the entry's run's wait status; cause_in: why it did not run
+ * (then why_code, as an exit code), or NULL. */
+static void finish(struct suite_run *r, struct job *j, int status, const char *cause_in,
+		   int why_code)
+{
+	const struct bn_suite_entry *e = &r->s->entries[j->entry];
+	char lim_path[1024], lim_sha[65];
+	cJSON *o = NULL, *u, *line;
+
+	if (!cause_in && j->judged) {
+		o = j->judged;
+		snprintf(lim_path, sizeof(lim_path), "%s", j->lim_path);
+		snprintf(lim_sha, sizeof(lim_sha), "%s", j->lim_sha);
+	} else {
+		cJSON_Delete(j->judged);
+		o = judge_entry(r, j, status, cause_in, why_code, lim_path, lim_sha);
+	}
+	j->judged = NULL;
 	if (!o)
 		return;
+	note_limits(r, lim_path, lim_sha);
 	r->done[e->index] = o;
 	r->n_done++;
 	r->cost_done += e->cost;
@@ -809,6 +924,7 @@ int bn_cli_suite(int argc, char **argv)
 	struct bn_limits suite_lim = { 0 };
 	struct job *slots = NULL;
 	struct bn_run_beacon **beacons = NULL;
+	struct entry_record **records = NULL;
 	struct bn_isolate_child **watched = NULL;
 	cJSON *doc = NULL;
 	int *pick = NULL;
@@ -1008,12 +1124,24 @@ int bn_cli_suite(int argc, char **argv)
 	slots = calloc((size_t)r.jobs, sizeof(*slots));
 	beacons = calloc((size_t)r.jobs, sizeof(*beacons));
 	watched = calloc((size_t)r.jobs, sizeof(*watched));
+	records = calloc((size_t)r.jobs, sizeof(*records));
+	/* (none: the suite judges every entry itself) */
+	for (int k = 0; records && k < r.jobs; k++) {
+		void *m = mmap(NULL, sizeof(struct entry_record), PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		records[k] = m == MAP_FAILED ? NULL : m;
+	}
 	for (int k = 0; beacons && k < r.jobs; k++)
 		if (!(beacons[k] = bn_isolate_beacon_new()))
 			break;
-	if (!slots || !beacons || !watched || !beacons[r.jobs - 1]) {
+	if (!slots || !beacons || !watched || !records || !beacons[r.jobs - 1]) {
 		for (int k = 0; beacons && k < r.jobs; k++)
 			bn_isolate_beacon_free(beacons[k]);
+		for (int k = 0; records && k < r.jobs; k++)
+			if (records[k])
+				munmap(records[k], sizeof(struct entry_record));
+		free(records);
 		free(beacons);
 		free(watched);
 		free(slots);
@@ -1060,7 +1188,7 @@ int bn_cli_suite(int argc, char **argv)
 				}
 			memset(j, 0, sizeof(*j));
 			j->entry = pick[next++];
-			if (launch(&r, j, beacons[slot], &err) < 0) {
+			if (launch(&r, j, beacons[slot], records[slot], &err) < 0) {
 				char cause[900];
 				int code;
 
@@ -1116,6 +1244,9 @@ int bn_cli_suite(int argc, char **argv)
 			 * as its own watcher would have */
 			if (slots[k].end.abnormal)
 				salvage_entry(&r, &slots[k]);
+			/* taken now: the slot's memory is the next entry's */
+			slots[k].judged = judged_by_entry(&r, &slots[k], slots[k].lim_path,
+							  slots[k].lim_sha);
 			if (!r.real_bench) {
 				reaped = slots[k];
 				reaped_status = slots[k].end.exit_code << 8;
@@ -1204,9 +1335,13 @@ int bn_cli_suite(int argc, char **argv)
 	for (int i = 0; i < s.n_entries; i++)
 		cJSON_Delete(r.done[i]);
 	free(r.done);
-	for (int k = 0; k < r.jobs; k++)
+	for (int k = 0; k < r.jobs; k++) {
 		bn_isolate_beacon_free(beacons[k]);
+		if (records[k])
+			munmap(records[k], sizeof(struct entry_record));
+	}
 	free(beacons);
+	free(records);
 	free(watched);
 	free(slots);
 	free(pick);
