@@ -449,11 +449,12 @@ void bn_checks_sample(struct bn_checks *c, bn_time_us t_us, const struct bn_samp
 		return;
 	}
 	flush_hold(c);
+	if (c->est_here && c->have_prev)
+		for (int ch = 0; ch < BN_CH_COUNT; ch++)
+			if (c->est_here & (1u << ch))
+				bn_est_add(&c->est, &c->est_lb, ch, s->v[ch] - c->prev.v[ch], 1);
 	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
 		double v = s->v[ch];
-
-		if ((c->est_here & (1u << ch)) && c->have_prev)
-			bn_est_add(&c->est, &c->est_lb, ch, v - c->prev.v[ch], 1);
 
 		/* NaN on a captured channel is a hole in the data, not a value */
 		if (!(v >= c->plaus_lo[ch] && v <= c->plaus_hi[ch]) &&

@@ -44,7 +44,8 @@
 #define REPLAY_BLOCK_ENTRIES 16384
 /* Frames converted at once, a channel at a time (convert()). */
 #define REPLAY_CONV 256
-/* Copies of the noise estimate's bins counted in turn (convert()). */
+/* Copies of the noise estimate's bins counted in turn (convert()), a
+ * power of 2. */
 #define REPLAY_HISTS 4
 /* Blocks in flight between them. */
 #define REPLAY_BLOCKS 4
@@ -212,12 +213,14 @@ static void convert(struct reader *rd, struct block *b, long e0, long e1, const 
 				v[nm] = r[0];
 			}
 			/* which differ from the one before, bit for bit */
+			if (!j)
+				memset(diff, 0, (size_t)nm + 1);
 			for (long m = 1; m <= nm; m++) {
 				uint64_t x, y;
 
 				memcpy(&x, &v[m], sizeof(x));
 				memcpy(&y, &v[m - 1], sizeof(y));
-				diff[m] = (unsigned char)((j ? diff[m] : 0) | (x != y));
+				diff[m] |= x != y;
 			}
 		}
 		/* bn_est_step() of each on the channels read (the others are NaN
@@ -229,6 +232,7 @@ static void convert(struct reader *rd, struct block *b, long e0, long e1, const 
 			for (int j = 0; j < nsel; j++) {
 				const double *v = rd->dv[j];
 				const int ch = rd->sel_ch[j];
+				const uint16_t *slice = rd->lb.slice;
 				uint32_t(*h)[BN_LOGBIN_BINS] = rd->hist[ch];
 				long n_zero = 0, n_step = 0;
 
@@ -237,17 +241,29 @@ static void convert(struct reader *rd, struct block *b, long e0, long e1, const 
 				/* bn_est_add() of each step, its counts in locals, the
 				 * bins' in REPLAY_HISTS copies taken in turn: steps of
 				 * noise fall in a few bins, and adding to the same
-				 * count one after another would wait on each add */
+				 * count one after another would wait on each add. A
+				 * slice wholly in its bin is bn_logbin_of()'s first
+				 * answer, here without its call. */
 				for (long m = from; m <= nm; m++) {
 					double a = fabs(v[m] - v[m - 1]);
+					uint64_t bits;
+					int bin;
 
-					if (!diff[m] || isnan(a))
+					if (!diff[m])
 						continue;
+					if (!(a > 0)) { /* 0, or NaN: no step */
+						n_step += a == 0;
+						n_zero += a == 0;
+						continue;
+					}
 					n_step++;
-					if (a == 0)
-						n_zero++;
+					memcpy(&bits, &a, sizeof(bits));
+					if (rd->lb.ok && a >= 1e-9 && a < 1e3 &&
+					    ((bin = slice[(int)(bits >> 44) - (BN_LOGBIN_EXP_LO << 8)]) & BN_LOGBIN_WHOLE))
+						bin &= 0xff;
 					else
-						h[m % REPLAY_HISTS][bn_logbin_of(&rd->lb, a)]++;
+						bin = bn_logbin_of(&rd->lb, a);
+					h[m & (REPLAY_HISTS - 1)][bin]++;
 				}
 				b->est.n[ch] += n_step;
 				b->est.zero[ch] += n_zero;
