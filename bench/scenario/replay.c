@@ -40,7 +40,7 @@
 #define REPLAY_BLOCK_FRAMES 65536
 /* Distinct frames per block at most: big enough to amortise the hand-over
  * between the reading thread and the judging one, small enough to stay
- * in cache (48 bytes each). */
+ * in the second-level cache (48 bytes each). */
 #define REPLAY_BLOCK_ENTRIES 16384
 /* Frames converted at once, a channel at a time (convert()). */
 #define REPLAY_CONV 256
@@ -52,16 +52,16 @@
 /* Times of repeated frames handed to the engine at once. */
 #define REPLAY_RUN_TIMES 1024
 
+typedef double bn_v2d __attribute__((vector_size(16)));
+typedef int64_t bn_v2i __attribute__((vector_size(16)));
+
 /* A stored float32 keeps 24 bits: 0.1 A comes back as 0.100000001 A, and
  * a device drawing exactly IUNIT would fail on the storage, not on its
  * draw. Samples are read back on a grid of 1e-8 (10 nV, 10 nA): finer than
  * float32's own step above 0.17 V or A, far below any instrument's, and it
  * gives the decimal value the bench wrote. Rounds half to even with the
- * 1.5 * 2^52 trick (|v| < 2e7), a few cycles where rint() is a call. */
-typedef double bn_v2d __attribute__((vector_size(16)));
-typedef int64_t bn_v2i __attribute__((vector_size(16)));
-
-/* Two at a time (SSE2 divides two in the time of one). */
+ * 1.5 * 2^52 trick (|v| < 2e7), a few cycles where rint() is a call.
+ * Two at a time: SSE2 divides two in the time of one. */
 static inline bn_v2d snap2(bn_v2d v)
 {
 	const bn_v2d big = { 6755399441055744.0, 6755399441055744.0 };
@@ -351,8 +351,9 @@ static void fill(struct reader *rd, struct block *b)
 			if (b->n_e == REPLAY_BLOCK_ENTRIES)
 				break;
 			rd->src[b->n_e - e0] = (int32_t)i;
-			/* the entry is the judging thread's last: ask for it early */
-			__builtin_prefetch(&b->e[b->n_e + 16], 1);
+			/* the entry was the judging thread's last: ask for it early */
+			if (b->n_e + 16 < REPLAY_BLOCK_ENTRIES)
+				__builtin_prefetch(&b->e[b->n_e + 16], 1);
 			b->e[b->n_e++].n = 1;
 			i++;
 		}
@@ -1167,9 +1168,9 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 	long n;
 	int rc;
 
-	/* --perturb's noise is estimated after it is added: by the engine */
 	if (!rd)
 		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	/* --perturb's noise is estimated after it is added: by the engine */
 	rc = reader_start(rd, r->srr, r->n_sel, r->sel_ch, r->gain,
 			  r->o->perturb_set ? 0 : bn_checks_estimate_outside(r->checks), err);
 	if (rc < 0) {
@@ -1200,8 +1201,6 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 		for (long x = 0; x < b->n_e; x++) {
 			const struct entry *en = &b->e[x];
 			long left = en->n;
-
-			__builtin_prefetch(en + 8);
 			/* the entry's first frame equals the last one, as stored */
 			bool again = x == 0 && b->cont;
 
