@@ -161,6 +161,16 @@ void bn_checks_sample_again(struct bn_checks *c, bn_time_us t_us);
 /* n of them at the increasing times t[0..n-1]. */
 void bn_checks_sample_again_n(struct bn_checks *c, const bn_time_us *t, long n);
 void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev);
+/* The noise estimate (checks/estimate.h) of the channels of unknown
+ * accuracy, counted by the caller instead (a replay's reading thread):
+ * from now on the engine counts no steps itself, and the caller adds the
+ * counts of the steps between the samples it hands over, which must be
+ * bn_est_step()'s and bn_est_repeat()'s of them, before bn_checks_end().
+ * Call before the first sample. Returns the channels to count, 0 for
+ * none. */
+struct bn_est;
+unsigned bn_checks_estimate_outside(struct bn_checks *c);
+void bn_checks_add_estimate(struct bn_checks *c, const struct bn_est *e);
 /* The device moved to another port (a scenario's move step; it was
  * unplugged first): every rule's judgement so far ends as one session, and
  * fresh instances judge the next session against next's port (its port,

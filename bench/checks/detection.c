@@ -360,10 +360,9 @@ static void zero_add(struct det_priv *p, const struct det_in *in, long m)
 	p->z_n += m;
 	for (int k = 0; k < 2; k++) {
 		bn_rsum_add(&p->z_raw[k], raw[k], m);
-		if (raw[k] == c->z_floor[k])
-			p->z_clip[k] += m;
-		else if (raw[k] < c->z_floor[k])
-			p->z_below[k] += m;
+		/* without branches: on a noisy line they would go either way */
+		p->z_clip[k] += (raw[k] == c->z_floor[k]) * m;
+		p->z_below[k] += (raw[k] < c->z_floor[k]) * m;
 	}
 }
 

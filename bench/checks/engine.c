@@ -1,4 +1,5 @@
 #include "checks/check.h"
+#include "checks/estimate.h"
 #include "checks/logbin.h"
 #include "core/text.h"
 #include "core/units.h"
@@ -195,8 +196,8 @@ struct bn_checks {
 	bool on_inferred;
 	struct bn_check_share share;  /* the session's (ctx.share points here) */
 	unsigned estimate;
-	long est_zero[BN_CH_COUNT], est_n[BN_CH_COUNT];
-	long est_bin[BN_CH_COUNT][EST_BINS];
+	unsigned est_here;       /* the ones whose steps the engine counts itself */
+	struct bn_est est;
 	struct bn_logbin est_lb; /* set up only when a channel is estimated */
 };
 
@@ -308,22 +309,6 @@ static void decide(struct rule_inst *ri, const struct bn_check_ctx *ctx)
 	}
 }
 
-static void est_add(struct bn_checks *c, int ch, double d, long n)
-{
-	double a = fabs(d);
-	int b;
-
-	if (isnan(a))
-		return;
-	c->est_n[ch] += n;
-	if (a == 0) {
-		c->est_zero[ch] += n;
-		return;
-	}
-	b = bn_logbin_of(&c->est_lb, a);
-	c->est_bin[ch][b] += n;
-}
-
 static double est_bin_value(int b)
 {
 	return pow(10.0, EST_LO_EXP + (b + 0.5) / EST_PER_DECADE);
@@ -338,19 +323,19 @@ static void est_finish(struct bn_checks *c)
 		long half, acc;
 		int b;
 
-		if (!(c->estimate & (1u << ch)) || c->est_n[ch] < 2)
+		if (!(c->estimate & (1u << ch)) || c->est.n[ch] < 2)
 			continue;
-		half = c->est_n[ch] / 2;
-		acc = c->est_zero[ch];
+		half = c->est.n[ch] / 2;
+		acc = c->est.zero[ch];
 		m->noise_rms = 0;
 		if (acc <= half) {
-			for (b = 0; b < EST_BINS && acc + c->est_bin[ch][b] <= half; b++)
-				acc += c->est_bin[ch][b];
+			for (b = 0; b < EST_BINS && acc + c->est.bin[ch][b] <= half; b++)
+				acc += c->est.bin[ch][b];
 			m->noise_rms = est_bin_value(b < EST_BINS ? b : EST_BINS - 1) / (0.6745 * sqrt(2.0));
 		}
 		/* the smallest step seen in at least 1 % of the samples */
 		for (b = 0; b < EST_BINS; b++)
-			if (c->est_bin[ch][b] * 100 >= c->est_n[ch])
+			if (c->est.bin[ch][b] * 100 >= c->est.n[ch])
 				break;
 		if (b < EST_BINS && m->noise_rms < est_bin_value(b)) {
 			/* a resolution-limited channel: one step, as a range of 1 step */
@@ -411,6 +396,7 @@ int bn_checks_new(const struct bn_check_ctx *ctx, struct bn_checks **out, struct
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
 		if (c->ctx.meas_src[ch] == BN_MEAS_SRC_ESTIMATED && (c->ctx.channels & (1u << ch)))
 			c->estimate |= 1u << ch;
+	c->est_here = c->estimate;
 	if (c->estimate)
 		bn_logbin_init(&c->est_lb);
 	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
@@ -436,9 +422,7 @@ static void flush_hold(struct bn_checks *c)
 {
 	if (!c->hold_n)
 		return;
-	for (int ch = 0; c->estimate && ch < BN_CH_COUNT; ch++)
-		if (c->estimate & (1u << ch))
-			est_add(c, ch, 0, c->hold_n);
+	bn_est_repeat(&c->est, c->est_here, c->hold_n);
 	for (int i = 0; i < c->n_active; i++) {
 		const struct active_rule *a = &c->active[i];
 
@@ -465,11 +449,12 @@ void bn_checks_sample(struct bn_checks *c, bn_time_us t_us, const struct bn_samp
 		return;
 	}
 	flush_hold(c);
+	if (c->est_here && c->have_prev)
+		for (int ch = 0; ch < BN_CH_COUNT; ch++)
+			if (c->est_here & (1u << ch))
+				bn_est_add(&c->est, &c->est_lb, ch, s->v[ch] - c->prev.v[ch], 1);
 	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
 		double v = s->v[ch];
-
-		if ((c->estimate & (1u << ch)) && c->have_prev)
-			est_add(c, ch, v - c->prev.v[ch], 1);
 
 		/* NaN on a captured channel is a hole in the data, not a value */
 		if (!(v >= c->plaus_lo[ch] && v <= c->plaus_hi[ch]) &&
@@ -517,6 +502,17 @@ void bn_checks_sample_again_n(struct bn_checks *c, const bn_time_us *t, long n)
 		if (c->hold_n == HOLD_MAX)
 			flush_hold(c);
 	}
+}
+
+unsigned bn_checks_estimate_outside(struct bn_checks *c)
+{
+	c->est_here = 0;
+	return c->estimate;
+}
+
+void bn_checks_add_estimate(struct bn_checks *c, const struct bn_est *e)
+{
+	bn_est_merge(&c->est, e);
 }
 
 void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev)

@@ -53,15 +53,19 @@ void bn_logbin_init(struct bn_logbin *lb)
 		memcpy(&lo, &bits, sizeof(lo));
 		while (b + 1 < BN_LOGBIN_BINS && lo >= lb->edge[b + 1])
 			b++;
-		lb->slice[i] = (unsigned char)b;
-		/* the next slice's least value must not pass two edges */
-		if (i + 1 < BN_LOGBIN_SLICES) {
+		lb->slice[i] = (uint16_t)b;
+		{
 			uint64_t nb = bits + (1ull << 44);
-			double hi;
+			double hi; /* the next slice's least value */
 
 			memcpy(&hi, &nb, sizeof(hi));
-			if (b + 2 < BN_LOGBIN_BINS && hi > lb->edge[b + 2])
+			/* it must not pass two edges */
+			if (i + 1 < BN_LOGBIN_SLICES && b + 2 < BN_LOGBIN_BINS && hi > lb->edge[b + 2])
 				lb->ok = false;
+			/* [lo, hi) inside [near_lo, near_hi]: no value of it is
+			 * near an edge or past the next */
+			if (lo >= lb->near_lo[b] && hi <= lb->near_hi[b])
+				lb->slice[i] |= BN_LOGBIN_WHOLE;
 		}
 	}
 }

@@ -28,8 +28,13 @@ struct bn_logbin {
 	/* bin b's bands next to its edges, BN_LOGBIN_NEAR wide, where the
 	 * formula decides: a < near_lo[b] or a > near_hi[b] */
 	double near_lo[BN_LOGBIN_BINS], near_hi[BN_LOGBIN_BINS];
-	unsigned char slice[BN_LOGBIN_SLICES]; /* the bin of a slice's least value */
+	/* the bin of a slice's least value, with BN_LOGBIN_WHOLE when the
+	 * whole slice lies in that bin, clear of its edges' bands: most do
+	 * (a bin spans some 40 slices), and need no compare */
+	uint16_t slice[BN_LOGBIN_SLICES];
 };
+
+#define BN_LOGBIN_WHOLE 0x100
 
 /* The formula: the bin of a > 0 (NaN: not called). */
 int bn_logbin_formula(double a);
@@ -51,6 +56,8 @@ static inline int bn_logbin_of(const struct bn_logbin *lb, double a)
 		return bn_logbin_formula(a);
 	memcpy(&bits, &a, sizeof(bits));
 	b = lb->slice[(int)((bits >> 44) & 0x7ffff) - (BN_LOGBIN_EXP_LO << 8)];
+	if (b & BN_LOGBIN_WHOLE)
+		return b & 0xff;
 	b += a >= lb->edge[b + 1];
 	/* near an edge log10's last bit decides: ask it */
 	if (a < lb->near_lo[b] || a > lb->near_hi[b])

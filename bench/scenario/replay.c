@@ -17,6 +17,8 @@
 #include "capture/events.h"
 #include "capture/srzip_read.h"
 #include "checks/check.h"
+#include "checks/estimate.h"
+#include "checks/logbin.h"
 #include "checks/persist.h"
 #include "core/datadir.h"
 #include "core/suggest.h"
@@ -32,27 +34,43 @@
 #include "sim/port.h"
 #include "core/text.h"
 
-/* Frames per block: big enough to amortise the hand-over between the
- * reading thread and the judging one, small enough to stay in cache. */
+/* Frames read from the file at once, into the reading thread's columns. */
+#define REPLAY_READ_FRAMES 16384
+/* Frames per block at most: the stop flag is looked at once a block. */
 #define REPLAY_BLOCK_FRAMES 65536
+/* Distinct frames per block at most: big enough to amortise the hand-over
+ * between the reading thread and the judging one, small enough to stay
+ * in the second-level cache (48 bytes each). */
+#define REPLAY_BLOCK_ENTRIES 16384
+/* Frames converted at once, a channel at a time (convert()). */
+#define REPLAY_CONV 256
+/* Copies of the noise estimate's bins counted in turn (convert()), a
+ * power of 2. */
+#define REPLAY_HISTS 4
 /* Blocks in flight between them. */
 #define REPLAY_BLOCKS 4
 /* Times of repeated frames handed to the engine at once. */
 #define REPLAY_RUN_TIMES 1024
+
+typedef double bn_v2d __attribute__((vector_size(16)));
+typedef int64_t bn_v2i __attribute__((vector_size(16)));
 
 /* A stored float32 keeps 24 bits: 0.1 A comes back as 0.100000001 A, and
  * a device drawing exactly IUNIT would fail on the storage, not on its
  * draw. Samples are read back on a grid of 1e-8 (10 nV, 10 nA): finer than
  * float32's own step above 0.17 V or A, far below any instrument's, and it
  * gives the decimal value the bench wrote. Rounds half to even with the
- * 1.5 * 2^52 trick (|v| < 2e7), a few cycles where rint() is a call. */
-static inline double snap_1e8(double v)
+ * 1.5 * 2^52 trick (|v| < 2e7), a few cycles where rint() is a call.
+ * Two at a time: SSE2 divides two in the time of one. */
+static inline bn_v2d snap2(bn_v2d v)
 {
-	const double big = 6755399441055744.0;
+	const bn_v2d big = { 6755399441055744.0, 6755399441055744.0 };
+	const bn_v2d scale = { 1e8, 1e8 }, lim = { 2e7, 2e7 };
+	const bn_v2i abs_mask = { INT64_MAX, INT64_MAX };
+	bn_v2i in = (bn_v2i)((bn_v2d)((bn_v2i)v & abs_mask) < lim); /* false for a NaN */
+	bn_v2d r = ((v * scale + big) - big) / scale;
 
-	if (!(fabs(v) < 2e7))
-		return v;
-	return ((v * 1e8 + big) - big) / 1e8;
+	return (bn_v2d)(((bn_v2i)r & in) | ((bn_v2i)v & ~in));
 }
 
 /* Frame i of the columns equals prev, bitwise, as stored: -0 and 0
@@ -64,6 +82,20 @@ static inline bool frame_eq(float *const *col, long i, const float *prev, int n)
 
 		memcpy(&x, &col[j][i], sizeof(x));
 		memcpy(&y, &prev[j], sizeof(y));
+		if (x != y)
+			return false;
+	}
+	return true;
+}
+
+/* Frame i of the columns equals frame i - 1, as frame_eq(). */
+static inline bool frame_eq_prev(float *const *col, long i, int n)
+{
+	for (int j = 0; j < n; j++) {
+		uint32_t x, y;
+
+		memcpy(&x, &col[j][i], sizeof(x));
+		memcpy(&y, &col[j][i - 1], sizeof(y));
 		if (x != y)
 			return false;
 	}
@@ -95,26 +127,252 @@ static long run_end(float *const *col, long i, long n, const float *prev, int ns
 }
 
 /* The capture is inflated in one thread while the rules judge in
- * another (and the file's SHA-256 is taken in a third): on a noisy
- * capture inflating costs about as much as judging. */
+ * another (and the file's SHA-256 is taken in a third). On a noisy
+ * capture inflating costs about as much as judging, so the reading
+ * thread also does what needs no rule: it takes each frame to SI, folds
+ * the frames equal to the one before (as stored) into it, and counts the
+ * noise estimate's steps (checks/estimate.h). */
+struct entry {
+	struct bn_sample s;   /* SI on the 1e-8 grid; NaN on the channels not read */
+	long n;               /* frames: this one and those after it equal to it as stored */
+};
+
 struct block {
-	float *v;             /* n_sel columns of REPLAY_BLOCK_FRAMES */
-	float *col[BN_CH_COUNT];
+	struct entry *e;
+	long n_e;             /* entries */
 	long n;               /* frames, 0 at the end, < 0 on a read error */
+	bool cont;            /* e[0]'s first frame equals, as stored, the frame before it */
+	struct bn_est est;    /* the noise estimate's steps into these frames */
 };
 
 struct reader {
 	struct bn_srr *srr;
 	int n_sel;
+	int sel_ch[BN_CH_COUNT];
+	double gain[BN_CH_COUNT];
+	unsigned est_ch;      /* the channels whose noise estimate is counted here */
+	struct bn_logbin lb;
+	/* the file's frames read and not yet in a block: [raw_i, raw_n) */
+	float *raw;
+	float *col[BN_CH_COUNT];
+	long raw_i, raw_n;
+	long end;             /* the read's return once it is <= 0, else 1 */
+	/* the last frame put in a block, as stored and in SI (channel j
+	 * read is the bench's sel_ch[j]) */
+	bool have_last, have_v;
+	float last_raw[BN_CH_COUNT];
+	double last_v[BN_CH_COUNT];
+	/* convert()'s: the new frames' indexes in col[], their values, and
+	 * whether each differs from the one before */
+	int32_t src[REPLAY_READ_FRAMES];
+	double dv[BN_CH_COUNT][REPLAY_CONV + 1];
+	unsigned char diff[REPLAY_CONV + 1];
+	/* the estimate's bins of the block being filled (convert()) */
+	uint32_t hist[BN_CH_COUNT][REPLAY_HISTS][BN_LOGBIN_BINS];
 	pthread_t th;
 	bool started;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct block b[REPLAY_BLOCKS];
 	long head, tail;      /* filled: [tail, head) */
-	bool quit, done;
+	bool quit;
 	struct bn_err err;
 };
+
+/* Entries [e0, e1) of b, new frames, from the frames src[0..] read: in
+ * SI on the 1e-8 grid, with their noise estimate's steps. A channel at a
+ * time, two values at a time, in batches that stay in the first-level
+ * cache: on a noisy capture this is as much work as inflating it. */
+static void convert(struct reader *rd, struct block *b, long e0, long e1, const int32_t *src)
+{
+	const int nsel = rd->n_sel;
+
+	for (long m0 = e0; m0 < e1; m0 += REPLAY_CONV) {
+		const long nm = e1 - m0 < REPLAY_CONV ? e1 - m0 : REPLAY_CONV;
+		const int32_t *sx = src + (m0 - e0);
+		/* from the first step on: the capture's first frame has none */
+		const long from = rd->have_v ? 1 : 2;
+		unsigned char *diff = rd->diff;
+		long n_same = 0;
+
+		/* v[1..nm] the values, v[0] the one before */
+		for (int j = 0; j < nsel; j++) {
+			const float *c = rd->col[j];
+			const bn_v2d g = { rd->gain[j], rd->gain[j] };
+			double *v = rd->dv[j];
+
+			v[0] = rd->last_v[j];
+			for (long m = 0; m + 1 < nm; m += 2) {
+				bn_v2d r = snap2((bn_v2d){ c[sx[m]], c[sx[m + 1]] } * g);
+
+				memcpy(&v[m + 1], &r, sizeof(r));
+			}
+			if (nm & 1) {
+				bn_v2d r = snap2((bn_v2d){ c[sx[nm - 1]], c[sx[nm - 1]] } * g);
+
+				v[nm] = r[0];
+			}
+			/* which differ from the one before, bit for bit */
+			if (!j)
+				memset(diff, 0, (size_t)nm + 1);
+			for (long m = 1; m <= nm; m++) {
+				uint64_t x, y;
+
+				memcpy(&x, &v[m], sizeof(x));
+				memcpy(&y, &v[m - 1], sizeof(y));
+				diff[m] |= x != y;
+			}
+		}
+		/* bn_est_step() of each on the channels read (the others are NaN
+		 * in both: equal bit for bit, and not estimated) */
+		if (rd->est_ch) {
+			for (long m = from; m <= nm; m++)
+				n_same += !diff[m];
+			bn_est_repeat(&b->est, rd->est_ch, n_same);
+			for (int j = 0; j < nsel; j++) {
+				const double *v = rd->dv[j];
+				const int ch = rd->sel_ch[j];
+				const uint16_t *slice = rd->lb.slice;
+				uint32_t(*h)[BN_LOGBIN_BINS] = rd->hist[ch];
+				long n_zero = 0, n_step = 0;
+
+				if (!(rd->est_ch & (1u << ch)))
+					continue;
+				/* bn_est_add() of each step, its counts in locals, the
+				 * bins' in REPLAY_HISTS copies taken in turn: steps of
+				 * noise fall in a few bins, and adding to the same
+				 * count one after another would wait on each add. A
+				 * slice wholly in its bin is bn_logbin_of()'s first
+				 * answer, here without its call. */
+				for (long m = from; m <= nm; m++) {
+					double a = fabs(v[m] - v[m - 1]);
+					uint64_t bits;
+					int bin;
+
+					if (!diff[m])
+						continue;
+					if (!(a > 0)) { /* 0, or NaN: no step */
+						n_step += a == 0;
+						n_zero += a == 0;
+						continue;
+					}
+					n_step++;
+					memcpy(&bits, &a, sizeof(bits));
+					if (rd->lb.ok && a >= 1e-9 && a < 1e3 &&
+					    ((bin = slice[(int)(bits >> 44) - (BN_LOGBIN_EXP_LO << 8)]) & BN_LOGBIN_WHOLE))
+						bin &= 0xff;
+					else
+						bin = bn_logbin_of(&rd->lb, a);
+					h[m & (REPLAY_HISTS - 1)][bin]++;
+				}
+				b->est.n[ch] += n_step;
+				b->est.zero[ch] += n_zero;
+			}
+		}
+		for (int j = 0; j < nsel; j++) {
+			const double *v = rd->dv[j];
+			const int ch = rd->sel_ch[j];
+			struct entry *en = &b->e[m0];
+
+			for (long m = 0; m < nm; m++)
+				en[m].s.v[ch] = v[m + 1];
+			rd->last_v[j] = v[nm];
+		}
+		rd->have_v = true;
+	}
+}
+
+/* The copies of the bins into block b's estimate, emptied. */
+static void hist_flush(struct reader *rd, struct block *b)
+{
+	for (int ch = 0; ch < BN_CH_COUNT; ch++) {
+		if (!(rd->est_ch & (1u << ch)))
+			continue;
+		for (int k = 0; k < REPLAY_HISTS; k++)
+			for (int i = 0; i < BN_LOGBIN_BINS; i++)
+				b->est.bin[ch][i] += rd->hist[ch][k][i];
+		memset(rd->hist[ch], 0, sizeof(rd->hist[ch]));
+	}
+}
+
+/* Block b from the next frames: up to REPLAY_BLOCK_FRAMES of them, and up
+ * to REPLAY_BLOCK_ENTRIES distinct ones. */
+static void fill(struct reader *rd, struct block *b)
+{
+	const int nsel = rd->n_sel;
+	long n_rep = 0; /* frames equal to the one before, as stored */
+
+	b->n_e = 0;
+	b->n = 0;
+	b->cont = false;
+	if (rd->est_ch)
+		memset(&b->est, 0, sizeof(b->est));
+	while (b->n < REPLAY_BLOCK_FRAMES && rd->end > 0) {
+		long i, stop, e0 = b->n_e;
+
+		if (rd->raw_i == rd->raw_n) {
+			long n = bn_srr_read_cols(rd->srr, rd->col, REPLAY_READ_FRAMES, &rd->err);
+
+			if (n <= 0) {
+				rd->end = n;
+				break;
+			}
+			rd->raw_i = 0;
+			rd->raw_n = n;
+		}
+		i = rd->raw_i;
+		stop = rd->raw_n - i < REPLAY_BLOCK_FRAMES - b->n ? rd->raw_n : i + REPLAY_BLOCK_FRAMES - b->n;
+		/* which frames are new, and how many equal ones follow each; the
+		 * one before a frame is the one before it in col[], but for the
+		 * first */
+		while (i < stop) {
+			if (i > rd->raw_i ? frame_eq_prev(rd->col, i, nsel)
+					  : rd->have_last && frame_eq(rd->col, i, rd->last_raw, nsel)) {
+				float cur[BN_CH_COUNT];
+				long e;
+
+				for (int j = 0; j < nsel; j++)
+					cur[j] = rd->col[j][i];
+				e = run_end(rd->col, i + 1, stop, cur, nsel);
+
+				if (!b->n_e) {
+					/* the frames before are converted: last_v is theirs */
+					for (int j = 0; j < nsel; j++)
+						b->e[0].s.v[rd->sel_ch[j]] = rd->last_v[j];
+					b->e[0].n = 0;
+					b->n_e = e0 = 1;
+					b->cont = true;
+				}
+				b->e[b->n_e - 1].n += e - i;
+				n_rep += e - i;
+				i = e;
+				continue;
+			}
+			if (b->n_e == REPLAY_BLOCK_ENTRIES)
+				break;
+			rd->src[b->n_e - e0] = (int32_t)i;
+			/* the entry was the judging thread's last: ask for it early */
+			if (b->n_e + 16 < REPLAY_BLOCK_ENTRIES)
+				__builtin_prefetch(&b->e[b->n_e + 16], 1);
+			b->e[b->n_e++].n = 1;
+			i++;
+		}
+		if (i > rd->raw_i) {
+			for (int j = 0; j < nsel; j++)
+				rd->last_raw[j] = rd->col[j][i - 1];
+			rd->have_last = true;
+		}
+		convert(rd, b, e0, b->n_e, rd->src);
+		b->n += i - rd->raw_i;
+		rd->raw_i = i;
+		if (i < stop)
+			break; /* the entries are full */
+	}
+	bn_est_repeat(&b->est, rd->est_ch, n_rep);
+	hist_flush(rd, b);
+	if (!b->n)
+		b->n = rd->end;
+}
 
 static void *reader_main(void *arg)
 {
@@ -122,7 +380,6 @@ static void *reader_main(void *arg)
 
 	for (;;) {
 		struct block *b;
-		long n;
 
 		pthread_mutex_lock(&rd->mu);
 		while (rd->head - rd->tail == REPLAY_BLOCKS && !rd->quit)
@@ -133,29 +390,46 @@ static void *reader_main(void *arg)
 		}
 		b = &rd->b[rd->head % REPLAY_BLOCKS];
 		pthread_mutex_unlock(&rd->mu);
-		n = bn_srr_read_cols(rd->srr, b->col, REPLAY_BLOCK_FRAMES, &rd->err);
+		fill(rd, b);
 		pthread_mutex_lock(&rd->mu);
-		b->n = n;
 		rd->head++;
 		pthread_cond_broadcast(&rd->cv);
 		pthread_mutex_unlock(&rd->mu);
-		if (n <= 0)
+		if (b->n <= 0)
 			break;
 	}
 	return NULL;
 }
 
-static int reader_start(struct reader *rd, struct bn_srr *srr, int n_sel, struct bn_err *err)
+/* The n_sel channels read go to the bench's sel_ch[], times gain[];
+ * est_ch: the channels whose noise estimate the reading thread counts. */
+static int reader_start(struct reader *rd, struct bn_srr *srr, int n_sel, const int *sel_ch,
+			const double *gain, unsigned est_ch, struct bn_err *err)
 {
 	memset(rd, 0, sizeof(*rd));
 	rd->srr = srr;
 	rd->n_sel = n_sel;
+	for (int j = 0; j < n_sel; j++) {
+		rd->sel_ch[j] = sel_ch[j];
+		rd->gain[j] = gain[j];
+	}
+	rd->est_ch = est_ch;
+	if (est_ch)
+		bn_logbin_init(&rd->lb);
+	rd->end = 1;
+	rd->raw = malloc(sizeof(float) * (size_t)REPLAY_READ_FRAMES * (size_t)n_sel);
+	if (!rd->raw)
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	for (int j = 0; j < n_sel; j++)
+		rd->col[j] = rd->raw + (size_t)j * REPLAY_READ_FRAMES;
 	for (int i = 0; i < REPLAY_BLOCKS; i++) {
-		rd->b[i].v = malloc(sizeof(float) * (size_t)REPLAY_BLOCK_FRAMES * (size_t)n_sel);
-		if (!rd->b[i].v)
+		rd->b[i].e = malloc(sizeof(struct entry) * REPLAY_BLOCK_ENTRIES);
+		if (!rd->b[i].e)
 			return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
-		for (int j = 0; j < n_sel; j++)
-			rd->b[i].col[j] = rd->b[i].v + (size_t)j * REPLAY_BLOCK_FRAMES;
+		/* the channels not read stay NaN */
+		for (long k = 0; k < REPLAY_BLOCK_ENTRIES; k++)
+			for (int ch = 0; ch < BN_CH_COUNT; ch++)
+				rd->b[i].e[k].s.v[ch] = NAN;
 	}
 	pthread_mutex_init(&rd->mu, NULL);
 	pthread_cond_init(&rd->cv, NULL);
@@ -199,9 +473,11 @@ static void reader_stop(struct reader *rd)
 		rd->started = false;
 	}
 	for (int i = 0; i < REPLAY_BLOCKS; i++) {
-		free(rd->b[i].v);
-		rd->b[i].v = NULL;
+		free(rd->b[i].e);
+		rd->b[i].e = NULL;
 	}
+	free(rd->raw);
+	rd->raw = NULL;
 }
 
 struct hasher {
@@ -878,14 +1154,12 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 {
 	const double rate = r->ctx.rate_hz;
 	const bn_time_us t0 = r->ctx.t_start_us;
-	const int nsel = r->n_sel;
-	struct reader rd;
+	struct reader *rd = malloc(sizeof(*rd)); /* big: not on the stack */
 	struct bn_ticker tk;
 	int64_t q, rr, dq, dr, den;
 	bool exact;
 	struct block *b;
 	struct bn_sample s;
-	float prev[BN_CH_COUNT];
 	bn_time_us tbuf[REPLAY_RUN_TIMES];
 	bool have_prev = false;
 	bn_time_us next_ev_t, next_mv_t;
@@ -894,9 +1168,14 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 	long n;
 	int rc;
 
-	rc = reader_start(&rd, r->srr, r->n_sel, err);
+	if (!rd)
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	/* --perturb's noise is estimated after it is added: by the engine */
+	rc = reader_start(rd, r->srr, r->n_sel, r->sel_ch, r->gain,
+			  r->o->perturb_set ? 0 : bn_checks_estimate_outside(r->checks), err);
 	if (rc < 0) {
-		reader_stop(&rd);
+		reader_stop(rd);
+		free(rd);
 		return rc;
 	}
 	/* The live run's tick times, so the two line up; the ticker's state
@@ -912,76 +1191,85 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 	next_mv_t = r->have_evrec && r->evrec.n_moves ? r->evrec.moves[0].t_us : INT64_MAX;
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
 		s.v[ch] = NAN;
-	while ((n = (b = reader_next(&rd))->n) > 0) {
-		/* The column pointers in a local array: its address does not
-		 * escape, so calls into the engine do not force reloads. */
-		float *colv[BN_CH_COUNT];
-		float *const *col = colv;
-
-		for (int j = 0; j < nsel; j++)
-			colv[j] = b->col[j];
-
+	while ((n = (b = reader_next(rd))->n) > 0) {
 		if (r->o->stop_flag && *r->o->stop_flag) {
-			reader_stop(&rd);
+			reader_stop(rd);
+			free(rd);
 			*t_end = t0 + bn_tick_time(k, rate);
 			return BN_ERR_INTR;
 		}
-		for (long i = 0; i < n;) {
-			bn_time_us t;
+		for (long x = 0; x < b->n_e; x++) {
+			const struct entry *en = &b->e[x];
+			long left = en->n;
+			/* the entry's first frame equals the last one, as stored */
+			bool again = x == 0 && b->cont;
 
-			/* A run of frames equal to the last (as stored): no
-			 * inference changes, and the engine takes them as repeats.
-			 * Their times in batches; a batch stops short at the next
-			 * move or event, which come between frames as one by one. */
-			if (have_prev && !r->o->perturb_set && !(r->inf.on && infer_pending(&r->inf)) &&
-			    frame_eq(col, i, prev, nsel)) {
-				long e = run_end(col, i + 1, n, prev, nsel);
+			while (left > 0) {
+				const struct bn_sample *sp = &en->s;
+				bn_time_us t;
 
-				while (i < e) {
-					long m = e - i < REPLAY_RUN_TIMES ? e - i : REPLAY_RUN_TIMES;
+				/* A run of frames equal to the last (as stored): no
+				 * inference changes, and the engine takes them as
+				 * repeats. Their times in batches; a batch stops short at
+				 * the next move or event, which come between frames as
+				 * one by one. */
+				if (again && have_prev && !r->o->perturb_set &&
+				    !(r->inf.on && infer_pending(&r->inf))) {
+					while (left > 0) {
+						long m = left < REPLAY_RUN_TIMES ? left : REPLAY_RUN_TIMES;
 
-					for (long j = 0; j < m; j++)
-						tbuf[j] = t0 + NEXT_TICK();
-					for (long c = 0, d; c < m; c = d) {
-						bn_time_us lim = next_mv_t < next_ev_t ? next_mv_t : next_ev_t;
+						for (long j = 0; j < m; j++)
+							tbuf[j] = t0 + NEXT_TICK();
+						for (long c = 0, d; c < m; c = d) {
+							bn_time_us lim = next_mv_t < next_ev_t ? next_mv_t : next_ev_t;
 
-						d = c;
-						while (d < m && tbuf[d] < lim)
-							d++;
-						ring_frames(r, tbuf + c, d - c, &s, rep);
-						bn_checks_sample_again_n(r->checks, tbuf + c, d - c);
-						if (d == m)
-							break;
-						record_due(r, tbuf[d], &next_ev, &next_mv_t, &next_ev_t);
+							d = c;
+							while (d < m && tbuf[d] < lim)
+								d++;
+							ring_frames(r, tbuf + c, d - c, sp, rep);
+							bn_checks_sample_again_n(r->checks, tbuf + c, d - c);
+							if (d == m)
+								break;
+							record_due(r, tbuf[d], &next_ev, &next_mv_t, &next_ev_t);
+						}
+						left -= m;
+						k += m;
 					}
-					i += m;
-					k += m;
+					break;
 				}
-				continue;
+				t = t0 + NEXT_TICK();
+				if (t >= next_mv_t || t >= next_ev_t)
+					record_due(r, t, &next_ev, &next_mv_t, &next_ev_t);
+				have_prev = true;
+				if (r->o->perturb_set) {
+					for (int j = 0; j < r->n_sel; j++)
+						s.v[r->sel_ch[j]] = en->s.v[r->sel_ch[j]];
+					for (int ch = 0; ch < BN_CH_COUNT; ch++)
+						if (r->o->perturb_set & (1u << ch))
+							s.v[ch] = bn_meas_apply(&r->o->perturb[ch], &r->rng,
+										s.v[ch], 0);
+					sp = &s;
+				}
+				if (r->inf.on)
+					infer_sample(r, t, sp);
+				ring_frame(r, t, sp, rep);
+				bn_checks_sample(r->checks, t, sp);
+				left--;
+				k++;
+				again = true;
 			}
-			t = t0 + NEXT_TICK();
-			if (t >= next_mv_t || t >= next_ev_t)
-				record_due(r, t, &next_ev, &next_mv_t, &next_ev_t);
-			for (int j = 0; j < nsel; j++) {
-				prev[j] = col[j][i];
-				s.v[r->sel_ch[j]] = snap_1e8((double)col[j][i] * r->gain[j]);
-			}
-			have_prev = true;
-			for (int ch = 0; r->o->perturb_set && ch < BN_CH_COUNT; ch++)
-				if (r->o->perturb_set & (1u << ch))
-					s.v[ch] = bn_meas_apply(&r->o->perturb[ch], &r->rng, s.v[ch], 0);
-			if (r->inf.on)
-				infer_sample(r, t, &s);
-			ring_frame(r, t, &s, rep);
-			bn_checks_sample(r->checks, t, &s);
-			i++;
-			k++;
 		}
-		reader_release(&rd);
+		if (rd->est_ch)
+			bn_checks_add_estimate(r->checks, &b->est);
+		reader_release(rd);
 	}
-	reader_stop(&rd);
-	if (n < 0)
-		return bn_err_set(err, (int)n, "%s", rd.err.msg);
+	reader_stop(rd);
+	if (n < 0) {
+		rc = bn_err_set(err, (int)n, "%s", rd->err.msg);
+		free(rd);
+		return rc;
+	}
+	free(rd);
 	rep->n_samples = (long)k;
 	*t_end = t0 + bn_tick_time(k, rate);
 	if (r->have_evrec && r->evrec.t_end_us > *t_end)

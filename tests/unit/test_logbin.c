@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "checks/logbin.h"
 
@@ -93,12 +94,49 @@ static void test_logbin__across_and_outside_the_range(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* A slice marked whole is answered without a compare: every value in it
+ * must be the formula's, its least and its greatest too; and most slices
+ * are whole, or the mark saves nothing. */
+static void test_logbin__whole_slices(void **state)
+{
+	struct bn_logbin lb;
+	int bad = 0, whole = 0;
+
+	(void)state;
+	bn_logbin_init(&lb);
+	assert_true(lb.ok);
+	for (int i = 0; i < BN_LOGBIN_SLICES; i++) {
+		uint64_t bits = ((uint64_t)(BN_LOGBIN_EXP_LO << 8) + (uint64_t)i) << 44;
+		uint64_t next = bits + (1ull << 44);
+		double lo, hi;
+
+		if (!(lb.slice[i] & BN_LOGBIN_WHOLE))
+			continue;
+		whole++;
+		memcpy(&lo, &bits, sizeof(lo));
+		memcpy(&hi, &next, sizeof(hi));
+		hi = nextafter(hi, 0);
+		for (int k = 0; k <= 8; k++) {
+			double a = lo + (hi - lo) * k / 8;
+
+			if (a >= 1e-9 && a < 1e3)
+				bad += mismatches(&lb, a);
+		}
+		if (lo >= 1e-9 && hi < 1e3)
+			bad += (lb.slice[i] & 0xff) != bn_logbin_formula(lo) ||
+			       (lb.slice[i] & 0xff) != bn_logbin_formula(hi);
+	}
+	assert_int_equal(bad, 0);
+	assert_true(whole > BN_LOGBIN_SLICES * 9 / 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_logbin__table_built),
 		cmocka_unit_test(test_logbin__every_edge_and_its_neighbours),
 		cmocka_unit_test(test_logbin__across_and_outside_the_range),
+		cmocka_unit_test(test_logbin__whole_slices),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

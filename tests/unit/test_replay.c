@@ -773,6 +773,87 @@ static void test_replay__unequal_channels_and_nans(void **state)
 	bn_report_free(&rep);
 }
 
+/* Frame k of a capture whose frames repeat, step and hole in every way
+ * the reading thread folds and counts: noise; a run of every channel
+ * longer than a block; NaN holes; -0 and 0; floats that differ but come
+ * back as the same value on the 1e-8 grid (1e-9 and 2e-9 are both 0),
+ * also in frames that differ from the one before only so.
+ * The noise estimate takes the median step: VBUS steps by 0 one step
+ * more than half the time, DP exactly half the time, so one step
+ * counted wrong on either moves its estimate. */
+static void gen_awkward(long k, double v[4])
+{
+	double noise = (double)((k * 919) % 1000 + 1) * 1e-6; /* never 0, never twice in a row */
+	bool run = k >= 30000 && k < 100000;
+
+	v[0] = k < 100001 ? 5.0 : 5.0 + noise;
+	v[1] = run || k < 10000 ? 0.1 : k % 997 == 0 ? NAN : 0.1 + noise;
+	v[2] = k < 30000 ? (const double[]){ 1e-9, 2e-9, -0.0, 0.0 }[k % 4] : run ? 0.0 : 0.6 + noise;
+	v[3] = k < 30000 ? (k % 2 ? -0.0 : 0.0) : run ? 0.3 : 0.3 + noise;
+}
+
+/* The noise estimate counted by the reading thread ahead of the rules
+ * (checks/estimate.h) is the engine's own: the same capture replayed
+ * with a --perturb that changes nothing (on a channel it does not have),
+ * which leaves the estimate to the engine, gives the same measurement
+ * and the same results. */
+static void test_replay__estimate_off_the_judging_thread(void **state)
+{
+	static const char *const names[] = { "VBUS", "IBUS", "DP", "DM" };
+	static const char *const units[] = { "V", "A", "V", "V" };
+	struct bn_srw_opts so = { .rate_hz = 20000, .n_ch = 4 };
+	struct bn_replay_opts o = { .datadir = bn_test_srcdir(), .port = "dcp", .dut = "phone" };
+	struct bn_report a, b;
+	struct bn_err err = { 0 };
+	struct bn_srw *w;
+	char path[512], *ja, *jb;
+	double v[BN_SRW_MAX_CH];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/awkward.sr", tmpdir);
+	for (int i = 0; i < 4; i++) {
+		so.names[i] = names[i];
+		so.units[i] = units[i];
+	}
+	if (bn_srw_open(path, &so, &w, &err) < 0)
+		fail_msg("%s", err.msg);
+	for (long k = 0; k < 200000; k++) {
+		gen_awkward(k, v);
+		assert_int_equal(bn_srw_frame(w, v), BN_OK);
+	}
+	assert_int_equal(bn_srw_close(w, &err), BN_OK);
+
+	o.capture_path = path;
+	bn_report_init(&a);
+	assert_int_equal(bn_replay(&o, &a, &err), BN_OK);
+	o.perturb_set = 1u << BN_CH_ID;
+	bn_report_init(&b);
+	assert_int_equal(bn_replay(&o, &b, &err), BN_OK);
+
+	ja = cJSON_PrintUnformatted(a.measurement);
+	jb = cJSON_PrintUnformatted(b.measurement);
+	assert_non_null(ja);
+	assert_non_null(jb);
+	/* every channel estimated, from its steps */
+	for (int i = 0; i < 4; i++)
+		assert_non_null(strstr(ja, names[i]));
+	assert_non_null(strstr(ja, "noise="));
+	assert_string_equal(ja, jb);
+	free(ja);
+	free(jb);
+	assert_int_equal(a.n_samples, 200000);
+	assert_int_equal(a.n_results, b.n_results);
+	for (int k = 0; k < a.n_results; k++) {
+		assert_string_equal(a.results[k].id, b.results[k].id);
+		assert_int_equal(a.results[k].verdict, b.results[k].verdict);
+		assert_string_equal(a.results[k].reason, b.results[k].reason);
+		assert_true(a.results[k].measured == b.results[k].measured ||
+			    (isnan(a.results[k].measured) && isnan(b.results[k].measured)));
+	}
+	bn_report_free(&a);
+	bn_report_free(&b);
+}
+
 static void test_replay__corrupt_member_mid_stream(void **state)
 {
 	struct bn_srw_opts o = { .rate_hz = 10000, .n_ch = 2, .names = { "VBUS", "IBUS" },
@@ -903,6 +984,7 @@ int main(void)
 		cmocka_unit_test(test_replay__logic_only_and_zero_rate_are_bad_input),
 		cmocka_unit_test(test_replay__corrupt_member_mid_stream),
 		cmocka_unit_test(test_replay__unequal_channels_and_nans),
+		cmocka_unit_test(test_replay__estimate_off_the_judging_thread),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tmp, teardown_tmp);
