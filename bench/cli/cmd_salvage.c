@@ -162,8 +162,9 @@ static bool report_provisional(const char *dir)
 	 * meets) lacks the reason's words: not parsed (the reason has nothing
 	 * JSON escapes, so a provisional report holds it as it is). */
 	maybe = memmem(text, len, BN_PROVISIONAL_REASON, strlen(BN_PROVISIONAL_REASON)) != NULL;
+	root = maybe ? cJSON_ParseWithLength(text, len) : NULL;
 	free(text);
-	if (!maybe || bn_json_load(path, &root, &err) < 0)
+	if (!root)
 		return false;
 	st = cJSON_GetObjectItemCaseSensitive(root, "status");
 	reason = cJSON_GetObjectItemCaseSensitive(st, "reason");

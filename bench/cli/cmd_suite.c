@@ -123,21 +123,24 @@ struct job {
 	struct bn_isolate_child ch;
 	struct bn_isolate_end end;    /* how it ended */
 	char *keep;       /* the entry directory's temporary files before the run */
-	struct entry_record *record;  /* the slot's: the entry's own judging */
-	/* that judging, taken from the slot as the entry ended (before the
-	 * slot's next entry starts), and the limits its report names */
+	struct slot_shared *shared;   /* the slot's */
+	/* the entry's own judging, taken from the slot as the entry ended
+	 * (before the slot's next entry starts), and the limits its report
+	 * names */
 	cJSON *judged;
 	char lim_path[1024], lim_sha[65];
 };
 
-/* What an entry that ended normally judged of itself (judge_in_entry), in
- * memory its suite shares: {"record": the entry's suite.json record,
- * "limits_path", "limits_sha256"} as JSON text. */
-#define ENTRY_RECORD_BYTES (64 * 1024)
-struct entry_record {
-	uint32_t ready;   /* 1 once text holds the whole record */
+/* What a slot shares with the entry it forks: the beacon the suite
+ * watches, and what an entry that ended normally judged of itself
+ * (judge_in_entry): its suite.json record as JSON text, and the limits
+ * its report names. */
+struct slot_shared {
+	struct bn_run_beacon beacon;
+	uint32_t ready;   /* 1 once the rest holds the whole record */
 	uint32_t len;
-	char text[ENTRY_RECORD_BYTES - 2 * sizeof(uint32_t)];
+	char lim_path[1024], lim_sha[65];
+	char text[60 * 1024];
 };
 
 /* What the forked entry runs: `bcbench run` in this copy of the suite,
@@ -148,7 +151,6 @@ struct entry_body {
 	int argc, log_fd;
 	char **argv;
 	const struct bn_cli_run_inherit *inherit;
-	struct bn_run_beacon *beacon;
 	const struct suite_run *r;
 	const struct job *j;
 };
@@ -200,29 +202,21 @@ static cJSON *judge_entry(const struct suite_run *r, const struct job *j, int st
  * there (no memory, a record too long): the suite judges it itself. */
 static void judge_in_entry(const struct entry_body *eb, int code)
 {
-	struct entry_record *er = eb->j->record;
-	char lim_path[1024], lim_sha[65], *text = NULL;
-	cJSON *o, *w;
+	struct slot_shared *sh = eb->j->shared;
+	cJSON *o;
+	char *text;
 
 	fflush(stdout);
 	fflush(stderr);
-	o = judge_entry(eb->r, eb->j, (code & 0xff) << 8, NULL, -1, lim_path, lim_sha);
-	w = o ? cJSON_CreateObject() : NULL;
-	if (w) {
-		cJSON_AddItemToObject(w, "record", o);
-		cJSON_AddStringToObject(w, "limits_path", lim_path);
-		cJSON_AddStringToObject(w, "limits_sha256", lim_sha);
-		text = cJSON_PrintUnformatted(w);
-	} else {
-		cJSON_Delete(o);
-	}
-	if (text && strlen(text) < sizeof(er->text)) {
-		er->len = (uint32_t)strlen(text);
-		memcpy(er->text, text, er->len);
-		__atomic_store_n(&er->ready, 1, __ATOMIC_RELEASE);
+	o = judge_entry(eb->r, eb->j, (code & 0xff) << 8, NULL, -1, sh->lim_path, sh->lim_sha);
+	text = o ? cJSON_PrintUnformatted(o) : NULL;
+	if (text && strlen(text) < sizeof(sh->text)) {
+		sh->len = (uint32_t)strlen(text);
+		memcpy(sh->text, text, sh->len);
+		__atomic_store_n(&sh->ready, 1, __ATOMIC_RELEASE);
 	}
 	free(text);
-	cJSON_Delete(w);
+	cJSON_Delete(o);
 }
 
 static int run_entry_body(void *user)
@@ -236,14 +230,13 @@ static int run_entry_body(void *user)
 	code = bn_cli_run_entry(eb->argc, eb->argv, eb->inherit);
 	/* however the run ended, it ended here, not in an exit() of the
 	 * firmware's: the suite takes the exit code as the entry's */
-	__atomic_store_n(&eb->beacon->finished, 1, __ATOMIC_RELAXED);
-	if (eb->j->record)
-		judge_in_entry(eb, code);
+	__atomic_store_n(&eb->j->shared->beacon.finished, 1, __ATOMIC_RELAXED);
+	judge_in_entry(eb, code);
 	return code;
 }
 
-static pid_t launch(struct suite_run *r, struct job *j, struct bn_run_beacon *beacon,
-		    struct entry_record *record, struct bn_err *err)
+static pid_t launch(struct suite_run *r, struct job *j, struct slot_shared *shared,
+		    struct bn_err *err)
 {
 	const struct bn_suite_entry *e = &r->s->entries[j->entry];
 	static const char *const opt[BN_AXIS_COUNT] = { "--port", "--charger", "--host", "--dut",
@@ -302,16 +295,15 @@ static pid_t launch(struct suite_run *r, struct job *j, struct bn_run_beacon *be
 	fflush(stderr);
 	/* what a salvage must leave: the run removes only what it made */
 	j->keep = bn_run_temps(j->dir);
-	memset(beacon, 0, sizeof(*beacon));
-	j->record = record;
-	if (record)
-		record->ready = record->len = 0;
-	inherit.beacon = beacon;
+	memset(&shared->beacon, 0, sizeof(shared->beacon));
+	shared->ready = shared->len = 0;
+	j->shared = shared;
+	inherit.beacon = &shared->beacon;
 	inherit.suite_pid = getpid();
 	eb = (struct entry_body){ .argc = argc - 1, .argv = (char **)argv + 1, .log_fd = fd,
-				  .inherit = &inherit, .beacon = beacon, .r = r, .j = j };
+				  .inherit = &inherit, .r = r, .j = j };
 	j->iso = (struct bn_isolate){ .watchdog_s = r->watchdog_s, .grace_s = BN_CLI_RUN_GRACE_S,
-				      .stop_flag = bn_cli_stop_flag(), .beacon = beacon,
+				      .stop_flag = bn_cli_stop_flag(), .beacon = &shared->beacon,
 				      .supervised = true };
 	rc = bn_isolate_start(&j->iso, run_entry_body, &eb, &j->ch);
 	close(fd);
@@ -520,28 +512,21 @@ static cJSON *judge_entry(const struct suite_run *r, const struct job *j, int st
  * suite's process, whose every page a fork has just made copy-on-write).
  * Its wall time is the suite's to say. NULL when there is none (the
  * entry died, or its record did not fit). */
-static cJSON *judged_by_entry(const struct suite_run *r, const struct job *j, char lim_path[1024],
-			      char lim_sha[65])
+static cJSON *judged_by_entry(struct job *j)
 {
-	const struct entry_record *er = j->record;
-	cJSON *w, *o, *p, *h;
+	const struct slot_shared *sh = j->shared;
+	cJSON *o;
 
-	if (!er || j->end.abnormal || !__atomic_load_n(&er->ready, __ATOMIC_ACQUIRE) || er->len == 0 ||
-	    er->len >= sizeof(er->text))
+	if (!sh || j->end.abnormal || !__atomic_load_n(&sh->ready, __ATOMIC_ACQUIRE) || sh->len == 0 ||
+	    sh->len >= sizeof(sh->text))
 		return NULL;
-	w = cJSON_ParseWithLength(er->text, er->len);
-	o = cJSON_DetachItemFromObjectCaseSensitive(w, "record");
-	p = cJSON_GetObjectItemCaseSensitive(w, "limits_path");
-	h = cJSON_GetObjectItemCaseSensitive(w, "limits_sha256");
-	if (!cJSON_IsObject(o) || !cJSON_IsString(p) || !cJSON_IsString(h)) {
+	o = cJSON_ParseWithLength(sh->text, sh->len);
+	if (!cJSON_IsObject(o)) {
 		cJSON_Delete(o);
-		cJSON_Delete(w);
 		return NULL;
 	}
-	snprintf(lim_path, 1024, "%s", p->valuestring);
-	snprintf(lim_sha, 65, "%s", h->valuestring);
-	cJSON_Delete(w);
-	(void)r;
+	snprintf(j->lim_path, sizeof(j->lim_path), "%.*s", (int)sizeof(sh->lim_path) - 1, sh->lim_path);
+	snprintf(j->lim_sha, sizeof(j->lim_sha), "%.*s", (int)sizeof(sh->lim_sha) - 1, sh->lim_sha);
 	cJSON_ReplaceItemInObjectCaseSensitive(o, "wall_s", cJSON_CreateNumber(j->t1 - j->t0));
 	return o;
 }
@@ -923,8 +908,7 @@ int bn_cli_suite(int argc, char **argv)
 	bool have_reaped = false;
 	struct bn_limits suite_lim = { 0 };
 	struct job *slots = NULL;
-	struct bn_run_beacon **beacons = NULL;
-	struct entry_record **records = NULL;
+	struct slot_shared *shared = MAP_FAILED;
 	struct bn_isolate_child **watched = NULL;
 	cJSON *doc = NULL;
 	int *pick = NULL;
@@ -1122,27 +1106,12 @@ int bn_cli_suite(int argc, char **argv)
 	for (int i = 0; i < r.n_pick; i++)
 		r.cost_total += s.entries[pick[i]].cost;
 	slots = calloc((size_t)r.jobs, sizeof(*slots));
-	beacons = calloc((size_t)r.jobs, sizeof(*beacons));
 	watched = calloc((size_t)r.jobs, sizeof(*watched));
-	records = calloc((size_t)r.jobs, sizeof(*records));
-	/* (none: the suite judges every entry itself) */
-	for (int k = 0; records && k < r.jobs; k++) {
-		void *m = mmap(NULL, sizeof(struct entry_record), PROT_READ | PROT_WRITE,
-			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-		records[k] = m == MAP_FAILED ? NULL : m;
-	}
-	for (int k = 0; beacons && k < r.jobs; k++)
-		if (!(beacons[k] = bn_isolate_beacon_new()))
-			break;
-	if (!slots || !beacons || !watched || !records || !beacons[r.jobs - 1]) {
-		for (int k = 0; beacons && k < r.jobs; k++)
-			bn_isolate_beacon_free(beacons[k]);
-		for (int k = 0; records && k < r.jobs; k++)
-			if (records[k])
-				munmap(records[k], sizeof(struct entry_record));
-		free(records);
-		free(beacons);
+	shared = mmap(NULL, (size_t)r.jobs * sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (!slots || !watched || shared == MAP_FAILED) {
+		if (shared != MAP_FAILED)
+			munmap(shared, (size_t)r.jobs * sizeof(*shared));
 		free(watched);
 		free(slots);
 		free(pick);
@@ -1188,7 +1157,7 @@ int bn_cli_suite(int argc, char **argv)
 				}
 			memset(j, 0, sizeof(*j));
 			j->entry = pick[next++];
-			if (launch(&r, j, beacons[slot], records[slot], &err) < 0) {
+			if (launch(&r, j, &shared[slot], &err) < 0) {
 				char cause[900];
 				int code;
 
@@ -1245,8 +1214,7 @@ int bn_cli_suite(int argc, char **argv)
 			if (slots[k].end.abnormal)
 				salvage_entry(&r, &slots[k]);
 			/* taken now: the slot's memory is the next entry's */
-			slots[k].judged = judged_by_entry(&r, &slots[k], slots[k].lim_path,
-							  slots[k].lim_sha);
+			slots[k].judged = judged_by_entry(&slots[k]);
 			if (!r.real_bench) {
 				reaped = slots[k];
 				reaped_status = slots[k].end.exit_code << 8;
@@ -1335,13 +1303,7 @@ int bn_cli_suite(int argc, char **argv)
 	for (int i = 0; i < s.n_entries; i++)
 		cJSON_Delete(r.done[i]);
 	free(r.done);
-	for (int k = 0; k < r.jobs; k++) {
-		bn_isolate_beacon_free(beacons[k]);
-		if (records[k])
-			munmap(records[k], sizeof(struct entry_record));
-	}
-	free(beacons);
-	free(records);
+	munmap(shared, (size_t)r.jobs * sizeof(*shared));
 	free(watched);
 	free(slots);
 	free(pick);

@@ -369,10 +369,7 @@ int bn_isolate_step(const struct bn_isolate *iso, struct bn_isolate_child *ch,
 		return BN_ERR_ARG;
 	w = waitpid(ch->pid, &status, WNOHANG);
 	if (w == ch->pid) {
-		/* the cause a kill below wrote stays */
-		struct bn_isolate_end keep = ch->end;
-
-		*end = keep;
+		*end = ch->end; /* the cause a kill below wrote stays */
 		ended(iso, ch, status, end);
 		return 1;
 	}
@@ -384,7 +381,7 @@ int bn_isolate_step(const struct bn_isolate *iso, struct bn_isolate_child *ch,
 		ch->seen = now;
 		ch->last_move = t;
 	}
-	if (iso->stop_flag && *iso->stop_flag && !ch->forwarded && !ch->lost) {
+	if (iso->stop_flag && *iso->stop_flag && !ch->forwarded) {
 		ch->forwarded = *iso->stop_flag;
 		kill(ch->pid, ch->forwarded);
 		ch->stop_at = t + iso->grace_s;
@@ -393,22 +390,16 @@ int bn_isolate_step(const struct bn_isolate *iso, struct bn_isolate_child *ch,
 	 * watchdog nor the grace runs meanwhile. */
 	if (now.finishing) {
 		ch->last_move = t;
-		if (ch->forwarded || ch->lost)
+		if (ch->forwarded)
 			ch->stop_at = t + iso->grace_s;
 	}
-	if (!ch->killed_by && (ch->forwarded || ch->lost) && t >= ch->stop_at) {
+	if (!ch->killed_by && ch->forwarded && t >= ch->stop_at) {
 		where(&now, at, sizeof(at));
-		ch->end.exit_code = BN_EXIT_INTERRUPTED(ch->lost ? SIGHUP : ch->forwarded);
-		if (ch->lost)
-			snprintf(ch->end.cause, sizeof(ch->end.cause),
-				 "%s, and the run did not stop within %.3g s%s "
-				 "(the firmware does not return?); killed",
-				 bn_isolate_lost_reason(ch->lost), iso->grace_s, at);
-		else
-			snprintf(ch->end.cause, sizeof(ch->end.cause),
-				 "interrupted by %s, and the run did not stop within %.3g s%s "
-				 "(the firmware does not return?); killed",
-				 bn_cli_signal_name(ch->forwarded), iso->grace_s, at);
+		ch->end.exit_code = BN_EXIT_INTERRUPTED(ch->forwarded);
+		snprintf(ch->end.cause, sizeof(ch->end.cause),
+			 "interrupted by %s, and the run did not stop within %.3g s%s "
+			 "(the firmware does not return?); killed",
+			 bn_cli_signal_name(ch->forwarded), iso->grace_s, at);
 		ch->killed_by = SIGKILL;
 		kill(ch->pid, SIGKILL);
 	} else if (!ch->killed_by && t - ch->last_move >= iso->watchdog_s) {

@@ -116,7 +116,7 @@ struct bn_isolate_child {
 	int pipe_w;                 /* the parent's end of the child's watch pipe */
 	struct bn_run_beacon seen;  /* the beacon when it last moved */
 	double last_move, stop_at;  /* CLOCK_MONOTONIC s */
-	int forwarded, lost, killed_by;
+	int forwarded, killed_by;   /* the stop passed on; SIGKILL once killed */
 	struct bn_isolate_end end;  /* why it was killed, when it was */
 };
 

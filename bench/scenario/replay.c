@@ -232,7 +232,6 @@ static void convert(struct reader *rd, struct block *b, long e0, long e1, const 
 			for (int j = 0; j < nsel; j++) {
 				const double *v = rd->dv[j];
 				const int ch = rd->sel_ch[j];
-				const uint16_t *slice = rd->lb.slice;
 				uint32_t(*h)[BN_LOGBIN_BINS] = rd->hist[ch];
 				long n_zero = 0, n_step = 0;
 
@@ -241,13 +240,9 @@ static void convert(struct reader *rd, struct block *b, long e0, long e1, const 
 				/* bn_est_add() of each step, its counts in locals, the
 				 * bins' in REPLAY_HISTS copies taken in turn: steps of
 				 * noise fall in a few bins, and adding to the same
-				 * count one after another would wait on each add. A
-				 * slice wholly in its bin is bn_logbin_of()'s first
-				 * answer, here without its call. */
+				 * count one after another would wait on each add. */
 				for (long m = from; m <= nm; m++) {
 					double a = fabs(v[m] - v[m - 1]);
-					uint64_t bits;
-					int bin;
 
 					if (!diff[m])
 						continue;
@@ -257,13 +252,7 @@ static void convert(struct reader *rd, struct block *b, long e0, long e1, const 
 						continue;
 					}
 					n_step++;
-					memcpy(&bits, &a, sizeof(bits));
-					if (rd->lb.ok && a >= 1e-9 && a < 1e3 &&
-					    ((bin = slice[(int)(bits >> 44) - (BN_LOGBIN_EXP_LO << 8)]) & BN_LOGBIN_WHOLE))
-						bin &= 0xff;
-					else
-						bin = bn_logbin_of(&rd->lb, a);
-					h[m & (REPLAY_HISTS - 1)][bin]++;
+					h[m & (REPLAY_HISTS - 1)][bn_logbin_of(&rd->lb, a)]++;
 				}
 				b->est.n[ch] += n_step;
 				b->est.zero[ch] += n_zero;
@@ -460,7 +449,8 @@ static void reader_release(struct reader *rd)
 	pthread_mutex_unlock(&rd->mu);
 }
 
-static void reader_stop(struct reader *rd)
+/* The reading thread stopped, its buffers and rd (malloc'ed) freed. */
+static void reader_end(struct reader *rd)
 {
 	if (rd->started) {
 		pthread_mutex_lock(&rd->mu);
@@ -477,7 +467,7 @@ static void reader_stop(struct reader *rd)
 		rd->b[i].e = NULL;
 	}
 	free(rd->raw);
-	rd->raw = NULL;
+	free(rd);
 }
 
 struct hasher {
@@ -1174,8 +1164,7 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 	rc = reader_start(rd, r->srr, r->n_sel, r->sel_ch, r->gain,
 			  r->o->perturb_set ? 0 : bn_checks_estimate_outside(r->checks), err);
 	if (rc < 0) {
-		reader_stop(rd);
-		free(rd);
+		reader_end(rd);
 		return rc;
 	}
 	/* The live run's tick times, so the two line up; the ticker's state
@@ -1193,8 +1182,7 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 		s.v[ch] = NAN;
 	while ((n = (b = reader_next(rd))->n) > 0) {
 		if (r->o->stop_flag && *r->o->stop_flag) {
-			reader_stop(rd);
-			free(rd);
+			reader_end(rd);
 			*t_end = t0 + bn_tick_time(k, rate);
 			return BN_ERR_INTR;
 		}
@@ -1263,13 +1251,11 @@ static int stream(struct replay *r, struct bn_report *rep, bn_time_us *t_end, st
 			bn_checks_add_estimate(r->checks, &b->est);
 		reader_release(rd);
 	}
-	reader_stop(rd);
-	if (n < 0) {
+	if (n < 0)
 		rc = bn_err_set(err, (int)n, "%s", rd->err.msg);
-		free(rd);
+	reader_end(rd);
+	if (n < 0)
 		return rc;
-	}
-	free(rd);
 	rep->n_samples = (long)k;
 	*t_end = t0 + bn_tick_time(k, rate);
 	if (r->have_evrec && r->evrec.t_end_us > *t_end)

@@ -425,10 +425,26 @@ static void test_isolate__parent_killed_the_run_stops(void **state)
 /* A child stuck in the firmware when its parent is killed: after the
  * grace its watcher finishes the record (the hook) and ends it, 129 (as
  * the SIGHUP of a lost parent). */
+/* parent (a run's parent, a suite) killed once its child, stuck in the
+ * firmware, started: the child, adopted by this test process, alone ends
+ * within timeout_ms, 129 (SIGHUP's). */
+static void kill_parent_of_a_stuck_run(struct shared *sh, pid_t parent, int timeout_ms)
+{
+	int status = 0;
+
+	for (int i = 0; i < 300 && !sh->beacon.started; i++)
+		sleep_ms(10);
+	sleep_ms(50);
+	kill(parent, SIGKILL);
+	assert_int_equal(waitpid(parent, NULL, 0), parent);
+	assert_int_equal(reap_all(timeout_ms, &status), 1);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), BN_EXIT_INTERRUPTED(SIGHUP));
+}
+
 static void test_isolate__parent_killed_a_stuck_run_is_salvaged_and_ends(void **state)
 {
 	struct shared *sh = shared_new();
-	int status = 0;
 	pid_t p;
 
 	(void)state;
@@ -437,13 +453,7 @@ static void test_isolate__parent_killed_a_stuck_run_is_salvaged_and_ends(void **
 	assert_true(p >= 0);
 	if (p == 0)
 		be_run_parent(sh, body_stuck);
-	for (int i = 0; i < 300 && !sh->beacon.started; i++)
-		sleep_ms(10);
-	kill(p, SIGKILL);
-	assert_int_equal(waitpid(p, NULL, 0), p);
-	assert_int_equal(reap_all(3000, &status), 1);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), BN_EXIT_INTERRUPTED(SIGHUP));
+	kill_parent_of_a_stuck_run(sh, p, 3000);
 	assert_string_equal(sh->orphan_cause,
 			    "the bcbench process that started this run is gone (killed?), and the "
 			    "run did not stop within 0.3 s (the firmware does not return?)");
@@ -663,23 +673,12 @@ static void test_isolate__supervised_suite_killed_its_entry_stops(void **state)
 	munmap(sh, sizeof(*sh));
 }
 
-/* A suite whose entry (body) is stuck in its firmware, killed once the
- * entry started: the entry's wait status, once it alone has ended 129
- * (SIGHUP's) with the suite's loss marked. */
+/* A suite whose entry (body) is stuck in its firmware, killed: the entry
+ * ends 129 with the suite's loss marked. */
 static void kill_suite_of_a_stuck_entry(struct shared *sh, int (*body)(void *), int timeout_ms)
 {
-	int status = 0;
-	pid_t suite = fork_suite(sh, body);
-
-	for (int i = 0; i < 300 && !sh->beacon.started; i++)
-		sleep_ms(10);
-	sleep_ms(50);
-	kill(suite, SIGKILL);
-	assert_int_equal(waitpid(suite, NULL, 0), suite);
-	assert_int_equal(reap_all(timeout_ms, &status), 1);
+	kill_parent_of_a_stuck_run(sh, fork_suite(sh, body), timeout_ms);
 	assert_int_equal(sh->beacon.lost, BN_LOST_SUITE);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), BN_EXIT_INTERRUPTED(SIGHUP));
 }
 
 /* ... and an entry stuck in its firmware ends 129 once the grace is over
