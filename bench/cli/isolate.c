@@ -20,6 +20,7 @@
 #include "cli/common.h"
 #include "core/err.h"
 #include "core/exit.h"
+#include "core/heap.h"
 #include "core/time.h"
 
 /* How often the parent looks at the beacon and its stop flag. The
@@ -280,6 +281,9 @@ int bn_isolate_start(const struct bn_isolate *iso, int (*body)(void *user), void
 				    .lost_as = BN_LOST_PARENT };
 		int code;
 
+		/* a run allocates its few MiB at once: backed in one call
+		 * rather than a fault a page (core/heap.h) */
+		bn_heap_warm(BN_HEAP_WARM_RUN_BYTES);
 		/* supervised: the body arms bn_isolate_orphan_watch() itself,
 		 * once its own signal handlers are in place */
 		if (!iso->supervised) {
