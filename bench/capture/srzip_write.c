@@ -142,6 +142,47 @@ struct bn_srw {
 	const char *io_file; /* zip_path or pend_path */
 };
 
+/* ---- a frame into its slot ---- */
+
+/* With a compressing thread, the thread reads each slot the caller
+ * filled, so the slot's cache lines end up in the thread's core; two
+ * chunks later the caller writes that slot again and every line must be
+ * taken back from the other core first. Measured on a 2-vCPU machine
+ * (10 kHz x 5 channels, 10 simulated minutes): the caller's run took
+ * 0.46 s instead of 0.27 s, and the same run with the thread reading
+ * nothing of the slot 0.27 s. Stores that bypass the cache (MOVNTI, in
+ * every x86-64 CPU) leave no line to take back: 0.31 s. Without a thread
+ * the caller compresses its own chunks, from its cache: plain stores. */
+#if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
+static inline void frame_put_streaming(float *b, const double *v, int n_ch)
+{
+	for (int c = 0; c < n_ch; c++) {
+		float f = (float)v[c];
+		int bits;
+
+		memcpy(&bits, &f, sizeof(bits));
+		__builtin_ia32_movnti((int *)&b[c], bits);
+	}
+}
+
+/* streaming stores are weakly ordered: all of them out before another
+ * thread is told the slot is full */
+static inline void streaming_fence(void)
+{
+	__builtin_ia32_sfence();
+}
+#else
+static inline void frame_put_streaming(float *b, const double *v, int n_ch)
+{
+	for (int c = 0; c < n_ch; c++)
+		b[c] = (float)v[c];
+}
+
+static inline void streaming_fence(void)
+{
+}
+#endif
+
 /* ---- samplerates as libsigrok writes them ---- */
 
 /* sr_samplerate_string (sr_si_string_u64 with "Hz"): "1 MHz", "1.5 kHz",
@@ -773,6 +814,7 @@ static int chunk_full(struct bn_srw *w, bool last)
 		return BN_OK; /* nothing after the last full chunk */
 	jobs_set(w, slot, w->fill);
 	if (w->pool && !last) {
+		streaming_fence();
 		pool_submit(w->pool, w->jobs, w->n_ch);
 		w->in_flight = true;
 	} else {
@@ -824,8 +866,12 @@ int bn_srw_frame(struct bn_srw *w, const double *v)
 	if (w->fill == w->cap && slot_full(w) != BN_OK)
 		return w->io_err;
 	b = w->cur + (size_t)w->fill * (size_t)w->n_ch;
-	for (int c = 0; c < w->n_ch; c++)
-		b[c] = (float)v[c];
+	if (w->pool) {
+		frame_put_streaming(b, v, w->n_ch);
+	} else {
+		for (int c = 0; c < w->n_ch; c++)
+			b[c] = (float)v[c];
+	}
 	w->fill++;
 	w->frames++;
 	/* after the values: a salvage never reads a frame half written */
