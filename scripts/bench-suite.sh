@@ -4,7 +4,7 @@
 # runs of `bcbench suite`, and the speed-up. Entries are isolated
 # processes scheduled longest first, so on 2 cores -j 2 should be at least
 # 1.8x faster than -j 1 (issue 6 asked 1.5x, issue 21 1.8x).
-# Two ceilings, measured in the same rounds, say what the machine gives:
+# Ceilings measured in the same rounds say what the machine gives:
 #   CPU only: two independent processes (one simulated 10-minute DCP run
 #     each, --no-capture: CPU, no file, a few page faults) side by side
 #     against one after the other;
@@ -15,7 +15,9 @@
 #     faults, forks and exits cost several microseconds each and do not
 #     run in parallel (docs/design.md, "Start-up cost"), it is well
 #     under the CPU-only one.
-# The suite's speed-up is read against both.
+# And each CPU's speed alone on that CPU-only run (taskset): where one is
+# slower, two give at most 1 + t_fast / t_slow of the faster one.
+# The suite's speed-up is read against these.
 set -u
 BCBENCH=${1:-build/bcbench}
 FWDIR=${2:-build/fw}
@@ -58,6 +60,17 @@ done
 	wait
 	t2=$(now)
 	echo "$t0 $t1 $t2" | awk '{ printf "%.6f\n", ($2 - $1) / ($3 - $2) }' >>"$TMP/ceil"
+	# each CPU's own speed on the same run: a CPU slower than the other
+	# caps what two can give over the faster one at 1 + t_fast / t_slow
+	# (taskset, util-linux)
+	if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+		t0=$(now)
+		taskset -c 0 "$BCBENCH" run -q --no-html --no-capture --force --out "$TMP/p0" "$TMP/ceiling.scn" >/dev/null 2>&1
+		t1=$(now)
+		taskset -c 1 "$BCBENCH" run -q --no-html --no-capture --force --out "$TMP/p1" "$TMP/ceiling.scn" >/dev/null 2>&1
+		t2=$(now)
+		echo "$t0 $t1 $t2" | awk '{ a = $2 - $1; b = $3 - $2; printf "%.6f %.6f %.6f\n", a, b, 1 + (a < b ? a / b : b / a) }' >>"$TMP/percpu"
+	fi
 	t0=$(now)
 	half 1 &
 	half 2
@@ -79,6 +92,13 @@ echo "$w1 $w2 $(head -1 "$TMP/sp") $(tail -1 "$TMP/sp")" |
 	awk '{ printf "speed-up -j 2 / -j 1: %.2fx (rounds %.2f-%.2fx; acceptance: >= 1.8x on 2 cores, issue 21)\n", $1 / $2, $3, $4 }'
 echo "$ceil" | awk '{ printf "ceiling, CPU only: two independent runs side by side / one after the other: %.2fx\n", $1 }'
 echo "$work" | awk '{ printf "ceiling, this work: the two halves side by side (two suites at -j 1) / the whole at -j 1: %.2fx\n", $1 }'
+if [ -s "$TMP/percpu" ]; then
+	c0=$(awk '{ print $1 }' "$TMP/percpu" | median)
+	c1=$(awk '{ print $2 }' "$TMP/percpu" | median)
+	sort -g -k3 "$TMP/percpu" | awk -v c0="$c0" -v c1="$c1" '{ b[NR] = $3 } END {
+		printf "each CPU alone, the same run pinned: cpu0 %.3f s, cpu1 %.3f s; the most two such CPUs give over the faster, 1 + t_fast/t_slow: %.2fx (rounds %.2f-%.2fx)\n",
+			c0, c1, (NR % 2) ? b[(NR + 1) / 2] : (b[NR / 2] + b[NR / 2 + 1]) / 2, b[1], b[NR] }'
+fi
 echo "$w1 $w2 $ceil $work" | awk '{ printf "the suite'"'"'s speed-up / the ceilings: %.0f%% of CPU only, %.0f%% of this work'"'"'s\n", 100 * $1 / $2 / $3, 100 * $1 / $2 / $4 }'
 # what the machine charges for the kernel work an entry does (tests/bench/vm_cost.c)
 VMCOST=${VMCOST:-$(dirname "$BCBENCH")/bench/vm_cost}
