@@ -2,12 +2,10 @@
  *
  * A suite entry (and a run's child) is a process that allocates 1-2 MiB
  * and exits. Every page it touches for the first time is a page fault:
- * on a virtual machine with a paravirtualised MMU that is several
- * microseconds each, one trap per 4 KiB page, and two such CPUs fault
- * side by side at only ~1.6x the speed of one. Asking the kernel to back
- * the heap in one call (MADV_POPULATE_WRITE, Linux 5.14) costs a third
- * of that per page and one trap in all. docs/design.md ("Start-up cost")
- * has the figures. */
+ * on a virtual machine that is about 10 microseconds each, one trap per
+ * 4 KiB page. Asking the kernel to back the heap in one call
+ * (MADV_POPULATE_WRITE, Linux 5.14) costs half that per page or less,
+ * and one trap in all. docs/design.md ("Start-up cost") has the figures. */
 #ifndef BN_CORE_HEAP_H
 #define BN_CORE_HEAP_H
 
