@@ -47,7 +47,9 @@ const char bn_cli_salvage_usage[] =
 	"  -h, --help    this help\n"
 	"\n"
 	"Exit codes: 0 nothing to do, or salvaged; 2 DIR is not a bcbench output\n"
-	"directory; 5 a run or suite still writes there; 6 it could not be written.\n"
+	"directory; 5 a run or suite still writes there; 6 it could not be written\n"
+	"(a full disk: what could not be finished, the capture's spool, stays for the\n"
+	"next bcbench salvage).\n"
 	"The salvaged report.json says exit code 137, cause \"interrupted\" (killed).\n"
 	"Every command's table: bcbench help.\n";
 
@@ -202,6 +204,8 @@ static int64_t capture_end_us(const char *dir)
 
 #define KEPT_CAPTURE 1
 #define KEPT_EVENTS 2
+/* the capture's salvage failed and left its spool for the next one */
+#define KEPT_SPOOL 4
 
 static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void append(char *buf, size_t len, const char *fmt, ...)
@@ -232,6 +236,7 @@ static int finish_files(const struct bn_salvage *s, int64_t *t_end_us, char *rea
 		append(reason, len, "; the capture up to then was kept: capture.sr (%lld frames)",
 		       (long long)frames);
 	} else if (rc != BN_ERR_NA) {
+		kept |= KEPT_SPOOL;
 		append(reason, len, "; its capture could not be kept: %.300s", err.msg);
 	}
 	bn_err_clear(&err);
@@ -250,6 +255,35 @@ static int finish_files(const struct bn_salvage *s, int64_t *t_end_us, char *rea
 	return kept;
 }
 
+/* keep (bn_run_temps' form; NULL: none) and the capture spools in dir
+ * now (.capture.sr.XXXXXX); NULL when out of memory. */
+static char *with_capture_spools(const char *dir, const char *keep)
+{
+	static const char spool[] = "\n.capture.sr.";
+	char *now = bn_run_temps(dir), *out, *p;
+	size_t len;
+
+	if (!now)
+		return NULL;
+	keep = keep ? keep : "\n";
+	len = strlen(keep);
+	out = malloc(len + strlen(now) + 1);
+	if (!out) {
+		free(now);
+		return NULL;
+	}
+	memcpy(out, keep, len + 1);
+	for (p = now; (p = strstr(p, spool)); p++) {
+		const char *name = p + 1, *end = strchr(name, '\n');
+
+		memcpy(out + len, name, (size_t)(end - name) + 1);
+		len += (size_t)(end - name) + 1;
+		out[len] = '\0';
+	}
+	free(now);
+	return out;
+}
+
 int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, struct bn_err *err)
 {
 	char path[1400];
@@ -261,8 +295,19 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 	snprintf(reason, len, "%s", s->cause);
 	kept = finish_files(s, &t_end_us, reason, len);
 	/* Whatever could not be finished goes rather than pass for evidence;
-	 * what was there before the run is not this run's to remove. */
-	bn_run_temps_remove(s->dir, s->keep);
+	 * what was there before the run is not this run's to remove, and a
+	 * capture spool whose salvage failed (a full disk) stays for the next
+	 * salvage, which finds it (bn_salvage_needed): its frames are the
+	 * capture. */
+	if (kept & KEPT_SPOOL) {
+		char *keep = with_capture_spools(s->dir, s->keep);
+
+		if (keep)
+			bn_run_temps_remove(s->dir, keep);
+		free(keep);
+	} else {
+		bn_run_temps_remove(s->dir, s->keep);
+	}
 	snprintf(path, sizeof(path), "%s/report.json", s->dir);
 	if (access(path, F_OK) == 0 && bn_json_load(path, &root, err) < 0) {
 		bn_err_clear(err);
@@ -412,6 +457,11 @@ static int salvage_one(const char *dir, bool quiet)
 	if (rc < 0) {
 		fprintf(stderr, "bcbench salvage: %s: cannot write the report: %s\n", dir, err.msg);
 		return -bn_cli_exit_of(err.code);
+	}
+	if (bn_salvage_needed(dir)) {
+		/* the capture's spool stayed: its salvage failed (a full disk) */
+		fprintf(stderr, "bcbench salvage: %s: not finished: %s\n", dir, reason);
+		return -BN_EXIT_ENVIRONMENT;
 	}
 	if (!quiet)
 		printf("%s: salvaged: %s\n  report: %s/report.json\n", dir, reason, dir);

@@ -204,6 +204,21 @@ salvage_killed() {
 	got=$salvaged
 }
 
+# a salvage on a full disk loses nothing: the spool stays for the next
+salvage_full_then_again() {
+	kill_run_and_child
+	runc preload BN_FAULT_PATH=/capture.sr.part "$BCBENCH" salvage "$DIR"
+	[ "$got" -eq 6 ] && ok "a full disk: the first salvage exits 6" || bad "a full disk: the first salvage exits $got"
+	expect_err "the first salvage says the spool is kept" "is kept: salvage again once the cause is fixed"
+	ls -A "$DIR" | grep -q '^\.capture\.sr\.' && ok "a full disk: the spool is kept" ||
+		bad "a full disk: the spool is gone"
+	has "the record says the capture could not be kept" "$DIR/report.json" "its capture could not be kept"
+	runc "$BCBENCH" salvage "$DIR"
+	expect_out "the second salvage keeps the capture" "the capture up to then was kept: capture.sr ("
+	no_temps "$DIR" "second salvage"
+	exit_is "the capture salvaged second replays" 0 "$BCBENCH" replay -q --out "$TMP/replay-$n_case" "$DIR/capture.sr"
+}
+
 next_run_moves_aside() {
 	kill_run_and_child
 	runc "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
@@ -457,6 +472,7 @@ fault "SIGINT at 1 MHz capture"          130  aborted "interrupted by SIGINT" si
 fault "SIGTERM at 1 MHz capture"         143  aborted "interrupted by SIGTERM" sigterm_fast
 fault "two writers in one directory"     5    aborted "interrupted by SIGTERM" two_writers
 fault "salvage of a SIGKILLed run"       0    error   "not finished by its own process" salvage_killed
+fault "salvage on a full disk, then again" 0  error   "not finished by its own process" salvage_full_then_again
 fault "next run into a killed run's dir" 0    completed ""          next_run_moves_aside
 fault "watchdog during a long zip"       0    completed ""          long_zip
 fault "disk full at start"               6    error   "No space left on device" full_at_start
