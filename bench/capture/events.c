@@ -448,6 +448,15 @@ int bn_evlog_salvage(const char *path, bn_time_us t_end_us, int64_t frames, cons
 			cJSON_Delete(ev);
 			break;
 		}
+		/* the record reaches at least its last event: a run without a
+		 * capture has no other clock to end it by */
+		{
+			const cJSON *t = cJSON_GetObjectItemCaseSensitive(ev, "t_us");
+
+			if (cJSON_IsNumber(t) && t->valuedouble > (double)t_end_us &&
+			    t->valuedouble < 9e18)
+				t_end_us = (bn_time_us)t->valuedouble;
+		}
 		cJSON_Delete(ev);
 		keep = (size_t)(p + line - text);
 		n++;

@@ -279,29 +279,18 @@ static void test_replay__faulty_captures_still_fail(void **state)
 	assert_int_equal(bad, 0);
 }
 
-/* A writer that dies mid-run: the salvage keeps every whole event, drops
- * a line cut short, and writes a file the loader takes. */
-static void test_replay__events_salvage(void **state)
+/* A child opens path's events, adds three (the last at last_t_us) and is
+ * killed before close. */
+static void events_then_die(const char *path, bn_time_us last_t_us)
 {
-	char path[512], tmp_pattern[600];
 	struct bn_check_ctx ctx = { .port = BN_PORT_DCP, .port_name = "dcp", .rate_hz = 10e3,
 				    .channels = 3, .events = BN_CEV_ALL };
 	struct bn_evlog_meta meta = { .capture_file = "capture.sr", .port_profile = "dcp",
 				      .dut_name = "phone", .scenario = "crash" };
-	struct bn_evrec rec;
 	struct bn_err err = { 0 };
-	int n = -1, status;
-	glob_t g;
-	pid_t pid;
-	FILE *f;
+	int status;
+	pid_t pid = fork();
 
-	(void)state;
-	snprintf(path, sizeof(path), "%s/ev-salvage/events.json", tmpdir);
-	assert_int_equal(bn_mkdir_p(path, &err), BN_OK);
-	rmdir(path);
-	/* nothing there yet */
-	assert_int_equal(bn_evlog_salvage(path, 0, 0, "error", &n, &err), BN_ERR_NA);
-	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct bn_evlog *l = NULL;
@@ -311,12 +300,32 @@ static void test_replay__events_salvage(void **state)
 		bn_evlog_add(l, &(struct bn_cev){ .kind = BN_CEV_VBUS_ON, .t_us = 0 });
 		bn_evlog_add(l, &(struct bn_cev){ .kind = BN_CEV_TELEMETRY, .t_us = 1200,
 						  .key = "port", .text = "dcp, \"quoted\"\n" });
-		bn_evlog_add(l, &(struct bn_cev){ .kind = BN_CEV_LOAD, .t_us = 250000, .num = 0.5 });
+		bn_evlog_add(l, &(struct bn_cev){ .kind = BN_CEV_LOAD, .t_us = last_t_us, .num = 0.5 });
 		kill(getpid(), SIGKILL);
 		_exit(2);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status));
+}
+
+/* A writer that dies mid-run: the salvage keeps every whole event, drops
+ * a line cut short, and writes a file the loader takes. */
+static void test_replay__events_salvage(void **state)
+{
+	char path[512], tmp_pattern[600];
+	struct bn_evrec rec;
+	struct bn_err err = { 0 };
+	int n = -1;
+	glob_t g;
+	FILE *f;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/ev-salvage/events.json", tmpdir);
+	assert_int_equal(bn_mkdir_p(path, &err), BN_OK);
+	rmdir(path);
+	/* nothing there yet */
+	assert_int_equal(bn_evlog_salvage(path, 0, 0, "error", &n, &err), BN_ERR_NA);
+	events_then_die(path, 250000);
 	/* the process died writing a fourth event */
 	snprintf(tmp_pattern, sizeof(tmp_pattern), "%s/ev-salvage/.events.json.tmp-*", tmpdir);
 	assert_int_equal(glob(tmp_pattern, 0, NULL, &g), 0);
@@ -337,6 +346,16 @@ static void test_replay__events_salvage(void **state)
 	assert_string_equal(rec.ev[1].text, "dcp, \"quoted\"\n");
 	assert_int_equal(rec.t_end_us, 300000);
 	assert_string_equal(rec.status, "error");
+	bn_evrec_free(&rec);
+
+	/* no capture to end it by (--no-capture, killed): the record ends at
+	 * its last event, not at 0 */
+	events_then_die(path, 420000);
+	assert_int_equal(bn_evlog_salvage(path, 0, 0, "error", &n, &err), BN_OK);
+	assert_int_equal(n, 3);
+	if (bn_evrec_load(path, &rec, &err) != BN_OK)
+		fail_msg("the salvaged events do not load: %s", err.msg);
+	assert_int_equal(rec.t_end_us, 420000);
 	bn_evrec_free(&rec);
 }
 
