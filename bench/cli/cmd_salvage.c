@@ -237,7 +237,7 @@ static int finish_files(const struct bn_salvage *s, int64_t *t_end_us, char *rea
 		       (long long)frames);
 	} else if (rc != BN_ERR_NA) {
 		kept |= KEPT_SPOOL;
-		append(reason, len, "; its capture could not be kept: %.300s", err.msg);
+		append(reason, len, "; its capture could not be kept: %.500s", err.msg);
 	}
 	bn_err_clear(&err);
 	*t_end_us = s->sim_t_us >= 0 ? s->sim_t_us : (kept & KEPT_CAPTURE) ? capture_end_us(s->dir) : 0;
@@ -250,7 +250,7 @@ static int finish_files(const struct bn_salvage *s, int64_t *t_end_us, char *rea
 		append(reason, len, "%s events.json (%d events)",
 		       kept & KEPT_CAPTURE ? "," : "; the events up to then were kept:", n_events);
 	} else if (rc != BN_ERR_NA) {
-		append(reason, len, "; its events could not be kept: %.300s", err.msg);
+		append(reason, len, "; its events could not be kept: %.150s", err.msg);
 	}
 	return kept;
 }
