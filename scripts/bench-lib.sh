@@ -17,3 +17,9 @@ secs_of() {
 	median <"$TMP/s"
 }
 rss_of() { "$PEER" rss -- "$@" 2>/dev/null | grep maxrss_kb | field maxrss_kb; }
+# cpus_allowed: the CPU ids this process may run on, one a line
+# (Cpus_allowed_list: "0-1", "2,5-7"); nothing where /proc has none
+cpus_allowed() {
+	sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status 2>/dev/null |
+		tr ',' '\n' | awk -F- 'NF == 1 && $1 != "" { print $1 } NF == 2 { for (c = $1; c <= $2; c++) print c }'
+}

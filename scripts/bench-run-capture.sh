@@ -130,8 +130,8 @@ if [ "${BENCH_6H:-0}" = 1 ]; then
 	# 6-hour run and the 10-minute ones all on one CPU (taskset: one core,
 	# so the writer compresses on the run's own thread), the 10-minute
 	# ones before and after it.
-	if command -v taskset >/dev/null 2>&1; then
-		cpu=$(($(nproc) - 1))
+	cpu=$(cpus_allowed | tail -1)
+	if [ -n "$cpu" ] && command -v taskset >/dev/null 2>&1; then
 		: >"$TMP/pin10.w"
 		for i in 1 2 3; do
 			wall taskset -c "$cpu" "$BCBENCH" run -q --no-html --out "$TMP/on" "$TMP/10min.scn" >>"$TMP/pin10.w"

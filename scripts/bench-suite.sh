@@ -41,6 +41,9 @@ half() { "$BCBENCH" suite -q --no-html -j 1 --shard "$1/2" --fwdir "$FWDIR" --ou
 one_sim() { "$BCBENCH" run -q --no-html --no-capture --force --out "$TMP/c$1" "$TMP/ceiling.scn" >/dev/null 2>&1; }
 half 1
 half 2
+# the first two CPUs this process may use, for the per-CPU speeds
+cpu_a=$(cpus_allowed | sed -n 1p)
+cpu_b=$(cpus_allowed | sed -n 2p)
 for i in $(seq "$RUNS"); do
 for j in 1 2; do
 	t0=$(now)
@@ -63,25 +66,38 @@ done
 	# each CPU's own speed on the same run: a CPU slower than the other
 	# caps what two can give over the faster one at 1 + t_fast / t_slow
 	# (taskset, util-linux)
-	if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+	if [ -n "$cpu_b" ] && command -v taskset >/dev/null 2>&1; then
 		t0=$(now)
-		taskset -c 0 "$BCBENCH" run -q --no-html --no-capture --force --out "$TMP/p0" "$TMP/ceiling.scn" >/dev/null 2>&1
+		taskset -c "$cpu_a" "$BCBENCH" run -q --no-html --no-capture --force --out "$TMP/p0" "$TMP/ceiling.scn" >/dev/null 2>&1
+		ra=$?
 		t1=$(now)
-		taskset -c 1 "$BCBENCH" run -q --no-html --no-capture --force --out "$TMP/p1" "$TMP/ceiling.scn" >/dev/null 2>&1
+		taskset -c "$cpu_b" "$BCBENCH" run -q --no-html --no-capture --force --out "$TMP/p1" "$TMP/ceiling.scn" >/dev/null 2>&1
+		rb=$?
 		t2=$(now)
-		echo "$t0 $t1 $t2" | awk '{ a = $2 - $1; b = $3 - $2; printf "%.6f %.6f %.6f\n", a, b, 1 + (a < b ? a / b : b / a) }' >>"$TMP/percpu"
+		if [ $ra -eq 0 ] && [ $rb -eq 0 ]; then
+			echo "$t0 $t1 $t2" | awk '{ a = $2 - $1; b = $3 - $2; printf "%.6f %.6f %.6f\n", a, b, 1 + (a < b ? a / b : b / a) }' >>"$TMP/percpu"
+		else
+			echo "bench-suite: the run pinned to CPU $cpu_a or $cpu_b failed (exit $ra, $rb)" >&2
+		fi
 	fi
 	t0=$(now)
 	half 1 &
+	pid=$!
 	half 2
-	wait
+	r2=$?
+	wait $pid
+	r1=$?
 	t1=$(now)
-	tail -1 "$TMP/walls1" | awk -v a="$t0" -v b="$t1" '{ printf "%.6f\n", $1 / (b - a) }' >>"$TMP/work"
+	if [ $r1 -eq 0 ] && [ $r2 -eq 0 ]; then
+		tail -1 "$TMP/walls1" | awk -v a="$t0" -v b="$t1" '{ printf "%.6f\n", $1 / (b - a) }' >>"$TMP/work"
+	else
+		echo "bench-suite: a half of the suite exited $r1, $r2: no ceiling of this work this round" >&2
+	fi
 done
 w1=$(median <"$TMP/walls1")
 w2=$(median <"$TMP/walls2")
 ceil=$(median <"$TMP/ceil")
-work=$(median <"$TMP/work")
+work=$( [ -s "$TMP/work" ] && median <"$TMP/work" || echo 0)
 n=$(grep -m1 '^		"entries":' "$TMP/j1/suite.json" | sed 's/.*:[[:space:]]*\([0-9]*\).*/\1/')
 printf '%-10s %10s %12s\n' jobs wall_s entries/s
 echo "$w1 $n" | awk '{ printf "%-10s %10.3f %12.1f\n", "-j 1", $1, $2 / $1 }'
@@ -91,15 +107,16 @@ paste "$TMP/walls1" "$TMP/walls2" | awk '{ printf "%.2f\n", $1 / $2 }' | sort -g
 echo "$w1 $w2 $(head -1 "$TMP/sp") $(tail -1 "$TMP/sp")" |
 	awk '{ printf "speed-up -j 2 / -j 1: %.2fx (rounds %.2f-%.2fx; acceptance: >= 1.8x on 2 cores, issue 21)\n", $1 / $2, $3, $4 }'
 echo "$ceil" | awk '{ printf "ceiling, CPU only: two independent runs side by side / one after the other: %.2fx\n", $1 }'
-echo "$work" | awk '{ printf "ceiling, this work: the two halves side by side (two suites at -j 1) / the whole at -j 1: %.2fx\n", $1 }'
+[ -s "$TMP/work" ] && echo "$work" | awk '{ printf "ceiling, this work: the two halves side by side (two suites at -j 1) / the whole at -j 1: %.2fx\n", $1 }'
 if [ -s "$TMP/percpu" ]; then
 	c0=$(awk '{ print $1 }' "$TMP/percpu" | median)
 	c1=$(awk '{ print $2 }' "$TMP/percpu" | median)
 	sort -g -k3 "$TMP/percpu" | awk -v c0="$c0" -v c1="$c1" '{ b[NR] = $3 } END {
-		printf "each CPU alone, the same run pinned: cpu0 %.3f s, cpu1 %.3f s; the most two such CPUs give over the faster, 1 + t_fast/t_slow: %.2fx (rounds %.2f-%.2fx)\n",
+		printf "each CPU alone, the same run pinned: cpu'"$cpu_a"' %.3f s, cpu'"$cpu_b"' %.3f s; the most two such CPUs give over the faster, 1 + t_fast/t_slow: %.2fx (rounds %.2f-%.2fx)\n",
 			c0, c1, (NR % 2) ? b[(NR + 1) / 2] : (b[NR / 2] + b[NR / 2 + 1]) / 2, b[1], b[NR] }'
 fi
-echo "$w1 $w2 $ceil $work" | awk '{ printf "the suite'"'"'s speed-up / the ceilings: %.0f%% of CPU only, %.0f%% of this work'"'"'s\n", 100 * $1 / $2 / $3, 100 * $1 / $2 / $4 }'
+echo "$w1 $w2 $ceil $work" | awk '{ printf "the suite'"'"'s speed-up / the ceilings: %.0f%% of CPU only", 100 * $1 / $2 / $3
+	if ($4 > 0) printf ", %.0f%% of this work'"'"'s", 100 * $1 / $2 / $4; printf "\n" }'
 # what the machine charges for the kernel work an entry does (tests/bench/vm_cost.c)
 VMCOST=${VMCOST:-$(dirname "$BCBENCH")/bench/vm_cost}
 if [ -x "$VMCOST" ]; then

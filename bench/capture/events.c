@@ -411,13 +411,14 @@ int bn_evlog_error(const struct bn_evlog *l, struct bn_err *err)
 			  l->af.path, bn_errno_text(l->io_errno, why, sizeof(why)));
 }
 
-int bn_evlog_salvage(const char *path, bn_time_us t_end_us, int64_t frames, const char *status,
+int bn_evlog_salvage(const char *path, bn_time_us *t_end_us, int64_t frames, const char *status,
 		     int *n_events, struct bn_err *err)
 {
 	static const char open_events[] = ",\n\t\"events\": [";
 	/* bn_afile's temporary file: DIR/.NAME.tmp-XXXXXX */
 	char *tmp = bn_file_leftover(path, ".tmp-", NULL), *text = NULL, *start, *p, *out = NULL;
 	size_t len = 0, keep;
+	bn_time_us end_us = *t_end_us;
 	int n = 0, rc;
 
 	if (n_events)
@@ -453,9 +454,9 @@ int bn_evlog_salvage(const char *path, bn_time_us t_end_us, int64_t frames, cons
 		{
 			const cJSON *t = cJSON_GetObjectItemCaseSensitive(ev, "t_us");
 
-			if (cJSON_IsNumber(t) && t->valuedouble > (double)t_end_us &&
+			if (cJSON_IsNumber(t) && t->valuedouble > (double)end_us &&
 			    t->valuedouble < 9e18)
-				t_end_us = (bn_time_us)t->valuedouble;
+				end_us = (bn_time_us)t->valuedouble;
 		}
 		cJSON_Delete(ev);
 		keep = (size_t)(p + line - text);
@@ -464,7 +465,7 @@ int bn_evlog_salvage(const char *path, bn_time_us t_end_us, int64_t frames, cons
 	}
 	out = g_strdup_printf("%.*s\n\t],\n\t\"t_end_us\": %lld,\n\t\"frames\": %lld,\n\t\"status\": "
 			      "\"%s\"\n}\n",
-			      (int)keep, text, (long long)t_end_us, (long long)frames,
+			      (int)keep, text, (long long)end_us, (long long)frames,
 			      status ? status : "error");
 	/* not synced: the durable report holds its digest (core/file.h) */
 	rc = bn_file_write_atomic_nosync(path, out, strlen(out), err);
@@ -472,6 +473,7 @@ int bn_evlog_salvage(const char *path, bn_time_us t_end_us, int64_t frames, cons
 		unlink(tmp);
 		if (n_events)
 			*n_events = n;
+		*t_end_us = end_us;
 	}
 out:
 	g_free(out);

@@ -76,11 +76,11 @@ void bn_evlog_discard(struct bn_evlog *l);
  * process crashed or was killed): its temporary file beside path holds
  * every event up to the death (each is flushed as it is added); a last
  * line cut short is dropped. Writes path atomically with the trailer
- * (t_end_us, frames, status; t_end_us at least the last kept event's
- * time: a run without a capture has no other end to go by) and removes
- * the temporary file. *n_events:
+ * (t_end_us, frames, status) and removes the temporary file. *t_end_us:
+ * the end known (0: none), raised to the last kept event's time (a run
+ * without a capture has no other end to go by), the one written. *n_events:
  * how many were kept. BN_ERR_NA when there is nothing beside path. */
-int bn_evlog_salvage(const char *path, bn_time_us t_end_us, int64_t frames, const char *status,
+int bn_evlog_salvage(const char *path, bn_time_us *t_end_us, int64_t frames, const char *status,
 		     int *n_events, struct bn_err *err);
 
 /* A loaded events.json. */

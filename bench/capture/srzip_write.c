@@ -161,7 +161,8 @@ static inline void frame_put_streaming(float *b, const double *v, int n_ch)
 		int bits;
 
 		memcpy(&bits, &f, sizeof(bits));
-		__builtin_ia32_movnti((int *)&b[c], bits);
+		/* asm: clang compiles __builtin_ia32_movnti to a plain store */
+		__asm__("movnti %1, %0" : "=m"(b[c]) : "r"(bits));
 	}
 }
 
@@ -169,7 +170,7 @@ static inline void frame_put_streaming(float *b, const double *v, int n_ch)
  * thread is told the slot is full */
 static inline void streaming_fence(void)
 {
-	__builtin_ia32_sfence();
+	__asm__ __volatile__("sfence" ::: "memory");
 }
 #else
 static inline void frame_put_streaming(float *b, const double *v, int n_ch)
@@ -874,7 +875,9 @@ int bn_srw_frame(struct bn_srw *w, const double *v)
 	}
 	w->fill++;
 	w->frames++;
-	/* after the values: a salvage never reads a frame half written */
+	/* after the values: a salvage never reads a frame half written
+	 * (streaming stores are not ordered by it, but a salvage runs only
+	 * once the writer is dead, when they have all reached the file) */
 	__atomic_store_n(&w->pend->frames, w->frames, __ATOMIC_RELEASE);
 	return BN_OK;
 }

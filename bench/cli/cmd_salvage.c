@@ -236,7 +236,11 @@ static int finish_files(const struct bn_salvage *s, int64_t *t_end_us, char *rea
 		append(reason, len, "; the capture up to then was kept: capture.sr (%lld frames)",
 		       (long long)frames);
 	} else if (rc != BN_ERR_NA) {
-		kept |= KEPT_SPOOL;
+		/* a full disk, no memory: the spool stays for a salvage once the
+		 * cause is gone; one bcbench did not write (BN_ERR_DATA) would
+		 * fail every time, and goes with the other temporaries */
+		if (rc == BN_ERR_ENV || rc == BN_ERR_NOMEM)
+			kept |= KEPT_SPOOL;
 		append(reason, len, "; its capture could not be kept: %.500s", err.msg);
 	}
 	bn_err_clear(&err);
@@ -244,7 +248,7 @@ static int finish_files(const struct bn_salvage *s, int64_t *t_end_us, char *rea
 	if (*t_end_us < 0)
 		*t_end_us = 0;
 	snprintf(path, sizeof(path), "%s/events.json", s->dir);
-	rc = bn_evlog_salvage(path, *t_end_us, frames, "error", &n_events, &err);
+	rc = bn_evlog_salvage(path, t_end_us, frames, "error", &n_events, &err);
 	if (rc == BN_OK) {
 		kept |= KEPT_EVENTS;
 		append(reason, len, "%s events.json (%d events)",
@@ -393,6 +397,33 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 	}
 }
 
+/* The capture spools in dir moved into aside: how many, or an error. */
+static int move_spools(const char *dir, const char *aside, struct bn_err *err)
+{
+	char *names = with_capture_spools(dir, NULL), *p, *end;
+	char from[1400], to[1700];
+	int n = 0;
+
+	if (!names)
+		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
+	for (p = names + 1; *p; p = end + 1) {
+		end = strchr(p, '\n');
+		*end = '\0';
+		snprintf(from, sizeof(from), "%s/%s", dir, p);
+		snprintf(to, sizeof(to), "%s/%s", aside, p);
+		if (rename(from, to) != 0) {
+			int e = errno;
+
+			free(names);
+			return bn_err_set(err, bn_err_from_write_errno(e), "%s: cannot move to %s: %s",
+					  from, aside, strerror(e));
+		}
+		n++;
+	}
+	free(names);
+	return n;
+}
+
 int bn_salvage_move_aside(const char *dir, bool quiet, struct bn_err *err)
 {
 	static const char *const files[] = { "report.json", "capture.sr", "events.json" };
@@ -423,11 +454,20 @@ int bn_salvage_move_aside(const char *dir, bool quiet, struct bn_err *err)
 			return bn_err_set(err, bn_err_from_write_errno(errno), "%s: cannot move to %s: %s",
 					  from, aside, strerror(errno));
 	}
+	/* a capture spool its salvage had to keep (a full disk) goes with
+	 * the record, where bcbench salvage finds it: left here, the next
+	 * run's salvage would take it for that run's */
+	rc = move_spools(dir, aside, err);
+	if (rc < 0)
+		return rc;
 	if (!quiet)
 		fprintf(stderr,
 			"bcbench: note: %s held the unfinished record of an interrupted run: "
-			"finished and moved to %s (%s)\n",
-			dir, aside, reason);
+			"finished and moved to %s (%s)%s\n",
+			dir, aside, reason,
+			rc > 0 ? "; its capture is not finished: bcbench salvage it there once the "
+				 "cause is fixed"
+			       : "");
 	return 1;
 }
 

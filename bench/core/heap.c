@@ -20,9 +20,9 @@
 
 int bn_heap_warm(size_t bytes)
 {
-#ifdef HEAP_SANITIZED
+#if defined(HEAP_SANITIZED) || !defined(__GLIBC__)
 	(void)bytes;
-	return -1; /* the sanitizer's allocator: mallopt does nothing there */
+	return -1; /* a sanitizer's allocator or another libc: no such mallopt */
 #else
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
 	char *p;

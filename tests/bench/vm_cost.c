@@ -46,6 +46,9 @@ static double touch_region(int populate)
 
 	if (m == MAP_FAILED)
 		return -1;
+	/* 4 KiB pages, as a heap's first ones are, also where huge pages
+	 * are "always" */
+	madvise(m, REGION, MADV_NOHUGEPAGE);
 	if (populate && madvise(m, REGION, MADV_POPULATE_WRITE) != 0) {
 		munmap(m, REGION);
 		return -1;

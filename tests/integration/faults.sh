@@ -219,6 +219,26 @@ salvage_full_then_again() {
 	exit_is "the capture salvaged second replays" 0 "$BCBENCH" replay -q --out "$TMP/replay-$n_case" "$DIR/capture.sr"
 }
 
+# the next run into that directory on a full disk: the kept spool goes
+# with the record it belongs to, not into the new run's
+next_run_full_salvage() {
+	kill_run_and_child
+	spool=$(ls -A "$DIR" | grep '^\.capture\.sr\.' | head -1)
+	runc preload BN_FAULT_PATH="/$spool/" "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
+	run_got=$got
+	expect_err "the next run says the old capture is not finished" "its capture is not finished: bcbench salvage it there"
+	aside=$(ls -d "$DIR"/interrupted-* | head -1)
+	[ -d "$aside/$spool" ] && ok "the kept spool moved with its record" || bad "the kept spool is not in $aside"
+	ls -A "$DIR" | grep -q '^\.capture\.sr\.' && bad "a spool is left beside the new run" ||
+		ok "no spool left beside the new run"
+	runc "$BCBENCH" salvage "$aside"
+	exit_is "the moved record salvaged there replays" 0 "$BCBENCH" replay -q --out "$TMP/replay-$n_case" "$aside/capture.sr"
+	runc "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
+	[ "$(ls -d "$DIR"/interrupted-* | wc -l)" -eq 1 ] && ok "the run after that moves nothing aside" ||
+		bad "the run after that moved the new run's record aside"
+	got=$run_got
+}
+
 next_run_moves_aside() {
 	kill_run_and_child
 	runc "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
@@ -473,6 +493,7 @@ fault "SIGTERM at 1 MHz capture"         143  aborted "interrupted by SIGTERM" s
 fault "two writers in one directory"     5    aborted "interrupted by SIGTERM" two_writers
 fault "salvage of a SIGKILLed run"       0    error   "not finished by its own process" salvage_killed
 fault "salvage on a full disk, then again" 0  error   "not finished by its own process" salvage_full_then_again
+fault "next run, old capture's disk full" 0    completed ""          next_run_full_salvage
 fault "next run into a killed run's dir" 0    completed ""          next_run_moves_aside
 fault "watchdog during a long zip"       0    completed ""          long_zip
 fault "disk full at start"               6    error   "No space left on device" full_at_start
