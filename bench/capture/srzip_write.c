@@ -153,6 +153,12 @@ struct bn_srw {
  * nothing of the slot 0.27 s. Stores that bypass the cache (MOVNTI, in
  * every x86-64 CPU) leave no line to take back: 0.31 s. Without a thread
  * the caller compresses its own chunks, from its cache: plain stores. */
+static inline void frame_put(float *b, const double *v, int n_ch)
+{
+	for (int c = 0; c < n_ch; c++)
+		b[c] = (float)v[c];
+}
+
 #if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
 static inline void frame_put_streaming(float *b, const double *v, int n_ch)
 {
@@ -173,11 +179,7 @@ static inline void streaming_fence(void)
 	__asm__ __volatile__("sfence" ::: "memory");
 }
 #else
-static inline void frame_put_streaming(float *b, const double *v, int n_ch)
-{
-	for (int c = 0; c < n_ch; c++)
-		b[c] = (float)v[c];
-}
+#define frame_put_streaming frame_put
 
 static inline void streaming_fence(void)
 {
@@ -867,12 +869,10 @@ int bn_srw_frame(struct bn_srw *w, const double *v)
 	if (w->fill == w->cap && slot_full(w) != BN_OK)
 		return w->io_err;
 	b = w->cur + (size_t)w->fill * (size_t)w->n_ch;
-	if (w->pool) {
+	if (w->pool)
 		frame_put_streaming(b, v, w->n_ch);
-	} else {
-		for (int c = 0; c < w->n_ch; c++)
-			b[c] = (float)v[c];
-	}
+	else
+		frame_put(b, v, w->n_ch);
 	w->fill++;
 	w->frames++;
 	/* after the values: a salvage never reads a frame half written

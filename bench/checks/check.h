@@ -165,7 +165,8 @@ void bn_checks_event(struct bn_checks *c, const struct bn_cev *ev);
  * accuracy, counted by the caller instead (a replay's reading thread):
  * from now on the engine counts no steps itself, and the caller adds the
  * counts of the steps between the samples it hands over, which must be
- * bn_est_step()'s and bn_est_repeat()'s of them, before bn_checks_end().
+ * bn_est_repeat()'s (a frame equal to the one before) and bn_est_add()'s
+ * (any other) of them, before bn_checks_end().
  * Call before the first sample. Returns the channels to count, 0 for
  * none. */
 struct bn_est;

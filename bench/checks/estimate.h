@@ -8,7 +8,6 @@
 #define BN_CHECKS_ESTIMATE_H
 
 #include <math.h>
-#include <string.h>
 
 #include "checks/logbin.h"
 #include "core/channel.h"
@@ -43,20 +42,6 @@ static inline void bn_est_repeat(struct bn_est *e, unsigned chans, long n)
 			e->n[ch] += n;
 			e->zero[ch] += n;
 		}
-}
-
-/* The step from prev to s on the channels chans, as the engine counts a
- * sample handed to it after prev. */
-static inline void bn_est_step(struct bn_est *e, const struct bn_logbin *lb, unsigned chans,
-			       const struct bn_sample *s, const struct bn_sample *prev)
-{
-	if (!memcmp(s, prev, sizeof(*s))) {
-		bn_est_repeat(e, chans, 1);
-		return;
-	}
-	for (int ch = 0; ch < BN_CH_COUNT; ch++)
-		if (chans & (1u << ch))
-			bn_est_add(e, lb, ch, s->v[ch] - prev->v[ch], 1);
 }
 
 static inline void bn_est_merge(struct bn_est *into, const struct bn_est *from)

@@ -88,8 +88,9 @@ bool bn_run_temp_name(const char *name);
 char *bn_run_temps(const char *dir);
 /* Remove them from dir (spool directories with their files), except the
  * names in keep (bn_run_temps before the run; NULL: none kept): a run
- * removes only what it created. */
-void bn_run_temps_remove(const char *dir, const char *keep);
+ * removes only what it created; and except the capture's spools when
+ * spare_spools (a salvage that could not finish the capture). */
+void bn_run_temps_remove(const char *dir, const char *keep, bool spare_spools);
 /* dir holds an unfinished record: a spool, a temporary file, or a
  * provisional report. */
 bool bn_salvage_needed(const char *dir);

@@ -60,11 +60,17 @@ const char bn_cli_salvage_usage[] =
 	"the run was interrupted and not finished by its own process (killed?); finished " \
 	"by the next run into this directory"
 
+/* the capture's spool directory (srzip_write.c) */
+static bool capture_spool_name(const char *name)
+{
+	return !strncmp(name, ".capture.sr.", 12);
+}
+
 bool bn_run_temp_name(const char *name)
 {
-	/* the spool directory (srzip_write.c), libzip's temporary capture,
-	 * an atomic write's temporary (core/file.c) */
-	return !strncmp(name, ".capture.sr.", 12) || !strncmp(name, "capture.sr.", 11) ||
+	/* the spool directory, libzip's temporary capture, an atomic
+	 * write's temporary (core/file.c) */
+	return capture_spool_name(name) || !strncmp(name, "capture.sr.", 11) ||
 	       (name[0] == '.' && strstr(name, ".tmp-"));
 }
 
@@ -116,7 +122,7 @@ static bool listed(const char *list, const char *name)
 	return strstr(list, key) != NULL;
 }
 
-void bn_run_temps_remove(const char *dir, const char *keep)
+void bn_run_temps_remove(const char *dir, const char *keep, bool spare_spools)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -125,7 +131,8 @@ void bn_run_temps_remove(const char *dir, const char *keep)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		if (!bn_run_temp_name(de->d_name) || listed(keep, de->d_name))
+		if (!bn_run_temp_name(de->d_name) || listed(keep, de->d_name) ||
+		    (spare_spools && capture_spool_name(de->d_name)))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (unlink(path) < 0) {
@@ -259,35 +266,6 @@ static int finish_files(const struct bn_salvage *s, int64_t *t_end_us, char *rea
 	return kept;
 }
 
-/* keep (bn_run_temps' form; NULL: none) and the capture spools in dir
- * now (.capture.sr.XXXXXX); NULL when out of memory. */
-static char *with_capture_spools(const char *dir, const char *keep)
-{
-	static const char spool[] = "\n.capture.sr.";
-	char *now = bn_run_temps(dir), *out, *p;
-	size_t len;
-
-	if (!now)
-		return NULL;
-	keep = keep ? keep : "\n";
-	len = strlen(keep);
-	out = malloc(len + strlen(now) + 1);
-	if (!out) {
-		free(now);
-		return NULL;
-	}
-	memcpy(out, keep, len + 1);
-	for (p = now; (p = strstr(p, spool)); p++) {
-		const char *name = p + 1, *end = strchr(name, '\n');
-
-		memcpy(out + len, name, (size_t)(end - name) + 1);
-		len += (size_t)(end - name) + 1;
-		out[len] = '\0';
-	}
-	free(now);
-	return out;
-}
-
 int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, struct bn_err *err)
 {
 	char path[1400];
@@ -303,15 +281,7 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 	 * capture spool whose salvage failed (a full disk) stays for the next
 	 * salvage, which finds it (bn_salvage_needed): its frames are the
 	 * capture. */
-	if (kept & KEPT_SPOOL) {
-		char *keep = with_capture_spools(s->dir, s->keep);
-
-		if (keep)
-			bn_run_temps_remove(s->dir, keep);
-		free(keep);
-	} else {
-		bn_run_temps_remove(s->dir, s->keep);
-	}
+	bn_run_temps_remove(s->dir, s->keep, kept & KEPT_SPOOL);
 	snprintf(path, sizeof(path), "%s/report.json", s->dir);
 	if (access(path, F_OK) == 0 && bn_json_load(path, &root, err) < 0) {
 		bn_err_clear(err);
@@ -400,27 +370,27 @@ int bn_salvage_record(const struct bn_salvage *s, char *reason, size_t len, stru
 /* The capture spools in dir moved into aside: how many, or an error. */
 static int move_spools(const char *dir, const char *aside, struct bn_err *err)
 {
-	char *names = with_capture_spools(dir, NULL), *p, *end;
+	DIR *d = opendir(dir);
+	struct dirent *de;
 	char from[1400], to[1700];
 	int n = 0;
 
-	if (!names)
-		return bn_err_set(err, BN_ERR_NOMEM, "out of memory");
-	for (p = names + 1; *p; p = end + 1) {
-		end = strchr(p, '\n');
-		*end = '\0';
-		snprintf(from, sizeof(from), "%s/%s", dir, p);
-		snprintf(to, sizeof(to), "%s/%s", aside, p);
+	while (d && (de = readdir(d))) {
+		if (!capture_spool_name(de->d_name))
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", dir, de->d_name);
+		snprintf(to, sizeof(to), "%s/%s", aside, de->d_name);
 		if (rename(from, to) != 0) {
 			int e = errno;
 
-			free(names);
+			closedir(d);
 			return bn_err_set(err, bn_err_from_write_errno(e), "%s: cannot move to %s: %s",
 					  from, aside, strerror(e));
 		}
 		n++;
 	}
-	free(names);
+	if (d)
+		closedir(d);
 	return n;
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/common.h"
+#include "core/asan.h"
 #include "core/err.h"
 #include "core/exit.h"
 #include "core/heap.h"
@@ -482,17 +483,9 @@ int bn_isolate_capture_threads(int cores, int jobs)
 	return cores > 1 ? cores - 1 : 0;
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ISOLATE_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ISOLATE_SANITIZED 1
-#endif
-#endif
-
 _Noreturn void bn_isolate_exit(int code)
 {
-#ifdef ISOLATE_SANITIZED
+#if BN_ASAN
 	exit(code);
 #else
 	fflush(NULL);

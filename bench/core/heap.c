@@ -4,23 +4,16 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/asan.h"
 #include "core/heap.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 
-#if defined(__SANITIZE_ADDRESS__)
-#define HEAP_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HEAP_SANITIZED 1
-#endif
-#endif
-
 int bn_heap_warm(size_t bytes)
 {
-#if defined(HEAP_SANITIZED) || !defined(__GLIBC__)
+#if BN_ASAN || !defined(__GLIBC__)
 	(void)bytes;
 	return -1; /* a sanitizer's allocator or another libc: no such mallopt */
 #else

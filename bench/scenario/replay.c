@@ -223,8 +223,10 @@ static void convert(struct reader *rd, struct block *b, long e0, long e1, const 
 				diff[m] |= x != y;
 			}
 		}
-		/* bn_est_step() of each on the channels read (the others are NaN
-		 * in both: equal bit for bit, and not estimated) */
+		/* each step as the engine counts it: a frame equal to the one
+		 * before, bit for bit, by bn_est_repeat(), any other by
+		 * bn_est_add() on each channel read (the others are NaN in both,
+		 * and not estimated) */
 		if (rd->est_ch) {
 			for (long m = from; m <= nm; m++)
 				n_same += !diff[m];

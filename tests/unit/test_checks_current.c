@@ -15,20 +15,11 @@
 
 #include "checks/check.h"
 #include "core/limits.h"
+#include "core/asan.h"
 #include "report/report.h"
 #include "lib/gen_stream.h"
 #include "lib/harness.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
 
 /* ---- generators: a DCP charge at 1 A, and faults in it ---- */
 
@@ -431,7 +422,7 @@ static void test_checks_current__memory_flat_over_10m_samples(void **state)
 	bn_report_free(&rep);
 	bn_checks_free(c);
 	print_message("allocated: %zu bytes after 1 M samples, %zu after 10 M\n", at_1m, at_10m);
-	if (UNDER_ASAN) {
+	if (BN_ASAN) {
 		print_message("(ASan replaces malloc: the comparison is skipped)\n");
 		return;
 	}
