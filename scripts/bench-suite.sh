@@ -17,10 +17,15 @@
 #     under the CPU-only one.
 # And each CPU's speed alone on that CPU-only run (taskset): where one is
 # slower, two give at most 1 + t_fast / t_slow of the faster one.
+# And the CPU time the same work takes (user and system, every process of
+# the suite, from wait4): where -j 2 spends more of it than -j 1 (caches
+# and memory shared, the hypervisor's page-table work), two CPUs give at
+# most 2 x cpu(-j 1) / cpu(-j 2).
 # The suite's speed-up is read against these.
 set -u
 BCBENCH=${1:-build/bcbench}
 FWDIR=${2:-build/fw}
+PEER=${PEER:-$(dirname "$BCBENCH")/bench/sr_peer}
 RUNS=${RUNS:-5}
 SUITE=${SUITE:-scripts/suites/regression.suite}
 TMP=$(mktemp -d /tmp/bcbench-bsuite.XXXXXX)
@@ -36,22 +41,30 @@ for j in 1 2; do
 done
 printf 'name "ceiling"\nport dcp\ncharger dcp-1a\ncapture vbus ibus dp dm id at 10kHz\nvbus on\nwait 10min\n' \
 	>"$TMP/ceiling.scn"
-# half K: shard K of 2 of the suite, a suite of its own at -j 1
-half() { "$BCBENCH" suite -q --no-html -j 1 --shard "$1/2" --fwdir "$FWDIR" --out "$TMP/h$1" "$SUITE" >/dev/null 2>&1; }
+# half K: shard K of 2 of the suite, a suite of its own at -j 1; its
+# user and system seconds appended to $TMP/hcpu$1
+half() {
+	hout=$("$PEER" rss -- "$BCBENCH" suite -q --no-html -j 1 --shard "$1/2" --fwdir "$FWDIR" \
+		--out "$TMP/h$1" "$SUITE" 2>/dev/null | grep '^maxrss_kb')
+	echo "$(echo "$hout" | field user_seconds) $(echo "$hout" | field sys_seconds)" >>"$TMP/hcpu$1"
+	[ "$(echo "$hout" | field exit)" = 0 ]
+}
 one_sim() { "$BCBENCH" run -q --no-html --no-capture --force --out "$TMP/c$1" "$TMP/ceiling.scn" >/dev/null 2>&1; }
 half 1
 half 2
+: >"$TMP/hcpu1"
+: >"$TMP/hcpu2"
 # the first two CPUs this process may use, for the per-CPU speeds
 cpu_a=$(cpus_allowed | sed -n 1p)
 cpu_b=$(cpus_allowed | sed -n 2p)
 for i in $(seq "$RUNS"); do
 for j in 1 2; do
-	t0=$(now)
-	"$BCBENCH" suite -q --no-html -j "$j" --fwdir "$FWDIR" --out "$TMP/j$j" "$SUITE" >/dev/null 2>&1
-	rc=$?
-	t1=$(now)
-	[ $rc -eq 0 ] || echo "bench-suite: -j $j exited $rc" >&2
-	echo "$t0 $t1" | awk '{ printf "%.6f\n", $2 - $1 }' >>"$TMP/walls$j"
+	out=$("$PEER" rss -- "$BCBENCH" suite -q --no-html -j "$j" --fwdir "$FWDIR" --out "$TMP/j$j" \
+		"$SUITE" 2>/dev/null | grep '^maxrss_kb')
+	rc=$(echo "$out" | field exit)
+	[ "$rc" = 0 ] || echo "bench-suite: -j $j exited ${rc:-?}" >&2
+	echo "$out" | field seconds >>"$TMP/walls$j"
+	echo "$(echo "$out" | field user_seconds) $(echo "$out" | field sys_seconds)" >>"$TMP/cpu$j"
 done
 	# the ceilings, in the same round
 	t0=$(now)
@@ -90,6 +103,9 @@ done
 	t1=$(now)
 	if [ $r1 -eq 0 ] && [ $r2 -eq 0 ]; then
 		tail -1 "$TMP/walls1" | awk -v a="$t0" -v b="$t1" '{ printf "%.6f\n", $1 / (b - a) }' >>"$TMP/work"
+		# their CPU against the whole's at -j 1 in this round
+		echo "$(tail -1 "$TMP/hcpu1") $(tail -1 "$TMP/hcpu2") $(tail -1 "$TMP/cpu1")" |
+			awk 'NF == 6 && $5 + $6 > 0 { printf "%.6f\n", ($1 + $2 + $3 + $4) / ($5 + $6) }' >>"$TMP/hinfl"
 	else
 		echo "bench-suite: a half of the suite exited $r1, $r2: no ceiling of this work this round" >&2
 	fi
@@ -108,6 +124,21 @@ echo "$w1 $w2 $(head -1 "$TMP/sp") $(tail -1 "$TMP/sp")" |
 	awk '{ printf "speed-up -j 2 / -j 1: %.2fx (rounds %.2f-%.2fx; acceptance: >= 1.8x on 2 cores, issue 21)\n", $1 / $2, $3, $4 }'
 echo "$ceil" | awk '{ printf "ceiling, CPU only: two independent runs side by side / one after the other: %.2fx\n", $1 }'
 [ -s "$TMP/work" ] && echo "$work" | awk '{ printf "ceiling, this work: the two halves side by side (two suites at -j 1) / the whole at -j 1: %.2fx\n", $1 }'
+# the CPU the same work took at -j 2 against -j 1, round by round (user,
+# system, all); the bound 2 x all(-j 1) / all(-j 2)
+paste "$TMP/cpu1" "$TMP/cpu2" | awk '$1 + $2 > 0 && $3 + $4 > 0 {
+	printf "%.6f %.6f %.6f %.6f\n", $3 / $1, $4 / $2, ($3 + $4) / ($1 + $2), 2 * ($1 + $2) / ($3 + $4) }' >"$TMP/infl"
+if [ -s "$TMP/infl" ]; then
+	iu=$(awk '{ print $1 }' "$TMP/infl" | median)
+	is=$(awk '{ print $2 }' "$TMP/infl" | median)
+	ia=$(awk '{ print $3 }' "$TMP/infl" | median)
+	ib=$(awk '{ print $4 }' "$TMP/infl" | median)
+	sort -g -k4 "$TMP/infl" | awk -v u="$iu" -v s="$is" -v a="$ia" -v b="$ib" -v c1="$(awk '{ print $1 + $2 }' "$TMP/cpu1" | median)" \
+		'{ v[NR] = $4 } END {
+		printf "CPU of the same work, -j 2 / -j 1 (every process, user + system): %.2fx (user %.2fx, system %.2fx; -j 1 took %.2f s)\n", a, u, s, c1
+		printf "ceiling, that CPU: 2 / %.2f = %.2fx (rounds %.2f-%.2fx)\n", a, b, v[1], v[NR] }'
+fi
+[ -s "$TMP/hinfl" ] && median <"$TMP/hinfl" | awk '{ printf "CPU of the two halves side by side / the whole at -j 1: %.2fx (the same inflation without a suite in common)\n", $1 }'
 if [ -s "$TMP/percpu" ]; then
 	c0=$(awk '{ print $1 }' "$TMP/percpu" | median)
 	c1=$(awk '{ print $2 }' "$TMP/percpu" | median)
@@ -115,8 +146,9 @@ if [ -s "$TMP/percpu" ]; then
 		printf "each CPU alone, the same run pinned: cpu'"$cpu_a"' %.3f s, cpu'"$cpu_b"' %.3f s; the most two such CPUs give over the faster, 1 + t_fast/t_slow: %.2fx (rounds %.2f-%.2fx)\n",
 			c0, c1, (NR % 2) ? b[(NR + 1) / 2] : (b[NR / 2] + b[NR / 2 + 1]) / 2, b[1], b[NR] }'
 fi
-echo "$w1 $w2 $ceil $work" | awk '{ printf "the suite'"'"'s speed-up / the ceilings: %.0f%% of CPU only", 100 * $1 / $2 / $3
-	if ($4 > 0) printf ", %.0f%% of this work'"'"'s", 100 * $1 / $2 / $4; printf "\n" }'
+echo "$w1 $w2 $ceil $work ${ib:-0}" | awk '{ printf "the suite'"'"'s speed-up / the ceilings: %.0f%% of CPU only", 100 * $1 / $2 / $3
+	if ($4 > 0) printf ", %.0f%% of this work'"'"'s", 100 * $1 / $2 / $4
+	if ($5 > 0) printf ", %.0f%% of that CPU'"'"'s", 100 * $1 / $2 / $5; printf "\n" }'
 # what the machine charges for the kernel work an entry does (tests/bench/vm_cost.c)
 VMCOST=${VMCOST:-$(dirname "$BCBENCH")/bench/vm_cost}
 if [ -x "$VMCOST" ]; then

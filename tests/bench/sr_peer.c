@@ -29,8 +29,9 @@
  * writers and the ceiling add "bytes B" (the file's, or the compressed
  * total). The writers' time includes generating the waveform (a few ns a
  * sample), the ceiling's too.
- * rss prints "maxrss_kb K seconds S exit E cpu_seconds C" (E = 128 + signal when the
- * child was killed). Exit status: 0, 2 for bad usage or input, 3 when a
+ * rss prints "maxrss_kb K seconds S exit E cpu_seconds C user_seconds U
+ * sys_seconds Y" (E = 128 + signal when the child was killed; C = U + Y,
+ * the child's and every descendant it waited for). Exit status: 0, 2 for bad usage or input, 3 when a
  * library call fails. */
 #include <errno.h>
 #include <inttypes.h>
@@ -535,9 +536,14 @@ static int rss(char **argv)
 	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	/* cpu_seconds: the child's user + system time, steadier than the
 	 * wall on a shared machine */
-	printf("maxrss_kb %ld seconds %.3f exit %d cpu_seconds %.3f\n", ru.ru_maxrss, now_s() - t0, code,
-	       (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-		       ru.ru_stime.tv_usec / 1e6);
+	{
+		double user_s = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+		double sys_s = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+
+		printf("maxrss_kb %ld seconds %.3f exit %d cpu_seconds %.3f user_seconds %.3f "
+		       "sys_seconds %.3f\n",
+		       ru.ru_maxrss, now_s() - t0, code, user_s + sys_s, user_s, sys_s);
+	}
 	return 0;
 }
 
