@@ -28,6 +28,7 @@
  * At close the last partial chunk is compressed, the central directory
  * written, NAME.part fsynced and renamed to PATH, the spool removed. */
 #define _GNU_SOURCE /* mremap */
+#define BN_LOG_MODULE "capture"
 #include "capture/srzip_write.h"
 
 #include <errno.h>
@@ -48,6 +49,7 @@
 #include "capture/sizestr.h"
 #include "capture/zipw.h"
 #include "core/file.h"
+#include "core/log.h"
 
 #define SRW_MAX_CHUNK (1L << 28) /* 1 GiB members at most */
 #define SRW_NAME_MAX 63		 /* struct bn_srr_chan.name */
@@ -481,6 +483,9 @@ static int pending_create(struct bn_srw *w, struct bn_err *err)
 				  w->pend_path, bn_errno_text(e ? e : errno, why, sizeof(why)));
 	map = mmap(NULL, SRW_PENDING_MIN, PROT_READ | PROT_WRITE, MAP_SHARED, w->pend_fd, 0);
 	if (map == MAP_FAILED) {
+		bn_warn("%s: the spool %s cannot be mapped (%s): the frames not yet compressed "
+			"are kept in memory, and a crash of this run would lose the capture",
+			w->path, w->pend_path, bn_errno_text(errno, why, sizeof(why)));
 		/* a file system without shared mappings: a plain buffer, and
 		 * no salvage. pending stays, empty, so that after a crash the
 		 * salvage still finds the spool (bn_file_leftover looks for

@@ -10,14 +10,25 @@
  * paths that do not match) pass through untouched.
  *
  * $BN_FAULT_FREE (bytes), when set, is the free space statvfs reports for
- * every file system: the pre-run estimate meets a small disk without one. */
+ * every file system: the pre-run estimate meets a small disk without one.
+ *
+ * The capture's spool is a shared mapping of its pending file, and two
+ * more seams fail it (both off unless set):
+ * $BN_FAULT_MMAP_PATH: a shared mapping of a file whose path contains
+ *   it fails with ENODEV (a file system without them);
+ * $BN_FAULT_MREMAP_AFTER=N: the calls to mremap after the first N fail
+ *   with ENOMEM (an address space that is full). glibc's own malloc
+ *   reaches mremap inside libc, not through here: only bcbench's calls
+ *   (the spool's growth) count. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
@@ -36,9 +47,10 @@ static int fault_errno(void)
 	return ENOSPC;
 }
 
-static int matches(int fd)
+/* fd is a regular file whose path contains $var */
+static int matches_var(int fd, const char *var)
 {
-	const char *pat = getenv("BN_FAULT_PATH");
+	const char *pat = getenv(var);
 	char link[64], path[4096];
 	struct stat st;
 	ssize_t n;
@@ -51,6 +63,11 @@ static int matches(int fd)
 		return 0;
 	path[n] = '\0';
 	return strstr(path, pat) != NULL;
+}
+
+static int matches(int fd)
+{
+	return matches_var(fd, "BN_FAULT_PATH");
 }
 
 /* 0: let len bytes through; else the errno to fail with. */
@@ -157,4 +174,46 @@ int statvfs64(const char *path, struct statvfs64 *v)
 	if (rc == 0 && f && v->f_frsize)
 		v->f_bavail = v->f_bfree = (fsblkcnt64_t)(atoll(f) / (long long)v->f_frsize);
 	return rc;
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if ((flags & MAP_SHARED) && matches_var(fd, "BN_FAULT_MMAP_PATH")) {
+		errno = ENODEV;
+		return MAP_FAILED;
+	}
+	return REAL("mmap", void *(*)(void *, size_t, int, int, int, off_t))(addr, len, prot, flags,
+									  fd, off);
+}
+
+/* what a program built with _FILE_OFFSET_BITS=64 calls */
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	if ((flags & MAP_SHARED) && matches_var(fd, "BN_FAULT_MMAP_PATH")) {
+		errno = ENODEV;
+		return MAP_FAILED;
+	}
+	return REAL("mmap64", void *(*)(void *, size_t, int, int, int, off64_t))(addr, len, prot,
+									      flags, fd, off);
+}
+
+static long mremap_calls;
+
+void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	const char *after = getenv("BN_FAULT_MREMAP_AFTER");
+	void *new_addr = NULL;
+	va_list ap;
+
+	if (flags & MREMAP_FIXED) {
+		va_start(ap, flags);
+		new_addr = va_arg(ap, void *);
+		va_end(ap);
+	}
+	if (after && __atomic_add_fetch(&mremap_calls, 1, __ATOMIC_RELAXED) > atol(after)) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return REAL("mremap", void *(*)(void *, size_t, size_t, int, ...))(old, old_len, new_len,
+									   flags, new_addr);
 }

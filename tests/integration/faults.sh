@@ -312,6 +312,26 @@ full_mid_run_seam() { # the seam on every machine, whatever small_disk could do
 	events_error "spool write fails"
 	no_spool_left "spool write fails"
 }
+spool_unmappable() {
+	# A file system without shared mappings: the frames not yet
+	# compressed stay in memory, the capture is whole, and the run says
+	# that a crash would have lost it.
+	runc preload BN_FAULT_MMAP_PATH=/.capture.sr. "$BCBENCH" run --out "$DIR" scripts/scenarios/dcp-weak.scn
+	expect_err "spool not mappable: the run says so" "cannot be mapped (No such device): the frames not yet compressed are kept in memory, and a crash of this run would lose the capture"
+	no_spool_left "spool not mappable"
+	got_run=$got
+	exit_is "spool not mappable: the capture replays" 0 "$BCBENCH" replay -q --out "$TMP/replay-$n_case" "$DIR/capture.sr"
+	got=$got_run
+}
+spool_cannot_grow() {
+	# The spool's mapping cannot grow (an address space that is full, the
+	# third growth: 16 KiB to 32 KiB): the capture is lost and said so,
+	# the bench is put in its safe state, nothing is left behind.
+	runc preload BN_FAULT_MREMAP_AFTER=2 "$BCBENCH" run -q --out "$DIR" scripts/scenarios/dcp-weak.scn
+	grep -q '"safe_state"' "$DIR/report.json" && ok "spool cannot grow: bench put in its safe state" || bad "spool cannot grow: no safe_state event"
+	events_error "spool cannot grow"
+	no_spool_left "spool cannot grow"
+}
 io_error_chunk() {
 	# the zip's first 2 kB (version, metadata) go through; the first
 	# chunk's members (65,536 frames in) fail
@@ -500,6 +520,8 @@ fault "disk full at start"               6    error   "No space left on device" 
 fault "disk full mid-run"                6    error   "No space left on device" full_mid_run
 fault "spool write fails (seam)"         6    error   "the capture was lost at t=1.638 s" full_mid_run_seam
 fault "I/O error writing a chunk"        6    error   "writing the capture: Input/output error" io_error_chunk
+fault "spool not mappable (seam)"        0    completed ""          spool_unmappable
+fault "spool mapping cannot grow (seam)" 6    error   "Cannot allocate memory" spool_cannot_grow
 fault "capture too big for the disk"     2    -       -             too_big_refused
 fault "--force runs it anyway"           0    completed ""          too_big_forced
 fault "file size limit at start"         6    error   "the file size limit (ulimit -f)" fsize_at_start
