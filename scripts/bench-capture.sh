@@ -44,18 +44,29 @@ cmed() { awk '{ print $3 }' "$TMP/w-$1" | median; }
 wbytes() { tail -1 "$TMP/w-$1" | awk '{ print $2 }'; }
 F=1000000
 G=4000000
+# The one-thread configurations all on one CPU, the same one: where a
+# machine's CPUs run at different speeds (bench-suite.sh prints each
+# one's), a writer and its peer timed on different CPUs would compare the
+# CPUs. The threaded ones (and a run without threads to set them against)
+# run where the scheduler puts them: their point is the second CPU.
+pin_cpu=$(cpus_allowed | sed -n 1p)
+pin() {
+	if [ -n "$pin_cpu" ] && command -v taskset >/dev/null 2>&1; then taskset -c "$pin_cpu" "$@"; else "$@"; fi
+}
 echo
 echo "== capture write: 5 analog channels at 1 MHz, +-1 mV of noise, median of $RUNS rounds side by side"
 echo "   against libsigrok: $F frames (5 M samples; libsigrok rewrites its zip per packet);"
 echo "   against the ceiling and with threads: $G frames (20 M samples), so that a file's"
-echo "   fixed cost (its fsyncs and rename on a disk shared with other work) weighs less"
+echo "   fixed cost (its fsyncs and rename on a disk shared with other work) weighs less;"
+echo "   every configuration without threads on CPU ${pin_cpu:-?} (taskset), the threaded ones on any"
 for i in $(seq "$RUNS"); do
-	cfg sigrok "$PEER" write-sigrok "$TMP/ws.sr" $F 1000000 262144
-	cfg ours9s "$PEER" write-ours "$TMP/w.sr" $F 1000000 9 262144 0
-	cfg ours9 "$PEER" write-ours "$TMP/w.sr" $G 1000000 9 262144 0
-	cfg ceil9 "$PEER" ceiling $G 1000000 9 262144
-	cfg ours "$PEER" write-ours "$TMP/w.sr" $G 1000000 0 0 0
-	cfg ceil "$PEER" ceiling $G 1000000 0 65536
+	cfg sigrok pin "$PEER" write-sigrok "$TMP/ws.sr" $F 1000000 262144
+	cfg ours9s pin "$PEER" write-ours "$TMP/w.sr" $F 1000000 9 262144 0
+	cfg ours9 pin "$PEER" write-ours "$TMP/w.sr" $G 1000000 9 262144 0
+	cfg ceil9 pin "$PEER" ceiling $G 1000000 9 262144
+	cfg ours pin "$PEER" write-ours "$TMP/w.sr" $G 1000000 0 0 0
+	cfg ceil pin "$PEER" ceiling $G 1000000 0 65536
+	cfg ours_u "$PEER" write-ours "$TMP/w.sr" $G 1000000 0 0 0
 	cfg ours_t1 "$PEER" write-ours "$TMP/w.sr" $G 1000000 0 0 1
 	cfg ours_t2 "$PEER" write-ours "$TMP/w.sr" $G 1000000 0 0 2
 done
@@ -68,6 +79,7 @@ line "bcbench srzip_write" 4M 9 262144 0 ours9
 line "in-memory ceiling (libdeflate, no file)" 4M 9 262144 - ceil9
 line "bcbench srzip_write, defaults" 4M 1 65536 0 ours
 line "in-memory ceiling (libdeflate, no file)" 4M 1 65536 - ceil
+line "bcbench srzip_write, defaults, any CPU" 4M 1 65536 0 ours_u
 line "bcbench srzip_write, defaults" 4M 1 65536 1 ours_t1
 line "bcbench srzip_write, defaults" 4M 1 65536 2 ours_t2
 echo "(a) libsigrok sets no level: libzip's default deflate level, 9 (zlib); ours is libdeflate's 9"
@@ -78,8 +90,8 @@ both "ceiling / writer, level 9, one thread each (want <= 1.3)" ceil9 ours9
 both "ceiling / writer, defaults, one thread each (want <= 1.3)" ceil ours
 both "default level 1 / level 9: speed" ours ours9
 printf '%-62s %6sx\n' "default level 1 / level 9: bytes" "$(ratio "$(wbytes ours)" "$(wbytes ours9)")"
-both "1 compressing thread / none (2 cores, shared: wall is the point)" ours_t1 ours
-both "2 compressing threads / none" ours_t2 ours
+both "1 compressing thread / none (2 cores, shared: wall is the point)" ours_t1 ours_u
+both "2 compressing threads / none" ours_t2 ours_u
 short=$("$PEER" write-short "$TMP/short.sr" 200 2>/dev/null)
 printf '%-62s %6s ms (min %s ms)\n' "a 10-frame capture, open to close with its fsync: median of 200" \
 	"$(echo "$short" | field median_ms)" "$(echo "$short" | field min_ms)"
