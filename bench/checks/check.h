@@ -104,6 +104,11 @@ struct bn_rule {
 	 * sample() would; sums may be formed as n * v (the same within
 	 * rounding). NULL: the engine calls sample() n times. */
 	void (*hold)(void *priv, const bn_time_us *t, long n, const struct bn_sample *s);
+	/* Asked once every rule of the session has begun: true when sample()
+	 * and hold() would do nothing this session (a rule that takes its
+	 * state from another's at end(), detection.c), so the engine does not
+	 * call them. NULL: false. */
+	bool (*no_samples)(const void *priv);
 	void (*event)(void *priv, const struct bn_cev *ev);
 	/* Fill verdict, measured/unit, limit_min/max, margin, window, reason.
 	 * id, task, title and limit name are filled by the engine. */

@@ -347,6 +347,11 @@ static bool det_follows(const struct det_priv *p)
 	return p->sh && p->sh->det_leader != p;
 }
 
+static bool det_no_samples(const void *priv)
+{
+	return det_follows(priv);
+}
+
 static void zero_add(struct det_priv *p, const struct det_in *in, long m)
 {
 	const struct det_cfg *c = &p->c;
@@ -1338,6 +1343,7 @@ static const struct bn_rule rule_port_type = {
 	.begin = port_type_begin,
 	.sample = det_sample,
 	.hold = det_hold,
+	.no_samples = det_no_samples,
 	.event = port_type_event,
 	.end = port_type_end,
 };
@@ -1412,6 +1418,7 @@ static const struct bn_rule rule_idp_src = {
 	.begin = idp_src_begin,
 	.sample = det_sample,
 	.hold = det_hold,
+	.no_samples = det_no_samples,
 	.event = det_event,
 	.end = det_end,
 };
@@ -1499,6 +1506,7 @@ static const struct bn_rule rule_debounce = {
 	.begin = debounce_begin,
 	.sample = det_sample,
 	.hold = det_hold,
+	.no_samples = det_no_samples,
 	.event = det_event,
 	.end = det_end,
 };
@@ -1572,6 +1580,7 @@ static const struct bn_rule rule_primary_start = {
 	.begin = primary_start_begin,
 	.sample = det_sample,
 	.hold = det_hold,
+	.no_samples = det_no_samples,
 	.event = det_event,
 	.end = det_end,
 };
@@ -1624,6 +1633,7 @@ static const struct bn_rule rule_vdp_src = {
 	.begin = vdp_src_begin,
 	.sample = det_sample,
 	.hold = det_hold,
+	.no_samples = det_no_samples,
 	.event = det_event,
 	.end = det_end,
 };
@@ -1788,6 +1798,7 @@ static const struct bn_rule rule_idm_sink = {
 	.begin = idm_sink_begin,
 	.sample = det_sample,
 	.hold = det_hold,
+	.no_samples = det_no_samples,
 	.event = det_event,
 	.end = det_end,
 };
@@ -1861,6 +1872,7 @@ static const struct bn_rule rule_vdm_src = {
 	.begin = vdm_src_begin,
 	.sample = det_sample,
 	.hold = det_hold,
+	.no_samples = det_no_samples,
 	.event = det_event,
 	.end = det_end,
 };
