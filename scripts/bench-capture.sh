@@ -50,9 +50,6 @@ G=4000000
 # CPUs. The threaded ones (and a run without threads to set them against)
 # run where the scheduler puts them: their point is the second CPU.
 pin_cpu=$(cpus_allowed | sed -n 1p)
-pin() {
-	if [ -n "$pin_cpu" ] && command -v taskset >/dev/null 2>&1; then taskset -c "$pin_cpu" "$@"; else "$@"; fi
-}
 echo
 echo "== capture write: 5 analog channels at 1 MHz, +-1 mV of noise, median of $RUNS rounds side by side"
 echo "   against libsigrok: $F frames (5 M samples; libsigrok rewrites its zip per packet);"
@@ -60,12 +57,12 @@ echo "   against the ceiling and with threads: $G frames (20 M samples), so that
 echo "   fixed cost (its fsyncs and rename on a disk shared with other work) weighs less;"
 echo "   every configuration without threads on CPU ${pin_cpu:-?} (taskset), the threaded ones on any"
 for i in $(seq "$RUNS"); do
-	cfg sigrok pin "$PEER" write-sigrok "$TMP/ws.sr" $F 1000000 262144
-	cfg ours9s pin "$PEER" write-ours "$TMP/w.sr" $F 1000000 9 262144 0
-	cfg ours9 pin "$PEER" write-ours "$TMP/w.sr" $G 1000000 9 262144 0
-	cfg ceil9 pin "$PEER" ceiling $G 1000000 9 262144
-	cfg ours pin "$PEER" write-ours "$TMP/w.sr" $G 1000000 0 0 0
-	cfg ceil pin "$PEER" ceiling $G 1000000 0 65536
+	cfg sigrok pin "$pin_cpu" "$PEER" write-sigrok "$TMP/ws.sr" $F 1000000 262144
+	cfg ours9s pin "$pin_cpu" "$PEER" write-ours "$TMP/w.sr" $F 1000000 9 262144 0
+	cfg ours9 pin "$pin_cpu" "$PEER" write-ours "$TMP/w.sr" $G 1000000 9 262144 0
+	cfg ceil9 pin "$pin_cpu" "$PEER" ceiling $G 1000000 9 262144
+	cfg ours pin "$pin_cpu" "$PEER" write-ours "$TMP/w.sr" $G 1000000 0 0 0
+	cfg ceil pin "$pin_cpu" "$PEER" ceiling $G 1000000 0 65536
 	cfg ours_u "$PEER" write-ours "$TMP/w.sr" $G 1000000 0 0 0
 	cfg ours_t1 "$PEER" write-ours "$TMP/w.sr" $G 1000000 0 0 1
 	cfg ours_t2 "$PEER" write-ours "$TMP/w.sr" $G 1000000 0 0 2

@@ -17,6 +17,13 @@ secs_of() {
 	median <"$TMP/s"
 }
 rss_of() { "$PEER" rss -- "$@" 2>/dev/null | grep maxrss_kb | field maxrss_kb; }
+# pin CPU CMD...: CMD on that CPU alone (taskset, util-linux); as it is
+# where CPU is empty or there is no taskset
+pin() {
+	pin_to=$1
+	shift
+	if [ -n "$pin_to" ] && command -v taskset >/dev/null 2>&1; then taskset -c "$pin_to" "$@"; else "$@"; fi
+}
 # cpus_allowed: the CPU ids this process may run on, one a line
 # (Cpus_allowed_list: "0-1", "2,5-7"); nothing where /proc has none
 cpus_allowed() {

@@ -41,14 +41,19 @@ for j in 1 2; do
 done
 printf 'name "ceiling"\nport dcp\ncharger dcp-1a\ncapture vbus ibus dp dm id at 10kHz\nvbus on\nwait 10min\n' \
 	>"$TMP/ceiling.scn"
-# half K: shard K of 2 of the suite, a suite of its own at -j 1; its
-# user and system seconds appended to $TMP/hcpu$1
-half() {
-	hout=$("$PEER" rss -- "$BCBENCH" suite -q --no-html -j 1 --shard "$1/2" --fwdir "$FWDIR" \
-		--out "$TMP/h$1" "$SUITE" 2>/dev/null | grep '^maxrss_kb')
-	echo "$(echo "$hout" | field user_seconds) $(echo "$hout" | field sys_seconds)" >>"$TMP/hcpu$1"
-	[ "$(echo "$hout" | field exit)" = 0 ]
+# suite_rss CPUFILE ARG...: `bcbench suite ARG... SUITE` timed by $PEER
+# rss; its user and system seconds appended to CPUFILE, its rss line
+# ("maxrss_kb ... seconds S exit E ...") printed
+suite_rss() {
+	cpufile=$1
+	shift
+	sout=$("$PEER" rss -- "$BCBENCH" suite -q --no-html --fwdir "$FWDIR" "$@" "$SUITE" 2>/dev/null |
+		grep '^maxrss_kb')
+	echo "$(echo "$sout" | field user_seconds) $(echo "$sout" | field sys_seconds)" >>"$cpufile"
+	echo "$sout"
 }
+# half K: shard K of 2 of the suite, a suite of its own at -j 1
+half() { [ "$(suite_rss "$TMP/hcpu$1" -j 1 --shard "$1/2" --out "$TMP/h$1" | field exit)" = 0 ]; }
 one_sim() { "$BCBENCH" run -q --no-html --no-capture --force --out "$TMP/c$1" "$TMP/ceiling.scn" >/dev/null 2>&1; }
 half 1
 half 2
@@ -59,12 +64,10 @@ cpu_a=$(cpus_allowed | sed -n 1p)
 cpu_b=$(cpus_allowed | sed -n 2p)
 for i in $(seq "$RUNS"); do
 for j in 1 2; do
-	out=$("$PEER" rss -- "$BCBENCH" suite -q --no-html -j "$j" --fwdir "$FWDIR" --out "$TMP/j$j" \
-		"$SUITE" 2>/dev/null | grep '^maxrss_kb')
+	out=$(suite_rss "$TMP/cpu$j" -j "$j" --out "$TMP/j$j")
 	rc=$(echo "$out" | field exit)
 	[ "$rc" = 0 ] || echo "bench-suite: -j $j exited ${rc:-?}" >&2
 	echo "$out" | field seconds >>"$TMP/walls$j"
-	echo "$(echo "$out" | field user_seconds) $(echo "$out" | field sys_seconds)" >>"$TMP/cpu$j"
 done
 	# the ceilings, in the same round
 	t0=$(now)

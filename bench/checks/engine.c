@@ -160,7 +160,6 @@ struct rule_inst {
 struct active_rule {
 	void (*sample)(void *priv, bn_time_us t_us, const struct bn_sample *s);
 	void (*hold)(void *priv, const bn_time_us *t, long n, const struct bn_sample *s);
-	bool (*no_samples)(const void *priv);
 	void *priv;
 };
 
@@ -368,24 +367,22 @@ static int start_rules(struct bn_checks *c, struct bn_err *err)
 			return bn_err_set(err, BN_ERR_NOMEM, "checks: out of memory");
 		if (rule->begin)
 			rule->begin(ri->priv, &c->ctx);
-		if (rule->sample)
-			c->active[c->n_active++] = (struct active_rule){
-				.sample = rule->sample, .hold = rule->hold,
-				.no_samples = rule->no_samples, .priv = ri->priv
-			};
 		if (rule->event)
 			c->evented[c->n_evented++] = ri;
 	}
 	/* Which take samples is known once all have begun (the last
 	 * detection rule to begin leads the others): the rest are not called
 	 * for each sample, as every sample of a replay would call them. */
-	{
-		int k = 0;
+	for (int i = 0; i < c->n; i++) {
+		const struct rule_inst *ri = &c->v[i];
+		const struct bn_rule *rule = ri->rule;
 
-		for (int i = 0; i < c->n_active; i++)
-			if (!c->active[i].no_samples || !c->active[i].no_samples(c->active[i].priv))
-				c->active[k++] = c->active[i];
-		c->n_active = k;
+		if (ri->pre != BN_VERDICT_PASS || !rule->sample ||
+		    (rule->no_samples && rule->no_samples(ri->priv)))
+			continue;
+		c->active[c->n_active++] = (struct active_rule){
+			.sample = rule->sample, .hold = rule->hold, .priv = ri->priv
+		};
 	}
 	return BN_OK;
 }

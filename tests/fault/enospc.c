@@ -176,12 +176,20 @@ int statvfs64(const char *path, struct statvfs64 *v)
 	return rc;
 }
 
+/* A shared mapping of a file that $BN_FAULT_MMAP_PATH names: refused, as
+ * a file system without them refuses it (errno set). */
+static int map_refused(int flags, int fd)
+{
+	if (!(flags & MAP_SHARED) || !matches_var(fd, "BN_FAULT_MMAP_PATH"))
+		return 0;
+	errno = ENODEV;
+	return 1;
+}
+
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	if ((flags & MAP_SHARED) && matches_var(fd, "BN_FAULT_MMAP_PATH")) {
-		errno = ENODEV;
+	if (map_refused(flags, fd))
 		return MAP_FAILED;
-	}
 	return REAL("mmap", void *(*)(void *, size_t, int, int, int, off_t))(addr, len, prot, flags,
 									  fd, off);
 }
@@ -189,10 +197,8 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 /* what a program built with _FILE_OFFSET_BITS=64 calls */
 void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
-	if ((flags & MAP_SHARED) && matches_var(fd, "BN_FAULT_MMAP_PATH")) {
-		errno = ENODEV;
+	if (map_refused(flags, fd))
 		return MAP_FAILED;
-	}
 	return REAL("mmap64", void *(*)(void *, size_t, int, int, int, off64_t))(addr, len, prot,
 									      flags, fd, off);
 }
