@@ -41,6 +41,7 @@
 #include "report/suite_doc.h"
 #include "suite/judge.h"
 #include "suite/suite.h"
+#include "core/time.h"
 
 const char bn_cli_suite_usage[] =
 	"Usage: bcbench suite FILE.suite [-j N] [--out DIR] [--junit FILE] [--shard K/N]\n"
@@ -168,14 +169,6 @@ struct suite_run {
 	int n_pick, n_done, n_unexpected, n_error;
 	double cost_total, cost_done, t0;
 };
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Ids carry '/' and profile names: the directory name keeps [A-Za-z0-9._-]. */
 static void entry_dirname(const struct bn_suite_entry *e, char *buf, size_t len)
@@ -314,13 +307,13 @@ static pid_t launch(struct suite_run *r, struct job *j, struct slot_shared *shar
 		return -1;
 	}
 	j->pid = j->ch.pid;
-	j->t0 = mono_s();
+	j->t0 = bn_mono_s();
 	return j->pid;
 }
 
 static void progress_line(struct suite_run *r)
 {
-	double el = mono_s() - r->t0, eta = 0;
+	double el = bn_mono_s() - r->t0, eta = 0;
 
 	if (!r->tty || r->quiet)
 		return;
@@ -501,7 +494,7 @@ static cJSON *judge_entry(const struct suite_run *r, const struct job *j, int st
 		cause_p = cause;
 	}
 	o = bn_suite_judge(e, report, sha, exit_code, cause_p, j->rel,
-			   j->pid ? (j->t1 > 0 ? j->t1 : mono_s()) - j->t0 : 0);
+			   j->pid ? (j->t1 > 0 ? j->t1 : bn_mono_s()) - j->t0 : 0);
 	cJSON_Delete(report);
 	return o;
 }
@@ -1122,7 +1115,7 @@ int bn_cli_suite(int argc, char **argv)
 		return BN_EXIT_ENVIRONMENT;
 	}
 	bn_cli_catch_signals();
-	r.t0 = mono_s();
+	r.t0 = bn_mono_s();
 	/* The suite holds the bench for all its entries, which share the lock
 	 * (BN_LOCK_FD_ENV): a run queued behind one entry must not take the
 	 * bench in the middle of the suite. */
@@ -1207,7 +1200,7 @@ int bn_cli_suite(int argc, char **argv)
 				continue;
 			}
 			k = ended;
-			slots[k].t1 = mono_s();
+			slots[k].t1 = bn_mono_s();
 			running--;
 			/* a run that died or was killed: its record finished here,
 			 * as its own watcher would have */
@@ -1256,7 +1249,7 @@ int bn_cli_suite(int argc, char **argv)
 	}
 	if (r.tty && !quiet)
 		printf("\r\033[K");
-	rc = write_doc(&r, pick, filter, shard_k, shard_n, n_matching, mono_s() - r.t0, &doc,
+	rc = write_doc(&r, pick, filter, shard_k, shard_n, n_matching, bn_mono_s() - r.t0, &doc,
 		       argv[optind], &err);
 	if (rc < 0) {
 		fprintf(stderr, "bcbench suite: cannot write %s/suite.json: %s\n", out_dir, err.msg);

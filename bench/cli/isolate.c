@@ -47,14 +47,6 @@ void bn_isolate_beacon_free(struct bn_run_beacon *b)
 		munmap(b, sizeof(*b));
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 const char *bn_isolate_lost_reason(int lost)
 {
 	switch (lost) {
@@ -118,7 +110,7 @@ static void *watch_parent(void *arg)
 			__atomic_compare_exchange_n(&b->lost, &expected, w->lost_as, false,
 						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 			orphan = true;
-			deadline = mono_s() + w->iso->grace_s;
+			deadline = bn_mono_s() + w->iso->grace_s;
 		}
 		lost = __atomic_load_n(&b->lost, __ATOMIC_RELAXED);
 		/* The main path stops as on SIGHUP (no one is left to hang up
@@ -130,7 +122,7 @@ static void *watch_parent(void *arg)
 		}
 		if (!orphan)
 			continue;
-		t = mono_s();
+		t = bn_mono_s();
 		if (__atomic_load_n(&b->finishing, __ATOMIC_RELAXED) ||
 		    __atomic_load_n(&b->finished, __ATOMIC_RELAXED))
 			deadline = t + w->iso->grace_s;
@@ -300,7 +292,7 @@ int bn_isolate_start(const struct bn_isolate *iso, int (*body)(void *user), void
 	ch->pipe_w = pipefd[1];
 	ch->pidfd = pidfd_open(pid, 0);
 	snap(iso->beacon, &ch->seen);
-	ch->last_move = mono_s();
+	ch->last_move = bn_mono_s();
 	return BN_OK;
 }
 
@@ -380,7 +372,7 @@ int bn_isolate_step(const struct bn_isolate *iso, struct bn_isolate_child *ch,
 	}
 	if (w < 0 && errno != EINTR)
 		return BN_ERR_IO;
-	t = mono_s();
+	t = bn_mono_s();
 	snap(iso->beacon, &now);
 	if (now.beats != ch->seen.beats || now.started != ch->seen.started) {
 		ch->seen = now;

@@ -12,6 +12,14 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+double bn_mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 int64_t bn_deadline_ms(int timeout_ms)
 {
 	return mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);

@@ -15,6 +15,9 @@ typedef int64_t bn_time_us;
  * clock in milliseconds (virtual time above is the simulator's). */
 int64_t bn_deadline_ms(int timeout_ms);  /* now + timeout_ms (a negative one: now) */
 int bn_ms_left(int64_t deadline_ms);     /* 0 once it has passed */
+/* Seconds on CLOCK_MONOTONIC: wall time between two points of a process
+ * (time-outs, watchdogs, progress, benchmarks), never the simulated time. */
+double bn_mono_s(void);
 /* Sleep us microseconds of CLOCK_MONOTONIC in full: a signal does not
  * shorten it (relay release times and settling waits are physics). */
 void bn_sleep_us(int64_t us);

@@ -14,18 +14,11 @@
 #include <unistd.h>
 
 #include "core/dirlock.h"
+#include "core/time.h"
 
 const char *bn_lock_default_dir(void)
 {
 	return access("/run/lock", W_OK) == 0 ? "/run/lock" : "/tmp";
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* The descriptor a parent shares, if it is open on the same file as fd
@@ -105,7 +98,7 @@ void bn_lock_bench_name(const char *base, const char *fixture_spec, const char *
 int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wait_s,
 		 const char *who, volatile const sig_atomic_t *stop, struct bn_err *err)
 {
-	double t0 = mono_s();
+	double t0 = bn_mono_s();
 	char holder[700];
 
 	l->fd = -1;
@@ -152,7 +145,7 @@ int bn_lock_take(struct bn_lock *l, const char *dir, const char *name, double wa
 			return bn_err_set(err, BN_ERR_INTR, "interrupted while waiting for the bench lock %s",
 					  l->path);
 		}
-		if (wait_s >= 0 && mono_s() - t0 >= wait_s)
+		if (wait_s >= 0 && bn_mono_s() - t0 >= wait_s)
 			break;
 		usleep(50000);
 	}

@@ -1,5 +1,6 @@
 /* Polled instrument readings as a capture (hil/poll_cap.h). */
 #include "hil/poll_cap.h"
+#include "core/time.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,14 +8,6 @@
 #include <time.h>
 
 #define PROBE_CYCLES 3
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void describe(char *buf, size_t len, const char *role, const char *name,
 		     void (*identity)(void *, char *, size_t), void *priv, const char *what)
@@ -66,12 +59,12 @@ int bn_poll_cap_open(struct bn_poll_cap *p, struct bn_supply *sp, struct bn_load
 	}
 	p->period_s = 1.0; /* until probed */
 	for (int i = 0; i < PROBE_CYCLES; i++) {
-		double t0 = mono_s(), d;
+		double t0 = bn_mono_s(), d;
 		int rc = bn_poll_cap_read(p, &s, err);
 
 		if (rc < 0)
 			return rc;
-		d = mono_s() - t0;
+		d = bn_mono_s() - t0;
 		if (d > p->cycle_s)
 			p->cycle_s = d;
 	}
@@ -88,7 +81,7 @@ int bn_poll_cap_open(struct bn_poll_cap *p, struct bn_supply *sp, struct bn_load
 
 int bn_poll_cap_read(struct bn_poll_cap *p, struct bn_sample *s, struct bn_err *err)
 {
-	double sv = NAN, si = NAN, lv = NAN, li = NAN, t0 = mono_s(), d;
+	double sv = NAN, si = NAN, lv = NAN, li = NAN, t0 = bn_mono_s(), d;
 	int rc = BN_OK;
 
 	for (int ch = 0; ch < BN_CH_COUNT; ch++)
@@ -105,7 +98,7 @@ int bn_poll_cap_read(struct bn_poll_cap *p, struct bn_sample *s, struct bn_err *
 	} else {
 		s->v[BN_CH_VBUS] = lv;
 	}
-	d = mono_s() - t0;
+	d = bn_mono_s() - t0;
 	if (d > p->max_cycle_s)
 		p->max_cycle_s = d;
 	p->polls++;

@@ -1,18 +1,11 @@
 /* A supply following a charger profile (hil/supply_follow.h). */
 #include "hil/supply_follow.h"
+#include "core/time.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int bn_follow_start(struct bn_follow *f, struct bn_supply *sp, const struct bn_guard *g,
 		    const struct bn_follow_opts *o, struct bn_err *err)
@@ -53,7 +46,7 @@ int bn_follow_start(struct bn_follow *f, struct bn_supply *sp, const struct bn_g
 		return rc;
 	f->on = true;
 	f->v_set_v = v0;
-	f->wall_start_s = mono_s();
+	f->wall_start_s = bn_mono_s();
 	f->wall_prev_s = -1;
 	return BN_OK;
 }
@@ -62,13 +55,13 @@ bool bn_follow_due(const struct bn_follow *f)
 {
 	if (!f->on)
 		return false;
-	return f->wall_prev_s < 0 || mono_s() - f->wall_prev_s >= f->o.min_period_s;
+	return f->wall_prev_s < 0 || bn_mono_s() - f->wall_prev_s >= f->o.min_period_s;
 }
 
 int bn_follow_step(struct bn_follow *f, double t_s, struct bn_err *err)
 {
 	const struct bn_supply_ops *p = f->sp->ops;
-	double t0 = mono_s(), v = NAN, i = NAN, want, cyc;
+	double t0 = bn_mono_s(), v = NAN, i = NAN, want, cyc;
 	int rc;
 
 	if (!f->on)
@@ -103,7 +96,7 @@ int bn_follow_step(struct bn_follow *f, double t_s, struct bn_err *err)
 		}
 	}
 	f->steps++;
-	cyc = mono_s() - t0;
+	cyc = bn_mono_s() - t0;
 	f->sum_cycle_s += cyc;
 	if (cyc > f->max_cycle_s)
 		f->max_cycle_s = cyc;

@@ -33,6 +33,7 @@
 #include "sim/dut.h"
 #include "sim/port.h"
 #include "core/text.h"
+#include "core/time.h"
 
 /* Frames read from the file at once, into the reading thread's columns. */
 #define REPLAY_READ_FRAMES 16384
@@ -539,14 +540,6 @@ struct replay {
 	char port_name[64];
 	char charger_name[64];
 };
-
-static double now_wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* A bare name is profiles/<kind>/<name>.json under the data dir. */
 static void resolve(const struct bn_replay_opts *o, const char *kind, const char *spec, char *out,
@@ -1306,7 +1299,7 @@ static void partial_record(struct replay *r, struct bn_report *rep, int first)
 int bn_replay(const struct bn_replay_opts *o, struct bn_report *rep, struct bn_err *err)
 {
 	struct replay *r = calloc(1, sizeof(*r));
-	double w0 = now_wall_s();
+	double w0 = bn_mono_s();
 	bn_time_us t_end = 0;
 	struct hasher hash = { .rc = BN_ERR_IO };
 	struct bn_file_ref *cap_file = NULL;
@@ -1398,7 +1391,7 @@ out:
 		if (cap_file && hash.rc == BN_OK)
 			snprintf(cap_file->sha256, sizeof(cap_file->sha256), "%s", hash.hex);
 	}
-	rep->wall_s = now_wall_s() - w0;
+	rep->wall_s = bn_mono_s() - w0;
 	bn_checks_free(r->checks);
 	bn_ring_free(&r->ring);
 	free(r->rx);

@@ -36,6 +36,7 @@
 #include "sim/port.h"
 #include "sim/world.h"
 #include "core/text.h"
+#include "core/time.h"
 
 struct run_ctx {
 	const struct bn_run_opts *o;
@@ -153,14 +154,6 @@ struct run_ctx {
 	unsigned dev_nets_have;      /* what the fixture has (the optional ones may be absent) */
 	char dev_side_why[200];
 };
-
-static double now_wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static bool file_exists(const char *p)
 {
@@ -864,7 +857,7 @@ static int poll_due(struct run_ctx *c, bn_time_us now, struct bn_err *err)
 
 static void sleep_until_wall(double t_s)
 {
-	double d = t_s - now_wall_s();
+	double d = t_s - bn_mono_s();
 
 	if (d > 0) {
 		struct timespec ts = { .tv_sec = (time_t)d, .tv_nsec = (long)((d - floor(d)) * 1e9) };
@@ -1190,12 +1183,12 @@ static int drain_real(struct run_ctx *c, struct bn_err *err)
  * its verdict says so. */
 static int sync_device(struct run_ctx *c, struct bn_err *err)
 {
-	double give_up = now_wall_s() + (double)bn_sigrok_cap_stall_us(c->dev) / 1e6;
+	double give_up = bn_mono_s() + (double)bn_sigrok_cap_stall_us(c->dev) / 1e6;
 	bn_time_us now = bn_world_now(c->world);
 	int rc = BN_OK;
 
-	while (rc == BN_OK && now_wall_s() < give_up && c->dev_seen < now) {
-		sleep_until_wall(now_wall_s() + 0.005);
+	while (rc == BN_OK && bn_mono_s() < give_up && c->dev_seen < now) {
+		sleep_until_wall(bn_mono_s() + 0.005);
 		rc = drain_device(c, err);
 	}
 	return rc;
@@ -1213,7 +1206,7 @@ static int sync_device(struct run_ctx *c, struct bn_err *err)
 static int capture_preroll(struct run_ctx *c, struct bn_err *err)
 {
 	double stall_s = (double)bn_sigrok_cap_stall_us(c->dev) / 1e6;
-	double t0 = now_wall_s(), give_up = t0 + stall_s, t_first = -1;
+	double t0 = bn_mono_s(), give_up = t0 + stall_s, t_first = -1;
 	struct bn_sigrok_timing tm;
 	char d[240];
 
@@ -1229,22 +1222,22 @@ static int capture_preroll(struct run_ctx *c, struct bn_err *err)
 			return (int)n;
 		bn_sigrok_cap_timing(c->dev, &tm);
 		if (tm.frames > 0 && t_first < 0) {
-			t_first = now_wall_s();
+			t_first = bn_mono_s();
 			/* a stream dated back from a late packet's arrival: a few
 			 * more packets bound its dating tighter (the quickest
 			 * delivery is the least late), each within a stall time */
 			give_up = t_first + PREROLL_PACKETS * stall_s;
 		}
 		if (t_first >= 0 && (tm.start_lost_us == 0 || tm.start_packets >= PREROLL_PACKETS ||
-				     now_wall_s() >= give_up))
+				     bn_mono_s() >= give_up))
 			break;
-		if (t_first < 0 && now_wall_s() >= give_up)
+		if (t_first < 0 && bn_mono_s() >= give_up)
 			return bn_err_set(err, BN_ERR_FAULT, "capture device %s: no data %.1f s after the "
 					  "acquisition's start", bn_sigrok_cap_describe(c->dev),
-					  now_wall_s() - t0);
+					  bn_mono_s() - t0);
 		if (c->o->stop_flag && *c->o->stop_flag)
 			return bn_err_set(err, BN_ERR_INTR, "interrupted while the capture device started");
-		sleep_until_wall(now_wall_s() + 0.005);
+		sleep_until_wall(bn_mono_s() + 0.005);
 	}
 	bn_sigrok_cap_freeze_clock(c->dev);
 	bn_sigrok_cap_timing(c->dev, &tm);
@@ -1253,10 +1246,10 @@ static int capture_preroll(struct run_ctx *c, struct bn_err *err)
 			 "start lost and dated from %ld packets' arrivals (%.1f ms earlier than the first "
 			 "said); the run began %.3f s after the start",
 			 t_first - t0, tm.start_packets, bn_time_to_s(tm.start_refined_us) * 1e3,
-			 now_wall_s() - t0);
+			 bn_mono_s() - t0);
 	else
 		snprintf(d, sizeof(d), "the capture device delivered %.3f s after its start; the run "
-			 "began then", now_wall_s() - t0);
+			 "began then", bn_mono_s() - t0);
 	bn_report_event(c->rep, 0, "capture", d);
 	return BN_OK;
 }
@@ -1267,7 +1260,7 @@ static int capture_preroll(struct run_ctx *c, struct bn_err *err)
  * when it happened, not the scenario's plan. */
 static int catch_up_wall(struct run_ctx *c, struct bn_err *err)
 {
-	bn_time_us wall_t = bn_time_from_s(now_wall_s() - c->wall0_s);
+	bn_time_us wall_t = bn_time_from_s(bn_mono_s() - c->wall0_s);
 
 	if (!c->o->real_bench || wall_t <= bn_world_now(c->world))
 		return BN_OK;
@@ -2588,7 +2581,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 	struct bn_usb_desc usb;
 	struct bn_err run_err = { 0 };
 	char dev_fail[720] = "";
-	double t0 = now_wall_s();
+	double t0 = bn_mono_s();
 	int rc;
 
 	if (!c)
@@ -2754,7 +2747,7 @@ int bn_run_scenario(const struct bn_run_opts *o, struct bn_report *rep, struct b
 			goto out;
 		}
 	}
-	c->wall0_s = now_wall_s();
+	c->wall0_s = bn_mono_s();
 	c->poll_next = 0;
 	if (o->console) { /* what it said before the run is not this run's */
 		struct bn_con_rec r;
@@ -2900,7 +2893,7 @@ out:
 		bn_srw_discard(c->srw);
 	if (c->evlog)
 		bn_evlog_discard(c->evlog);
-	rep->wall_s = now_wall_s() - t0;
+	rep->wall_s = bn_mono_s() - t0;
 	bn_checks_free(c->checks);
 	/* Whatever the hook bound to the world lets go of it first. */
 	if (c->world && o->world_hook)

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "report/plot.h"
+#include "core/time.h"
 
 static uint32_t rng = 2463534242u;
 
@@ -43,14 +44,6 @@ static void feed_all(struct bn_plot_reduce *r, int64_t n, double rate)
 				f[k * 5 + c] = noisy(c, at + k);
 		bn_plot_reduce_feed(r, at, rate, f, m);
 	}
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static int size_table(void)
@@ -102,9 +95,9 @@ static int feed_speed(double dur_s)
 		w[i] = (struct bn_plot_window){dur_s * i / 22.0, dur_s * i / 22.0 + 0.5, 600};
 	if (bn_plot_reduce_new(5, 21, w, &r, NULL) != 0)
 		return 3;
-	t0 = now_s();
+	t0 = bn_mono_s();
 	feed_all(r, n, rate);
-	t1 = now_s();
+	t1 = bn_mono_s();
 	printf("frames %" PRId64 " seconds %.3f rate %.0f frames/s (data generation included)\n",
 	       n, t1 - t0, (double)n / (t1 - t0));
 	bn_plot_reduce_free(r);

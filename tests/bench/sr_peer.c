@@ -53,6 +53,7 @@
 
 #include "capture/srzip_write.h"
 #include "core/err.h"
+#include "core/time.h"
 
 #define PEER_CH 5
 /* The largest packet worth sending to libsigrok's srzip output: it
@@ -104,14 +105,6 @@ static void gen_frame(struct gen *g, float *v)
 	for (int ch = 0; ch < PEER_CH; ch++)
 		v[ch] = (float)(peer_levels[ch][(level + ch) % PEER_LEVELS] + gen_noise(g));
 	g->k++;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* CPU seconds of the process so far, every thread's, user and system. */
@@ -236,7 +229,7 @@ static int write_sigrok(const char *path, int64_t frames, double rate, long pack
 		}
 	}
 	gen_init(&g, rate);
-	t0 = now_s();
+	t0 = bn_mono_s();
 	c0 = cpu_s();
 	out = sr_output_new(mod, NULL, sdi, path);
 	if (!out) {
@@ -280,7 +273,7 @@ static int write_sigrok(const char *path, int64_t frames, double rate, long pack
 	if (ret != SR_OK && !rc)
 		rc = sr_fail(path, ret);
 	if (!rc) {
-		print_rate(frames * PEER_CH, now_s() - t0, cpu_s() - c0);
+		print_rate(frames * PEER_CH, bn_mono_s() - t0, cpu_s() - c0);
 		printf("bytes %lld\n", file_bytes(path));
 	}
 	for (i = 0; i < PEER_CH; i++)
@@ -306,7 +299,7 @@ static int write_ours(const char *path, int64_t frames, double rate, int level, 
 		o.units[i] = peer_units[i];
 	}
 	gen_init(&g, rate);
-	t0 = now_s();
+	t0 = bn_mono_s();
 	c0 = cpu_s();
 	if (bn_srw_open(path, &o, &w, &err) < 0) {
 		fprintf(stderr, "sr_peer: %s\n", err.msg);
@@ -323,7 +316,7 @@ static int write_ours(const char *path, int64_t frames, double rate, int level, 
 		fprintf(stderr, "sr_peer: %s: %s\n", path, err.msg[0] ? err.msg : bn_strerror(rc));
 		return bn_err_exit_code(err.code ? err.code : rc);
 	}
-	print_rate(frames * PEER_CH, now_s() - t0, cpu_s() - c0);
+	print_rate(frames * PEER_CH, bn_mono_s() - t0, cpu_s() - c0);
 	printf("bytes %lld\n", file_bytes(path));
 	return 0;
 }
@@ -349,7 +342,7 @@ static int write_short(const char *path, long count)
 	for (long n = 0; n < count; n++) {
 		struct bn_err err = { 0 };
 		struct bn_srw *w;
-		double t0 = now_s();
+		double t0 = bn_mono_s();
 		int rc = bn_srw_open(path, &o, &w, &err);
 
 		for (int k = 0; k < 10 && rc == BN_OK; k++)
@@ -361,7 +354,7 @@ static int write_short(const char *path, long count)
 			free(ms);
 			return bn_err_exit_code(rc);
 		}
-		ms[n] = (now_s() - t0) * 1e3;
+		ms[n] = (bn_mono_s() - t0) * 1e3;
 	}
 	qsort(ms, (size_t)count, sizeof(double), cmp_double);
 	printf("captures %ld median_ms %.3f min_ms %.3f\n", count, ms[count / 2], ms[0]);
@@ -387,7 +380,7 @@ static int ceiling(int64_t frames, double rate, int level, long chunk)
 		return 3;
 	}
 	gen_init(&g, rate);
-	t0 = now_s();
+	t0 = bn_mono_s();
 	c0 = cpu_s();
 	for (int64_t at = 0; at < frames; at += chunk) {
 		long n = (long)(frames - at < chunk ? frames - at : chunk);
@@ -413,7 +406,7 @@ static int ceiling(int64_t frames, double rate, int level, long chunk)
 			bytes += got ? (long long)got : (long long)len;
 		}
 	}
-	print_rate(frames * PEER_CH, now_s() - t0, cpu_s() - c0);
+	print_rate(frames * PEER_CH, bn_mono_s() - t0, cpu_s() - c0);
 	printf("bytes %lld\n", bytes);
 	fprintf(stderr, "sr_peer: ceiling crc xor %08x\n", (unsigned)crc);
 	if (c)
@@ -483,7 +476,7 @@ static int read_sigrok(const char *path)
 	ret = sr_init(&ctx);
 	if (ret != SR_OK)
 		return sr_fail("sr_init", ret);
-	t0 = now_s();
+	t0 = bn_mono_s();
 	c0 = cpu_s();
 	ret = sr_session_load(ctx, path, &sess);
 	if (ret != SR_OK) {
@@ -504,7 +497,7 @@ static int read_sigrok(const char *path)
 		fprintf(stderr, "sr_peer: %s: a packet could not be converted to float\n", path);
 		return 3;
 	}
-	print_rate(r.samples, now_s() - t0, cpu_s() - c0);
+	print_rate(r.samples, bn_mono_s() - t0, cpu_s() - c0);
 	fprintf(stderr, "sr_peer: %s: sum of all samples %.6g\n", path, r.sum);
 	return 0;
 }
@@ -516,7 +509,7 @@ static int rss(char **argv)
 	pid_t pid;
 	int status, code;
 
-	t0 = now_s();
+	t0 = bn_mono_s();
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "sr_peer: fork: %s\n", strerror(errno));
@@ -542,7 +535,7 @@ static int rss(char **argv)
 
 		printf("maxrss_kb %ld seconds %.3f exit %d cpu_seconds %.3f user_seconds %.3f "
 		       "sys_seconds %.3f\n",
-		       ru.ru_maxrss, now_s() - t0, code, user_s + sys_s, user_s, sys_s);
+		       ru.ru_maxrss, bn_mono_s() - t0, code, user_s + sys_s, user_s, sys_s);
 	}
 	return 0;
 }

@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/time.h"
+
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -30,19 +32,11 @@
 #define PAGE 4096
 #define ROUNDS 5
 
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* seconds to fault in REGION page by page (populate: in one call) */
 static double touch_region(int populate)
 {
 	char *m = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	double t0 = now_s(), t;
+	double t0 = bn_mono_s(), t;
 
 	if (m == MAP_FAILED)
 		return -1;
@@ -55,14 +49,14 @@ static double touch_region(int populate)
 	}
 	for (size_t i = 0; i < REGION; i += PAGE)
 		m[i] = 1;
-	t = now_s() - t0;
+	t = bn_mono_s() - t0;
 	munmap(m, REGION);
 	return t;
 }
 
 static double forks(int n)
 {
-	double t0 = now_s();
+	double t0 = bn_mono_s();
 
 	for (int i = 0; i < n; i++) {
 		pid_t p = fork();
@@ -72,7 +66,7 @@ static double forks(int n)
 		if (p < 0 || waitpid(p, NULL, 0) != p)
 			return -1;
 	}
-	return now_s() - t0;
+	return bn_mono_s() - t0;
 }
 
 static void faults(int n)
@@ -87,7 +81,7 @@ static double side_by_side(void (*work)(int), int n)
 	double best = 0;
 
 	for (int r = 0; r < 3; r++) {
-		double t0 = now_s(), t1, t2;
+		double t0 = bn_mono_s(), t1, t2;
 		pid_t a, b;
 
 		for (int k = 0; k < 2; k++) {
@@ -98,7 +92,7 @@ static double side_by_side(void (*work)(int), int n)
 			}
 			waitpid(a, NULL, 0);
 		}
-		t1 = now_s();
+		t1 = bn_mono_s();
 		a = fork();
 		if (a == 0) {
 			work(n);
@@ -111,7 +105,7 @@ static double side_by_side(void (*work)(int), int n)
 		}
 		waitpid(a, NULL, 0);
 		waitpid(b, NULL, 0);
-		t2 = now_s();
+		t2 = bn_mono_s();
 		if ((t1 - t0) / (t2 - t1) > best)
 			best = (t1 - t0) / (t2 - t1);
 	}

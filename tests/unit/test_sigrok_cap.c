@@ -34,17 +34,10 @@
 
 #include "core/chanmap.h"
 #include "hil/sigrok_cap.h"
+#include "core/time.h"
 
 #define RATE_HZ 20000.0
 #define POLL_MAX 4096
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void sleep_s(double s)
 {
@@ -199,17 +192,17 @@ static void test_sigrok_cap__acquire(void **state)
 	/* Nothing before start. */
 	assert_int_equal(bn_sigrok_cap_read(c, NULL, 0, &err), 0);
 
-	t0 = now_s();
+	t0 = bn_mono_s();
 	assert_int_equal(bn_sigrok_cap_start(c, &err), BN_OK);
 	assert_int_equal(bn_sigrok_cap_start(c, &err), BN_ERR_ARG);
 	assert_msg_has(&err, "already started");
 	bn_err_clear(&err);
-	while (now_s() - t0 < 0.3) {
+	while (bn_mono_s() - t0 < 0.3) {
 		poll_all(c, &x);
 		sleep_s(0.01);
 	}
 	assert_int_equal(bn_sigrok_cap_stop(c, &err), BN_OK);
-	t1 = now_s();
+	t1 = bn_mono_s();
 	poll_all(c, &x); /* frames aligned before the stop stay */
 	assert_int_equal(bn_sigrok_cap_stop(c, &err), BN_OK); /* again: nothing to do */
 	assert_sane_count(x.k, RATE_HZ, t1 - t0);
@@ -241,24 +234,24 @@ static void test_sigrok_cap__two_at_once(void **state)
 		fail_msg("open b: %s", err.msg);
 	assert_int_equal(bn_sigrok_cap_channels(a), 1u << BN_CH_IBUS);
 	assert_int_equal(bn_sigrok_cap_channels(b), (1u << BN_CH_VBUS) | (1u << BN_CH_ID));
-	t0 = now_s();
+	t0 = bn_mono_s();
 	assert_int_equal(bn_sigrok_cap_start(a, &err), BN_OK);
 	assert_int_equal(bn_sigrok_cap_start(b, &err), BN_OK);
-	while (now_s() - t0 < 0.2) {
+	while (bn_mono_s() - t0 < 0.2) {
 		poll_all(a, &xa);
 		poll_all(b, &xb);
 		sleep_s(0.01);
 	}
 	/* Close a while running: stops it, b keeps going. */
 	bn_sigrok_cap_close(a);
-	ta = now_s();
+	ta = bn_mono_s();
 	assert_sane_count(xa.k, RATE_HZ, ta - t0);
-	while (now_s() - ta < 0.15) {
+	while (bn_mono_s() - ta < 0.15) {
 		poll_all(b, &xb);
 		sleep_s(0.01);
 	}
 	assert_int_equal(bn_sigrok_cap_stop(b, &err), BN_OK);
-	tb = now_s();
+	tb = bn_mono_s();
 	poll_all(b, &xb);
 	assert_sane_count(xb.k, RATE_HZ / 2, tb - t0);
 	bn_sigrok_cap_close(b);
@@ -276,11 +269,11 @@ static void test_sigrok_cap__drops_counted(void **state)
 	(void)state;
 	if (open_demo("VBUS=A0", RATE_HZ, &c, &err) < 0)
 		fail_msg("open: %s", err.msg);
-	t0 = now_s();
+	t0 = bn_mono_s();
 	assert_int_equal(bn_sigrok_cap_start(c, &err), BN_OK);
 	sleep_s(1.75);
 	assert_int_equal(bn_sigrok_cap_stop(c, &err), BN_OK);
-	t1 = now_s();
+	t1 = bn_mono_s();
 	poll_all(c, &x);
 	assert_true(bn_sigrok_cap_dropped(c) > 0);
 	assert_true(x.k <= (int64_t)(RATE_HZ * 1.5)); /* the queue's length */
@@ -347,9 +340,9 @@ static void test_sigrok_cap__volts_as_ibus_refused(void **state)
 	/* With the shunt: accepted, and scaled (0.1 ohm: 10 A per V). */
 	if (open_demo("IBUS=A1:shunt=0.1", RATE_HZ, &c, &err) < 0)
 		fail_msg("open: %s", err.msg);
-	t0 = now_s();
+	t0 = bn_mono_s();
 	assert_int_equal(bn_sigrok_cap_start(c, &err), BN_OK);
-	while (now_s() - t0 < 0.2) {
+	while (bn_mono_s() - t0 < 0.2) {
 		poll_all(c, &x);
 		sleep_s(0.01);
 	}
@@ -505,9 +498,9 @@ static void test_sigrok_cap__scope_frames(void **state)
 		fail_msg("open: %s", err.msg);
 	bn_sigrok_cap_timing(c, &tm);
 	assert_int_equal(tm.clock, BN_SIGROK_CLOCK_FRAMES); /* seen on open's check */
-	t0 = now_s();
+	t0 = bn_mono_s();
 	assert_int_equal(bn_sigrok_cap_start(c, &err), BN_OK);
-	while (now_s() - t0 < 0.35) {
+	while (bn_mono_s() - t0 < 0.35) {
 		poll_all(c, &x);
 		sleep_s(0.01);
 	}
@@ -536,9 +529,9 @@ static void test_sigrok_cap__device_ends(void **state)
 	/* Open's check takes a frame or two of the five. */
 	if (open_demo_opts("VBUS=A0", "limit_frames=5", RATE_HZ, &c, &err) < 0)
 		fail_msg("open: %s", err.msg);
-	t0 = now_s();
+	t0 = bn_mono_s();
 	assert_int_equal(bn_sigrok_cap_start(c, &err), BN_OK);
-	while (rc == 0 && now_s() - t0 < 3.0) {
+	while (rc == 0 && bn_mono_s() - t0 < 3.0) {
 		rc = read_some(c, &x, &err);
 		sleep_s(0.01);
 	}
@@ -669,9 +662,9 @@ static void test_sigrok_cap__scpi_pps_polled(void **state)
 	assert_string_equal(in.mq_name, "current");
 	assert_string_equal(in.unit_name, "A");
 
-	t0 = now_s();
+	t0 = bn_mono_s();
 	assert_int_equal(bn_sigrok_cap_start(c, &err), BN_OK);
-	while (now_s() - t0 < 0.6) {
+	while (bn_mono_s() - t0 < 0.6) {
 		while ((n = bn_sigrok_cap_read(c, f, 64, &err)) > 0)
 			for (long i = 0; i < n; i++, k++) {
 				assert_near(f[i].s.v[BN_CH_VBUS], 5.0, 1e-6);
@@ -680,7 +673,7 @@ static void test_sigrok_cap__scpi_pps_polled(void **state)
 				assert_true(f[i].t_approx);
 				assert_false(f[i].gap_before);
 				assert_true(f[i].t_us > last);
-				assert_true(f[i].t_us < (bn_time_us)((now_s() - t0 + 0.1) * 1e6));
+				assert_true(f[i].t_us < (bn_time_us)((bn_mono_s() - t0 + 0.1) * 1e6));
 				last = f[i].t_us;
 			}
 		if (n < 0)
@@ -753,12 +746,12 @@ static void test_sigrok_cap__scpi_pps_stalls(void **state)
 	emu_start(&e, "--stall-after", "60");
 	if (open_pps(&e, "VBUS=V1,IBUS=I1", 0, false, 400, &c, &err) < 0)
 		fail_msg("open: %s", err.msg);
-	t0 = now_s();
+	t0 = bn_mono_s();
 	assert_int_equal(bn_sigrok_cap_start(c, &err), BN_OK);
-	while (now_s() - t0 < 8.0) {
+	while (bn_mono_s() - t0 < 8.0) {
 		n = bn_sigrok_cap_read(c, f, 64, &err);
 		if (n < 0) {
-			t_fail = now_s();
+			t_fail = bn_mono_s();
 			break;
 		}
 		got += n;
@@ -773,10 +766,10 @@ static void test_sigrok_cap__scpi_pps_stalls(void **state)
 	 * reads a tcp-raw link without a time-out): the stop is bounded and
 	 * says so, and close leaves the capture to be freed later. */
 	bn_err_clear(&err);
-	t0 = now_s();
+	t0 = bn_mono_s();
 	assert_int_equal(bn_sigrok_cap_stop(c, &err), BN_ERR_FAULT);
 	assert_msg_has(&err, "did not stop within 2.0 s of being asked");
-	assert_true(now_s() - t0 < 3.0);
+	assert_true(bn_mono_s() - t0 < 3.0);
 	bn_sigrok_cap_close(c);
 	/* The supply gone, the read returns, the thread ends; the next use
 	 * of the library frees the abandoned capture (ASan would see it). */

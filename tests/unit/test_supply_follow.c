@@ -32,6 +32,7 @@
 #include "hil/supply_follow.h"
 #include "scenario/runner.h"
 #include "sim/charger.h"
+#include "core/time.h"
 
 #define T_MS 200
 #define RETRIES 1
@@ -57,14 +58,6 @@ static void sleep_ms(int ms)
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
-}
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* instr_emu --family FAMILY --log DIR/NAME.log EXTRA...: its pty path. */
@@ -286,19 +279,19 @@ static void test_follow__load_step_on_drooping_curve(void **state)
 	open_supply(f, &sp);
 	start_follow(f, &fl, &sp, &fc, &c, NULL);
 	assert_near(fl.v_set_v, 5.05, 1e-9); /* open circuit until a current is read */
-	t0 = mono_s();
-	while (mono_s() - t0 < 0.15)
-		assert_int_equal(bn_follow_step(&fl, mono_s() - t0, &f->err), BN_OK);
+	t0 = bn_mono_s();
+	while (bn_mono_s() - t0 < 0.15)
+		assert_int_equal(bn_follow_step(&fl, bn_mono_s() - t0, &f->err), BN_OK);
 	assert_near(fl.i_meas_a, 0.1, 1e-6);
 	assert_near(fl.v_set_v, 5.02, 1e-9);
 	assert_near(fl.v_meas_v, 5.02, 1e-3);
 	v_before = fl.v_set_v;
 	set_sink(f, 0.8); /* the load step */
 	steps_at_write = fl.steps;
-	while (mono_s() - t0 < 0.3) {
-		assert_int_equal(bn_follow_step(&fl, mono_s() - t0, &f->err), BN_OK);
+	while (bn_mono_s() - t0 < 0.3) {
+		assert_int_equal(bn_follow_step(&fl, bn_mono_s() - t0, &f->err), BN_OK);
 		if (t_step < 0 && fabs(fl.v_set_v - v_before) > 1e-6) {
-			t_step = mono_s() - t0;
+			t_step = bn_mono_s() - t0;
 			/* the first step after the load step moved it */
 			assert_int_equal(fl.steps, steps_at_write + 1);
 		}
